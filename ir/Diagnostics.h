@@ -1,0 +1,36 @@
+// Errors in input files, reported the way compilers do: `file:line: error: what`, then the
+// offending text and, where we know one, a hint. Tools exit with status 2 on these.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace tracegen {
+
+class InputError : public std::runtime_error {
+ public:
+  InputError(std::string file, int line, const std::string& message, std::string text = {},
+             std::string hint = {});
+
+  const std::string& file() const { return file_; }
+  int line() const { return line_; }
+  const std::string& message() const { return message_; }
+  // The full multi-line diagnostic (what() holds the first line only).
+  std::string render() const;
+
+ private:
+  std::string file_;
+  int line_;
+  std::string message_;
+  std::string text_;
+  std::string hint_;
+};
+
+// An input that is well formed but describes a program that cannot complete, e.g. a
+// potential deadlock found while resolving wildcard receives. Tools exit with status 3.
+class ProgramError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace tracegen

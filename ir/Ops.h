@@ -1,0 +1,110 @@
+// MPI operations and event parameters known to the trace model.
+//
+// One table describes every operation: its MPI name (the spelling used in tracegen's text
+// format and in reports), its ScalaTrace 2 opcode, and its kind, which is what the cursor,
+// the passes and the backends dispatch on.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace tracegen {
+
+enum class OpKind {
+  Init,        // MPI_Init, MPI_Init_thread
+  Finalize,
+  Send,        // blocking point-to-point send (Send, Ssend, Rsend, Bsend)
+  Recv,        // blocking receive
+  Isend,       // nonblocking send that creates a request
+  Irecv,       // nonblocking receive that creates a request
+  SendInit,    // persistent send request
+  RecvInit,    // persistent receive request
+  Sendrecv,    // Sendrecv, Sendrecv_replace
+  Probe,       // Probe, Iprobe
+  Wait,        // Wait, Test: one request
+  WaitAll,     // Waitall, Testall, Waitany, Waitsome, Testany, Testsome: a request vector
+  Collective,  // Barrier, Bcast, reductions, gathers, scatters, all-to-alls, Scan
+  CommCreate,  // Comm_split, Comm_dup, Comm_create
+  CommFree,
+  Group,       // Comm_group and Group_* (local, no communication)
+};
+
+enum class Op : std::uint8_t {
+#define TRACEGEN_OP(name, mpi, code, kind) name,
+#include "ir/Ops.def"
+#undef TRACEGEN_OP
+  Count_
+};
+
+struct OpInfo {
+  Op op;
+  std::string_view mpiName;  // "MPI_Send"
+  int scalaTraceCode;        // 0 if ScalaTrace 2 has no code for it
+  OpKind kind;
+};
+
+const OpInfo& opInfo(Op op);
+std::string_view opName(Op op);
+std::optional<Op> opFromName(std::string_view mpiName);
+std::optional<Op> opFromScalaTraceCode(int code);
+
+inline bool isPointToPoint(OpKind k) {
+  return k == OpKind::Send || k == OpKind::Recv || k == OpKind::Isend || k == OpKind::Irecv ||
+         k == OpKind::Sendrecv;
+}
+inline bool createsRequest(OpKind k) {
+  return k == OpKind::Isend || k == OpKind::Irecv || k == OpKind::SendInit || k == OpKind::RecvInit;
+}
+// Collectives with a root parameter.
+bool isRooted(Op op);
+// Collectives that carry a reduction operator.
+bool isReduction(Op op);
+
+// Event parameters. The text format spells them as `name()` returns.
+enum class Param : std::uint8_t {
+  Comm,        // communicator id (see Trace::comms)
+  Count,       // element count (Waitall: number of requests)
+  Datatype,    // datatype id (see Trace::datatypes)
+  RecvCount,
+  RecvType,
+  ReduceOp,    // reduction operator, ScalaTrace numbering (3 = MPI_SUM)
+  Root,        // absolute, communicator numbering (world numbering after resolution)
+  Dest,
+  Source,      // kAnySource for MPI_ANY_SOURCE
+  Tag,
+  RecvTag,
+  Request,     // request offset: 9999 = most recent request-creating call, -1 = MPI_REQUEST_NULL
+  Requests,    // vector of Count request offsets
+  RecvCounts,  // vector, one per communicator member
+  Displs,      // vector
+  SendCounts,  // vector
+  RecvDispls,  // vector
+  Color,
+  Key,
+  NewComm,     // id of the communicator a CommCreate event creates
+  Group,
+  GroupRanks,   // vector of Count ranks (Group_incl/excl)
+  GroupRanges,  // vector of 3*Count integers (Group_range_incl/excl)
+  Group1,
+  Group2,
+  Count_
+};
+
+std::string_view paramName(Param p);
+std::optional<Param> paramFromName(std::string_view name);
+// True for parameters that take one value per communicator member or per request.
+bool isVectorParam(Param p);
+// Dest, Source and Key may be stored as offsets from the calling rank.
+inline bool isPeerParam(Param p) { return p == Param::Dest || p == Param::Source || p == Param::Key; }
+
+constexpr std::int64_t kAnySource = -2;      // MPI_ANY_SOURCE
+constexpr std::int64_t kRequestNull = -1;     // MPI_REQUEST_NULL in a request offset
+constexpr std::int64_t kLatestRequest = 9999; // ScalaTrace's offset of the most recent request
+constexpr std::int64_t kRequestRing = 10000;
+
+// Reduction operators in ScalaTrace's numbering (§10.3).
+std::string_view reduceOpName(std::int64_t op);
+std::optional<std::int64_t> reduceOpFromName(std::string_view name);
+
+}  // namespace tracegen

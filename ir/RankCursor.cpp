@@ -1,0 +1,249 @@
+#include "ir/RankCursor.h"
+
+#include <fmt/format.h>
+
+#include "ir/Diagnostics.h"
+
+namespace tracegen {
+
+RankCursor::RankCursor(const Trace& trace, Rank rank, std::string fileName)
+    : trace_(trace), rank_(rank), fileName_(std::move(fileName)) {
+  for (const Event& e : trace.events) {
+    if (!e.ranks.contains(rank)) continue;
+    Item item{&e, {}, {}};
+    for (std::size_t k = 0; k < e.loops.size(); ++k) {
+      const LoopLevel& lv = e.loops[k];
+      LevelState s;
+      for (const auto& g : lv.iter)
+        if (g.ranks.contains(rank)) s.iter = &g;
+      for (const auto& g : lv.mem)
+        if (g.ranks.contains(rank)) s.mem = &g;
+      if (!s.iter && !s.mem) break;  // the rank's loop stack ends here
+      if (!s.iter || !s.mem)
+        fail(e, fmt::format("loop level {} gives rank {} {} but no {}", k, rank, s.iter ? "an iteration count" : "a body length",
+                            s.iter ? "body length" : "iteration count"));
+      item.levels.push_back(s);
+    }
+    for (const auto& pv : e.params) {
+      const ValueGroup* g = pv.groupFor(rank);
+      if (!g || g->values.empty())
+        fail(e, fmt::format("parameter '{}' has no value for rank {}", paramName(pv.param), rank));
+      item.params.push_back({&pv, g, 0});
+    }
+    items_.push_back(std::move(item));
+  }
+  stack_.push_back(Frame{0, -1, items_.size(), 1, 0, false});
+}
+
+std::vector<std::size_t> RankCursor::eventIndices() const {
+  std::vector<std::size_t> v;
+  for (const auto& it : items_) v.push_back(static_cast<std::size_t>(it.event - trace_.events.data()));
+  return v;
+}
+
+void RankCursor::fail(const Event& e, const std::string& what) const {
+  throw InputError(fileName_, e.line, fmt::format("event {} ({}): {}", e.id, opName(e.op), what));
+}
+
+std::int64_t RankCursor::nextLoopValue(const ValueGroup* g, std::size_t& pos, const Event& e, const char* what) {
+  if (g->values.empty()) fail(e, fmt::format("loop {} list is empty", what));
+  std::int64_t v = g->values[pos];
+  pos = (pos + 1) % g->values.size();
+  return v;
+}
+
+bool RankCursor::pushLoop(std::size_t head, int level, std::size_t limit) {
+  Item& item = items_[head];
+  LevelState& s = item.levels[static_cast<std::size_t>(level)];
+  std::int64_t m = nextLoopValue(s.mem, s.memPos, *item.event, "body length");
+  std::int64_t n = nextLoopValue(s.iter, s.iterPos, *item.event, "iteration count");
+  if (m < 1) fail(*item.event, fmt::format("loop level {} has a body of {} events", level, m));
+  if (n < 0) fail(*item.event, fmt::format("loop level {} has {} iterations", level, n));
+  if (head + static_cast<std::size_t>(m) > limit)
+    fail(*item.event, fmt::format("loop level {} spans {} events but rank {} has only {} left in the enclosing {}",
+                                  level, m, rank_, limit - head, stack_.size() > 1 ? "loop body" : "trace"));
+  if (n == 0) {
+    stack_.back().pos = head + static_cast<std::size_t>(m);
+    return false;
+  }
+  stack_.push_back(Frame{head, level, head + static_cast<std::size_t>(m), n, head, true});
+  return true;
+}
+
+bool RankCursor::next(Call& call) {
+  while (!stack_.empty()) {
+    Frame& f = stack_.back();
+    if (f.pos >= f.end) {
+      if (f.level < 0) {
+        stack_.pop_back();
+        return false;
+      }
+      if (--f.itersLeft > 0) {
+        f.pos = f.head;
+        f.atHead = true;
+        continue;
+      }
+      std::size_t end = f.end;
+      stack_.pop_back();
+      stack_.back().pos = end;
+      continue;
+    }
+    std::size_t j = f.pos;
+    Item& item = items_[j];
+    if (f.atHead) {
+      f.atHead = false;
+      if (static_cast<int>(item.levels.size()) > f.level + 1) {
+        pushLoop(j, f.level + 1, f.end);
+        continue;
+      }
+    } else if (!item.levels.empty()) {
+      pushLoop(j, 0, f.end);
+      continue;
+    }
+    f.pos = j + 1;
+    emit(item, call);
+    return true;
+  }
+  return false;
+}
+
+std::int64_t RankCursor::take(ParamState& p, std::int64_t fallback) {
+  if (!p.values) return fallback;
+  std::int64_t v = p.group->values[p.pos];
+  p.pos = (p.pos + 1) % p.group->values.size();
+  return v;
+}
+
+void RankCursor::takeVector(ParamState& p, std::int64_t n, std::vector<std::int64_t>& out) {
+  out.clear();
+  for (std::int64_t i = 0; i < n; ++i) out.push_back(take(p, 0));
+}
+
+Rank RankCursor::toWorld(std::int64_t comm, std::int64_t commRank, bool& isWorld) const {
+  if (comm == kCommWorld) return commRank;
+  if (comm == kCommSelf) return rank_;
+  const Communicator* c = trace_.comm(comm);
+  const RankList* inst = c ? c->instanceFor(rank_) : nullptr;
+  if (!inst || commRank < 0 || commRank >= inst->size()) {
+    isWorld = false;
+    return commRank;
+  }
+  return inst->at(commRank);
+}
+
+void RankCursor::emit(Item& item, Call& call) {
+  const Event& e = *item.event;
+  call = Call{};
+  call.event = &e;
+  call.op = e.op;
+  call.index = index_++;
+  const OpKind kind = opInfo(e.op).kind;
+
+  ParamState none;
+  auto state = [&](Param p) -> ParamState& {
+    for (auto& s : item.params)
+      if (s.values->param == p) return s;
+    return none;
+  };
+  auto peer = [&](Param p) -> Rank {
+    ParamState& s = state(p);
+    if (!s.values) return -1;
+    std::int64_t v = take(s, -1);
+    if (v == kAnySource) return kAnySource;
+    if (s.values->relative) v = ((v + rank_) % trace_.numRanks + trace_.numRanks) % trace_.numRanks;
+    bool isWorld = true;
+    Rank w = toWorld(call.comm, v, isWorld);
+    if (!isWorld) call.peerIsWorld = false;
+    return w;
+  };
+  auto typeSize = [&](std::int64_t dt) -> std::int64_t {
+    const Datatype* d = trace_.datatype(dt);
+    return d ? d->size : 0;
+  };
+
+  call.comm = take(state(Param::Comm), kCommWorld);
+  call.count = take(state(Param::Count), 0);
+  call.datatype = take(state(Param::Datatype), 0);
+  std::int64_t recvCount = take(state(Param::RecvCount), -1);
+  std::int64_t recvType = take(state(Param::RecvType), -1);
+  call.reduceOp = take(state(Param::ReduceOp), 0);
+  call.tag = take(state(Param::Tag), 0);
+  call.recvTag = take(state(Param::RecvTag), call.tag);
+  if (ParamState& r = state(Param::Root); r.values) {
+    bool isWorld = true;
+    call.root = toWorld(call.comm, take(r, 0), isWorld);
+    if (!isWorld) call.peerIsWorld = false;
+  }
+  const std::int64_t bytes = call.count * typeSize(call.datatype);
+
+  switch (kind) {
+    case OpKind::Send:
+    case OpKind::Isend:
+    case OpKind::SendInit:
+      call.peer = peer(Param::Dest);
+      call.bytes = bytes;
+      break;
+    case OpKind::Recv:
+    case OpKind::Irecv:
+    case OpKind::RecvInit:
+    case OpKind::Probe:
+      call.peer = peer(Param::Source);
+      if (kind != OpKind::Probe) call.recvBytes = bytes;
+      break;
+    case OpKind::Sendrecv:
+      call.peer = peer(Param::Dest);
+      call.recvPeer = peer(Param::Source);
+      call.bytes = bytes;
+      call.recvBytes = e.op == Op::SendrecvReplace || recvCount < 0 ? bytes : recvCount * typeSize(recvType);
+      break;
+    case OpKind::Collective:
+      call.bytes = bytes;
+      call.recvBytes = recvCount >= 0 ? recvCount * typeSize(recvType) : bytes;
+      break;
+    default:
+      break;
+  }
+
+  // Vector parameters: request offsets per waited request, counts per communicator member.
+  std::int64_t commSize = trace_.numRanks;
+  if (call.comm == kCommSelf) {
+    commSize = 1;
+  } else if (const Communicator* c = trace_.comm(call.comm); c && call.comm != kCommWorld) {
+    if (const RankList* inst = c->instanceFor(rank_)) commSize = inst->size();
+  }
+  for (auto& s : item.params) {
+    if (!isVectorParam(s.values->param)) continue;
+    std::int64_t n = commSize;
+    if (s.values->param == Param::Requests || s.values->param == Param::GroupRanks) n = call.count;
+    if (s.values->param == Param::GroupRanges) n = 3 * call.count;
+    takeVector(s, n, call.vec);
+  }
+
+  auto resolveRequest = [&](std::int64_t offset) -> std::int64_t {
+    if (offset == kRequestNull) return -1;
+    std::int64_t k = kRequestRing - offset;  // k-th most recent request-creating call
+    if (k < 1 || k > static_cast<std::int64_t>(requests_.size()))
+      fail(e, fmt::format("rank {} waits on request offset {}, but has made only {} request-creating calls",
+                          rank_, offset, requests_.size()));
+    return requests_[requests_.size() - static_cast<std::size_t>(k)];
+  };
+  if (kind == OpKind::Wait) {
+    if (ParamState& r = state(Param::Request); r.values) call.completes.push_back(resolveRequest(take(r, kRequestNull)));
+  } else if (kind == OpKind::WaitAll) {
+    if (state(Param::Requests).values)
+      for (auto off : call.vec) call.completes.push_back(resolveRequest(off));
+  }
+  if (createsRequest(kind)) {
+    requests_.push_back(call.index);
+    if (requests_.size() > static_cast<std::size_t>(kRequestRing)) requests_.pop_front();
+  }
+
+  for (const auto& st : e.stats) {
+    if (st.phase != Phase::Compute || st.after != prevSite_) continue;
+    if (st.unit == TimeUnit::Microseconds) call.computeUs = st.hist.mean();
+    else call.computeKinst = st.hist.mean();
+  }
+  prevSite_ = e.site;
+}
+
+}  // namespace tracegen

@@ -1,0 +1,98 @@
+// RankCursor: one rank's ordered calls, produced lazily from the compressed trace.
+//
+// The cursor filters the events that hold the rank (its own compressed trace), then expands
+// loops with an explicit stack of frames, as ScalaTrace's replayer does (§11.1 of the format
+// reference): a frame is one active loop (head, level, body end, iterations left). Value
+// cursors per (event, parameter) and per (event, loop level) advance once per use and are
+// never reset, which is how per-iteration ("elastic") values replay. Memory is proportional to
+// the rank's compressed trace, never to its expanded length or to other ranks.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+#include "ir/Trace.h"
+
+namespace tracegen {
+
+struct Call {
+  const Event* event = nullptr;
+  Op op = Op::Init;
+  std::int64_t index = 0;  // position in the rank's stream (0 = MPI_Init)
+  std::int64_t comm = kCommWorld;
+  // World ranks; -1 when the call has none, kAnySource for MPI_ANY_SOURCE. A peer on a
+  // communicator the trace does not describe stays in communicator numbering (peerIsWorld false).
+  Rank peer = -1;      // destination of a send, source of a receive
+  Rank recvPeer = -1;  // source of a Sendrecv's receive
+  Rank root = -1;
+  bool peerIsWorld = true;
+  std::int64_t count = 0;
+  std::int64_t datatype = 0;
+  std::int64_t bytes = 0;      // payload this rank sends (p2p) or contributes (collective)
+  std::int64_t recvBytes = 0;  // payload this rank posts to receive
+  std::int64_t tag = 0;
+  std::int64_t recvTag = 0;
+  std::int64_t reduceOp = 0;
+  std::vector<std::int64_t> vec;  // vector parameter of this call (request offsets, counts)
+  // For Wait/Waitall: stream indices of the request-creating calls completed (-1 = null).
+  std::vector<std::int64_t> completes;
+  // Compute time before the call, from the histogram keyed by the previous call's site;
+  // negative when the trace has no such measurement.
+  double computeUs = -1;
+  double computeKinst = -1;
+};
+
+class RankCursor {
+ public:
+  // Throws InputError (with the event's line) if the trace's loops do not fit this rank.
+  RankCursor(const Trace& trace, Rank rank, std::string fileName = "<trace>");
+  bool next(Call& call);
+  Rank rank() const { return rank_; }
+  // The rank's compressed trace: indices into trace.events.
+  std::vector<std::size_t> eventIndices() const;
+
+ private:
+  struct LevelState {
+    const ValueGroup* iter = nullptr;
+    const ValueGroup* mem = nullptr;
+    std::size_t iterPos = 0, memPos = 0;
+  };
+  struct ParamState {
+    const ParamValues* values = nullptr;
+    const ValueGroup* group = nullptr;
+    std::size_t pos = 0;
+  };
+  struct Item {
+    const Event* event;
+    std::vector<LevelState> levels;  // loops this event heads for the rank
+    std::vector<ParamState> params;
+  };
+  struct Frame {
+    std::size_t head;  // index into items_ (top level: 0)
+    int level;         // -1 for the whole trace
+    std::size_t end;   // one past the body
+    std::int64_t itersLeft;
+    std::size_t pos;
+    bool atHead;
+  };
+
+  [[noreturn]] void fail(const Event& e, const std::string& what) const;
+  std::int64_t take(ParamState& p, std::int64_t fallback);
+  void takeVector(ParamState& p, std::int64_t n, std::vector<std::int64_t>& out);
+  std::int64_t nextLoopValue(const ValueGroup* g, std::size_t& pos, const Event& e, const char* what);
+  bool pushLoop(std::size_t head, int level, std::size_t limit);
+  void emit(Item& item, Call& call);
+  Rank toWorld(std::int64_t comm, std::int64_t commRank, bool& isWorld) const;
+
+  const Trace& trace_;
+  Rank rank_;
+  std::string fileName_;
+  std::vector<Item> items_;
+  std::vector<Frame> stack_;
+  std::int64_t index_ = 0;
+  SiteId prevSite_ = kNoSite;
+  std::deque<std::int64_t> requests_;  // stream indices of recent request-creating calls
+};
+
+}  // namespace tracegen

@@ -1,0 +1,60 @@
+// Shared lexical layer of the trace readers: a file's lines with their numbers, a tokenizer
+// that splits on white space and treats brackets as tokens of their own, and number parsing
+// that reports `file:line: error:` diagnostics.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tracegen {
+
+struct SourceLine {
+  int number = 0;  // 1-based
+  std::string_view text;
+};
+
+// Reads the whole file; rejects binary content (NUL or other control bytes) with a diagnostic
+// naming the line. The returned buffer owns the text the lines point into.
+struct SourceFile {
+  std::string name;
+  std::string buffer;
+  std::vector<SourceLine> lines;
+  bool endsWithNewline = true;
+};
+SourceFile loadSourceFile(const std::string& path);
+SourceFile sourceFromString(std::string name, std::string text);
+
+struct Token {
+  std::string_view text;
+  bool punct = false;  // one of ( ) [ ] { } < > @ =
+};
+std::vector<Token> tokenize(std::string_view line);
+
+// Cursor over one line's tokens with typed accessors that throw InputError.
+class TokenStream {
+ public:
+  TokenStream(const SourceFile& file, const SourceLine& line);
+  bool atEnd() const { return pos_ >= tokens_.size(); }
+  const Token& peek() const;
+  bool peekIs(std::string_view text) const { return !atEnd() && tokens_[pos_].text == text; }
+  Token get();
+  void expect(std::string_view text);
+  std::int64_t getInt(std::string_view what);
+  std::int64_t getHex(std::string_view what);
+  double getReal(std::string_view what);
+  [[noreturn]] void fail(const std::string& message, const std::string& hint = {}) const;
+  const SourceLine& line() const { return line_; }
+
+ private:
+  const SourceFile& file_;
+  const SourceLine& line_;
+  std::vector<Token> tokens_;
+  std::size_t pos_ = 0;
+};
+
+bool parseInt(std::string_view s, std::int64_t& out);
+bool parseReal(std::string_view s, double& out);
+
+}  // namespace tracegen

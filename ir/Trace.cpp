@@ -1,0 +1,165 @@
+#include "ir/Trace.h"
+
+#include <algorithm>
+
+namespace tracegen {
+
+const ValueGroup* ParamValues::groupFor(Rank r) const {
+  if (groups.size() == 1) return &groups.front();  // the common case: one list for all
+  for (const auto& g : groups)
+    if (g.ranks.contains(r)) return &g;
+  return nullptr;
+}
+
+double Histogram::mean() const {
+  if (n <= 0) return 0.0;
+  if (bins.empty()) return avg;
+  double sum = 0;
+  std::int64_t count = 0;
+  for (const auto& b : bins) {
+    sum += b.avg * static_cast<double>(b.freq);
+    count += b.freq;
+  }
+  return count > 0 ? sum / static_cast<double>(count) : avg;
+}
+
+double Histogram::median() const {
+  if (n <= 0) return 0.0;
+  if (bins.empty()) return avg;
+  std::int64_t total = 0;
+  for (const auto& b : bins) total += b.freq;
+  const double middle = static_cast<double>(total - 1) / 2.0;  // 0-based index of the median sample
+  std::int64_t seen = 0;
+  for (const auto& b : bins) {
+    if (b.freq == 0) continue;
+    if (middle < static_cast<double>(seen + b.freq)) {
+      if (b.freq == 1) return b.avg;
+      double pos = (middle - static_cast<double>(seen)) / static_cast<double>(b.freq - 1);
+      return b.min + pos * (b.max - b.min);
+    }
+    seen += b.freq;
+  }
+  return bins.back().avg;
+}
+
+std::string_view timeUnitName(TimeUnit u) { return u == TimeUnit::Microseconds ? "us" : "kinst"; }
+std::string_view phaseName(Phase p) { return p == Phase::Compute ? "comp" : "mpi"; }
+
+const ParamValues* Event::param(Param p) const {
+  for (const auto& pv : params)
+    if (pv.param == p) return &pv;
+  return nullptr;
+}
+
+ParamValues* Event::param(Param p) {
+  for (auto& pv : params)
+    if (pv.param == p) return &pv;
+  return nullptr;
+}
+
+ParamValues& Event::setParam(Param p, std::vector<ValueGroup> groups, bool relative) {
+  ParamValues* pv = param(p);
+  if (!pv) {
+    auto it = std::lower_bound(params.begin(), params.end(), p,
+                               [](const ParamValues& a, Param b) { return a.param < b; });
+    pv = &*params.insert(it, ParamValues{p, relative, {}});
+  }
+  pv->relative = relative;
+  pv->groups = std::move(groups);
+  return *pv;
+}
+
+std::optional<std::int64_t> Event::uniformValue(Param p) const {
+  const ParamValues* pv = param(p);
+  if (!pv || pv->groups.empty()) return std::nullopt;
+  std::optional<std::int64_t> v;
+  for (const auto& g : pv->groups)
+    for (auto x : g.values) {
+      if (v && *v != x) return std::nullopt;
+      v = x;
+    }
+  return v;
+}
+
+bool Event::operator==(const Event& o) const {
+  return id == o.id && op == o.op && site == o.site && ranks == o.ranks && loops == o.loops &&
+         params == o.params && stats == o.stats;
+}
+
+const RankList* Communicator::instanceFor(Rank r) const {
+  if (instances.size() == 1) return instances.front().contains(r) ? &instances.front() : nullptr;
+  for (const auto& i : instances)
+    if (i.contains(r)) return &i;
+  return nullptr;
+}
+
+SiteId Trace::internSite(std::string_view signature) {
+  if (siteIndex_.size() != sites.size()) {  // sites edited directly: rebuild the index
+    siteIndex_.clear();
+    for (std::size_t i = 0; i < sites.size(); ++i) siteIndex_.emplace(sites[i], static_cast<SiteId>(i));
+  }
+  auto [it, inserted] = siteIndex_.emplace(std::string(signature), static_cast<SiteId>(sites.size()));
+  if (inserted) sites.emplace_back(signature);
+  return it->second;
+}
+
+const Datatype* Trace::datatype(std::int64_t id) const {
+  for (const auto& d : datatypes)
+    if (d.id == id) return &d;
+  return nullptr;
+}
+
+const Communicator* Trace::comm(std::int64_t id) const {
+  for (const auto& c : comms)
+    if (c.id == id) return &c;
+  return nullptr;
+}
+
+bool Trace::hasTime(Phase phase, TimeUnit unit) const {
+  for (const auto& e : events)
+    for (const auto& s : e.stats)
+      if (s.phase == phase && s.unit == unit) return true;
+  return false;
+}
+
+bool Trace::operator==(const Trace& o) const {
+  if (numRanks != o.numRanks || origin != o.origin || datatypes != o.datatypes || comms != o.comms ||
+      events.size() != o.events.size())
+    return false;
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    const Event& a = events[i];
+    const Event& b = o.events[i];
+    if (a.id != b.id || a.op != b.op || siteName(a.site) != o.siteName(b.site) || !(a.ranks == b.ranks) ||
+        a.loops != b.loops || a.params != b.params || a.stats.size() != b.stats.size())
+      return false;
+    for (std::size_t k = 0; k < a.stats.size(); ++k) {
+      const TimeStat& x = a.stats[k];
+      const TimeStat& y = b.stats[k];
+      if (x.phase != y.phase || x.unit != y.unit || siteName(x.after) != o.siteName(y.after) || !(x.hist == y.hist))
+        return false;
+    }
+  }
+  return true;
+}
+
+const std::vector<Datatype>& scalaTraceDatatypes() {
+  static const std::vector<Datatype> kTypes = {
+      {1, "MPI_CHAR", 1},           {2, "MPI_SHORT", 2},          {3, "MPI_INT", 4},
+      {4, "MPI_LONG", 8},           {5, "MPI_UNSIGNED_CHAR", 1},  {6, "MPI_UNSIGNED_SHORT", 2},
+      {7, "MPI_UNSIGNED", 4},       {8, "MPI_UNSIGNED_LONG", 8},  {9, "MPI_FLOAT", 4},
+      {10, "MPI_DOUBLE", 8},        {11, "MPI_LONG_DOUBLE", 16},  {12, "MPI_BYTE", 1},
+      {13, "MPI_PACKED", 1},        {14, "MPI_INTEGER", 4},       {15, "MPI_REAL", 4},
+      {16, "MPI_DOUBLE_PRECISION", 8}, {17, "MPI_COMPLEX", 8},    {18, "MPI_DOUBLE_COMPLEX", 16},
+      {19, "MPI_LOGICAL", 4},
+  };
+  return kTypes;
+}
+
+std::vector<Communicator> standardCommunicators(Rank numRanks) {
+  std::vector<Communicator> comms;
+  comms.push_back({kCommSelf, "self", {}});
+  comms.push_back({kCommWorld, "world", {RankList::all(numRanks)}});
+  return comms;
+}
+
+}  // namespace tracegen

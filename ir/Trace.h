@@ -1,0 +1,157 @@
+// The trace model: one clustered global trace that describes every rank.
+//
+// A Trace is an ordered list of Events (ScalaTrace's RSDs). An event is executed by the ranks
+// of its RankList; for each rank, the events whose lists hold it, in file order, are that
+// rank's compressed trace. Loop levels on an event (PRSDs) say that, for the ranks of a group,
+// the event heads a body of `mem` events (counted over that rank's own events) repeated `iter`
+// times. Parameters hold one value list per rank group, consumed cyclically one value per
+// execution ("elastic" values), so per-rank and per-iteration differences stay compressed.
+// Time histograms are keyed by the call site of the rank's preceding call.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "ir/Ops.h"
+#include "ir/RankList.h"
+
+namespace tracegen {
+
+// One value list for the ranks of one group; consumed cyclically, one value (or one vector)
+// per execution of the event by a rank.
+struct ValueGroup {
+  RankList ranks;
+  std::vector<std::int64_t> values;
+  bool operator==(const ValueGroup&) const = default;
+};
+
+struct ParamValues {
+  Param param = Param::Comm;
+  // Peer parameters (dest, source, key) may be stored as offsets from the calling rank:
+  // stored = (peer - rank + P) mod P, with P the world size and peer in communicator numbering.
+  bool relative = false;
+  std::vector<ValueGroup> groups;  // disjoint; together they cover the event's ranks
+
+  const ValueGroup* groupFor(Rank r) const;
+  bool operator==(const ParamValues&) const = default;
+};
+
+struct LoopLevel {
+  std::vector<ValueGroup> iter;  // trip count per entry of the loop
+  std::vector<ValueGroup> mem;   // body length in events of the rank, head included
+  bool operator==(const LoopLevel&) const = default;
+};
+
+struct Bin {
+  double start = 0, min = 0, avg = 0, max = 0, end = 0;
+  std::int64_t freq = 0;
+  bool operator==(const Bin&) const = default;
+};
+
+struct Histogram {
+  std::int64_t n = 0;
+  double avg = 0;  // as written by the tracer (ScalaTrace's is biased, see mean())
+  Rank minRank = 0;
+  double min = 0;
+  Rank maxRank = 0;
+  double max = 0;
+  std::vector<Bin> bins;
+
+  // Exact mean from the bins (ScalaTrace's header average counts its first sample twice).
+  double mean() const;
+  // Median estimate from the bins: the bin holding the middle sample, interpolated over its
+  // [min, max] as ScalaTrace's replayer spreads samples.
+  double median() const;
+  bool operator==(const Histogram&) const = default;
+};
+
+enum class TimeUnit : std::uint8_t { Microseconds, KiloInstructions };
+enum class Phase : std::uint8_t { Compute, Mpi };
+std::string_view timeUnitName(TimeUnit u);  // "us", "kinst"
+std::string_view phaseName(Phase p);        // "comp", "mpi"
+
+using SiteId = std::int32_t;  // index into Trace::sites
+constexpr SiteId kNoSite = -1;
+
+// A distribution of the time before (Compute) or inside (Mpi) the event's calls whose
+// preceding call on the same rank was made at call site `after`.
+struct TimeStat {
+  Phase phase = Phase::Compute;
+  TimeUnit unit = TimeUnit::Microseconds;
+  SiteId after = kNoSite;
+  Histogram hist;
+  bool operator==(const TimeStat&) const = default;
+};
+
+struct Event {
+  std::int64_t id = 0;  // stable name (ScalaTrace's EVENT number); kept through lowering
+  Op op = Op::Init;
+  SiteId site = kNoSite;
+  RankList ranks;
+  std::vector<LoopLevel> loops;     // loops[0] is the outermost loop this event heads
+  std::vector<ParamValues> params;  // at most one entry per Param, sorted by Param
+  std::vector<TimeStat> stats;
+  int line = 0;                     // where it was read from, for diagnostics (0: built)
+
+  const ParamValues* param(Param p) const;
+  ParamValues* param(Param p);
+  ParamValues& setParam(Param p, std::vector<ValueGroup> groups, bool relative = false);
+  // The single value of a parameter that has one value for all ranks and executions.
+  std::optional<std::int64_t> uniformValue(Param p) const;
+  // Equality ignores `line`.
+  bool operator==(const Event& o) const;
+};
+
+struct Datatype {
+  std::int64_t id = 0;
+  std::string name;     // "MPI_DOUBLE"
+  std::int64_t size = 0;  // bytes
+  bool operator==(const Datatype&) const = default;
+};
+
+struct Communicator {
+  std::int64_t id = 0;
+  std::string kind;  // world, self, split, dup, create
+  // Each instance is one communicator (world ranks, communicator rank = position in ascending
+  // order). Ranks use the same id for different communicators (the rows of a grid each get
+  // their own "comm 1000"), so a rank's communicator is the instance that holds it.
+  std::vector<RankList> instances;
+
+  const RankList* instanceFor(Rank r) const;
+  bool operator==(const Communicator&) const = default;
+};
+
+constexpr std::int64_t kCommNull = 0;
+constexpr std::int64_t kCommSelf = 1;
+constexpr std::int64_t kCommWorld = 2;
+
+struct Trace {
+  Rank numRanks = 0;
+  std::string origin;  // where the trace came from, e.g. "scalatrace2 td"
+  std::vector<std::string> sites;
+  std::vector<Datatype> datatypes;
+  std::vector<Communicator> comms;
+  std::vector<Event> events;
+
+  SiteId internSite(std::string_view signature);
+  std::string_view siteName(SiteId s) const { return s == kNoSite ? std::string_view("-") : sites[s]; }
+  const Datatype* datatype(std::int64_t id) const;
+  const Communicator* comm(std::int64_t id) const;
+  bool hasTime(Phase phase, TimeUnit unit) const;
+  // Equality ignores source lines and site numbering: site ids are compared by name.
+  bool operator==(const Trace& o) const;
+
+ private:
+  std::unordered_map<std::string, SiteId> siteIndex_;
+};
+
+// ScalaTrace's predefined datatypes (indices 0-19 are library-independent).
+const std::vector<Datatype>& scalaTraceDatatypes();
+// The standard table of communicators every trace starts with: null, self, world.
+std::vector<Communicator> standardCommunicators(Rank numRanks);
+
+}  // namespace tracegen

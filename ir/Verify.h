@@ -1,0 +1,18 @@
+// Structural checks of a trace, shared by the readers and the pass manager's verifier.
+#pragma once
+
+#include <string>
+
+#include "ir/Trace.h"
+
+namespace tracegen {
+
+// Checks what every well-formed trace satisfies: ranklists within [0, P), parameter groups
+// partitioning their event's ranks, datatypes and communicators that exist, and loops that
+// fit each rank's own event sequence (a body never runs past the events the rank has, nor an
+// inner loop past its enclosing body). The loop check walks each rank's compressed trace
+// without expanding it; above `maxRanksChecked` ranks it checks the first and last rank of
+// every distinct rank group instead of every rank. Throws InputError.
+void verifyStructure(const Trace& trace, const std::string& fileName, Rank maxRanksChecked = 4096);
+
+}  // namespace tracegen
