@@ -82,8 +82,8 @@ std::optional<std::int64_t> Event::uniformValue(Param p) const {
 }
 
 bool Event::operator==(const Event& o) const {
-  return id == o.id && op == o.op && site == o.site && ranks == o.ranks && loops == o.loops &&
-         params == o.params && stats == o.stats;
+  return id == o.id && op == o.op && site == o.site && mergedSites == o.mergedSites && ranks == o.ranks && loops == o.loops &&
+         params == o.params && stats == o.stats && compute == o.compute;
 }
 
 const RankList* Communicator::instanceFor(Rank r) const {
@@ -129,9 +129,16 @@ bool Trace::operator==(const Trace& o) const {
   for (std::size_t i = 0; i < events.size(); ++i) {
     const Event& a = events[i];
     const Event& b = o.events[i];
+    if (a.mergedSites.size() != b.mergedSites.size()) return false;
+    for (std::size_t k = 0; k < a.mergedSites.size(); ++k)
+      if (siteName(a.mergedSites[k]) != o.siteName(b.mergedSites[k])) return false;
     if (a.id != b.id || a.op != b.op || siteName(a.site) != o.siteName(b.site) || !(a.ranks == b.ranks) ||
-        a.loops != b.loops || a.params != b.params || a.stats.size() != b.stats.size())
+        a.loops != b.loops || a.params != b.params || a.stats.size() != b.stats.size() ||
+        a.compute.size() != b.compute.size())
       return false;
+    for (std::size_t k = 0; k < a.compute.size(); ++k)
+      if (siteName(a.compute[k].after) != o.siteName(b.compute[k].after) || a.compute[k].us != b.compute[k].us)
+        return false;
     for (std::size_t k = 0; k < a.stats.size(); ++k) {
       const TimeStat& x = a.stats[k];
       const TimeStat& y = b.stats[k];

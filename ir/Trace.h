@@ -87,14 +87,34 @@ struct TimeStat {
   bool operator==(const TimeStat&) const = default;
 };
 
+// Summarised compute time before an event's calls whose predecessor was made at `after`
+// (set by the timing-summary pass; microseconds).
+struct ComputeTime {
+  SiteId after = kNoSite;
+  double us = 0;
+  bool operator==(const ComputeTime&) const = default;
+};
+
+// A rank set written as a task expression, set by the rank-ranges pass.
+struct RankExpr {
+  std::string kind;   // all, single, progression, block, union, complement, list
+  std::string ncptl;  // coNCePTuaL task description, e.g. `tasks t such that t MOD 2 = 1`
+  std::string c;      // C predicate over `rank`, e.g. `rank % 2 == 1`
+  bool operator==(const RankExpr&) const = default;
+};
+
 struct Event {
   std::int64_t id = 0;  // stable name (ScalaTrace's EVENT number); kept through lowering
   Op op = Op::Init;
   SiteId site = kNoSite;
+  // Further call sites folded into this event (collective alignment merges the calls of one
+  // collective made from different sites); `site` is the first.
+  std::vector<SiteId> mergedSites;
   RankList ranks;
   std::vector<LoopLevel> loops;     // loops[0] is the outermost loop this event heads
   std::vector<ParamValues> params;  // at most one entry per Param, sorted by Param
   std::vector<TimeStat> stats;
+  std::vector<ComputeTime> compute;  // empty until timing is summarised
   int line = 0;                     // where it was read from, for diagnostics (0: built)
 
   const ParamValues* param(Param p) const;
@@ -136,6 +156,9 @@ struct Trace {
   std::vector<Datatype> datatypes;
   std::vector<Communicator> comms;
   std::vector<Event> events;
+  // Task expressions of the rank sets in the trace, keyed by RankList::str(); derived data,
+  // filled by the rank-ranges pass and not written to the text format.
+  std::unordered_map<std::string, RankExpr> rankExprs;
 
   SiteId internSite(std::string_view signature);
   std::string_view siteName(SiteId s) const { return s == kNoSite ? std::string_view("-") : sites[s]; }
