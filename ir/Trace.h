@@ -151,7 +151,10 @@ constexpr std::int64_t kCommWorld = 2;
 
 struct Trace {
   Rank numRanks = 0;
-  std::string origin;  // where the trace came from, e.g. "scalatrace2 td"
+  std::string origin;  // where the trace came from, e.g. "scalatrace2-td"
+  // False: peers and roots are in the numbering of the call's communicator (as recorded).
+  // True: in MPI_COMM_WORLD numbering (after communicator resolution), on every communicator.
+  bool worldPeers = false;
   std::vector<std::string> sites;
   std::vector<Datatype> datatypes;
   std::vector<Communicator> comms;

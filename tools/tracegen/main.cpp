@@ -1,13 +1,56 @@
+// tracegen: turns a compressed MPI communication trace into a benchmark.
+//
+//   tracegen app.trace -o bench.c         generate a benchmark (issue: backends)
+//   tracegen inspect app.trace            what is in a trace
+//   tracegen convert app.trace -o app.tgt ScalaTrace 2 to tracegen's text format
+//   tracegen lower app.trace -o app.tgt   run the lowering passes
+//   tracegen compare a.tgt b.tgt          per-rank counts and bytes of two traces
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
 #include <iostream>
-#include "ir/Readers.h"
-#include "ir/RankCursor.h"
+
 #include "ir/Diagnostics.h"
+#include "tools/tracegen/Commands.h"
+
 using namespace tracegen;
+
 int main(int argc, char** argv) {
+  CLI::App app{"tracegen: turn a compressed, clustered MPI trace into a runnable benchmark"};
+  app.set_version_flag("--version", "tracegen 0.1.0");
+  app.require_subcommand(1, 1);
+  app.footer(
+      "Exit status: 0 success, 1 differences found (compare), 2 bad input or usage,\n"
+      "3 the trace describes a program that cannot complete (potential deadlock).\n"
+      "Input formats: ScalaTrace 2 text traces and tracegen's own format (docs/trace-format.md).");
+  CommandAction run;
+  registerInspectCommand(app, run);
+  registerConvertCommand(app, run);
+  registerLowerCommand(app, run);
   try {
-    Trace t = readTraceFile(argv[1]);
-    std::cout << t.numRanks << " ranks " << t.events.size() << " events\n";
-    for (Rank r = 0; r < t.numRanks; ++r) { RankCursor c(t, r, argv[1]); Call call; long n=0; double comp=0; while (c.next(call)) { ++n; if (call.computeUs>0) comp+=call.computeUs; } std::cout << r << ": " << n << " comp " << comp << "\n"; }
-  } catch (const InputError& e) { std::cerr << e.render() << "\n"; return 2; }
-  (void)argc;
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return 2;
+  }
+  try {
+    return run ? run() : 2;
+  } catch (const InputError& e) {
+    std::cerr << e.render() << "\n";
+    return 2;
+  } catch (const ProgramError& e) {
+    std::cerr << "tracegen: error: " << e.what() << "\n";
+    return 3;
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "tracegen: error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "tracegen: internal error: " << e.what() << "\n";
+    return 4;
+  }
 }

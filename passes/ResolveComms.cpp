@@ -1,0 +1,242 @@
+// resolve-comms: communicators as rank sets, peers and roots in MPI_COMM_WORLD numbering.
+//
+// Algorithm. Communicator-creating calls (MPI_Comm_split, MPI_Comm_dup, MPI_Comm_create) are
+// collected per rank in program order; ScalaTrace numbers a rank's k-th created communicator
+// 1000 + k, and so does this pass. The calls are matched across ranks by (parent communicator
+// instance, occurrence on it) — MPI requires every member to make them in the same order —
+// and a split's members of one colour become one instance of the new id (members in
+// ascending world order: a key that reorders ranks is reported as a warning). Communicators
+// the trace already describes (recorded traces carry their table) are kept as they are.
+// Then every Dest, Source and Root on a communicator other than world is rewritten from
+// communicator to world numbering, per rank, regrouping ranks whose rewritten value lists
+// agree; offsets stay offsets (now world offsets) so that SPMD patterns stay compressed.
+// The cheap case — a trace whose every call is on MPI_COMM_WORLD — only sets the flag.
+#include "passes/ResolveComms.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <map>
+#include <numeric>
+
+#include "ir/Diagnostics.h"
+#include "ir/RankCursor.h"
+
+namespace tracegen {
+
+namespace {
+
+bool usesOnlyWorld(const Trace& t) {
+  for (const auto& e : t.events) {
+    if (opInfo(e.op).kind == OpKind::CommCreate) return false;
+    if (const ParamValues* c = e.param(Param::Comm))
+      for (const auto& g : c->groups)
+        for (auto v : g.values)
+          if (v != kCommWorld) return false;
+  }
+  return true;
+}
+
+struct Creation {
+  const Event* event;
+  std::int64_t parent;
+  std::int64_t color;
+  std::int64_t key;
+  std::int64_t newId;
+};
+
+class ResolveCommsPass : public Pass {
+ public:
+  std::string_view name() const override { return "resolve-comms"; }
+  std::string_view description() const override {
+    return "communicators as rank sets; peers and roots in MPI_COMM_WORLD numbering";
+  }
+
+  void run(Trace& trace, PassContext& ctx) override {
+    if (trace.worldPeers) return;
+    if (usesOnlyWorld(trace)) {
+      trace.worldPeers = true;
+      return;
+    }
+    buildCommTable(trace, ctx);
+    rewritePeers(trace, ctx);
+    trace.worldPeers = true;
+  }
+
+ private:
+  void buildCommTable(Trace& trace, PassContext& ctx) {
+    const Rank P = trace.numRanks;
+    // Per rank: its communicator creations in program order. Creation calls are usually few
+    // and outside loops; the cursor stops being consulted after the rank's last one.
+    std::vector<std::vector<Creation>> created(static_cast<std::size_t>(P));
+    std::vector<std::size_t> creatingEvents;
+    for (std::size_t i = 0; i < trace.events.size(); ++i)
+      if (opInfo(trace.events[i].op).kind == OpKind::CommCreate) creatingEvents.push_back(i);
+    if (creatingEvents.empty()) return;
+    for (Rank r = 0; r < P; ++r) {
+      RankCursor cursor(trace, r, ctx.fileName);
+      auto mine = cursor.eventIndices();
+      std::size_t lastCreating = 0;
+      bool any = false;
+      for (std::size_t k = 0; k < mine.size(); ++k)
+        if (opInfo(trace.events[mine[k]].op).kind == OpKind::CommCreate) {
+          lastCreating = k;
+          any = true;
+        }
+      if (!any) continue;
+      const Event* lastEvent = &trace.events[mine[lastCreating]];
+      bool loopsAfter = false;  // a creation inside a loop may repeat: expand to the end then
+      for (const auto& e : trace.events)
+        if (!e.loops.empty() && e.ranks.contains(r)) loopsAfter = true;
+      Call call;
+      std::int64_t nextId = 1000;
+      std::map<std::int64_t, std::int64_t> liveIds;
+      while (cursor.next(call)) {
+        if (opInfo(call.op).kind == OpKind::CommCreate) {
+          std::int64_t color = 0, key = 0;
+          const Event& e = *call.event;
+          if (const ParamValues* c = e.param(Param::Color)) color = c->groupFor(r)->values.front();
+          if (const ParamValues* k = e.param(Param::Key)) {
+            key = k->groupFor(r)->values.front();
+            if (k->relative) key = ((key + r) % P + P) % P;
+          }
+          std::int64_t id = nextId;
+          if (const ParamValues* n = e.param(Param::NewComm)) id = n->groupFor(r)->values.front();
+          else nextId = 1000 + (nextId - 1000 + 1) % 1000;
+          created[static_cast<std::size_t>(r)].push_back({&e, call.comm, color, key, id});
+        }
+        if (call.event == lastEvent && !loopsAfter) break;
+      }
+    }
+    // Match creations across ranks: the k-th creation on a parent instance.
+    struct Key {
+      std::int64_t parent;
+      Rank parentFirst;
+      std::size_t occurrence;
+      bool operator<(const Key& o) const {
+        return std::tie(parent, parentFirst, occurrence) < std::tie(o.parent, o.parentFirst, o.occurrence);
+      }
+    };
+    std::map<Key, std::map<std::int64_t, std::vector<std::pair<std::int64_t, Rank>>>> groups;  // color -> (key, rank)
+    std::map<Key, std::pair<const Event*, std::int64_t>> kinds;
+    for (Rank r = 0; r < P; ++r) {
+      std::map<std::pair<std::int64_t, Rank>, std::size_t> occurrences;
+      for (const auto& c : created[static_cast<std::size_t>(r)]) {
+        Rank parentFirst = 0;
+        if (c.parent == kCommSelf) parentFirst = r;
+        else if (const Communicator* pc = trace.comm(c.parent); pc && c.parent != kCommWorld)
+          if (const RankList* inst = pc->instanceFor(r)) parentFirst = *inst->first();
+        std::size_t occ = occurrences[{c.parent, parentFirst}]++;
+        Key k{c.parent, parentFirst, occ};
+        std::int64_t color = c.event->op == Op::CommSplit ? c.color : 0;
+        if (color < 0) continue;  // MPI_UNDEFINED: the rank gets MPI_COMM_NULL
+        groups[k][color].push_back({c.key, r});
+        kinds[k] = {c.event, c.newId};
+      }
+    }
+    std::map<std::int64_t, Communicator> table;
+    for (auto& [k, byColor] : groups) {
+      const Event* e = kinds[k].first;
+      for (auto& [color, members] : byColor) {
+        std::vector<Rank> ranks;
+        bool reordered = false;
+        std::sort(members.begin(), members.end());
+        for (std::size_t i = 0; i < members.size(); ++i) {
+          ranks.push_back(members[i].second);
+          if (i > 0 && members[i].second < members[i - 1].second) reordered = true;
+        }
+        if (reordered)
+          ctx.warn(fmt::format("event {} ({}): a split key reorders ranks; the communicator keeps ascending world order",
+                               e->id, opName(e->op)));
+        std::sort(ranks.begin(), ranks.end());
+        // Each member may have numbered the new communicator differently; record it per id.
+        std::map<std::int64_t, std::vector<Rank>> byId;
+        for (const auto& c : members) {
+          for (const auto& cr : created[static_cast<std::size_t>(c.second)])
+            if (cr.event == e) {
+              byId[cr.newId].push_back(c.second);
+              break;
+            }
+        }
+        for (auto& [id, ids] : byId) {
+          Communicator& comm = table[id];
+          comm.id = id;
+          comm.kind = e->op == Op::CommSplit ? "split" : e->op == Op::CommDup ? "dup" : "create";
+          RankList inst = RankList::fromSorted(ranks);
+          if (std::find(comm.instances.begin(), comm.instances.end(), inst) == comm.instances.end()) {
+            comm.instances.push_back(inst);
+            ++ctx.counter("instances");
+          }
+        }
+      }
+    }
+    for (auto& [id, comm] : table) {
+      if (trace.comm(id)) continue;  // described by the trace itself
+      trace.comms.push_back(std::move(comm));
+      ++ctx.counter("communicators");
+    }
+  }
+
+  void rewritePeers(Trace& trace, PassContext& ctx) {
+    const Rank P = trace.numRanks;
+    for (auto& e : trace.events) {
+      const ParamValues* commParam = e.param(Param::Comm);
+      if (!commParam) continue;
+      bool onlyWorld = true;
+      for (const auto& g : commParam->groups)
+        for (auto v : g.values) onlyWorld = onlyWorld && v == kCommWorld;
+      if (onlyWorld) continue;
+      for (Param p : {Param::Dest, Param::Source, Param::Root}) {
+        ParamValues* pv = e.param(p);
+        if (!pv) continue;
+        // Per rank: the world value list, then ranks with equal lists regrouped.
+        std::map<std::vector<std::int64_t>, std::vector<Rank>> classes;
+        e.ranks.forEach([&](Rank r) {
+          const ValueGroup* vg = pv->groupFor(r);
+          const ValueGroup* cg = commParam->groupFor(r);
+          std::size_t n = std::lcm(vg->values.size(), cg->values.size());  // both lists cycle
+          std::vector<std::int64_t> out;
+          for (std::size_t i = 0; i < n; ++i) {
+            std::int64_t v = vg->values[i % vg->values.size()];
+            std::int64_t comm = cg->values[i % cg->values.size()];
+            if (v == kAnySource) {
+              out.push_back(v);
+              continue;
+            }
+            if (pv->relative) v = ((v + r) % P + P) % P;
+            Rank world = v;
+            if (comm == kCommSelf) {
+              world = r;
+            } else if (comm != kCommWorld) {
+              const Communicator* c = trace.comm(comm);
+              const RankList* inst = c ? c->instanceFor(r) : nullptr;
+              if (!inst)
+                throw InputError(ctx.fileName, e.line,
+                                 fmt::format("event {} ({}): rank {} uses communicator {} that no creation call explains",
+                                             e.id, opName(e.op), r, comm));
+              if (v < 0 || v >= inst->size())
+                throw InputError(ctx.fileName, e.line,
+                                 fmt::format("event {} ({}): rank {} names {} {} on a communicator of {} ranks", e.id,
+                                             opName(e.op), r, paramName(p), v, inst->size()));
+              world = inst->at(v);
+              ++ctx.counter("peers-rewritten");
+            }
+            out.push_back(pv->relative ? ((world - r) % P + P) % P : world);
+          }
+          classes[out].push_back(r);
+          return true;
+        });
+        std::vector<ValueGroup> groups;
+        for (auto& [values, ranks] : classes) groups.push_back({RankList::fromSorted(ranks), values});
+        std::sort(groups.begin(), groups.end(),
+                  [](const ValueGroup& a, const ValueGroup& b) { return *a.ranks.first() < *b.ranks.first(); });
+        pv->groups = std::move(groups);
+      }
+    }
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> createResolveCommsPass() { return std::make_unique<ResolveCommsPass>(); }
+
+}  // namespace tracegen

@@ -1,0 +1,607 @@
+// RankList: the ScalaTrace ranklist examples of the format reference (§4), normalisation and
+// printing, a randomized property test against a std::set reference, and million-rank lists
+// that must be answered from the compressed form.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <iterator>
+#include <random>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "ir/RankList.h"
+
+namespace tracegen {
+namespace {
+
+// ScalaTrace ranklist text `count {-depth start {iters stride}...}...` to raw (unnormalised)
+// sections, read literally as §4 describes.
+std::vector<RankTuple> scalaTraceTuples(const std::string& text) {
+  std::istringstream in(text);
+  std::int64_t count = 0;
+  in >> count;
+  std::vector<RankTuple> tuples;
+  for (std::int64_t i = 0; i < count; ++i) {
+    std::int64_t neg = 0;
+    RankTuple t;
+    in >> neg >> t.start;
+    for (std::int64_t d = 0; d < -neg; ++d) {
+      RankDim dim;
+      in >> dim.iters >> dim.stride;
+      t.dims.push_back(dim);
+    }
+    tuples.push_back(t);
+  }
+  EXPECT_FALSE(in.fail()) << text;
+  std::string rest;
+  EXPECT_FALSE(in >> rest) << "trailing '" << rest << "' in " << text;
+  return tuples;
+}
+
+RankList fromScalaTrace(const std::string& text) { return RankList(scalaTraceTuples(text)); }
+
+// The enumeration procedure of §4, independent of RankList.
+std::set<Rank> enumerateSpec(const std::vector<RankTuple>& tuples) {
+  std::set<Rank> out;
+  for (const auto& t : tuples) {
+    std::vector<Rank> list{t.start};
+    for (const auto& d : t.dims) {
+      std::vector<Rank> next;
+      for (Rank k = 0; k < d.iters; ++k)
+        for (Rank v : list) next.push_back(v + k * d.stride);
+      list = std::move(next);
+    }
+    out.insert(list.begin(), list.end());
+  }
+  return out;
+}
+
+std::vector<Rank> members(const RankList& l) { return l.toVector(); }
+std::vector<Rank> sorted(const std::set<Rank>& s) { return {s.begin(), s.end()}; }
+
+// Normal-form invariants the header promises: nested tuples, sorted by start, pairwise disjoint.
+void expectNormalForm(const RankList& l, const std::string& context) {
+  Rank total = 0;
+  for (std::size_t i = 0; i < l.tuples().size(); ++i) {
+    const RankTuple& t = l.tuples()[i];
+    EXPECT_TRUE(t.dims.empty() || t.isNested()) << context << ": tuple " << i << " not nested in " << l.str();
+    for (const auto& d : t.dims) {
+      EXPECT_GE(d.iters, 2) << context << ": " << l.str();
+      EXPECT_GT(d.stride, 0) << context << ": " << l.str();
+    }
+    if (i > 0) EXPECT_LT(l.tuples()[i - 1].start, t.start) << context << ": tuples not sorted in " << l.str();
+    total += t.size();
+  }
+  std::set<Rank> distinct;
+  for (const auto& t : l.tuples()) {
+    std::set<Rank> one = enumerateSpec({t});
+    distinct.insert(one.begin(), one.end());
+  }
+  EXPECT_EQ(static_cast<Rank>(distinct.size()), total) << context << ": tuples overlap in " << l.str();
+}
+
+// --------------------------------------------------------------------------------------------
+// §4 worked examples
+
+struct SpecExample {
+  const char* text;
+  std::vector<Rank> ranks;
+};
+
+TEST(RankList, SpecWorkedExamplesDecode) {
+  const std::vector<SpecExample> examples = {
+      {"1 -1 0 4 1", {0, 1, 2, 3}},
+      {"1 -1 2 1 0", {2}},
+      {"1 -1 1 2 2", {1, 3}},
+      {"2 -1 0 4 1 -1 5 2 1", {0, 1, 2, 3, 5, 6}},
+      {"1 -2 0 2 6 2 1", {0, 1, 6, 7}},
+      {"1 -2 5 3 4 2 1", {5, 6, 9, 10, 13, 14}},
+      {"3 -2 0 2 12 3 1 -2 4 2 4 2 3 -1 15 1 0", {0, 1, 2, 4, 7, 8, 11, 12, 13, 14, 15}},
+  };
+  for (const auto& ex : examples) {
+    SCOPED_TRACE(ex.text);
+    auto raw = scalaTraceTuples(ex.text);
+    EXPECT_EQ(sorted(enumerateSpec(raw)), ex.ranks) << "the test's own decoder disagrees with §4";
+    RankList l(raw);
+    EXPECT_EQ(members(l), ex.ranks);
+    EXPECT_EQ(l.size(), static_cast<Rank>(ex.ranks.size()));
+    EXPECT_EQ(l.first(), ex.ranks.front());
+    EXPECT_EQ(l.last(), ex.ranks.back());
+    for (Rank r = -2; r < 20; ++r)
+      EXPECT_EQ(l.contains(r), std::find(ex.ranks.begin(), ex.ranks.end(), r) != ex.ranks.end()) << "rank " << r;
+    expectNormalForm(l, ex.text);
+    // The ScalaTrace text RankList writes decodes to the same set.
+    EXPECT_EQ(sorted(enumerateSpec(scalaTraceTuples(l.scalaTraceStr()))), ex.ranks) << l.scalaTraceStr();
+    EXPECT_EQ(fromScalaTrace(l.scalaTraceStr()), l);
+    EXPECT_EQ(RankList::fromSorted(ex.ranks), l);
+  }
+}
+
+TEST(RankList, SingleRank) {
+  RankList l = RankList::single(7);
+  EXPECT_FALSE(l.empty());
+  EXPECT_EQ(l.size(), 1);
+  EXPECT_TRUE(l.contains(7));
+  EXPECT_FALSE(l.contains(6));
+  EXPECT_FALSE(l.contains(8));
+  EXPECT_EQ(l.first(), 7);
+  EXPECT_EQ(l.last(), 7);
+  EXPECT_EQ(l.indexOf(7), 0);
+  EXPECT_EQ(l.indexOf(8), std::nullopt);
+  EXPECT_EQ(l.at(0), 7);
+  EXPECT_THROW(l.at(1), std::out_of_range);
+  EXPECT_EQ(l.str(), "<1 7 {1 0}>");
+  EXPECT_EQ(l.scalaTraceStr(), "1 -1 7 1 0");
+  EXPECT_EQ(l.pretty(), "7");
+  EXPECT_EQ(l, fromScalaTrace("1 -1 7 1 0"));
+  EXPECT_EQ(l, RankList::progression(7, 1, 5));
+  EXPECT_EQ(l, RankList::fromSorted({7}));
+  // Rank 0 is a single too.
+  EXPECT_EQ(RankList::single(0).str(), "<1 0 {1 0}>");
+}
+
+TEST(RankList, EmptyList) {
+  RankList l;
+  EXPECT_TRUE(l.empty());
+  EXPECT_EQ(l.size(), 0);
+  EXPECT_FALSE(l.contains(0));
+  EXPECT_EQ(l.first(), std::nullopt);
+  EXPECT_EQ(l.last(), std::nullopt);
+  EXPECT_EQ(l.indexOf(0), std::nullopt);
+  EXPECT_THROW(l.at(0), std::out_of_range);
+  EXPECT_TRUE(members(l).empty());
+  EXPECT_EQ(l.str(), "<>");
+  EXPECT_EQ(l.scalaTraceStr(), "0");
+  EXPECT_EQ(l.pretty(), "{}");
+  EXPECT_EQ(l, RankList::fromSorted({}));
+  EXPECT_EQ(l, RankList::progression(3, 0));
+  EXPECT_TRUE(l.isSubsetOf(RankList::all(4)));
+  EXPECT_TRUE(l.isSubsetOf(RankList()));
+  EXPECT_FALSE(l.intersects(RankList::all(4)));
+  EXPECT_EQ(RankList::unite(l, RankList::all(4)), RankList::all(4));
+  EXPECT_EQ(RankList::intersect(l, RankList::all(4)), l);
+  EXPECT_EQ(RankList::subtract(RankList::all(4), RankList::all(4)), l);
+  EXPECT_FALSE(RankList::all(4) == l);
+}
+
+TEST(RankList, TwoDimensionalBlock) {
+  // Two rows of a 4-wide grid, columns 1..2: {1,2,5,6}.
+  RankList l({RankTuple{1, {{2, 4}, {2, 1}}}});  // outer dimension first: normalisation sorts
+  EXPECT_EQ(members(l), (std::vector<Rank>{1, 2, 5, 6}));
+  ASSERT_EQ(l.tuples().size(), 1u);
+  EXPECT_EQ(l.tuples()[0].dims, (std::vector<RankDim>{{2, 1}, {2, 4}}));
+  EXPECT_EQ(l.str(), "<2 1 {2 1} {2 4}>");
+  EXPECT_EQ(l.scalaTraceStr(), "1 -2 1 2 1 2 4");
+  EXPECT_EQ(l.pretty(), "1-2,5-6");
+  EXPECT_EQ(l.indexOf(5), 2);
+  EXPECT_EQ(l.indexOf(4), std::nullopt);
+  EXPECT_EQ(l.at(3), 6);
+  EXPECT_FALSE(l.contains(3));
+  EXPECT_FALSE(l.contains(9));
+}
+
+TEST(RankList, ThreeDimensionalBlock) {
+  // 2 x 3 x 2 block: start 3, {2 1} {3 10} {2 100}.
+  RankList l({RankTuple{3, {{3, 10}, {2, 100}, {2, 1}}}});
+  std::vector<Rank> expect;
+  for (Rank c = 0; c < 2; ++c)
+    for (Rank b = 0; b < 3; ++b)
+      for (Rank a = 0; a < 2; ++a) expect.push_back(3 + a + 10 * b + 100 * c);
+  std::sort(expect.begin(), expect.end());
+  EXPECT_EQ(members(l), expect);
+  EXPECT_EQ(l.size(), 12);
+  EXPECT_EQ(l.str(), "<3 3 {2 1} {3 10} {2 100}>");
+  EXPECT_EQ(l.scalaTraceStr(), "1 -3 3 2 1 3 10 2 100");
+  for (Rank i = 0; i < 12; ++i) {
+    EXPECT_EQ(l.at(i), expect[static_cast<std::size_t>(i)]);
+    EXPECT_EQ(l.indexOf(expect[static_cast<std::size_t>(i)]), i);
+  }
+  EXPECT_FALSE(l.contains(5));
+  EXPECT_FALSE(l.contains(33));
+  EXPECT_TRUE(l.contains(124));
+  EXPECT_FALSE(l.contains(125));
+  EXPECT_EQ(l.first(), 3);
+  EXPECT_EQ(l.last(), 124);
+}
+
+TEST(RankList, UnionOfSections) {
+  RankList l = fromScalaTrace("2 -1 0 4 1 -1 5 2 1");
+  EXPECT_EQ(l.str(), "<1 0 {4 1}> <1 5 {2 1}>");
+  EXPECT_EQ(l.scalaTraceStr(), "2 -1 0 4 1 -1 5 2 1");
+  EXPECT_EQ(l.pretty(), "0-3,5-6");
+  EXPECT_EQ(l.indexOf(5), 4);
+  EXPECT_EQ(l.at(5), 6);
+  EXPECT_EQ(RankList::unite(RankList::progression(0, 4), RankList::progression(5, 2)), l);
+  // A union whose sections interleave (evens and odds below 8) is the contiguous block.
+  RankList u = RankList::unite(RankList::progression(0, 4, 2), RankList::progression(1, 4, 2));
+  EXPECT_EQ(u, RankList::all(8));
+  EXPECT_EQ(members(u), (std::vector<Rank>{0, 1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(u.size(), 8);
+}
+
+TEST(RankList, NormalisationFusesContiguousDimensions) {
+  RankList l({RankTuple{0, {{4, 1}, {2, 4}}}});
+  EXPECT_EQ(l.str(), "<1 0 {8 1}>");
+  EXPECT_EQ(l, RankList::all(8));
+  // Also when written outer dimension first, and three levels deep.
+  EXPECT_EQ(RankList({RankTuple{0, {{2, 4}, {4, 1}}}}).str(), "<1 0 {8 1}>");
+  EXPECT_EQ(RankList({RankTuple{10, {{2, 2}, {2, 1}, {3, 4}}}}).str(), "<1 10 {12 1}>");
+  // A stride-2 progression fuses with a stride-8 dimension of 2: {0,2,4,6,8,...,14}.
+  EXPECT_EQ(RankList({RankTuple{0, {{4, 2}, {2, 8}}}}).str(), "<1 0 {8 2}>");
+  // Trivial dimensions vanish.
+  EXPECT_EQ(RankList({RankTuple{5, {{1, 0}, {3, 2}, {1, 7}}}}).str(), "<1 5 {3 2}>");
+  EXPECT_EQ(RankList({RankTuple{5, {{1, 0}}}}).str(), "<1 5 {1 0}>");
+}
+
+TEST(RankList, NormalisationMergesSingles) {
+  RankList l({RankTuple{0, {}}, RankTuple{1, {}}, RankTuple{2, {}}, RankTuple{3, {}}});
+  ASSERT_EQ(l.tuples().size(), 1u);
+  EXPECT_EQ(l.str(), "<1 0 {4 1}>");
+  // Out of order and with a stride.
+  RankList s({RankTuple{9, {}}, RankTuple{3, {}}, RankTuple{6, {}}, RankTuple{0, {}}});
+  EXPECT_EQ(s.str(), "<1 0 {4 3}>");
+  EXPECT_EQ(RankList::fromSorted({0, 1, 2, 3}).str(), "<1 0 {4 1}>");
+  EXPECT_EQ(RankList::fromSorted({2, 5, 8, 11, 14}).str(), "<1 2 {5 3}>");
+  // Equal runs at a regular distance become a block.
+  EXPECT_EQ(RankList::fromSorted({0, 1, 6, 7, 12, 13}).str(), "<2 0 {2 1} {3 6}>");
+  // Sections that continue each other fold into one.
+  EXPECT_EQ(RankList({RankTuple{0, {{3, 1}}}, RankTuple{3, {{5, 1}}}}).str(), "<1 0 {8 1}>");
+  EXPECT_EQ(RankList({RankTuple{0, {}}, RankTuple{1, {{3, 1}}}}).str(), "<1 0 {4 1}>");
+  EXPECT_EQ(RankList({RankTuple{0, {}}, RankTuple{2, {{3, 2}}}}).str(), "<1 0 {4 2}>");
+  EXPECT_EQ(RankList({RankTuple{0, {{2, 1}}}, RankTuple{4, {{2, 1}, {2, 4}}}}).str(), "<2 0 {2 1} {3 4}>");
+}
+
+TEST(RankList, NegativeStridesAreNormalised) {
+  RankList l({RankTuple{9, {{4, -3}}}});  // {9,6,3,0}
+  EXPECT_EQ(members(l), (std::vector<Rank>{0, 3, 6, 9}));
+  EXPECT_EQ(l.str(), "<1 0 {4 3}>");
+}
+
+TEST(RankList, InterleavedDimensionsAreSplit) {
+  // {0,2,4} + {0,3}: dimensions interleave, so no single nested tuple describes the set.
+  RankList l({RankTuple{0, {{3, 2}, {2, 3}}}});
+  EXPECT_EQ(members(l), (std::vector<Rank>{0, 2, 3, 4, 5, 7}));
+  expectNormalForm(l, "interleaved");
+  for (Rank i = 0; i < 6; ++i) EXPECT_EQ(l.indexOf(l.at(i)), i);
+  EXPECT_EQ(l.indexOf(3), 2);
+  EXPECT_EQ(l.at(2), 3);
+  EXPECT_EQ(l.last(), 7);
+  EXPECT_EQ(l.pretty(), "0,2-5,7");
+}
+
+TEST(RankList, StrScalaTraceStrPretty) {
+  RankList l = RankList::unite(RankList::progression(0, 4), RankList::fromSorted({5, 7, 8, 9}));
+  EXPECT_EQ(l.pretty(), "0-3,5,7-9");
+  EXPECT_EQ(members(l), (std::vector<Rank>{0, 1, 2, 3, 5, 7, 8, 9}));
+  EXPECT_EQ(fromScalaTrace(l.scalaTraceStr()), l);
+  RankList evens = RankList::progression(0, 40, 2);
+  EXPECT_EQ(evens.str(), "<1 0 {40 2}>");
+  EXPECT_EQ(evens.scalaTraceStr(), "1 -1 0 40 2");
+  EXPECT_EQ(evens.pretty(3), "0,2,4,... (40 ranks)");
+  EXPECT_EQ(evens.pretty(40), evens.pretty(1000));
+  EXPECT_EQ(evens.pretty(39).substr(evens.pretty(39).size() - 14), "... (40 ranks)");
+  EXPECT_EQ(RankList::fromSorted({1, 2, 4}).pretty(2), "1-2,4");
+  EXPECT_EQ(RankList::fromSorted({1, 2, 4, 6}).pretty(2), "1-2,4,... (4 ranks)");
+  EXPECT_EQ(RankList::progression(0, 5).pretty(0), "... (5 ranks)");
+  EXPECT_EQ(RankList::all(1048576).pretty(), "0-1048575");
+  EXPECT_EQ(RankList::all(1048576).str(), "<1 0 {1048576 1}>");
+}
+
+TEST(RankList, EqualityAcrossRepresentations) {
+  const RankList a = fromScalaTrace("1 -2 0 2 6 2 1");  // {0,1,6,7}
+  EXPECT_EQ(a, RankList::fromSorted({0, 1, 6, 7}));
+  EXPECT_EQ(a, fromScalaTrace("4 -1 0 1 0 -1 1 1 0 -1 6 1 0 -1 7 1 0"));
+  EXPECT_EQ(a, fromScalaTrace("2 -1 6 2 1 -1 0 2 1"));
+  EXPECT_EQ(a, fromScalaTrace("2 -1 0 2 6 -1 1 2 6"));
+  EXPECT_EQ(a, RankList::unite(RankList::fromSorted({0, 6}), RankList::fromSorted({1, 7})));
+  EXPECT_FALSE(a == RankList::fromSorted({0, 1, 6}));
+  EXPECT_FALSE(a == RankList::fromSorted({0, 1, 6, 8}));
+  EXPECT_FALSE(a == RankList::fromSorted({0, 1, 5, 7}));
+  // Same size, different members; and the same members built by different merges.
+  EXPECT_EQ(fromScalaTrace("2 -1 0 2 2 -1 1 2 2"), RankList::all(4));
+  EXPECT_EQ(RankList::all(4), fromScalaTrace("2 -1 0 2 2 -1 1 2 2"));
+  EXPECT_FALSE(RankList::progression(0, 4, 2) == RankList::progression(1, 4, 2));
+}
+
+TEST(RankList, IndexOfAndAt) {
+  RankList l = fromScalaTrace("3 -2 0 2 12 3 1 -2 4 2 4 2 3 -1 15 1 0");
+  const std::vector<Rank> expect = {0, 1, 2, 4, 7, 8, 11, 12, 13, 14, 15};
+  for (std::size_t i = 0; i < expect.size(); ++i) {
+    EXPECT_EQ(l.at(static_cast<Rank>(i)), expect[i]);
+    EXPECT_EQ(l.indexOf(expect[i]), static_cast<Rank>(i));
+  }
+  for (Rank r : {-1, 3, 5, 6, 9, 10, 16, 100}) EXPECT_EQ(l.indexOf(r), std::nullopt) << r;
+  EXPECT_THROW(l.at(-1), std::out_of_range);
+  EXPECT_THROW(l.at(11), std::out_of_range);
+}
+
+TEST(RankList, FromAscendingRejectsUnsortedInput) {
+  EXPECT_THROW(RankList::fromSorted({3, 2}), std::invalid_argument);
+  EXPECT_THROW(RankList::fromSorted({1, 2, 2}), std::invalid_argument);
+  EXPECT_THROW(RankList::fromSorted({1, 5, 4}), std::invalid_argument);
+}
+
+TEST(RankList, ForEachStopsEarly) {
+  RankList l = RankList::all(100);
+  std::vector<Rank> seen;
+  l.forEach([&](Rank r) {
+    seen.push_back(r);
+    return seen.size() < 3;
+  });
+  EXPECT_EQ(seen, (std::vector<Rank>{0, 1, 2}));
+}
+
+// --------------------------------------------------------------------------------------------
+// Property test
+
+class Random {
+ public:
+  explicit Random(std::uint64_t seed) : rng_(seed) {}
+  Rank uniform(Rank lo, Rank hi) { return std::uniform_int_distribution<Rank>(lo, hi)(rng_); }
+  bool chance(int percent) { return uniform(0, 99) < percent; }
+
+ private:
+  std::mt19937_64 rng_;
+};
+
+struct RandomList {
+  std::vector<RankTuple> tuples;  // raw, as generated (empty for lists built by fromSorted)
+  std::set<Rank> ranks;
+  RankList list;
+  std::string how;
+};
+
+// Raw members of a tuple, or false if the tuple names a rank twice.
+bool rawMembers(const RankTuple& t, std::vector<Rank>& out) {
+  std::set<Rank> s = enumerateSpec({t});
+  out.assign(s.begin(), s.end());
+  Rank raw = 1;
+  for (const auto& d : t.dims) raw *= d.iters;
+  return static_cast<Rank>(s.size()) == raw;
+}
+
+RankTuple randomTuple(Random& rnd, const std::vector<RankTuple>& previous) {
+  if (!previous.empty() && rnd.chance(40)) {
+    // A shifted copy of an earlier section, or one continuing it: what normalisation merges.
+    RankTuple t = previous[static_cast<std::size_t>(rnd.uniform(0, static_cast<Rank>(previous.size()) - 1))];
+    if (!t.dims.empty() && rnd.chance(50)) {
+      const RankDim& d = t.dims[static_cast<std::size_t>(rnd.uniform(0, static_cast<Rank>(t.dims.size()) - 1))];
+      t.start += d.iters * d.stride;
+    } else {
+      t.start += rnd.uniform(1, 40);
+    }
+    if (rnd.chance(30) && !t.dims.empty()) t.dims[0].iters = rnd.uniform(1, 4);
+    return t;
+  }
+  RankTuple t;
+  t.start = rnd.uniform(0, 60);
+  const Rank depth = rnd.uniform(1, 3);
+  for (Rank d = 0; d < depth; ++d) {
+    RankDim dim;
+    dim.iters = rnd.uniform(1, 5);
+    dim.stride = dim.iters == 1 && rnd.chance(50) ? 0 : rnd.uniform(1, 24);
+    if (rnd.chance(10)) {  // a descending dimension; keep every member non-negative
+      dim.stride = -dim.stride;
+      t.start += (dim.iters - 1) * -dim.stride;
+    }
+    t.dims.push_back(dim);
+  }
+  if (rnd.chance(15)) t.dims = {{1, 0}};  // the ScalaTrace spelling of a single rank
+  return t;
+}
+
+RandomList randomList(Random& rnd) {
+  RandomList r;
+  if (rnd.chance(3)) {
+    r.how = "empty";
+    return r;
+  }
+  if (rnd.chance(20)) {
+    // Any random set, compressed by fromSorted.
+    const Rank span = rnd.uniform(1, 120);
+    const int density = static_cast<int>(rnd.uniform(5, 95));
+    for (Rank v = 0; v < span; ++v)
+      if (rnd.chance(density)) r.ranks.insert(v);
+    r.list = RankList::fromSorted(sorted(r.ranks));
+    r.how = "fromSorted";
+    return r;
+  }
+  const Rank sections = rnd.uniform(1, 4);
+  for (int attempt = 0; attempt < 60 && static_cast<Rank>(r.tuples.size()) < sections; ++attempt) {
+    RankTuple t = randomTuple(rnd, r.tuples);
+    std::vector<Rank> m;
+    if (!rawMembers(t, m)) continue;
+    if (std::any_of(m.begin(), m.end(), [&](Rank v) { return v < 0 || r.ranks.count(v) > 0; })) continue;
+    r.ranks.insert(m.begin(), m.end());
+    r.tuples.push_back(t);
+  }
+  std::vector<RankTuple> shuffled = r.tuples;
+  if (rnd.chance(50)) std::reverse(shuffled.begin(), shuffled.end());
+  r.list = RankList(shuffled);
+  std::ostringstream how;
+  how << "tuples";
+  for (const auto& t : shuffled) {
+    how << " <" << t.start;
+    for (const auto& d : t.dims) how << " {" << d.iters << ' ' << d.stride << '}';
+    how << '>';
+  }
+  r.how = how.str();
+  return r;
+}
+
+void checkAgainstReference(const RankList& l, const std::set<Rank>& ref, const std::string& ctx) {
+  SCOPED_TRACE(ctx + " -> " + l.str());
+  const std::vector<Rank> vec = sorted(ref);
+  const Rank P = ref.empty() ? 4 : *ref.rbegin() + 1;
+  ASSERT_EQ(l.size(), static_cast<Rank>(ref.size()));
+  ASSERT_EQ(l.empty(), ref.empty());
+  for (Rank r = -2; r < P + 2; ++r) ASSERT_EQ(l.contains(r), ref.count(r) > 0) << "contains(" << r << ")";
+  ASSERT_EQ(members(l), vec);
+  {
+    RankIterator it(l);
+    std::vector<Rank> seen;
+    Rank v = 0;
+    while (it.next(v)) seen.push_back(v);
+    ASSERT_EQ(seen, vec) << "RankIterator";
+    ASSERT_FALSE(it.next(v)) << "iterator restarts after the end";
+  }
+  if (ref.empty()) {
+    EXPECT_EQ(l.first(), std::nullopt);
+    EXPECT_EQ(l.last(), std::nullopt);
+  } else {
+    EXPECT_EQ(l.first(), vec.front());
+    EXPECT_EQ(l.last(), vec.back());
+  }
+  for (Rank r = -2; r < P + 2; ++r) {
+    auto it = ref.find(r);
+    if (it == ref.end()) {
+      ASSERT_EQ(l.indexOf(r), std::nullopt) << "indexOf(" << r << ")";
+    } else {
+      ASSERT_EQ(l.indexOf(r), static_cast<Rank>(std::distance(ref.begin(), it))) << "indexOf(" << r << ")";
+    }
+  }
+  for (std::size_t i = 0; i < vec.size(); ++i) ASSERT_EQ(l.at(static_cast<Rank>(i)), vec[i]) << "at(" << i << ")";
+  EXPECT_THROW(l.at(static_cast<Rank>(vec.size())), std::out_of_range);
+  EXPECT_THROW(l.at(-1), std::out_of_range);
+  expectNormalForm(l, ctx);
+  // Other representations of the same set compare equal.
+  const RankList again = RankList::fromSorted(l.toVector());
+  EXPECT_EQ(again, l);
+  EXPECT_EQ(l, again);
+  EXPECT_EQ(fromScalaTrace(l.scalaTraceStr()), l) << l.scalaTraceStr();
+  EXPECT_EQ(sorted(enumerateSpec(scalaTraceTuples(l.scalaTraceStr()))), vec);
+  // pretty() lists the maximal runs.
+  std::string runs;
+  for (std::size_t i = 0; i < vec.size();) {
+    std::size_t j = i;
+    while (j + 1 < vec.size() && vec[j + 1] == vec[j] + 1) ++j;
+    if (!runs.empty()) runs += ',';
+    runs += vec[i] == vec[j] ? std::to_string(vec[i]) : std::to_string(vec[i]) + "-" + std::to_string(vec[j]);
+    i = j + 1;
+  }
+  EXPECT_EQ(l.pretty(100000), ref.empty() ? "{}" : runs);
+}
+
+std::set<Rank> setOp(const std::set<Rank>& a, const std::set<Rank>& b, char op) {
+  std::set<Rank> out;
+  auto ins = std::inserter(out, out.end());
+  if (op == '|') std::set_union(a.begin(), a.end(), b.begin(), b.end(), ins);
+  if (op == '&') std::set_intersection(a.begin(), a.end(), b.begin(), b.end(), ins);
+  if (op == '-') std::set_difference(a.begin(), a.end(), b.begin(), b.end(), ins);
+  return out;
+}
+
+TEST(RankList, PropertyRandomListsMatchSetReference) {
+  Random rnd(0x5ca1a7ace2ULL);
+  int nonTrivialMerges = 0;
+  for (int iteration = 0; iteration < 2000; ++iteration) {
+    RandomList a = randomList(rnd);
+    RandomList b = rnd.chance(10) ? a : randomList(rnd);
+    const std::string ctx = "iteration " + std::to_string(iteration) + ": a = " + a.how + "; b = " + b.how;
+    checkAgainstReference(a.list, a.ranks, ctx + " [a]");
+    if (::testing::Test::HasFatalFailure()) return;
+    if (a.tuples.size() > a.list.tuples().size()) ++nonTrivialMerges;
+
+    const RankList u = RankList::unite(a.list, b.list);
+    const RankList i = RankList::intersect(a.list, b.list);
+    const RankList d = RankList::subtract(a.list, b.list);
+    checkAgainstReference(u, setOp(a.ranks, b.ranks, '|'), ctx + " [a|b]");
+    checkAgainstReference(i, setOp(a.ranks, b.ranks, '&'), ctx + " [a&b]");
+    checkAgainstReference(d, setOp(a.ranks, b.ranks, '-'), ctx + " [a-b]");
+    checkAgainstReference(RankList::unite(b.list, a.list), setOp(a.ranks, b.ranks, '|'), ctx + " [b|a]");
+    checkAgainstReference(RankList::subtract(b.list, a.list), setOp(b.ranks, a.ranks, '-'), ctx + " [b-a]");
+    if (::testing::Test::HasFatalFailure()) return;
+
+    const bool meet = !setOp(a.ranks, b.ranks, '&').empty();
+    EXPECT_EQ(a.list.intersects(b.list), meet) << ctx;
+    EXPECT_EQ(b.list.intersects(a.list), meet) << ctx;
+    EXPECT_EQ(a.list.isSubsetOf(b.list), std::includes(b.ranks.begin(), b.ranks.end(), a.ranks.begin(), a.ranks.end()))
+        << ctx;
+    EXPECT_EQ(b.list.isSubsetOf(a.list), std::includes(a.ranks.begin(), a.ranks.end(), b.ranks.begin(), b.ranks.end()))
+        << ctx;
+    EXPECT_TRUE(a.list.isSubsetOf(u)) << ctx;
+    EXPECT_TRUE(i.isSubsetOf(a.list)) << ctx;
+    EXPECT_TRUE(d.isSubsetOf(a.list)) << ctx;
+    EXPECT_FALSE(d.intersects(b.list)) << ctx;
+    EXPECT_EQ(a.list == b.list, a.ranks == b.ranks) << ctx;
+    EXPECT_EQ(b.list == a.list, a.ranks == b.ranks) << ctx;
+    EXPECT_EQ(RankList::unite(d, i), a.list) << ctx;
+  }
+  // The generator must actually exercise merging, or the test proves little.
+  EXPECT_GT(nonTrivialMerges, 100);
+}
+
+// --------------------------------------------------------------------------------------------
+// Scale: a million ranks answered from a handful of integers.
+
+TEST(RankList, MillionRankBlockWithoutMaterialising) {
+  // Columns 0..1023 of the even rows of a 2048 x 1024 grid: 1,048,576 ranks in one 2-D tuple.
+  const RankList l({RankTuple{0, {{1024, 1}, {1024, 2048}}}});
+  ASSERT_EQ(l.tuples().size(), 1u);
+  EXPECT_EQ(l.str(), "<2 0 {1024 1} {1024 2048}>");
+  EXPECT_EQ(l.size(), 1048576);
+  EXPECT_EQ(l.first(), 0);
+  EXPECT_EQ(l.last(), 1023 * 2048 + 1023);
+  EXPECT_TRUE(l.contains(0));
+  EXPECT_TRUE(l.contains(1023));
+  EXPECT_FALSE(l.contains(1024));
+  EXPECT_FALSE(l.contains(2047));
+  EXPECT_TRUE(l.contains(2048));
+  EXPECT_TRUE(l.contains(1023 * 2048 + 1023));
+  EXPECT_FALSE(l.contains(1023 * 2048 + 1024));
+  EXPECT_FALSE(l.contains(-1));
+  EXPECT_EQ(l.indexOf(2048 * 500 + 17), 1024 * 500 + 17);
+  EXPECT_EQ(l.indexOf(2048 * 500 + 1500), std::nullopt);
+  EXPECT_EQ(l.at(1024 * 700 + 3), 2048 * 700 + 3);
+  EXPECT_EQ(l.at(1048575), 1023 * 2048 + 1023);
+  EXPECT_THROW(l.at(1048576), std::out_of_range);
+  // Queries on many ranks stay on the tuples: a hundred thousand lookups, no enumeration.
+  Rank hits = 0;
+  for (Rank r = 0; r < 2097152; r += 21) hits += l.contains(r) ? 1 : 0;
+  Rank expectHits = 0;
+  for (Rank r = 0; r < 2097152; r += 21) expectHits += (r % 2048) < 1024 ? 1 : 0;
+  EXPECT_EQ(hits, expectHits);
+  for (Rank i = 0; i < 1048576; i += 4099) {
+    const Rank r = l.at(i);
+    ASSERT_EQ(r, (i / 1024) * 2048 + i % 1024);
+    ASSERT_EQ(l.indexOf(r), i);
+  }
+  // The odd rows are disjoint from it; together they are every rank of the grid.
+  const RankList odd({RankTuple{1024, {{1024, 1}, {1024, 2048}}}});
+  EXPECT_FALSE(l.intersects(odd));
+  const RankList grid = RankList::unite(l, odd);
+  EXPECT_EQ(grid.size(), 2097152);
+  EXPECT_EQ(grid.str(), "<1 0 {2097152 1}>");
+  EXPECT_TRUE(l.isSubsetOf(grid));
+  EXPECT_FALSE(grid.isSubsetOf(l));
+  EXPECT_EQ(RankList::subtract(grid, odd), l);
+  EXPECT_EQ(RankList::intersect(grid, l), l);
+  EXPECT_EQ(RankList::subtract(grid, l).size(), 1048576);
+}
+
+TEST(RankList, MillionRankProgression) {
+  const RankList p = RankList::progression(5, 1048576, 3);
+  EXPECT_EQ(p.size(), 1048576);
+  EXPECT_EQ(p.first(), 5);
+  EXPECT_EQ(p.last(), 5 + 3 * 1048575);
+  EXPECT_TRUE(p.contains(5 + 3 * 777777));
+  EXPECT_FALSE(p.contains(6 + 3 * 777777));
+  EXPECT_FALSE(p.contains(5 + 3 * 1048576));
+  EXPECT_EQ(p.indexOf(5 + 3 * 777777), 777777);
+  EXPECT_EQ(p.at(999999), 5 + 3 * 999999);
+  EXPECT_EQ(p.scalaTraceStr(), "1 -1 5 1048576 3");
+  EXPECT_EQ(RankList::all(1048576).indexOf(1048575), 1048575);
+  EXPECT_EQ(RankList::all(1048576).at(123456), 123456);
+  const RankList all = RankList::all(1048576);
+  EXPECT_TRUE(RankList::single(1048575).isSubsetOf(all));
+  EXPECT_FALSE(RankList::single(1048576).isSubsetOf(all));
+  EXPECT_TRUE(all.intersects(RankList::single(0)));
+  EXPECT_TRUE(RankList::progression(0, 1024, 1024).isSubsetOf(all));
+}
+
+}  // namespace
+}  // namespace tracegen

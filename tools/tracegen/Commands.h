@@ -1,0 +1,42 @@
+// The subcommands of `tracegen`, one file each. Every command returns the process exit status:
+// 0 success, 1 a comparison that found differences, 2 bad input or usage, 3 a trace that
+// describes a program that cannot complete (potential deadlock).
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "passes/Pass.h"
+
+namespace tracegen {
+
+// Options shared by every command that runs the lowering pipeline.
+struct PipelineOptions {
+  std::string passes;                    // comma-separated; empty = default pipeline
+  std::vector<std::string> printAfter;   // pass names or "all"
+  bool stats = false;
+  bool verify = true;
+  std::string timing = "avg";
+  double instructionRate = 0;
+  std::int64_t searchBudget = 100000;
+};
+void addPipelineOptions(CLI::App& cmd, PipelineOptions& opts);
+// Reads the trace, runs the pipeline, prints --stats to stderr. Throws on errors.
+Trace readAndLower(const std::string& input, const PipelineOptions& opts, PassContext& ctx);
+
+// Registration: each adds its subcommand and sets `run` to its action when selected.
+using CommandAction = std::function<int()>;
+void registerInspectCommand(CLI::App& app, CommandAction& run);
+void registerConvertCommand(CLI::App& app, CommandAction& run);
+void registerLowerCommand(CLI::App& app, CommandAction& run);
+void registerCompareCommand(CLI::App& app, CommandAction& run);
+
+int runCompare(const std::string& a, const std::string& b, std::ostream& out);
+
+// Writes to `path`, or to standard output for "-". Throws InputError if it cannot.
+void writeOutput(const std::string& path, const std::string& text);
+
+}  // namespace tracegen

@@ -1,0 +1,44 @@
+// `tracegen convert` and `tracegen lower`: trace to trace, in tracegen's text format.
+#include "ir/Readers.h"
+#include "tools/tracegen/Commands.h"
+
+namespace tracegen {
+
+void registerConvertCommand(CLI::App& app, CommandAction& run) {
+  struct Args {
+    std::string input, output;
+  };
+  static Args args;
+  CLI::App* cmd = app.add_subcommand("convert", "convert a trace (e.g. ScalaTrace 2) to tracegen's text format");
+  cmd->add_option("input", args.input, "trace file")->required();
+  cmd->add_option("-o,--output", args.output, "output file ('-' for standard output)")->required();
+  cmd->callback([&run] {
+    run = [] {
+      Trace t = readTraceFile(args.input);
+      writeOutput(args.output, tracegenText(t));
+      return 0;
+    };
+  });
+}
+
+void registerLowerCommand(CLI::App& app, CommandAction& run) {
+  struct Args {
+    std::string input, output = "-";
+    PipelineOptions pipeline;
+  };
+  static Args args;
+  CLI::App* cmd = app.add_subcommand("lower", "run the lowering passes and write the lowered trace");
+  cmd->add_option("input", args.input, "trace file")->required();
+  cmd->add_option("-o,--output", args.output, "output file ('-' for standard output)")->capture_default_str();
+  addPipelineOptions(*cmd, args.pipeline);
+  cmd->callback([&run] {
+    run = [] {
+      PassContext ctx;
+      Trace t = readAndLower(args.input, args.pipeline, ctx);
+      writeOutput(args.output, tracegenText(t));
+      return 0;
+    };
+  });
+}
+
+}  // namespace tracegen

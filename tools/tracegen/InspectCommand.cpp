@@ -1,0 +1,143 @@
+// `tracegen inspect`: what is in a trace, as text for people or JSON for scripts.
+//
+// Figures come from expanding every rank with its own cursor (ir/Summary.h), so they are
+// exact per-rank counts of what a benchmark generated from the trace must do.
+#include <chrono>
+#include <fmt/format.h>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "ir/Readers.h"
+#include "ir/Summary.h"
+#include "tools/tracegen/Commands.h"
+
+namespace tracegen {
+
+namespace {
+
+struct InspectArgs {
+  std::string input;
+  std::string format = "text";
+  bool perRank = false;
+  bool lower = false;
+  PipelineOptions pipeline;
+};
+
+std::string originDescription(const Trace& t, TraceFormat f) {
+  if (f == TraceFormat::ScalaTrace2) {
+    if (t.origin == "scalatrace2-ti") return "ScalaTrace 2, time-independent (compute in instructions)";
+    if (t.origin == "scalatrace2-tic") return "ScalaTrace 2, time-independent calibrated (time and instructions)";
+    return "ScalaTrace 2, time-dependent";
+  }
+  return fmt::format("tracegen text format ({})", t.origin.empty() ? "unknown origin" : t.origin);
+}
+
+nlohmann::ordered_json toJson(const std::string& file, const std::string& origin, const TraceSummary& s) {
+  nlohmann::ordered_json j;
+  j["file"] = file;
+  j["origin"] = origin;
+  j["ranks"] = s.ranks;
+  j["events"] = s.events;
+  j["loops"] = s.loops;
+  j["loop_heads"] = s.loopHeads;
+  j["calls"] = s.calls;
+  j["ops"] = s.callOps;
+  j["event_ops"] = s.eventOps;
+  j["compute_us"] = s.computeUs;
+  j["compute_kinst"] = s.computeKinst;
+  nlohmann::ordered_json ranks = nlohmann::ordered_json::array();
+  for (const auto& r : s.perRank) {
+    nlohmann::ordered_json o;
+    o["rank"] = r.rank;
+    o["calls"] = r.calls;
+    o["ops"] = r.ops;
+    o["bytes_sent"] = r.bytesSent;
+    o["bytes_received"] = r.bytesReceived;
+    o["compute_us"] = r.computeUs;
+    o["compute_kinst"] = r.computeKinst;
+    ranks.push_back(std::move(o));
+  }
+  j["per_rank"] = std::move(ranks);
+  return j;
+}
+
+std::string humanBytes(std::int64_t b) {
+  if (b >= 10LL * 1024 * 1024) return fmt::format("{:.1f} MiB", static_cast<double>(b) / (1024.0 * 1024.0));
+  if (b >= 10LL * 1024) return fmt::format("{:.1f} KiB", static_cast<double>(b) / 1024.0);
+  return fmt::format("{} B", b);
+}
+
+void printText(std::ostream& out, const std::string& file, const std::string& origin, const TraceSummary& s,
+               bool perRank, double seconds) {
+  out << fmt::format("{}: {}\n", file, origin);
+  out << fmt::format("ranks       {}\n", s.ranks);
+  out << fmt::format("events      {}\n", s.events);
+  out << fmt::format("loops       {} levels on {} loop heads\n", s.loops, s.loopHeads);
+  out << fmt::format("calls       {} over all ranks\n", s.calls);
+  if (s.computeUs > 0)
+    out << fmt::format("compute     {:.6f} s over all ranks ({:.6f} s per rank on average)\n", s.computeUs / 1e6,
+                       s.computeUs / 1e6 / static_cast<double>(s.ranks));
+  if (s.computeKinst > 0)
+    out << fmt::format("compute     {:.4g} instructions over all ranks ({:.4g} per rank on average)\n",
+                       s.computeKinst * 1e3, s.computeKinst * 1e3 / static_cast<double>(s.ranks));
+  out << "\noperation                events       calls\n";
+  for (const auto& [name, calls] : s.callOps) {
+    auto it = s.eventOps.find(name);
+    out << fmt::format("{:<22} {:>8} {:>11}\n", name, it == s.eventOps.end() ? 0 : it->second, calls);
+  }
+  if (perRank) {
+    // One row per rank: totals, then one column per operation (names without "MPI_").
+    const bool kinst = s.computeUs <= 0 && s.computeKinst > 0;
+    out << fmt::format("\n{:>5} {:>9} {:>12} {:>12} {:>12}", "rank", "calls", "bytes sent", "bytes recv",
+                       kinst ? "compute Ginst" : "compute s");
+    for (const auto& [name, calls] : s.callOps) out << fmt::format(" {:>10}", name.substr(4));
+    out << "\n";
+    for (const auto& r : s.perRank) {
+      out << fmt::format("{:>5} {:>9} {:>12} {:>12} {:>12.6f}", r.rank, r.calls, humanBytes(r.bytesSent),
+                         humanBytes(r.bytesReceived), kinst ? r.computeKinst / 1e6 : r.computeUs / 1e6);
+      for (const auto& [name, calls] : s.callOps) {
+        auto it = r.ops.find(name);
+        out << fmt::format(" {:>10}", it == r.ops.end() ? 0 : it->second);
+      }
+      out << "\n";
+    }
+  }
+  out << fmt::format("\n(read and expanded in {:.3f} s)\n", seconds);
+}
+
+}  // namespace
+
+void registerInspectCommand(CLI::App& app, CommandAction& run) {
+  static InspectArgs args;
+  CLI::App* cmd = app.add_subcommand("inspect", "print ranks, events, loops, operations, compute time and per-rank figures");
+  cmd->add_option("input", args.input, "trace file (ScalaTrace 2 or tracegen format)")->required();
+  cmd->add_option("--format", args.format, "output format")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
+  cmd->add_flag("--per-rank", args.perRank, "per-rank expanded operation counts, bytes and compute time");
+  cmd->add_flag("--lower", args.lower, "inspect the trace after the lowering pipeline");
+  addPipelineOptions(*cmd, args.pipeline);
+  cmd->callback([&run] {
+    run = [] {
+      auto start = std::chrono::steady_clock::now();
+      SourceFile src = loadSourceFile(args.input);
+      TraceFormat format = detectFormat(src);
+      Trace trace;
+      if (args.lower || !args.pipeline.passes.empty()) {
+        PassContext ctx;
+        trace = readAndLower(args.input, args.pipeline, ctx);
+      } else {
+        trace = readTrace(src);
+      }
+      TraceSummary s = summarizeTrace(trace, args.input);
+      double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      std::string origin = originDescription(trace, format);
+      if (args.format == "json") {
+        std::cout << toJson(args.input, trace.origin, s).dump(2) << "\n";
+      } else {
+        printText(std::cout, args.input, origin, s, args.perRank, seconds);
+      }
+      return 0;
+    };
+  });
+}
+
+}  // namespace tracegen

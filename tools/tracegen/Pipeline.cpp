@@ -1,0 +1,76 @@
+#include <fmt/format.h>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "ir/Diagnostics.h"
+#include "ir/Readers.h"
+#include "passes/PassManager.h"
+#include "tools/tracegen/Commands.h"
+
+namespace tracegen {
+
+void addPipelineOptions(CLI::App& cmd, PipelineOptions& opts) {
+  cmd.add_option("--passes", opts.passes, "comma-separated passes to run instead of the default pipeline");
+  cmd.add_option("--print-after", opts.printAfter, "print the IR to stderr after this pass (or 'all')")
+      ->delimiter(',');
+  cmd.add_flag("--stats", opts.stats, "print what each pass changed, and its time, to stderr");
+  cmd.add_flag("!--no-verify", opts.verify, "skip the IR verifier between passes");
+  cmd.add_option("--timing", opts.timing, "compute time statistic taken from the histograms")
+      ->check(CLI::IsMember({"avg", "median", "max"}))
+      ->capture_default_str();
+  cmd.add_option("--instruction-rate", opts.instructionRate,
+                 "instructions per second, to turn instruction counts of time-independent traces into time")
+      ->check(CLI::PositiveNumber);
+  cmd.add_option("--search-budget", opts.searchBudget,
+                 "states the wildcard matcher may explore looking for a matching that completes")
+      ->capture_default_str();
+}
+
+Trace readAndLower(const std::string& input, const PipelineOptions& opts, PassContext& ctx) {
+  Trace trace = readTraceFile(input);
+  std::vector<std::string> names;
+  if (opts.passes.empty()) {
+    names = defaultPipeline();
+  } else {
+    std::stringstream ss(opts.passes);
+    std::string n;
+    while (std::getline(ss, n, ','))
+      if (!n.empty()) names.push_back(n);
+  }
+  ctx.fileName = input;
+  ctx.options.timing = opts.timing == "max" ? TimingMode::Max : opts.timing == "median" ? TimingMode::Median : TimingMode::Avg;
+  ctx.options.instructionRate = opts.instructionRate;
+  ctx.options.wildcardSearchBudget = opts.searchBudget;
+  PassManager pm(names);
+  pm.setVerify(opts.verify);
+  pm.setPrintAfter(opts.printAfter, &std::cerr);
+  pm.run(trace, ctx);
+  for (const auto& w : ctx.warnings) std::cerr << "tracegen: warning: " << w << "\n";
+  if (opts.stats) {
+    std::cerr << "===-------------------------------------------------------------===\n"
+              << "                     tracegen pass statistics\n"
+              << "===-------------------------------------------------------------===\n";
+    for (const auto& t : pm.timings()) {
+      std::cerr << fmt::format("{:<20} {:>9.3f} ms  events {} -> {}\n", t.pass, t.seconds * 1e3, t.eventsBefore,
+                               t.eventsAfter);
+      for (const auto& [counter, value] : ctx.stats[t.pass])
+        std::cerr << fmt::format("  {:>10}  {}\n", value, counter);
+    }
+  }
+  return trace;
+}
+
+void writeOutput(const std::string& path, const std::string& text) {
+  if (path == "-") {
+    std::cout << text;
+    std::cout.flush();
+    return;
+  }
+  std::ofstream out(path, std::ios::binary);
+  if (!out) throw InputError(path, 0, "cannot open for writing");
+  out << text;
+  if (!out.flush()) throw InputError(path, 0, "cannot write");
+}
+
+}  // namespace tracegen
