@@ -33,6 +33,7 @@ void registerInspectCommand(CLI::App& app, CommandAction& run);
 void registerConvertCommand(CLI::App& app, CommandAction& run);
 void registerLowerCommand(CLI::App& app, CommandAction& run);
 void registerCompareCommand(CLI::App& app, CommandAction& run);
+void registerGenerateCommand(CLI::App& app, CommandAction& run, std::string commandLine);
 
 int runCompare(const std::string& a, const std::string& b, std::ostream& out);
 

@@ -1,13 +1,16 @@
 // tracegen: turns a compressed MPI communication trace into a benchmark.
 //
-//   tracegen app.trace -o bench.c         generate a benchmark (issue: backends)
+//   tracegen app.trace -o bench.c         generate a benchmark (C+MPI, or .ncptl: coNCePTuaL)
 //   tracegen inspect app.trace            what is in a trace
 //   tracegen convert app.trace -o app.tgt ScalaTrace 2 to tracegen's text format
 //   tracegen lower app.trace -o app.tgt   run the lowering passes
 //   tracegen compare a.tgt b.tgt          per-rank counts and bytes of two traces
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <algorithm>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "ir/Diagnostics.h"
 #include "tools/tracegen/Commands.h"
@@ -22,12 +25,23 @@ int main(int argc, char** argv) {
       "Exit status: 0 success, 1 differences found (compare), 2 bad input or usage,\n"
       "3 the trace describes a program that cannot complete (potential deadlock).\n"
       "Input formats: ScalaTrace 2 text traces and tracegen's own format (docs/trace-format.md).");
+  // `tracegen TRACE -o OUT` is `tracegen generate TRACE -o OUT`.
+  std::vector<std::string> args(argv + 1, argv + argc);
+  const std::vector<std::string> commands = {"generate", "inspect", "convert", "lower", "compare",
+                                             "--help", "-h", "--help-all", "--version"};
+  if (!args.empty() && std::find(commands.begin(), commands.end(), args[0]) == commands.end())
+    args.insert(args.begin(), "generate");
+  std::string commandLine = "tracegen";
+  for (const auto& a : args) commandLine += " " + a;
+  std::reverse(args.begin(), args.end());  // CLI11 takes them last-first
+
   CommandAction run;
+  registerGenerateCommand(app, run, commandLine);
   registerInspectCommand(app, run);
   registerConvertCommand(app, run);
   registerLowerCommand(app, run);
   try {
-    app.parse(argc, argv);
+    app.parse(args);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {

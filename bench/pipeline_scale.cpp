@@ -1,0 +1,52 @@
+// Scale benchmark of the default lowering pipeline on a synthetic 2-D stencil trace.
+//
+// Prints, for one rank count per run (so that peak memory is that run's own): the time to
+// build the trace, the time of each pass, and the process's peak resident memory. Run
+// bench/run-scale.sh for the table over 1,024, 16,384 and 262,144 ranks.
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fmt/format.h>
+#include <fstream>
+#include <string>
+
+#include "bench/SyntheticStencil.h"
+#include "passes/PassManager.h"
+
+namespace {
+long peakRssKiB() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("VmHWM:", 0) == 0) return std::strtol(line.c_str() + 6, nullptr, 10);
+  return -1;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace tracegen;
+  using clock = std::chrono::steady_clock;
+  long ranks = argc > 1 ? std::strtol(argv[1], nullptr, 10) : 16384;
+  long timesteps = argc > 2 ? std::strtol(argv[2], nullptr, 10) : 1000;
+  Rank px = static_cast<Rank>(std::llround(std::sqrt(static_cast<double>(ranks))));
+  if (ranks < 4 || px * px != ranks) {
+    fmt::print(stderr, "usage: {} RANKS [TIMESTEPS]   (RANKS a square >= 4)\n", argv[0]);
+    return 2;
+  }
+  auto t0 = clock::now();
+  Trace trace = makeStencilTrace(px, px, timesteps);
+  double build = std::chrono::duration<double>(clock::now() - t0).count();
+  PassContext ctx;
+  ctx.fileName = "synthetic";
+  PassManager pm(defaultPipeline());
+  auto t1 = clock::now();
+  pm.run(trace, ctx);
+  double total = std::chrono::duration<double>(clock::now() - t1).count();
+  fmt::print("ranks {} grid {}x{} timesteps {} events {}\n", ranks, px, px, timesteps, trace.events.size());
+  fmt::print("  build trace        {:9.3f} s\n", build);
+  for (const auto& t : pm.timings()) fmt::print("  {:<18} {:9.3f} s\n", t.pass, t.seconds);
+  fmt::print("  pipeline total     {:9.3f} s (verifier included)\n", total);
+  fmt::print("  peak memory        {:9.1f} MiB\n", static_cast<double>(peakRssKiB()) / 1024.0);
+  return 0;
+}

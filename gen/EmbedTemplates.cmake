@@ -1,0 +1,12 @@
+# Writes a C++ file holding every file under templates/ as a string, so that tracegen is
+# self-contained. Invoked at build time with -DTEMPLATE_DIR=... -DOUTPUT=...
+file(GLOB_RECURSE templates RELATIVE ${TEMPLATE_DIR} ${TEMPLATE_DIR}/*.mustache)
+list(SORT templates)
+set(body "// Generated from templates/ by gen/EmbedTemplates.cmake. Do not edit.\n#include <map>\n#include <stdexcept>\n#include <string>\n#include \"gen/Backend.h\"\nnamespace tracegen::gen {\nstd::string_view templateText(std::string_view path) {\n  static const std::map<std::string, std::string, std::less<>> kTemplates = {\n")
+foreach(t ${templates})
+  file(READ ${TEMPLATE_DIR}/${t} text)
+  string(APPEND body "    {\"${t}\", R\"tgtemplate(${text})tgtemplate\"},\n")
+endforeach()
+string(APPEND body "  };\n  auto it = kTemplates.find(path);\n  if (it == kTemplates.end()) throw std::out_of_range(\"no template \" + std::string(path));\n  return it->second;\n}\n}  // namespace tracegen::gen\n")
+file(WRITE ${OUTPUT}.tmp "${body}")
+execute_process(COMMAND ${CMAKE_COMMAND} -E copy_if_different ${OUTPUT}.tmp ${OUTPUT})

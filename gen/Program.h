@@ -1,0 +1,101 @@
+// The benchmark program, independent of the output language.
+//
+// The traversal (gen/Traversal.cpp) turns a lowered trace into this model and every backend
+// renders it: one SPMD program in which each statement names the ranks that execute it.
+// Each rank executes the statements that name it, in textual order, and nothing else, so the
+// program is correct whenever every rank's statements appear in that rank's own order; the
+// traversal merges the loop trees of rank classes so that ranks that loop together share one
+// loop and differences become guards (rank sets) and expressions (per rank, per execution,
+// first iteration or not).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/Trace.h"
+
+namespace tracegen::gen {
+
+// A value the benchmark computes at run time from the calling rank and the loop state.
+struct Expr {
+  enum class Kind {
+    Const,           // value
+    RankOffset,      // (rank + offset) mod numRanks: a peer stored relative to the caller
+    ByRank,          // children[i] for the ranks of groups[i] (the groups partition the statement's ranks)
+    ByExecution,     // children[k mod n] at the statement's k-th execution by the rank (k from 0)
+    FirstIteration,  // children[0] in the first iteration of loop `loop` (its variable is 0), else children[1]
+  };
+  Kind kind = Kind::Const;
+  double value = 0;
+  std::int64_t offset = 0;
+  std::vector<RankList> groups;
+  int loop = -1;
+  std::vector<Expr> children;
+
+  static Expr constant(double v) { return Expr{Kind::Const, v, 0, {}, -1, {}}; }
+  static Expr rankOffset(std::int64_t off) { return Expr{Kind::RankOffset, 0, off, {}, -1, {}}; }
+  bool isConst() const { return kind == Kind::Const; }
+  // True if the value never changes from one execution to the next for a given rank.
+  bool perExecutionInvariant() const;
+  // Evaluates for a rank at its k-th execution, with `firstIteration(loop)` telling whether
+  // that loop is in its first iteration. For tests and for simulations of the program.
+  double eval(Rank rank, Rank numRanks, std::int64_t execution, const std::map<int, bool>& firstIteration) const;
+  bool operator==(const Expr&) const = default;
+};
+
+struct Stmt;
+
+// One MPI call (for every rank of `ranks`), preceded by its computation.
+struct CallStmt {
+  const Event* event = nullptr;  // origin: id, call sites, line
+  Op op = Op::Init;
+  // Parameters that the call has, by name. Peers (dest, source) are world ranks (Const),
+  // offsets from the caller (RankOffset), or per-rank choices of those; `source` may be the
+  // constant kAnySource only if wildcards were not resolved. Datatype values are ids in
+  // Program::datatypes, communicator values ids in Program::comms, `op` reduction operators
+  // in ScalaTrace numbering. `request` is a request offset as in the trace format
+  // (9999 = the rank's most recent request-creating call).
+  std::map<Param, Expr> params;
+  // Vector parameters (requests, recvcounts, ...): one expression per element.
+  std::map<Param, std::vector<Expr>> vectors;
+  Expr computeUs;  // computation before the call, microseconds
+  // The statement's execution index as a function of the enclosing loops' variables, when it
+  // runs exactly once per iteration of each enclosing loop with constant trip counts:
+  // k = sum of multiplier * variable. Backends without counters (coNCePTuaL) need it for
+  // ByExecution values.
+  std::optional<std::vector<std::pair<int, std::int64_t>>> executionIndex;
+};
+
+struct LoopStmt {
+  int id = 0;             // unique in the program; names the loop variable
+  Expr iterations;        // per entry of the loop (ByExecution: cyclic per entry)
+  std::vector<Stmt> body;
+  const Event* head = nullptr;  // the event that heads this loop in the trace
+};
+
+struct Stmt {
+  enum class Kind { Call, Loop };
+  Kind kind = Kind::Call;
+  RankList ranks;  // the ranks that execute this statement
+  CallStmt call;   // Kind::Call
+  LoopStmt loop;   // Kind::Loop
+};
+
+struct Program {
+  Rank numRanks = 0;
+  std::string source;  // the trace file it came from
+  std::string origin;  // the trace's origin
+  std::vector<Datatype> datatypes;
+  std::vector<Communicator> comms;  // every communicator used; ids as in the trace
+  std::vector<Stmt> body;           // MPI_Init first, MPI_Finalize last
+  std::vector<std::string> notes;   // said in the generated program's header
+  std::unordered_map<std::string, RankExpr> rankExprs;  // RankList::str() -> task expressions
+  const Trace* trace = nullptr;     // for call-site names
+  int loops = 0;                    // number of LoopStmts
+  std::int64_t maxMessageBytes = 0; // largest single message (send or receive) of any call
+};
+
+}  // namespace tracegen::gen

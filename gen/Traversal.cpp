@@ -1,0 +1,537 @@
+// The traversal: from a lowered trace to one SPMD benchmark program.
+//
+// Algorithm.
+// 1. Rank classes. The ranks are partitioned by every ranklist that shapes control flow (the
+//    events' ranks and the loop groups' ranks), by refinement on the compressed lists. All
+//    ranks of a class have the same events and the same loops, so one representative's loop
+//    tree (§8 of the ScalaTrace format: a loop is a head plus the next mem-1 events of the
+//    rank) is the whole class's.
+// 2. Timing. Walking a class's tree with the set of possible predecessors gives each event's
+//    computation: a constant where the predecessor is always the same call, and a "first
+//    iteration or not" choice where the event opens a loop body (its predecessor is the call
+//    before the loop in the first iteration and the body's last call afterwards).
+// 3. Merge. The class trees are merged pairwise, in file order: the same event becomes one
+//    statement for the union of ranks, and loops with the same iteration counts whose spans of
+//    the trace overlap become one loop, recursively. Anything else stays a separate statement
+//    with its own rank set. Every rank executes only the statements that name it, in textual
+//    order, and merging keeps each class's own order, so the program is correct by
+//    construction; merging is what makes it short (a stencil's nine rank groups share one
+//    time-step loop).
+// 4. Values. Parameters become expressions: a constant, an offset from the rank for relative
+//    peers, a choice by rank group, or a cycle over the statement's executions.
+#include "gen/Traversal.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <functional>
+#include <stdexcept>
+
+#include "passes/RankRanges.h"
+
+namespace tracegen::gen {
+
+// ---------------------------------------------------------------------------------------------
+// Expr
+
+bool Expr::perExecutionInvariant() const {
+  if (kind == Kind::ByExecution || kind == Kind::FirstIteration) return false;
+  for (const auto& c : children)
+    if (!c.perExecutionInvariant()) return false;
+  return true;
+}
+
+double Expr::eval(Rank rank, Rank numRanks, std::int64_t execution, const std::map<int, bool>& firstIteration) const {
+  switch (kind) {
+    case Kind::Const:
+      return value;
+    case Kind::RankOffset:
+      return static_cast<double>(((rank + offset) % numRanks + numRanks) % numRanks);
+    case Kind::ByRank:
+      for (std::size_t i = 0; i < groups.size(); ++i)
+        if (groups[i].contains(rank)) return children[i].eval(rank, numRanks, execution, firstIteration);
+      throw std::logic_error("Expr::eval: rank in no group");
+    case Kind::ByExecution:
+      return children[static_cast<std::size_t>(execution % static_cast<std::int64_t>(children.size()))].eval(
+          rank, numRanks, execution, firstIteration);
+    case Kind::FirstIteration: {
+      auto it = firstIteration.find(loop);
+      bool first = it != firstIteration.end() && it->second;
+      return children[first ? 0 : 1].eval(rank, numRanks, execution, firstIteration);
+    }
+  }
+  return 0;
+}
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// Class trees
+
+struct Node {
+  bool isLoop = false;
+  std::size_t event = 0;  // event node: index into trace.events; loop node: its head
+  int loopId = -1;
+  std::vector<std::int64_t> iterations;  // loop: trip counts, one per entry, cyclic
+  std::vector<Node> body;
+  RankList ranks;
+  Expr compute;  // event node
+  std::size_t first = 0, last = 0;  // span of trace events
+};
+
+Expr simplifyByRank(std::vector<RankList> groups, std::vector<Expr> children) {
+  bool allSame = true;
+  for (const auto& c : children) allSame = allSame && c == children.front();
+  if (allSame) return children.front();
+  Expr e;
+  e.kind = Expr::Kind::ByRank;
+  e.groups = std::move(groups);
+  e.children = std::move(children);
+  return e;
+}
+
+Expr firstIteration(int loop, Expr first, Expr rest) {
+  if (first == rest) return first;
+  Expr e;
+  e.kind = Expr::Kind::FirstIteration;
+  e.loop = loop;
+  e.children = {std::move(first), std::move(rest)};
+  return e;
+}
+
+class Builder {
+ public:
+  Builder(const Trace& t) : trace_(t) {}
+
+  std::vector<RankList> rankClasses() const {
+    std::vector<RankList> classes{RankList::all(trace_.numRanks)};
+    auto refine = [&](const RankList& by) {
+      std::vector<RankList> next;
+      for (const auto& c : classes) {
+        if (!c.intersects(by)) {
+          next.push_back(c);
+          continue;
+        }
+        RankList in = RankList::intersect(c, by);
+        RankList out = RankList::subtract(c, by);
+        next.push_back(std::move(in));
+        if (!out.empty()) next.push_back(std::move(out));
+      }
+      classes = std::move(next);
+    };
+    for (const auto& e : trace_.events) {
+      refine(e.ranks);
+      for (const auto& lv : e.loops) {
+        for (const auto& g : lv.iter) refine(g.ranks);
+        for (const auto& g : lv.mem) refine(g.ranks);
+      }
+    }
+    std::sort(classes.begin(), classes.end(),
+              [](const RankList& a, const RankList& b) { return *a.first() < *b.first(); });
+    return classes;
+  }
+
+  // The loop tree of one class, from its first rank.
+  std::vector<Node> classTree(const RankList& cls) {
+    const Rank r = *cls.first();
+    struct Item {
+      std::size_t event;
+      std::vector<std::pair<const ValueGroup*, const ValueGroup*>> levels;  // iter, mem
+    };
+    std::vector<Item> items;
+    for (std::size_t i = 0; i < trace_.events.size(); ++i) {
+      const Event& e = trace_.events[i];
+      if (!e.ranks.contains(r)) continue;
+      Item it{i, {}};
+      for (const auto& lv : e.loops) {
+        const ValueGroup* iter = nullptr;
+        const ValueGroup* mem = nullptr;
+        for (const auto& g : lv.iter)
+          if (g.ranks.contains(r)) iter = &g;
+        for (const auto& g : lv.mem)
+          if (g.ranks.contains(r)) mem = &g;
+        if (!iter || !mem) break;
+        if (mem->values.size() != 1 &&
+            std::adjacent_find(mem->values.begin(), mem->values.end(), std::not_equal_to<>()) != mem->values.end())
+          throw std::invalid_argument(fmt::format(
+              "event {} ({}): a loop whose body length changes from one entry to the next cannot be generated yet",
+              e.id, opName(e.op)));
+        it.levels.push_back({iter, mem});
+      }
+      items.push_back(std::move(it));
+    }
+    std::function<Node(std::size_t, std::size_t, std::size_t&)> loop;
+    std::function<void(std::size_t, std::size_t, std::vector<Node>&)> sequence;
+    auto eventNode = [&](std::size_t j) {
+      Node n;
+      n.event = items[j].event;
+      n.ranks = cls;
+      n.first = n.last = items[j].event;
+      return n;
+    };
+    sequence = [&](std::size_t j, std::size_t end, std::vector<Node>& out) {
+      while (j < end) {
+        if (items[j].levels.empty()) {
+          out.push_back(eventNode(j));
+          ++j;
+        } else {
+          std::size_t span = 0;
+          out.push_back(loop(j, 0, span));
+          j += span;
+        }
+      }
+    };
+    loop = [&](std::size_t h, std::size_t k, std::size_t& span) {
+      const auto [iter, mem] = items[h].levels[k];
+      span = static_cast<std::size_t>(mem->values.front());
+      Node n;
+      n.isLoop = true;
+      n.event = items[h].event;
+      n.loopId = nextLoopId_++;
+      n.iterations = iter->values;
+      n.ranks = cls;
+      std::size_t j = h;
+      if (items[h].levels.size() > k + 1) {
+        std::size_t inner = 0;
+        n.body.push_back(loop(h, k + 1, inner));
+        j += inner;
+      } else {
+        n.body.push_back(eventNode(h));
+        ++j;
+      }
+      sequence(j, h + span, n.body);
+      n.first = items[h].event;
+      n.last = items[h + span - 1].event;
+      return n;
+    };
+    std::vector<Node> top;
+    sequence(0, items.size(), top);
+    return top;
+  }
+
+  // Compute before every event node, from the predecessor it can have.
+  void assignCompute(std::vector<Node>& nodes) {
+    struct Pred {  // the possible previous event of the rank, as a decision tree
+      bool definite = true;
+      std::size_t event = SIZE_MAX;  // SIZE_MAX: none (the first call)
+      int loop = -1;
+      std::shared_ptr<Pred> first, rest;
+    };
+    std::function<std::size_t(const std::vector<Node>&)> lastEvent = [&](const std::vector<Node>& body) {
+      const Node& n = body.back();
+      return n.isLoop ? lastEvent(n.body) : n.event;
+    };
+    std::function<Expr(const Pred&, const Event&)> timeOf = [&](const Pred& p, const Event& e) -> Expr {
+      if (!p.definite) return firstIteration(p.loop, timeOf(*p.first, e), timeOf(*p.rest, e));
+      if (p.event == SIZE_MAX) return Expr::constant(0);
+      return Expr::constant(computeAfter(e, trace_.events[p.event].site));
+    };
+    std::function<Pred(std::vector<Node>&, Pred)> walk = [&](std::vector<Node>& body, Pred pred) -> Pred {
+      for (auto& n : body) {
+        if (!n.isLoop) {
+          n.compute = timeOf(pred, trace_.events[n.event]);
+          pred = Pred{true, n.event, -1, nullptr, nullptr};
+          continue;
+        }
+        Pred rest{true, lastEvent(n.body), -1, nullptr, nullptr};
+        Pred inside{false, 0, n.loopId, std::make_shared<Pred>(pred), std::make_shared<Pred>(rest)};
+        walk(n.body, inside);
+        pred = rest;
+      }
+      return pred;
+    };
+    walk(nodes, Pred{});
+  }
+
+  double computeAfter(const Event& e, SiteId prev) const {
+    for (const auto& c : e.compute)
+      if (c.after == prev) return c.us;
+    if (!e.compute.empty()) return 0;
+    for (const auto& st : e.stats)
+      if (st.phase == Phase::Compute && st.unit == TimeUnit::Microseconds && st.after == prev) return st.hist.mean();
+    return 0;
+  }
+
+  // Merges class tree `b` into `a`. Loop ids of b that merge are renamed to a's.
+  std::vector<Node> merge(std::vector<Node> a, std::vector<Node> b) {
+    std::vector<Node> out;
+    std::size_t i = 0, j = 0;
+    while (i < a.size() || j < b.size()) {
+      if (i < a.size() && j < b.size() && mergeable(a[i], b[j])) {
+        out.push_back(mergeNodes(std::move(a[i]), std::move(b[j])));
+        ++i;
+        ++j;
+      } else if (j >= b.size() || (i < a.size() && a[i].first <= b[j].first)) {
+        out.push_back(std::move(a[i++]));
+      } else {
+        out.push_back(std::move(b[j++]));
+      }
+    }
+    return out;
+  }
+
+ private:
+  static bool mergeable(const Node& x, const Node& y) {
+    if (x.isLoop != y.isLoop) return false;
+    if (!x.isLoop) return x.event == y.event;
+    return x.iterations == y.iterations && x.first <= y.last && y.first <= x.last;
+  }
+
+  static void renameLoop(Expr& e, int from, int to) {
+    if (e.kind == Expr::Kind::FirstIteration && e.loop == from) e.loop = to;
+    for (auto& c : e.children) renameLoop(c, from, to);
+  }
+  static void renameLoop(std::vector<Node>& nodes, int from, int to) {
+    for (auto& n : nodes) {
+      renameLoop(n.compute, from, to);
+      renameLoop(n.body, from, to);
+    }
+  }
+
+  Node mergeNodes(Node x, Node y) {
+    Node n;
+    n.isLoop = x.isLoop;
+    n.event = std::min(x.event, y.event);
+    n.loopId = x.loopId;
+    n.iterations = x.iterations;
+    n.ranks = RankList::unite(x.ranks, y.ranks);
+    n.first = std::min(x.first, y.first);
+    n.last = std::max(x.last, y.last);
+    if (x.isLoop) {
+      renameLoop(y.body, y.loopId, x.loopId);
+      n.body = merge(std::move(x.body), std::move(y.body));
+    } else {
+      n.compute = simplifyByRank({x.ranks, y.ranks}, {x.compute, y.compute});
+    }
+    return n;
+  }
+
+  const Trace& trace_;
+  int nextLoopId_ = 0;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Parameter values
+
+Expr listExpr(const std::vector<std::int64_t>& values, bool relative) {
+  auto one = [&](std::int64_t v) {
+    if (relative && v != kAnySource) return Expr::rankOffset(v);
+    return Expr::constant(static_cast<double>(v));
+  };
+  bool allSame = std::adjacent_find(values.begin(), values.end(), std::not_equal_to<>()) == values.end();
+  if (allSame) return one(values.front());
+  Expr e;
+  e.kind = Expr::Kind::ByExecution;
+  for (auto v : values) e.children.push_back(one(v));
+  return e;
+}
+
+// The groups of a parameter restricted to the statement's ranks.
+std::vector<std::pair<RankList, const ValueGroup*>> groupsFor(const ParamValues& pv, const RankList& ranks) {
+  std::vector<std::pair<RankList, const ValueGroup*>> out;
+  if (pv.groups.size() == 1) return {{ranks, &pv.groups.front()}};
+  for (const auto& g : pv.groups) {
+    if (!g.ranks.intersects(ranks)) continue;
+    out.push_back({RankList::intersect(g.ranks, ranks), &g});
+  }
+  return out;
+}
+
+Expr paramExpr(const ParamValues& pv, const RankList& ranks) {
+  std::vector<RankList> groups;
+  std::vector<Expr> children;
+  for (auto& [r, g] : groupsFor(pv, ranks)) {
+    groups.push_back(r);
+    children.push_back(listExpr(g->values, pv.relative));
+  }
+  return simplifyByRank(std::move(groups), std::move(children));
+}
+
+class ProgramWriter {
+ public:
+  ProgramWriter(const Trace& t, Program& p) : trace_(t), program_(p) {}
+
+  void statements(const std::vector<Node>& nodes, std::vector<Stmt>& out,
+                  const std::vector<std::pair<int, std::int64_t>>* loops) {
+    for (const auto& n : nodes) {
+      Stmt s;
+      s.ranks = n.ranks;
+      noteRanks(n.ranks);
+      if (n.isLoop) {
+        s.kind = Stmt::Kind::Loop;
+        s.loop.id = n.loopId;
+        s.loop.head = &trace_.events[n.event];
+        s.loop.iterations = listExpr(n.iterations, false);
+        ++program_.loops;
+        // Loops with one trip count keep the execution index of their body computable.
+        std::vector<std::pair<int, std::int64_t>> inner;
+        bool exact = loops && s.loop.iterations.isConst();
+        if (exact) {
+          auto trips = static_cast<std::int64_t>(s.loop.iterations.value);
+          for (auto [id, mult] : *loops) inner.push_back({id, mult * trips});
+          inner.push_back({n.loopId, 1});
+        }
+        statements(n.body, s.loop.body, exact ? &inner : nullptr);
+      } else {
+        s.kind = Stmt::Kind::Call;
+        s.call = call(n, loops);
+      }
+      out.push_back(std::move(s));
+    }
+  }
+
+ private:
+  void noteRanks(const RankList& r) {
+    std::string key = r.str();
+    if (!program_.rankExprs.count(key)) program_.rankExprs.emplace(key, rankExpr(r, trace_.numRanks));
+  }
+
+  CallStmt call(const Node& n, const std::vector<std::pair<int, std::int64_t>>* loops) {
+    const Event& e = trace_.events[n.event];
+    CallStmt c;
+    c.event = &e;
+    c.op = e.op;
+    c.computeUs = n.compute;
+    for (const auto& g : c.computeUs.groups) noteRanks(g);
+    if (loops) c.executionIndex = *loops;
+    for (const auto& pv : e.params) {
+      if (isVectorParam(pv.param)) {
+        c.vectors[pv.param] = vectorExpr(e, pv, n.ranks);
+        continue;
+      }
+      Expr x = paramExpr(pv, n.ranks);
+      for (const auto& g : x.groups) noteRanks(g);
+      c.params[pv.param] = std::move(x);
+    }
+    trackMessageSize(e, n.ranks);
+    return c;
+  }
+
+  // A vector parameter: element k of execution x is values[(x*n + k) mod listLength], where n
+  // is the vector's length for the rank (the request count of a Waitall, the communicator
+  // size of a v-collective). Ranks with shorter vectors get filler elements they never read.
+  std::vector<Expr> vectorExpr(const Event& e, const ParamValues& pv, const RankList& ranks) {
+    auto fail = [&](const std::string& why) {
+      throw std::invalid_argument(fmt::format("event {} ({}): parameter '{}' {}", e.id, opName(e.op), paramName(pv.param), why));
+    };
+    auto groups = groupsFor(pv, ranks);
+    std::vector<std::int64_t> lengths;
+    std::int64_t longest = 0;
+    for (auto& [r, g] : groups) {
+      std::int64_t n = vectorLength(e, pv.param, r);
+      if (n < 0 || (n > 0 && static_cast<std::int64_t>(g->values.size()) % n != 0))
+        fail(fmt::format("has {} values, not a whole number of vectors of {}", g->values.size(), n));
+      lengths.push_back(n);
+      longest = std::max(longest, n);
+    }
+    const double filler = pv.param == Param::Requests ? static_cast<double>(kRequestNull) : 0.0;
+    std::vector<Expr> out;
+    for (std::int64_t k = 0; k < longest; ++k) {
+      std::vector<RankList> rankGroups;
+      std::vector<Expr> children;
+      for (std::size_t gi = 0; gi < groups.size(); ++gi) {
+        const auto& [r, g] = groups[gi];
+        rankGroups.push_back(r);
+        if (k >= lengths[gi]) {
+          children.push_back(Expr::constant(filler));
+          continue;
+        }
+        std::vector<std::int64_t> cycle;
+        for (auto x = static_cast<std::size_t>(k); x < g->values.size(); x += static_cast<std::size_t>(lengths[gi]))
+          cycle.push_back(g->values[x]);
+        children.push_back(listExpr(cycle, false));
+      }
+      out.push_back(simplifyByRank(std::move(rankGroups), std::move(children)));
+    }
+    return out;
+  }
+
+  // The vector length for the ranks `ranks` (which share one value list of the parameter).
+  std::int64_t vectorLength(const Event& e, Param p, const RankList& ranks) const {
+    if (p == Param::Requests || p == Param::GroupRanks || p == Param::GroupRanges) {
+      const ParamValues* count = e.param(Param::Count);
+      const ValueGroup* g = count ? count->groupFor(*ranks.first()) : nullptr;
+      if (!g || std::adjacent_find(g->values.begin(), g->values.end(), std::not_equal_to<>()) != g->values.end())
+        throw std::invalid_argument(
+            fmt::format("event {} ({}): the vector length changes between calls", e.id, opName(e.op)));
+      return p == Param::GroupRanges ? 3 * g->values.front() : g->values.front();
+    }
+    auto comm = e.uniformValue(Param::Comm).value_or(kCommWorld);
+    if (comm == kCommWorld) return trace_.numRanks;
+    if (comm == kCommSelf) return 1;
+    const Communicator* c = trace_.comm(comm);
+    const RankList* inst = c ? c->instanceFor(*ranks.first()) : nullptr;
+    if (!inst) throw std::invalid_argument(fmt::format("event {} ({}): communicator {} is unknown", e.id, opName(e.op), comm));
+    return inst->size();
+  }
+
+  void trackMessageSize(const Event& e, const RankList& ranks) {
+    auto maxOf = [&](Param p) {
+      std::int64_t m = 0;
+      if (const ParamValues* pv = e.param(p))
+        for (auto& [r, g] : groupsFor(*pv, ranks))
+          for (auto v : g->values) m = std::max(m, v);
+      return m;
+    };
+    auto typeSize = [&](Param p) {
+      std::int64_t m = 0;
+      if (const ParamValues* pv = e.param(p))
+        for (const auto& g : pv->groups)
+          for (auto v : g.values)
+            if (const Datatype* d = trace_.datatype(v)) m = std::max(m, d->size);
+      return m;
+    };
+    std::int64_t bytes = std::max(maxOf(Param::Count) * typeSize(Param::Datatype),
+                                  maxOf(Param::RecvCount) * std::max(typeSize(Param::RecvType), typeSize(Param::Datatype)));
+    for (Param p : {Param::RecvCounts, Param::SendCounts}) {
+      std::int64_t sum = 0;
+      if (const ParamValues* pv = e.param(p))
+        for (const auto& g : pv->groups) {
+          std::int64_t s = 0;
+          for (auto v : g.values) s += std::max<std::int64_t>(v, 0);
+          sum = std::max(sum, s);
+        }
+      bytes = std::max(bytes, sum * std::max(typeSize(Param::Datatype), typeSize(Param::RecvType)));
+    }
+    if (opInfo(e.op).kind == OpKind::Collective) bytes *= trace_.numRanks;  // gathers and all-to-alls
+    program_.maxMessageBytes = std::max(program_.maxMessageBytes, bytes);
+  }
+
+  const Trace& trace_;
+  Program& program_;
+};
+
+}  // namespace
+
+Program buildProgram(const Trace& trace, const std::string& source) {
+  if (!trace.worldPeers)
+    for (const auto& e : trace.events)
+      if (auto comm = e.param(Param::Comm))
+        for (const auto& g : comm->groups)
+          for (auto v : g.values)
+            if (v != kCommWorld)
+              throw std::invalid_argument("the trace uses sub-communicators: run the resolve-comms pass first");
+  Program p;
+  p.numRanks = trace.numRanks;
+  p.source = source;
+  p.origin = trace.origin;
+  p.datatypes = trace.datatypes;
+  p.comms = trace.comms;
+  p.trace = &trace;
+  p.rankExprs = trace.rankExprs;
+
+  Builder builder(trace);
+  std::vector<Node> merged;
+  bool firstClass = true;
+  for (const auto& cls : builder.rankClasses()) {
+    std::vector<Node> tree = builder.classTree(cls);
+    builder.assignCompute(tree);
+    merged = firstClass ? std::move(tree) : builder.merge(std::move(merged), std::move(tree));
+    firstClass = false;
+  }
+  ProgramWriter writer(trace, p);
+  std::vector<std::pair<int, std::int64_t>> top;
+  writer.statements(merged, p.body, &top);
+  return p;
+}
+
+}  // namespace tracegen::gen

@@ -1,0 +1,16 @@
+// The traversal shared by every backend: from a lowered trace to a Program (gen/Program.h).
+#pragma once
+
+#include <string>
+
+#include "gen/Program.h"
+#include "ir/Trace.h"
+
+namespace tracegen::gen {
+
+// Builds the benchmark program of a lowered trace (communicators resolved, wildcards
+// resolved, timing summarised, rank expressions made). The program keeps a pointer to
+// `trace`, which must outlive it. Throws std::invalid_argument for what it cannot express.
+Program buildProgram(const Trace& trace, const std::string& source);
+
+}  // namespace tracegen::gen

@@ -1,0 +1,215 @@
+// Tests of the pass manager, communicator resolution and the timing summary, on the synthetic
+// stencil and small hand-built traces.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+#include <map>
+#include <sstream>
+
+#include "bench/SyntheticStencil.h"
+#include "ir/Diagnostics.h"
+#include "ir/RankCursor.h"
+#include "ir/Summary.h"
+#include "passes/PassManager.h"
+
+using namespace tracegen;
+
+namespace {
+
+// Sends to and receives from each peer, per rank: the balance every correct trace has.
+void expectBalanced(const Trace& t) {
+  std::map<std::pair<Rank, Rank>, std::int64_t> sent, received;
+  for (Rank r = 0; r < t.numRanks; ++r) {
+    RankCursor c(t, r);
+    Call call;
+    while (c.next(call)) {
+      OpKind k = opInfo(call.op).kind;
+      if (k == OpKind::Send || k == OpKind::Isend) sent[{r, call.peer}] += call.bytes;
+      if (k == OpKind::Recv || k == OpKind::Irecv) received[{call.peer, r}] += call.recvBytes;
+    }
+  }
+  EXPECT_EQ(sent, received);
+}
+
+}  // namespace
+
+TEST(SyntheticStencil, ExpandsToTheStencilOnEveryRank) {
+  const Rank px = 4, py = 3;
+  Trace t = makeStencilTrace(px, py, 10);
+  EXPECT_EQ(t.events.size(), 12u);
+  for (Rank r = 0; r < px * py; ++r) {
+    Rank row = r / px, col = r % px;
+    int neighbours = (row > 0) + (row < py - 1) + (col > 0) + (col < px - 1);
+    RankCursor c(t, r);
+    Call call;
+    std::map<Op, std::int64_t> ops;
+    std::int64_t completed = 0;
+    while (c.next(call)) {
+      ++ops[call.op];
+      completed += static_cast<std::int64_t>(call.completes.size());
+    }
+    EXPECT_EQ(ops[Op::Irecv], 10 * neighbours) << "rank " << r;
+    EXPECT_EQ(ops[Op::Isend], 10 * neighbours) << "rank " << r;
+    EXPECT_EQ(ops[Op::Waitall], 10);
+    EXPECT_EQ(ops[Op::Allreduce], 10);
+    EXPECT_EQ(completed, 20 * neighbours);
+  }
+  expectBalanced(t);
+}
+
+TEST(PassManager, DefaultPipelineRunsAndCountsEveryPass) {
+  Trace t = makeStencilTrace(4, 4, 5);
+  Trace before = t;
+  PassContext ctx;
+  PassManager pm(defaultPipeline());
+  pm.run(t, ctx);
+  EXPECT_EQ(pm.timings().size(), defaultPipeline().size());
+  for (const auto& name : defaultPipeline()) EXPECT_TRUE(ctx.stats.count(name)) << name;
+  EXPECT_TRUE(t.worldPeers);
+  EXPECT_EQ(t.events.size(), before.events.size());
+  // Lowering keeps every rank's calls.
+  auto a = summarizeRanks(before), b = summarizeRanks(t);
+  for (std::size_t r = 0; r < a.size(); ++r) {
+    EXPECT_EQ(a[r].ops, b[r].ops);
+    EXPECT_EQ(a[r].bytesSent, b[r].bytesSent);
+  }
+}
+
+TEST(PassManager, RejectsUnknownPassNames) {
+  EXPECT_THROW(PassManager({"resolve-comms", "no-such-pass"}), std::invalid_argument);
+  PassManager pm({"resolve-comms"});
+  EXPECT_THROW(pm.setPrintAfter({"bogus"}, nullptr), std::invalid_argument);
+}
+
+TEST(PassManager, PrintsTheIrAfterTheNamedPass) {
+  Trace t = makeStencilTrace(2, 2, 3);
+  PassContext ctx;
+  PassManager pm({"resolve-comms", "summarize-timing"});
+  std::ostringstream out;
+  pm.setPrintAfter({"summarize-timing"}, &out);
+  pm.run(t, ctx);
+  EXPECT_NE(out.str().find("IR dump after summarize-timing"), std::string::npos);
+  EXPECT_EQ(out.str().find("IR dump after resolve-comms"), std::string::npos);
+}
+
+TEST(SummarizeTiming, AvgMedianMaxFromHistograms) {
+  Trace t = makeStencilTrace(2, 2, 4, 100.0);
+  const Event* waitall = nullptr;
+  for (const auto& e : t.events)
+    if (e.op == Op::Waitall) waitall = &e;
+  ASSERT_NE(waitall, nullptr);
+  const Histogram& h = waitall->stats.front().hist;
+  for (auto [mode, expected] : {std::pair{TimingMode::Avg, h.mean()}, {TimingMode::Median, h.median()}, {TimingMode::Max, h.max}}) {
+    Trace copy = t;
+    PassContext ctx;
+    ctx.options.timing = mode;
+    PassManager({"summarize-timing"}).run(copy, ctx);
+    for (const auto& e : copy.events)
+      if (e.op == Op::Waitall) {
+        ASSERT_FALSE(e.compute.empty());
+        EXPECT_DOUBLE_EQ(e.compute.front().us, expected);
+      }
+  }
+  EXPECT_LT(h.mean(), h.max);
+}
+
+TEST(SummarizeTiming, RefusesToGuessAnInstructionRate) {
+  Trace t = makeStencilTrace(2, 2, 2);
+  for (auto& e : t.events)
+    for (auto& s : e.stats) s.unit = TimeUnit::KiloInstructions;
+  PassContext ctx;
+  EXPECT_THROW(PassManager({"summarize-timing"}).run(t, ctx), std::invalid_argument);
+  ctx.options.instructionRate = 2e9;  // 2 G instructions/s: 1 kinst = 0.5 us
+  PassManager({"summarize-timing"}).run(t, ctx);
+  for (const auto& e : t.events)
+    for (std::size_t i = 0; i < e.compute.size(); ++i) {
+      const TimeStat* st = nullptr;
+      for (const auto& s : e.stats)
+        if (s.after == e.compute[i].after) st = &s;
+      ASSERT_NE(st, nullptr);
+      EXPECT_DOUBLE_EQ(e.compute[i].us, st->hist.mean() * 0.5);
+    }
+}
+
+namespace {
+// Four ranks split into rows {0,1} and {2,3}; in each row rank 0 of the row sends to rank 1
+// of the row, in row numbering, and broadcasts from row rank 1.
+Trace splitTrace() {
+  Trace t;
+  t.numRanks = 4;
+  t.comms = standardCommunicators(4);
+  t.datatypes = {{3, "MPI_INT", 4}};
+  RankList all = RankList::all(4);
+  auto add = [&](Op op, RankList ranks) -> Event& {
+    Event e;
+    e.id = static_cast<std::int64_t>(t.events.size());
+    e.op = op;
+    e.ranks = std::move(ranks);
+    e.site = t.internSite(fmt::format("site{}", t.events.size()));
+    t.events.push_back(std::move(e));
+    return t.events.back();
+  };
+  add(Op::Init, all);
+  Event& split = add(Op::CommSplit, all);
+  split.setParam(Param::Comm, {{all, {kCommWorld}}});
+  split.setParam(Param::Color, {{RankList::progression(0, 2), {0}}, {RankList::progression(2, 2), {1}}});
+  split.setParam(Param::Key, {{all, {0}}}, true);
+  Event& send = add(Op::Send, RankList::progression(0, 2, 2));  // ranks 0 and 2
+  send.setParam(Param::Comm, {{send.ranks, {1000}}});
+  send.setParam(Param::Count, {{send.ranks, {10}}});
+  send.setParam(Param::Datatype, {{send.ranks, {3}}});
+  send.setParam(Param::Dest, {{send.ranks, {1}}});  // row rank 1
+  Event& recv = add(Op::Recv, RankList::progression(1, 2, 2));  // ranks 1 and 3
+  recv.setParam(Param::Comm, {{recv.ranks, {1000}}});
+  recv.setParam(Param::Count, {{recv.ranks, {10}}});
+  recv.setParam(Param::Datatype, {{recv.ranks, {3}}});
+  recv.setParam(Param::Source, {{recv.ranks, {0}}});
+  Event& bcast = add(Op::Bcast, all);
+  bcast.setParam(Param::Comm, {{all, {1000}}});
+  bcast.setParam(Param::Count, {{all, {1}}});
+  bcast.setParam(Param::Datatype, {{all, {3}}});
+  bcast.setParam(Param::Root, {{all, {1}}});
+  add(Op::Finalize, all);
+  return t;
+}
+}  // namespace
+
+TEST(ResolveComms, SplitBecomesRowInstancesAndPeersBecomeWorldRanks) {
+  Trace t = splitTrace();
+  PassContext ctx;
+  PassManager({"resolve-comms"}).run(t, ctx);
+  const Communicator* rows = t.comm(1000);
+  ASSERT_NE(rows, nullptr);
+  EXPECT_EQ(rows->kind, "split");
+  ASSERT_EQ(rows->instances.size(), 2u);
+  EXPECT_EQ(rows->instances[0].toVector(), (std::vector<Rank>{0, 1}));
+  EXPECT_EQ(rows->instances[1].toVector(), (std::vector<Rank>{2, 3}));
+  EXPECT_TRUE(t.worldPeers);
+  std::map<Rank, std::vector<Rank>> peers, roots;
+  for (Rank r = 0; r < 4; ++r) {
+    RankCursor c(t, r);
+    Call call;
+    while (c.next(call)) {
+      if (call.peer >= 0) peers[r].push_back(call.peer);
+      if (call.root >= 0) roots[r].push_back(call.root);
+    }
+  }
+  EXPECT_EQ(peers[0], std::vector<Rank>{1});
+  EXPECT_EQ(peers[1], std::vector<Rank>{0});
+  EXPECT_EQ(peers[2], std::vector<Rank>{3});
+  EXPECT_EQ(peers[3], std::vector<Rank>{2});
+  EXPECT_EQ(roots[0], std::vector<Rank>{1});
+  EXPECT_EQ(roots[2], std::vector<Rank>{3});
+  EXPECT_GT(ctx.stats["resolve-comms"]["peers-rewritten"], 0);
+  expectBalanced(t);
+}
+
+TEST(ResolveComms, WorldOnlyTracesAreLeftAsTheyAre) {
+  Trace t = makeStencilTrace(3, 3, 2);
+  Trace before = t;
+  PassContext ctx;
+  PassManager({"resolve-comms"}).run(t, ctx);
+  EXPECT_TRUE(t.worldPeers);
+  t.worldPeers = false;
+  EXPECT_TRUE(t == before);
+}

@@ -1,0 +1,72 @@
+// `tracegen TRACE -o bench.c|bench.ncptl`: the benchmark generator.
+//
+// Reads the trace, runs the lowering pipeline, builds the program with the shared traversal
+// and renders it with the backend the output's extension (or --emit) selects.
+#include <chrono>
+#include <fmt/format.h>
+#include <iostream>
+
+#include "gen/Backend.h"
+#include "gen/Traversal.h"
+#include "tools/tracegen/Commands.h"
+
+namespace tracegen {
+
+namespace {
+struct GenerateArgs {
+  std::string input, output, emit;
+  PipelineOptions pipeline;
+  bool timing = false;
+};
+
+std::string backendFor(const std::string& output, const std::string& emit) {
+  if (!emit.empty()) return emit;
+  auto ends = [&](std::string_view ext) {
+    return output.size() > ext.size() && output.compare(output.size() - ext.size(), ext.size(), ext) == 0;
+  };
+  if (ends(".ncptl")) return "ncptl";
+  if (ends(".c")) return "c";
+  throw std::invalid_argument(fmt::format(
+      "cannot tell the output language from '{}': name it .c or .ncptl, or give --emit c|ncptl", output));
+}
+}  // namespace
+
+void registerGenerateCommand(CLI::App& app, CommandAction& run, std::string commandLine) {
+  static GenerateArgs args;
+  static std::string invocation;
+  invocation = std::move(commandLine);
+  CLI::App* cmd = app.add_subcommand(
+      "generate", "generate a benchmark (the default command: `tracegen TRACE -o bench.c`)");
+  cmd->add_option("input", args.input, "trace file (ScalaTrace 2 or tracegen format)")->required();
+  cmd->add_option("-o,--output", args.output, "benchmark to write: .c (C+MPI) or .ncptl (coNCePTuaL); '-' for stdout")
+      ->required();
+  cmd->add_option("--emit", args.emit, "output language, overriding the extension")
+      ->check(CLI::IsMember(gen::backendNames()));
+  cmd->add_flag("--time", args.timing, "print how long generation took, to stderr");
+  addPipelineOptions(*cmd, args.pipeline);
+  cmd->callback([&run] {
+    run = [] {
+      auto start = std::chrono::steady_clock::now();
+      std::string language = backendFor(args.output, args.emit);
+      auto backend = gen::createBackend(language);
+      if (!backend) throw std::invalid_argument(fmt::format("no backend '{}'", language));
+      PassContext ctx;
+      Trace trace = readAndLower(args.input, args.pipeline, ctx);
+      gen::Program program = gen::buildProgram(trace, args.input);
+      if (args.pipeline.instructionRate > 0 && !trace.hasTime(Phase::Compute, TimeUnit::Microseconds) &&
+          trace.hasTime(Phase::Compute, TimeUnit::KiloInstructions))
+        program.notes.push_back(fmt::format(
+            "Compute times were converted from instruction counts at {:g} instructions per second (--instruction-rate).",
+            args.pipeline.instructionRate));
+      for (const auto& w : ctx.warnings) program.notes.push_back("Warning while lowering: " + w);
+      gen::GenOptions options{invocation, args.output};
+      writeOutput(args.output, backend->render(program, options));
+      if (args.timing)
+        std::cerr << fmt::format("tracegen: generated {} in {:.3f} s\n", args.output,
+                                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      return 0;
+    };
+  });
+}
+
+}  // namespace tracegen
