@@ -216,6 +216,12 @@ void RankCursor::emit(Item& item, Call& call) {
     std::int64_t n = commSize;
     if (s.values->param == Param::Requests || s.values->param == Param::GroupRanks) n = call.count;
     if (s.values->param == Param::GroupRanges) n = 3 * call.count;
+    // A request vector longer than the request ring, or a rank vector longer than the world,
+    // cannot be meant (and would be materialised here).
+    const std::int64_t limit = s.values->param == Param::Requests ? kRequestRing : 3 * trace_.numRanks;
+    if (n < 0 || n > limit)
+      fail(e, fmt::format("rank {} needs {} values of parameter '{}' for one call (count {})", rank_, n,
+                          paramName(s.values->param), call.count));
     takeVector(s, n, call.vec);
   }
 
@@ -242,7 +248,8 @@ void RankCursor::emit(Item& item, Call& call) {
   for (const auto& ct : e.compute)
     if (ct.after == prevSite_) call.computeUs = ct.us;
   for (const auto& st : e.stats) {
-    if (st.phase != Phase::Compute || st.after != prevSite_) continue;
+    // The first call (MPI_Init) has no predecessor, so no histogram path can be its.
+    if (call.index == 0 || st.phase != Phase::Compute || st.after != prevSite_) continue;
     if (st.unit == TimeUnit::Microseconds && !e.compute.empty()) continue;
     if (st.unit == TimeUnit::Microseconds) call.computeUs = st.hist.mean();
     else call.computeKinst = st.hist.mean();

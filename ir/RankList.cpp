@@ -57,12 +57,13 @@ Rank countLess(const RankTuple& t, std::size_t nd, Rank start, Rank r) {
 
 Rank countLess(const RankTuple& t, Rank r) { return countLess(t, t.dims.size(), t.start, r); }
 
-// Makes one raw tuple nested; a tuple whose dimensions interleave is split along its outermost
-// dimension (only malformed or exotic input does that).
-void nestTuple(RankTuple t, std::vector<RankTuple>& out) {
+// Puts a raw tuple's dimensions in canonical order: empty or trivial dimensions dropped,
+// descending strides turned around, sorted by stride, contiguous dimensions fused ({4 1}{2 4}
+// is {8 1}). Returns false if the tuple is empty (a dimension of no iterations).
+bool canonicalise(RankTuple& t) {
   std::vector<RankDim> dims;
   for (auto d : t.dims) {
-    if (d.iters <= 0) return;  // empty section
+    if (d.iters <= 0) return false;
     if (d.iters == 1 || d.stride == 0) continue;
     if (d.stride < 0) {
       t.start += (d.iters - 1) * d.stride;
@@ -70,8 +71,7 @@ void nestTuple(RankTuple t, std::vector<RankTuple>& out) {
     }
     dims.push_back(d);
   }
-  std::sort(dims.begin(), dims.end(), [](const RankDim& a, const RankDim& b) { return a.stride < b.stride; });
-  // Fuse contiguous dimensions: {4 1}{2 4} is {8 1}.
+  std::stable_sort(dims.begin(), dims.end(), [](const RankDim& a, const RankDim& b) { return a.stride < b.stride; });
   std::vector<RankDim> fused;
   for (const auto& d : dims) {
     if (!fused.empty() && d.stride == fused.back().iters * fused.back().stride) {
@@ -81,6 +81,13 @@ void nestTuple(RankTuple t, std::vector<RankTuple>& out) {
     }
   }
   t.dims = std::move(fused);
+  return true;
+}
+
+// Makes one raw tuple nested; a tuple whose dimensions interleave is split along its outermost
+// dimension (only malformed or exotic input does that).
+void nestTuple(RankTuple t, std::vector<RankTuple>& out) {
+  if (!canonicalise(t)) return;  // empty section
   if (t.dims.empty() || t.isNested()) {
     out.push_back(std::move(t));
     return;
@@ -94,36 +101,91 @@ void nestTuple(RankTuple t, std::vector<RankTuple>& out) {
   }
 }
 
-// Tries to fold b into a (a.start < b.start): equal shapes at a regular distance become one
-// more dimension; a tuple continuing a's outermost progression extends it.
+// Tries to fold b into a (nested, disjoint, a.start < b.start) so that a becomes the union,
+// again one nested tuple in canonical form: a tuple continuing a's outermost progression
+// extends it, a tuple that a continues backwards takes it in, and equal shapes at a regular
+// distance become one more dimension (which may interleave: evens and odds make a block).
 bool tryMerge(RankTuple& a, const RankTuple& b) {
-  if (b.start <= a.last()) return false;
-  if (!a.dims.empty()) {
+  if (b.start > a.last() && !a.dims.empty()) {
     const RankDim& outer = a.dims.back();
-    std::vector<RankDim> inner(a.dims.begin(), a.dims.end() - 1);
     Rank next = a.start + outer.iters * outer.stride;
     if (b.start == next) {
-      if (b.dims == inner) {
+      if (std::equal(a.dims.begin(), a.dims.end() - 1, b.dims.begin(), b.dims.end())) {
         a.dims.back().iters += 1;
         return true;
       }
-      if (!b.dims.empty() && b.dims.back().stride == outer.stride &&
-          std::equal(inner.begin(), inner.end(), b.dims.begin(), b.dims.end() - 1) &&
-          b.dims.size() == a.dims.size()) {
+      if (!b.dims.empty() && b.dims.back().stride == outer.stride && b.dims.size() == a.dims.size() &&
+          std::equal(a.dims.begin(), a.dims.end() - 1, b.dims.begin(), b.dims.end() - 1)) {
         a.dims.back().iters += b.dims.back().iters;
         return true;
       }
     }
   }
+  if (!b.dims.empty() && a.start + b.dims.back().stride == b.start &&
+      std::equal(b.dims.begin(), b.dims.end() - 1, a.dims.begin(), a.dims.end())) {
+    Rank start = a.start;
+    a = b;
+    a.start = start;
+    a.dims.back().iters += 1;
+    return true;
+  }
   if (a.dims == b.dims) {
     RankTuple m = a;
     m.dims.push_back({2, b.start - a.start});
+    canonicalise(m);
     if (m.isNested()) {
       a = std::move(m);
       return true;
     }
   }
   return false;
+}
+
+// Appends t (starting after every tuple of out) and folds it, and then the tuples it merged
+// into, into their predecessors while that succeeds.
+void appendMerged(std::vector<RankTuple>& out, RankTuple t) {
+  if (!out.empty() && tryMerge(out.back(), t)) {
+    while (out.size() >= 2 && tryMerge(out[out.size() - 2], out.back())) out.pop_back();
+    return;
+  }
+  out.push_back(std::move(t));
+}
+
+bool isContiguous(const RankTuple& t) { return t.dims.empty() || (t.dims.size() == 1 && t.dims[0].stride == 1); }
+
+// Members of t in [lo, hi].
+Rank countBetween(const RankTuple& t, Rank lo, Rank hi) {
+  if (hi < lo) return 0;
+  return countLess(t, hi + 1) - countLess(t, lo);
+}
+
+// Calls f for the members of one nested tuple in ascending order while it returns true;
+// returns false if f stopped the walk.
+bool forEachInTuple(const RankTuple& t, const std::function<bool(Rank)>& f) {
+  std::vector<Rank> digits(t.dims.size(), 0);
+  Rank v = t.start;
+  for (;;) {
+    if (!f(v)) return false;
+    std::size_t j = 0;
+    for (; j < t.dims.size(); ++j) {
+      if (++digits[j] < t.dims[j].iters) {
+        v += t.dims[j].stride;
+        break;
+      }
+      v -= (t.dims[j].iters - 1) * t.dims[j].stride;
+      digits[j] = 0;
+    }
+    if (j == t.dims.size()) return true;
+  }
+}
+
+bool tuplesIntersect(const RankTuple& a, const RankTuple& b) {
+  if (a.last() < b.first() || b.last() < a.first()) return false;
+  if (isContiguous(b)) return countBetween(a, b.first(), b.last()) > 0;
+  if (isContiguous(a)) return countBetween(b, a.first(), a.last()) > 0;
+  const RankTuple& small = a.size() <= b.size() ? a : b;
+  const RankTuple& big = &small == &a ? b : a;
+  return !forEachInTuple(small, [&](Rank r) { return !big.contains(r); });
 }
 
 }  // namespace
@@ -140,16 +202,7 @@ void RankList::normalise() {
     return a.start < b.start;
   });
   std::vector<RankTuple> merged;
-  for (auto& t : nested) {
-    if (!merged.empty() && tryMerge(merged.back(), t)) {
-      // A merge may make the new outer dimension contiguous with the one below.
-      std::vector<RankTuple> renested;
-      nestTuple(merged.back(), renested);
-      merged.back() = renested.front();
-      continue;
-    }
-    merged.push_back(std::move(t));
-  }
+  for (auto& t : nested) appendMerged(merged, std::move(t));
   tuples_ = std::move(merged);
 }
 
@@ -161,9 +214,8 @@ RankList RankList::progression(Rank start, Rank count, Rank stride) {
 }
 
 RankList RankList::fromAscending(const std::function<bool(Rank&)>& next) {
-  // Maximal runs of consecutive ranks first; normalise() then folds runs of equal shape at
-  // regular distances into progressions and blocks.
-  std::vector<RankTuple> runs;
+  // Maximal runs of consecutive ranks, each folded into the tuples before it as it completes:
+  // runs of equal shape at regular distances become progressions and blocks.
   RankList out;
   Rank v = 0;
   bool open = false;
@@ -171,13 +223,7 @@ RankList RankList::fromAscending(const std::function<bool(Rank&)>& next) {
   auto flush = [&] {
     RankTuple t{runStart, {}};
     if (runLen > 1) t.dims.push_back({runLen, 1});
-    if (!out.tuples_.empty() && tryMerge(out.tuples_.back(), t)) {
-      std::vector<RankTuple> renested;
-      nestTuple(out.tuples_.back(), renested);
-      out.tuples_.back() = renested.front();
-    } else {
-      out.tuples_.push_back(t);
-    }
+    appendMerged(out.tuples_, std::move(t));
   };
   while (next(v)) {
     if (open && v == runStart + runLen) {
@@ -203,6 +249,75 @@ RankList RankList::fromSorted(const std::vector<Rank>& ranks) {
     r = ranks[i++];
     return true;
   });
+}
+
+std::optional<RankList> RankList::fromSections(const std::vector<RankTuple>& sections, std::string& problem) {
+  constexpr Rank kLimit = Rank{1} << 31;
+  std::vector<RankTuple> pieces;
+  Rank total = 0;
+  for (std::size_t i = 0; i < sections.size(); ++i) {
+    RankTuple t = sections[i];
+    const std::string which = sections.size() > 1 ? fmt::format("section {} ", i + 1) : std::string();
+    if (t.start < -kLimit || t.start > kLimit) {
+      problem = fmt::format("{}starts at {}, beyond 32 bits", which, t.start);
+      return std::nullopt;
+    }
+    Rank size = 1;
+    for (const auto& d : t.dims) {
+      if (d.iters < 1 || d.iters > kLimit || d.stride < -kLimit || d.stride > kLimit) {
+        problem = fmt::format("{}has a dimension of {} iterations with stride {}", which, d.iters, d.stride);
+        return std::nullopt;
+      }
+      if (d.iters > 1 && d.stride == 0) {
+        problem = fmt::format("{}names a rank more than once (a dimension of {} iterations with stride 0)", which, d.iters);
+        return std::nullopt;
+      }
+      size *= d.iters;  // at most 16 factors of 2^31 would overflow: bound it first
+      if (size > kLimit) {
+        problem = fmt::format("{}has more than 2^31 members", which);
+        return std::nullopt;
+      }
+    }
+    if (!canonicalise(t)) continue;
+    if (t.dims.empty() || t.isNested()) {
+      pieces.push_back(std::move(t));
+    } else {
+      if (t.size() > kMaxIrregularRanks) {
+        problem = fmt::format("{}interleaves its dimensions over {} ranks, more than the {} tracegen splits into regular sections",
+                              which, t.size(), kMaxIrregularRanks);
+        return std::nullopt;
+      }
+      nestTuple(std::move(t), pieces);
+    }
+    total += size;
+  }
+  // A nested tuple names each of its ranks once; tuples can only share ranks if their ranges
+  // overlap, and only then do we look at the members.
+  std::sort(pieces.begin(), pieces.end(), [](const RankTuple& a, const RankTuple& b) { return a.start < b.start; });
+  bool overlap = false;
+  Rank maxLast = pieces.empty() ? 0 : pieces.front().last();
+  for (std::size_t i = 1; i < pieces.size() && !overlap; ++i) {
+    overlap = pieces[i].start <= maxLast;
+    maxLast = std::max(maxLast, pieces[i].last());
+  }
+  RankList out;
+  out.tuples_ = std::move(pieces);
+  if (overlap) {
+    if (total > kMaxIrregularRanks) {
+      problem = fmt::format("has overlapping sections of {} ranks in all, more than the {} tracegen checks for repeated ranks",
+                            total, kMaxIrregularRanks);
+      return std::nullopt;
+    }
+    RankIterator it(out);  // drops repeated ranks
+    Rank distinct = 0, r = 0;
+    while (it.next(r)) ++distinct;
+    if (distinct != total) {
+      problem = fmt::format("names a rank more than once ({} repetitions in overlapping sections)", total - distinct);
+      return std::nullopt;
+    }
+  }
+  out.normalise();
+  return out;
 }
 
 Rank RankList::size() const {
@@ -277,24 +392,27 @@ bool RankList::operator==(const RankList& other) const {
 }
 
 bool RankList::isSubsetOf(const RankList& other) const {
-  bool ok = true;
-  forEach([&](Rank r) {
-    ok = other.contains(r);
-    return ok;
-  });
-  return ok;
+  for (const auto& t : tuples_) {
+    // Within one contiguous tuple of other, or equal to one: no need to look at the members.
+    bool covered = false;
+    for (const auto& u : other.tuples_) {
+      if (t == u || (isContiguous(u) && u.first() <= t.first() && t.last() <= u.last())) {
+        covered = true;
+        break;
+      }
+    }
+    if (covered) continue;
+    if (!forEachInTuple(t, [&](Rank r) { return other.contains(r); })) return false;
+  }
+  return true;
 }
 
 bool RankList::intersects(const RankList& other) const {
   if (empty() || other.empty() || *last() < *other.first() || *other.last() < *first()) return false;
-  const RankList& small = size() <= other.size() ? *this : other;
-  const RankList& big = &small == this ? other : *this;
-  bool found = false;
-  small.forEach([&](Rank r) {
-    found = big.contains(r);
-    return !found;
-  });
-  return found;
+  for (const auto& t : tuples_)
+    for (const auto& u : other.tuples_)
+      if (tuplesIntersect(t, u)) return true;
+  return false;
 }
 
 namespace {
@@ -379,7 +497,10 @@ std::string RankList::pretty(std::size_t maxItems) const {
   Rank runStart = 0, prev = 0;
   bool open = false, truncated = false;
   auto emit = [&] {
-    if (items == maxItems) { truncated = true; return; }
+    if (items == maxItems) {
+      truncated = true;
+      return;
+    }
     if (!s.empty()) s += ',';
     s += runStart == prev ? fmt::format("{}", prev) : fmt::format("{}-{}", runStart, prev);
     ++items;
@@ -393,7 +514,7 @@ std::string RankList::pretty(std::size_t maxItems) const {
     return true;
   });
   if (open && !truncated) emit();
-  if (truncated) s += fmt::format(",... ({} ranks)", size());
+  if (truncated) s += fmt::format("{}... ({} ranks)", s.empty() ? "" : ",", size());
   return s;
 }
 

@@ -50,6 +50,14 @@ class RankList {
   // sequence itself is never stored).
   static RankList fromAscending(const std::function<bool(Rank&)>& next);
   static RankList fromSorted(const std::vector<Rank>& ranks);
+  // Builds a list from sections as read from a file, which may be anything: checks that no
+  // section is empty and no rank is named twice (within a section or across sections), without
+  // enumerating regular sections. Sections whose dimensions interleave are split into regular
+  // ones, which is only done up to kMaxIrregularRanks ranks; larger ones are rejected, as are
+  // overlapping sections too large to check. On failure returns nullopt and says why in
+  // `problem`. Numbers must fit 32 bits (the ScalaTrace format's `int`).
+  static constexpr Rank kMaxIrregularRanks = Rank{1} << 20;
+  static std::optional<RankList> fromSections(const std::vector<RankTuple>& sections, std::string& problem);
 
   const std::vector<RankTuple>& tuples() const { return tuples_; }
   bool empty() const { return tuples_.empty(); }

@@ -76,6 +76,8 @@ const std::vector<Datatype>& extendedDatatypes() {
   return kTypes;
 }
 
+constexpr std::int64_t kMaxInt = 2147483647;  // the format's integers are C ints
+
 class ScalaTraceParser {
  public:
   explicit ScalaTraceParser(const SourceFile& file) : file_(file) {}
@@ -97,12 +99,9 @@ class ScalaTraceParser {
     for (std::size_t b = 0; b < blocks.size(); ++b) parseBlock(blocks[b], b);
 
     Trace& t = trace_;
-    const Event& first = t.events.front();
-    if (first.op != Op::Init || !(first.ranks == RankList::all(t.numRanks)))
-      throw InputError(file_.name, first.line, "the first event must be MPI_Init on every rank");
     const Event& last = t.events.back();
     if (last.op != Op::Finalize) {
-      const SourceLine& end = file_.lines.back();
+      const SourceLine& end = *blocks.back().back();
       throw InputError(file_.name, end.number,
                        fmt::format("trace ends with event {} ({}), not MPI_Finalize: the file is truncated", last.id,
                                    opName(last.op)),
@@ -114,15 +113,18 @@ class ScalaTraceParser {
     t.comms = standardCommunicators(t.numRanks);
     for (const auto& d : extendedDatatypes())
       if (usedTypes_.count(d.id)) t.datatypes.push_back(d);
-    verifyStructure(t, file_.name);
+    verifyStructure(t, file_.name, 4096, lines_);
     return std::move(trace_);
   }
 
  private:
+  // `count {-depth start {iters stride}...}...`. Before the first block has defined P, ranks
+  // are only bounded by the format's int.
   RankList parseRankList(TokenStream& ts) {
     std::int64_t count = ts.getInt("ranklist count");
     if (count < 0) ts.fail(fmt::format("ranklist count {} is negative", count));
     if (count == 0) ts.fail("empty ranklist");
+    const Rank P = trace_.numRanks;
     std::vector<RankTuple> tuples;
     for (std::int64_t i = 0; i < count; ++i) {
       std::int64_t neg = ts.getInt("ranklist dimension marker");
@@ -131,32 +133,43 @@ class ScalaTraceParser {
                 "a ranklist is `count` then, per section, `-depth start iters stride ...`");
       RankTuple t;
       t.start = ts.getInt("ranklist start");
+      if (t.start < 0) ts.fail(fmt::format("ranklist names rank {}", t.start), "ranks are numbered from 0");
+      if (t.start > kMaxInt) ts.fail(fmt::format("ranklist start {} does not fit the format's 32-bit integers", t.start));
+      constexpr Rank kCap = Rank{1} << 62;
+      Rank last = std::min(t.start, kCap);
       for (std::int64_t d = 0; d < -neg; ++d) {
         RankDim dim;
         dim.iters = ts.getInt("ranklist iteration count");
         dim.stride = ts.getInt("ranklist stride");
         if (dim.iters < 1) ts.fail(fmt::format("ranklist dimension with {} iterations", dim.iters));
+        if (dim.stride < 0) ts.fail(fmt::format("ranklist dimension with negative stride {}", dim.stride));
+        if (dim.iters > kMaxInt || dim.stride > kMaxInt)
+          ts.fail(fmt::format("ranklist dimension {{{} {}}} does not fit the format's 32-bit integers", dim.iters, dim.stride));
+        Rank span = (dim.iters - 1) * dim.stride;  // < 2^62
+        last = span > kCap - last ? kCap : last + span;
         t.dims.push_back(dim);
       }
+      if (P > 0 && last >= P)
+        ts.fail(fmt::format("ranklist names rank {} outside the trace's ranks 0..{}", last, P - 1));
+      if (last > kMaxInt) ts.fail(fmt::format("ranklist names rank {}, beyond the format's 32-bit integers", last));
       tuples.push_back(std::move(t));
     }
-    RankList list(std::move(tuples));
-    Rank distinct = 0;
-    list.forEach([&](Rank) { ++distinct; return true; });
-    if (distinct != list.size()) ts.fail(fmt::format("ranklist {} names a rank more than once", list.pretty()));
-    if (trace_.numRanks > 0) checkRange(ts, list);
-    return list;
+    std::string problem;
+    std::optional<RankList> list = RankList::fromSections(tuples, problem);
+    if (!list) ts.fail("ranklist " + problem);
+    return std::move(*list);
   }
 
-  void checkRange(TokenStream& ts, const RankList& list) {
-    if (*list.first() < 0 || *list.last() >= trace_.numRanks)
-      ts.fail(fmt::format("ranklist {} names rank {} outside the trace's ranks 0..{}", list.pretty(),
-                          *list.first() < 0 ? *list.first() : *list.last(), trace_.numRanks - 1));
+  std::int64_t getValue(TokenStream& ts, std::string_view what) {
+    std::int64_t v = ts.getInt(what);
+    if (v < -kMaxInt - 1 || v > kMaxInt)
+      ts.fail(fmt::format("{} {} does not fit the format's 32-bit integers", what, v));
+    return v;
   }
 
   std::vector<std::int64_t> parseValueList(TokenStream& ts, std::string_view what) {
     std::vector<std::int64_t> values;
-    while (!ts.atEnd() && !ts.peek().punct) values.push_back(ts.getInt(what));
+    while (!ts.atEnd() && !ts.peek().punct) values.push_back(getValue(ts, what));
     return values;
   }
 
@@ -173,14 +186,21 @@ class ScalaTraceParser {
     return g;
   }
 
+  Rank histogramRank(TokenStream& ts, std::string_view what) {
+    std::int64_t r = ts.getInt(what);
+    if (r < 0 || r >= trace_.numRanks) ts.fail(fmt::format("{} {} outside the trace's ranks 0..{}", what, r, trace_.numRanks - 1));
+    return r;
+  }
+
   Histogram parseHistogram(TokenStream& ts) {
     Histogram h;
     ts.expect("(");
     h.n = ts.getInt("histogram sample count");
+    if (h.n < 0) ts.fail(fmt::format("histogram with {} samples", h.n));
     h.avg = ts.getReal("histogram average");
-    h.minRank = ts.getInt("histogram min rank");
+    h.minRank = histogramRank(ts, "histogram min rank");
     h.min = ts.getReal("histogram minimum");
-    h.maxRank = ts.getInt("histogram max rank");
+    h.maxRank = histogramRank(ts, "histogram max rank");
     h.max = ts.getReal("histogram maximum");
     ts.expect(")");
     std::int64_t total = 0;
@@ -195,10 +215,11 @@ class ScalaTraceParser {
       b.freq = ts.getInt("bin frequency");
       ts.expect("}");
       if (b.freq < 0) ts.fail(fmt::format("bin with negative frequency {}", b.freq));
+      if (b.freq > h.n - total)
+        ts.fail(fmt::format("histogram bins hold more than the {} samples its header says", h.n));
       total += b.freq;
       h.bins.push_back(b);
     }
-    if (h.n < 0) ts.fail(fmt::format("histogram with {} samples", h.n));
     if (h.bins.empty()) ts.fail("histogram without bins");
     if (total != h.n)
       ts.fail(fmt::format("histogram bins hold {} samples but its header says {}", total, h.n));
@@ -210,38 +231,81 @@ class ScalaTraceParser {
     Token tag = ts.get();  // "4b-0:"
     std::string_view s = tag.text;
     std::size_t dash = s.find('-');
-    if (dash == std::string_view::npos || s.back() != ':')
+    if (dash == std::string_view::npos || s.back() != ':' || dash + 2 > s.size())
       ts.fail(fmt::format("malformed statistic tag '{}', expected CODE-PATH:", s));
     std::string_view code = s.substr(0, dash);
+    std::string_view path = s.substr(dash + 1, s.size() - dash - 2);
+    if (path.empty() || path.find_first_not_of("0123456789abcdef") != std::string_view::npos)
+      ts.fail(fmt::format("malformed statistic tag '{}': the path index '{}' is not hexadecimal", s, path));
     TimeStat st;
     st.phase = phase.text == "COMP" ? Phase::Compute : Phase::Mpi;
     if (code == "4b") st.unit = TimeUnit::Microseconds;
     else if (code == "4c") st.unit = TimeUnit::KiloInstructions;
     else ts.fail(fmt::format("unknown statistic code '{}'", code), "4b is elapsed time, 4c retired instructions");
     if (st.phase == Phase::Mpi && st.unit != TimeUnit::Microseconds) ts.fail("COMM statistics must be times (4b)");
+    if (ts.atEnd()) ts.fail("missing path signature after the statistic tag");
     std::string_view sig = ts.get().text;
     st.after = sig == "NULL" ? kNoSite : trace_.internSite(sig);
+    for (const auto& other : e.stats)
+      if (other.phase == st.phase && other.unit == st.unit && other.after == st.after)
+        ts.fail(fmt::format("second {} {} histogram for path {}", phase.text, code, sig),
+                "an event has one histogram per statistic and predecessor call site");
     st.hist = parseHistogram(ts);
     e.stats.push_back(std::move(st));
   }
 
+  static RankList coverage(const std::vector<ValueGroup>& groups) {
+    RankList all;
+    for (const auto& g : groups) all = RankList::unite(all, g.ranks);
+    return all;
+  }
+
   void parseLoop(TokenStream& ts, Event& e, std::string_view head) {
     std::int64_t level = 0;
-    if (!parseInt(head.substr(4, head.size() - 5), level) || head.back() != ':')
+    if (head.size() < 6 || head.back() != ':' || !parseInt(head.substr(4, head.size() - 5), level))
       ts.fail(fmt::format("malformed loop tag '{}', expected LOOPk:", head));
-    if (level != static_cast<std::int64_t>(e.loops.size()))
-      ts.fail(fmt::format("loop level {} follows level {}", level, static_cast<std::int64_t>(e.loops.size()) - 1));
+    const auto expected = static_cast<std::int64_t>(e.loops.size());
+    if (level != expected)
+      ts.fail(expected == 0 ? fmt::format("LOOP{} without LOOP0: loop levels start at 0", level)
+                            : fmt::format("LOOP{} follows LOOP{}: loop levels are numbered 0, 1, 2, ... in order", level,
+                                          expected - 1));
     LoopLevel lv;
     ts.expect("iter:");
     while (ts.peekIs("(")) lv.iter.push_back(parseGroup(ts, "loop iteration count"));
     ts.expect("mem:");
     while (!ts.atEnd()) lv.mem.push_back(parseGroup(ts, "loop body length"));
     if (lv.iter.empty() || lv.mem.empty()) ts.fail("loop without iteration or body groups");
-    for (const auto* groups : {&lv.iter, &lv.mem})
-      for (const auto& g : *groups)
-        if (!g.ranks.isSubsetOf(e.ranks))
-          ts.fail(fmt::format("loop group {} holds ranks that do not execute the event ({})", g.ranks.pretty(), e.ranks.pretty()));
+    for (const auto& g : lv.iter)
+      for (auto v : g.values)
+        if (v < 0) ts.fail(fmt::format("loop iteration count {} is negative", v));
+    for (const auto& g : lv.mem)
+      for (auto v : g.values)
+        if (v < 1) ts.fail(fmt::format("loop body of {} events; a body holds at least its head", v));
+    for (const auto* groups : {&lv.iter, &lv.mem}) {
+      const char* what = groups == &lv.iter ? "iteration counts" : "body lengths";
+      for (std::size_t i = 0; i < groups->size(); ++i) {
+        const RankList& ranks = (*groups)[i].ranks;
+        if (!ranks.isSubsetOf(e.ranks))
+          ts.fail(fmt::format("loop group {} holds ranks that do not execute the event ({})", ranks.pretty(), e.ranks.pretty()));
+        for (std::size_t j = 0; j < i; ++j)
+          if ((*groups)[j].ranks.intersects(ranks))
+            ts.fail(fmt::format("loop {} give ranks {} two lists", what,
+                                RankList::intersect((*groups)[j].ranks, ranks).pretty()));
+      }
+    }
+    const RankList iterRanks = coverage(lv.iter), memRanks = coverage(lv.mem);
+    if (!(iterRanks == memRanks))
+      ts.fail(fmt::format("loop iteration counts cover ranks {} but body lengths cover ranks {}", iterRanks.pretty(),
+                          memRanks.pretty()));
+    if (!e.loops.empty()) {
+      const RankList outer = coverage(e.loops.back().iter);
+      if (!iterRanks.isSubsetOf(outer))
+        ts.fail(fmt::format("LOOP{} covers ranks {} that LOOP{} does not", level,
+                            RankList::subtract(iterRanks, outer).pretty(), level - 1),
+                "an inner loop level applies to ranks of the enclosing level only");
+    }
     e.loops.push_back(std::move(lv));
+    lines_.loops.back().push_back(ts.line().number);
   }
 
   void parseParam(TokenStream& ts, Event& e, std::map<Param, ParamValues>& params) {
@@ -253,7 +317,7 @@ class ScalaTraceParser {
       // Grouped form `( v... )[ ranks ]`, or a lossy histogram `(n avg ...){...}`.
       TokenStream probe = ts;
       probe.expect("(");
-      parseValueList(probe, "value");
+      while (!probe.atEnd() && !probe.peek().punct) probe.get();
       probe.expect(")");
       if (probe.peekIs("{")) {
         Histogram h = parseHistogram(ts);
@@ -292,6 +356,14 @@ class ScalaTraceParser {
     if (p == Param::Root)
       for (auto v : g.values)
         if (v < 0 || v >= trace_.numRanks) ts.fail(fmt::format("root {} outside 0..{}", v, trace_.numRanks - 1));
+    if (p == Param::Count || p == Param::RecvCount)
+      for (auto v : g.values)
+        if (v < 0) ts.fail(fmt::format("negative {} {}", paramName(p), v));
+    if (p == Param::Request || p == Param::Requests)
+      for (auto v : g.values)
+        if (v != kRequestNull && (v < 0 || v >= kRequestRing))
+          ts.fail(fmt::format("request offset {} outside 0..{} (or -1 for MPI_REQUEST_NULL)", v, kRequestRing - 1),
+                  "9999 is the most recent request-creating call of the rank, 9998 the one before, ...");
     ParamValues& pv = params[p];
     pv.param = p;
     pv.relative = isPeerParam(p);
@@ -299,14 +371,19 @@ class ScalaTraceParser {
       if (other.ranks.intersects(g.ranks))
         ts.fail(fmt::format("parameter {:x} gives ranks {} two value lists", id, RankList::intersect(other.ranks, g.ranks).pretty()));
     pv.groups.push_back(std::move(g));
+    lines_.params.back().emplace(p, ts.line().number);  // keeps the first line of the parameter
   }
 
   void parseBlock(const std::vector<const SourceLine*>& lines, std::size_t index) {
     Event e;
     e.line = lines[0]->number;
+    lines_.loops.emplace_back();
+    lines_.params.emplace_back();
     {
       TokenStream ts(file_, *lines[0]);
       if (!ts.peekIs("RANKS:")) ts.fail("a block must start with 'RANKS:'", "blocks are separated by one empty line");
+      if (!trace_.events.empty() && trace_.events.back().op == Op::Finalize)
+        ts.fail(fmt::format("event after MPI_Finalize (event {}), which must be the last event", trace_.events.back().id));
       ts.get();
       e.ranks = parseRankList(ts);
       if (!ts.atEnd()) ts.fail(fmt::format("unexpected '{}' after the ranklist", ts.peek().text));
@@ -322,20 +399,27 @@ class ScalaTraceParser {
       TokenStream ts(file_, *lines[1]);
       Token head = ts.get();
       std::int64_t seq = -1;
-      if (head.text.substr(0, 5) != "EVENT" || head.text.back() != ':' ||
+      if (head.text.size() < 7 || head.text.substr(0, 5) != "EVENT" || head.text.back() != ':' ||
           !parseInt(head.text.substr(5, head.text.size() - 6), seq))
         ts.fail("the second line of a block must be 'EVENTn: opcode signature'");
       if (seq != static_cast<std::int64_t>(index))
         ts.fail(fmt::format("event number {} where {} was expected (events are numbered in file order)", seq, index));
       e.id = seq;
       std::int64_t code = ts.getInt("operation code");
-      auto op = opFromScalaTraceCode(static_cast<int>(code));
+      auto op = code >= 0 && code <= kMaxInt ? opFromScalaTraceCode(static_cast<int>(code)) : std::nullopt;
       if (!op) {
         if (code >= 1154 && code <= 1166)
           ts.fail(fmt::format("operation code {} is POSIX or MPI-IO, which tracegen does not model", code));
         ts.fail(fmt::format("unknown operation code {}", code), "MPI operation codes are 1000-1153 (§6 of the format)");
       }
       e.op = *op;
+      if (index == 0 && e.op != Op::Init)
+        ts.fail(fmt::format("the first event is {}, not MPI_Init", opName(e.op)), "a ScalaTrace 2 trace starts with MPI_Init on every rank");
+      if (index > 0 && (e.op == Op::Init || e.op == Op::InitThread))
+        ts.fail(fmt::format("{} again: MPI_Init is event 0", opName(e.op)));
+      if (e.op == Op::Finalize && !(e.ranks == RankList::all(trace_.numRanks)))
+        ts.fail(fmt::format("MPI_Finalize on ranks {} only; every rank of 0..{} must finalize", e.ranks.pretty(),
+                            trace_.numRanks - 1));
       if (ts.atEnd()) ts.fail("missing call-site signature after the operation code");
       std::string_view sig = ts.get().text;
       e.site = sig == "NULL" ? kNoSite : trace_.internSite(sig);
@@ -364,10 +448,15 @@ class ScalaTraceParser {
     for (auto& [p, pv] : params) {
       Rank covered = 0;
       for (const auto& g : pv.groups) covered += g.ranks.size();
-      if (covered != e.ranks.size())
-        throw InputError(file_.name, e.line,
-                         fmt::format("event {}: parameter '{}' has values for {} of its {} ranks", e.id, paramName(p), covered,
-                                     e.ranks.size()));
+      if (covered != e.ranks.size()) {
+        RankList missing = e.ranks;
+        for (const auto& g : pv.groups) missing = RankList::subtract(missing, g.ranks);
+        throw InputError(file_.name, lines_.params.back().at(p),
+                         fmt::format("event {}: parameter '{}' has no values for ranks {} (it has values for {} of the "
+                                     "event's {} ranks)",
+                                     e.id, paramName(p), missing.pretty(), covered, e.ranks.size()),
+                         {}, "the rank groups of a parameter partition the event's ranks");
+      }
       e.params.push_back(std::move(pv));
     }
     trace_.events.push_back(std::move(e));
@@ -376,6 +465,7 @@ class ScalaTraceParser {
   const SourceFile& file_;
   Trace trace_;
   std::set<std::int64_t> usedTypes_;
+  EventLines lines_;
 };
 
 }  // namespace

@@ -1,2 +1,961 @@
+// tracegen's own text format, version 1 (docs/trace-format.md).
+//
+// The format is line oriented: a header (magic and version, world size, origin, peer
+// numbering, datatypes, communicators), then per event an `event ID OP @ RANKLIST` line
+// followed by indented attribute lines (site, loop levels, parameters, time histograms,
+// compute times). Everything is spelled by name — MPI operations, parameters, datatypes,
+// reduction operators — so that people can read and edit a trace. The writer emits one
+// canonical layout, so writing is deterministic, a written file reads back to an equal trace,
+// and writing that trace again gives the same bytes.
+//
+// The parser works one line at a time with TokenStream. Header lines may come in any order,
+// so the lines that need the world size (communicator instances) are kept and parsed when the
+// header ends at the first event. Attribute lines of an event are collected per parameter and
+// per loop level and checked when the event ends (parameter groups partition the event's
+// ranks, loop levels are contiguous); the whole trace is checked last (MPI_Init first and
+// MPI_Finalize last on every rank, then verifyStructure). Ranklists are range-checked, and
+// compared with each other, on the numbers of their sections rather than by visiting their
+// ranks (RankSets), so million-rank traces read fast and hostile ones cannot make the reader
+// hang. Every error is an InputError naming the line that causes it.
 #include "ir/Readers.h"
-namespace tracegen { Trace readTracegenText(const SourceFile&) { return {}; } void writeTracegenText(const Trace&, std::ostream&) {} }
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <iterator>
+#include <limits>
+#include <map>
+#include <optional>
+#include <ostream>
+#include <stdexcept>
+
+#include "ir/Diagnostics.h"
+#include "ir/TextLines.h"
+#include "ir/Verify.h"
+
+namespace tracegen {
+
+namespace {
+
+constexpr std::int64_t kFormatVersion = 1;
+constexpr Rank kMaxRanks = std::numeric_limits<std::int32_t>::max();  // MPI ranks are C ints
+constexpr std::int64_t kMaxRankDims = 16;
+constexpr std::int64_t kMaxLoopLevels = 64;
+constexpr Rank kMaxInterleavedSection = Rank{1} << 20;
+constexpr std::int64_t kFirstUserDatatype = 1000;
+// Written where a call site is absent (the ScalaTrace reader's NULL signature).
+constexpr std::string_view kNoSiteName = "-";
+
+const char* const kHeaderHint =
+    "the header holds `tracegen-trace 1`, `ranks P`, `origin NAME`, `peers comm|world`, "
+    "`datatype NAME SIZE` and `comm ID KIND (RANKLIST)...` lines";
+const char* const kRankListHint = "a ranklist is one or more sections `<dims start {iters stride}...>`";
+
+std::optional<std::int64_t> predefinedDatatypeId(std::string_view name) {
+  for (const auto& d : scalaTraceDatatypes())
+    if (d.name == name) return d.id;
+  return std::nullopt;
+}
+
+// The ids a datatype table gets when no line says `id=N`: ScalaTrace's index for the
+// predefined MPI types (so converted traces keep their numbering), 1000 + k for the k-th other
+// declared type. Reader and writer share this rule, which is what lets the writer omit ids.
+std::vector<std::int64_t> defaultDatatypeIds(const std::vector<std::string_view>& names) {
+  std::vector<std::int64_t> ids;
+  std::int64_t others = 0;
+  for (auto name : names) {
+    if (auto id = predefinedDatatypeId(name)) ids.push_back(*id);
+    else ids.push_back(kFirstUserDatatype + others++);
+  }
+  return ids;
+}
+
+bool isHeaderKeyword(std::string_view s) {
+  return s == "ranks" || s == "origin" || s == "peers" || s == "datatype" || s == "comm";
+}
+
+bool isAttributeKeyword(std::string_view s) {
+  return s == "site" || s == "loop" || s == "time" || s == "compute" || paramFromName(s).has_value();
+}
+
+std::string sectionText(const RankTuple& t) {
+  std::string s = fmt::format("<{} {}", t.dims.size(), t.start);
+  for (const auto& d : t.dims) s += fmt::format(" {{{} {}}}", d.iters, d.stride);
+  return s + ">";
+}
+
+// True if the section, once its strides are made positive, sorted and contiguous dimensions
+// fused (what RankList normalisation does), is nested: then its members are distinct and
+// RankList keeps it as one tuple.
+bool nestedSection(const RankTuple& t) {
+  std::vector<RankDim> dims;
+  for (auto d : t.dims)
+    if (d.iters > 1) dims.push_back({d.iters, d.stride < 0 ? -d.stride : d.stride});
+  std::sort(dims.begin(), dims.end(), [](const RankDim& a, const RankDim& b) { return a.stride < b.stride; });
+  std::vector<RankDim> fused;
+  for (const auto& d : dims) {
+    if (!fused.empty() && d.stride == fused.back().iters * fused.back().stride) fused.back().iters *= d.iters;
+    else fused.push_back(d);
+  }
+  return RankTuple{0, fused}.isNested();
+}
+
+Rank gcd(Rank a, Rank b) {
+  while (b != 0) {
+    Rank r = a % b;
+    a = b;
+    b = r;
+  }
+  return a;
+}
+
+// x with (a * x) mod m == 1, for a and m coprime, m >= 1.
+Rank modInverse(Rank a, Rank m) {
+  Rank g = m, r = a % m, x = 0, y = 1;
+  while (r != 0) {
+    Rank q = g / r;
+    Rank t = g - q * r;
+    g = r;
+    r = t;
+    t = x - q * y;
+    x = y;
+    y = t;
+  }
+  return ((x % m) + m) % m;
+}
+
+Rank floorDiv(Rank a, Rank b) { return a / b - (a % b != 0 && a < 0); }  // b > 0
+Rank ceilDiv(Rank a, Rank b) { return a / b + (a % b != 0 && a > 0); }   // b > 0
+
+// How many members {a + i*s | 0 <= i < n} and {b + j*t | 0 <= j < m} share (s, t > 0).
+// Common members are a progression with stride lcm(s, t); its first is found by the Chinese
+// remainder theorem.
+Rank progressionCommon(Rank a, Rank s, Rank n, Rank b, Rank t, Rank m) {
+  const Rank lo = std::max(a, b), hi = std::min(a + (n - 1) * s, b + (m - 1) * t);
+  if (lo > hi) return 0;
+  if (n == 1) return (a - b) % t == 0 ? 1 : 0;  // a lies within b's range here
+  if (m == 1) return (b - a) % s == 0 ? 1 : 0;
+  const Rank g = gcd(s, t);
+  if ((b - a) % g != 0) return 0;
+  const Rank tg = t / g;
+  // a + s*i == b (mod t)  <=>  (s/g)*i == (b-a)/g (mod t/g)
+  const Rank rhs = (((b - a) / g) % tg + tg) % tg;
+  const Rank i0 = tg == 1 ? 0 : rhs * modInverse((s / g) % tg, tg) % tg;
+  const Rank lcm = s / g * t;
+  Rank x = a + s * i0;
+  if (x < lo) x += ceilDiv(lo - x, lcm) * lcm;
+  return x > hi ? 0 : (hi - x) / lcm + 1;
+}
+
+// Exact set tests on RankList tuples (positive strides, dimensions of at least two
+// iterations), worked out on their numbers so that million-rank groups are compared without
+// visiting their ranks. Ranks are below 2^31, so no product here overflows. Tuples with more
+// than one dimension are peeled along their outermost dimension, visiting only the pieces
+// that reach the other tuple's range; a step budget bounds the work on adversarial input,
+// which is then rejected at `line` rather than left to run for minutes.
+class RankSets {
+ public:
+  RankSets(const SourceFile& file, int line) : file_(file), line_(line) {}
+
+  Rank common(const RankTuple& x, const RankTuple& y) {
+    if (--budget_ < 0) {
+      std::string text;
+      for (const auto& l : file_.lines)
+        if (l.number == line_) text = std::string(l.text);
+      throw InputError(file_.name, line_, "ranklists too intricate to compare (their dimensions interleave)", text,
+                       "write the ranklists as sections that nest, e.g. one section per row of a grid");
+    }
+    if (x.last() < y.first() || y.last() < x.first()) return 0;
+    if (x.dims.size() <= 1 && y.dims.size() <= 1)
+      return progressionCommon(x.start, x.dims.empty() ? 1 : x.dims[0].stride, x.dims.empty() ? 1 : x.dims[0].iters, y.start,
+                               y.dims.empty() ? 1 : y.dims[0].stride, y.dims.empty() ? 1 : y.dims[0].iters);
+    const bool splitX = x.dims.size() >= y.dims.size();
+    const RankTuple& big = splitX ? x : y;
+    const RankTuple& other = splitX ? y : x;
+    const RankDim outer = big.dims.back();
+    RankTuple piece{big.start, std::vector<RankDim>(big.dims.begin(), big.dims.end() - 1)};
+    const Rank pieceSpan = piece.last() - piece.start;
+    const Rank kLo = std::max<Rank>(0, ceilDiv(other.first() - pieceSpan - big.start, outer.stride));
+    const Rank kHi = std::min(outer.iters - 1, floorDiv(other.last() - big.start, outer.stride));
+    Rank n = 0;
+    for (Rank k = kLo; k <= kHi; ++k) {
+      piece.start = big.start + k * outer.stride;
+      n += common(piece, other);
+    }
+    return n;
+  }
+
+  Rank common(const RankList& x, const RankList& y) {
+    Rank n = 0;
+    for (const auto& a : x.tuples())
+      for (const auto& b : y.tuples()) n += common(a, b);
+    return n;
+  }
+
+  bool meet(const RankList& x, const RankList& y) { return common(x, y) > 0; }
+  // For y whose tuples are disjoint, as in every validated list.
+  bool within(const RankList& x, const RankList& y) { return common(x, y) == x.size(); }
+
+  // The disjoint groups a and b cover the same ranks.
+  bool sameRanks(const std::vector<ValueGroup>& a, const std::vector<ValueGroup>& b) {
+    Rank sizeA = 0, sizeB = 0, shared = 0;
+    for (const auto& g : a) sizeA += g.ranks.size();
+    for (const auto& g : b) sizeB += g.ranks.size();
+    for (const auto& ga : a)
+      for (const auto& gb : b) shared += common(ga.ranks, gb.ranks);
+    return sizeA == sizeB && shared == sizeA;
+  }
+
+ private:
+  const SourceFile& file_;
+  int line_;
+  std::int64_t budget_ = 4'000'000;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Reader
+
+class TracegenTextParser {
+ public:
+  explicit TracegenTextParser(const SourceFile& file) : file_(file) {}
+
+  Trace parse() {
+    bool sawMagic = false;
+    for (const auto& line : file_.lines) {
+      TokenStream ts(file_, line);
+      if (ts.atEnd()) continue;  // blank or comment
+      if (!sawMagic) {
+        parseMagic(ts);
+        sawMagic = true;
+        continue;
+      }
+      if (ts.peekIs("event")) {
+        if (inEvents_) endEvent();
+        else endHeader(line);
+        inEvents_ = true;
+        beginEvent(ts);
+      } else if (inEvents_) {
+        parseAttribute(ts);
+      } else {
+        parseHeaderLine(ts);
+      }
+    }
+    const int lastLine = file_.lines.empty() ? 1 : file_.lines.back().number;
+    if (!sawMagic)
+      throw InputError(file_.name, lastLine, "empty trace file", {}, "a tracegen trace starts with `tracegen-trace 1`");
+    if (!inEvents_)
+      throw InputError(file_.name, lastLine, "trace has no events (truncated file?)", {},
+                       "events start with `event ID OPERATION @ RANKLIST` after the header");
+    endEvent();
+    checkInitAndFinalize();
+    verifyStructure(trace_, file_.name);
+    return std::move(trace_);
+  }
+
+ private:
+  struct PendingDatatype {
+    std::string name;
+    std::int64_t size = 0;
+    std::optional<std::int64_t> id;
+    int line = 0;
+  };
+  struct PendingParam {
+    ParamValues values;
+    int line = 0;  // the parameter's first line
+    Rank covered = 0;
+  };
+  struct PendingLoop {
+    LoopLevel level;
+    int line = 0;
+  };
+  struct PendingEvent {
+    Event event;
+    bool hasSite = false;
+    std::map<Param, PendingParam> params;
+    std::map<std::int64_t, PendingLoop> loops;
+  };
+
+  static void expectEnd(TokenStream& ts, std::string_view after) {
+    if (!ts.atEnd()) ts.fail(fmt::format("unexpected '{}' after {}", ts.peek().text, after));
+  }
+
+  static std::string_view getName(TokenStream& ts, std::string_view what) {
+    if (ts.atEnd()) ts.fail(fmt::format("expected {} but the line ends", what));
+    Token t = ts.get();
+    if (t.punct) ts.fail(fmt::format("expected {} but found '{}'", what, t.text));
+    return t.text;
+  }
+
+  static void expectKey(TokenStream& ts, std::string_view key) {
+    ts.expect(key);
+    ts.expect("=");
+  }
+
+  [[noreturn]] void failAt(int line, const std::string& message, const std::string& hint = {}) const {
+    std::string text;
+    for (const auto& l : file_.lines)
+      if (l.number == line) text = std::string(l.text);
+    throw InputError(file_.name, line, message, text, hint);
+  }
+
+  // ---- header ------------------------------------------------------------------------------
+
+  void parseMagic(TokenStream& ts) {
+    if (!ts.peekIs("tracegen-trace"))
+      ts.fail(fmt::format("not a tracegen trace: expected `tracegen-trace {}` but found '{}'", kFormatVersion, ts.peek().text),
+              "the first line of tracegen's text format is the magic `tracegen-trace` and the format version");
+    ts.get();
+    if (ts.atEnd()) ts.fail("missing format version after 'tracegen-trace'", fmt::format("write `tracegen-trace {}`", kFormatVersion));
+    std::int64_t version = ts.getInt("format version");
+    if (version != kFormatVersion)
+      ts.fail(fmt::format("unsupported format version {}: this tracegen reads version {}", version, kFormatVersion),
+              "the file was written by a different tracegen; convert it with that version");
+    expectEnd(ts, "the format version");
+  }
+
+  void parseHeaderLine(TokenStream& ts) {
+    const int line = ts.line().number;
+    std::string_view key = ts.get().text;
+    auto once = [&](int& seen) {
+      if (seen) ts.fail(fmt::format("second '{}' line (the first is line {})", key, seen));
+      seen = line;
+    };
+    if (key == "ranks") {
+      once(ranksLine_);
+      Rank p = ts.getInt("number of ranks");
+      if (p < 1 || p > kMaxRanks) ts.fail(fmt::format("number of ranks {} is outside 1..{}", p, kMaxRanks));
+      expectEnd(ts, "the number of ranks");
+      trace_.numRanks = p;
+    } else if (key == "origin") {
+      once(originLine_);
+      trace_.origin = std::string(getName(ts, "the trace's origin"));
+      expectEnd(ts, "the origin");
+    } else if (key == "peers") {
+      once(peersLine_);
+      std::string_view v = getName(ts, "`comm` or `world`");
+      if (v != "comm" && v != "world")
+        ts.fail(fmt::format("unknown peer numbering '{}'", v),
+                "`peers comm`: peers and roots in the call's communicator; `peers world`: in MPI_COMM_WORLD");
+      trace_.worldPeers = v == "world";
+      expectEnd(ts, "the peer numbering");
+    } else if (key == "datatype") {
+      PendingDatatype d;
+      d.line = line;
+      d.name = std::string(getName(ts, "a datatype name"));
+      for (const auto& other : datatypes_)
+        if (other.name == d.name) ts.fail(fmt::format("datatype '{}' is declared twice (first at line {})", d.name, other.line));
+      d.size = ts.getInt("datatype size");
+      if (d.size < 0) ts.fail(fmt::format("datatype '{}' has negative size {}", d.name, d.size));
+      if (!ts.atEnd()) {
+        expectKey(ts, "id");
+        d.id = ts.getInt("datatype id");
+      }
+      expectEnd(ts, "the datatype");
+      datatypes_.push_back(std::move(d));
+    } else if (key == "comm") {
+      commLines_.push_back(&ts.line());  // instances need the world size: parsed in endHeader
+    } else if (key == "tracegen-trace") {
+      ts.fail("second magic line 'tracegen-trace'");
+    } else if (isAttributeKeyword(key) || key == "event") {
+      ts.fail(fmt::format("'{}' line before the first event", key),
+              "event attribute lines follow an `event ID OPERATION @ RANKLIST` line");
+    } else {
+      ts.fail(fmt::format("unknown header line '{}'", key), kHeaderHint);
+    }
+  }
+
+  void endHeader(const SourceLine& at) {
+    if (!ranksLine_)
+      throw InputError(file_.name, at.number, "the header has no `ranks P` line", std::string(at.text),
+                       "the world size must be declared before the first event");
+    std::vector<std::string_view> names;
+    for (const auto& d : datatypes_) names.push_back(d.name);
+    std::vector<std::int64_t> ids = defaultDatatypeIds(names);
+    for (std::size_t i = 0; i < datatypes_.size(); ++i) {
+      const PendingDatatype& d = datatypes_[i];
+      Datatype dt{d.id.value_or(ids[i]), d.name, d.size};
+      for (const auto& other : trace_.datatypes)
+        if (other.id == dt.id)
+          failAt(d.line, fmt::format("datatypes '{}' and '{}' have the same id {}", other.name, dt.name, dt.id),
+                 "give one of them another `id=N`");
+      typeIds_.emplace(dt.name, dt.id);
+      trace_.datatypes.push_back(std::move(dt));
+    }
+    std::vector<Communicator> declared;
+    for (const SourceLine* line : commLines_) {
+      TokenStream ts(file_, *line);
+      ts.get();
+      declared.push_back(parseComm(ts, declared));
+    }
+    // MPI_COMM_SELF and MPI_COMM_WORLD always exist; a file may leave them out.
+    for (auto& c : standardCommunicators(trace_.numRanks)) {
+      bool listed = false;
+      for (const auto& d : declared) listed = listed || d.id == c.id;
+      if (!listed) trace_.comms.push_back(std::move(c));
+    }
+    for (auto& c : declared) trace_.comms.push_back(std::move(c));
+  }
+
+  Communicator parseComm(TokenStream& ts, const std::vector<Communicator>& earlier) {
+    Communicator c;
+    c.id = ts.getInt("communicator id");
+    if (c.id < 0) ts.fail(fmt::format("negative communicator id {}", c.id));
+    if (c.id == kCommNull) ts.fail("communicator id 0 is MPI_COMM_NULL and cannot be declared");
+    for (const auto& e : earlier)
+      if (e.id == c.id) ts.fail(fmt::format("communicator {} is declared twice", c.id));
+    c.kind = std::string(getName(ts, "a communicator kind"));
+    if (c.kind != "world" && c.kind != "self" && c.kind != "split" && c.kind != "dup" && c.kind != "create")
+      ts.fail(fmt::format("unknown communicator kind '{}'", c.kind), "kinds are world, self, split, dup and create");
+    if ((c.id == kCommWorld) != (c.kind == "world") || (c.id == kCommSelf) != (c.kind == "self"))
+      ts.fail(fmt::format("communicator {} cannot be of kind '{}'", c.id, c.kind),
+              "id 1 is MPI_COMM_SELF (kind self), id 2 MPI_COMM_WORLD (kind world)");
+    if (ts.peekIs("<")) {
+      // A bare ranklist is a single instance (the doc's first example wrote world that way).
+      c.instances.push_back(parseRankList(ts));
+    } else {
+      while (!ts.atEnd()) {
+        ts.expect("(");
+        RankList inst = parseRankList(ts);
+        ts.expect(")");
+        RankSets sets(file_, ts.line().number);
+        for (const auto& other : c.instances)
+          if (sets.meet(other, inst))
+            ts.fail(fmt::format("communicator {} has overlapping instances: ranks {} are in two of them", c.id,
+                                RankList::intersect(other, inst).pretty()),
+                    "a rank is a member of one instance of each communicator id");
+        c.instances.push_back(std::move(inst));
+      }
+    }
+    expectEnd(ts, "the communicator's instances");
+    if (c.id == kCommSelf && !c.instances.empty()) ts.fail("MPI_COMM_SELF takes no instances");
+    if (c.id == kCommWorld && !c.instances.empty() &&
+        (c.instances.size() != 1 || !(c.instances.front() == RankList::all(trace_.numRanks))))
+      ts.fail(fmt::format("MPI_COMM_WORLD's instance must be every rank, {}", RankList::all(trace_.numRanks).str()));
+    return c;
+  }
+
+  // ---- ranklists ---------------------------------------------------------------------------
+
+  // Checks a section against 0..P-1 on its numbers alone and returns its size (at most P).
+  // The bounds keep every product below 2^62, so nothing overflows on hostile input.
+  Rank checkSection(TokenStream& ts, const RankTuple& t) {
+    const Rank P = trace_.numRanks;
+    auto outside = [&] {
+      ts.fail(fmt::format("ranklist section {} names ranks outside the trace's ranks 0..{}", sectionText(t), P - 1));
+    };
+    Rank span = 0, below = 0, size = 1;
+    for (const auto& d : t.dims) {
+      if (d.iters < 1) ts.fail(fmt::format("ranklist section {} has a dimension of {} iterations", sectionText(t), d.iters), kRankListHint);
+      if (d.iters == 1) continue;
+      if (d.stride == 0)
+        ts.fail(fmt::format("ranklist section {} names rank {} {} times (stride 0)", sectionText(t), t.start, d.iters));
+      if (d.iters > P || d.stride >= P || d.stride <= -P) outside();  // before negating INT64_MIN
+      Rank stride = d.stride < 0 ? -d.stride : d.stride;
+      Rank reach = (d.iters - 1) * stride;
+      span += reach;
+      if (span >= P) outside();
+      if (d.stride < 0) below += reach;
+      if (size > P / d.iters)
+        ts.fail(fmt::format("ranklist section {} names some ranks more than once", sectionText(t)));
+      size *= d.iters;
+    }
+    if (t.start < below) outside();
+    if (t.start - below > P - 1 - span) outside();
+    return size;
+  }
+
+  // One or more sections `<dims start {iters stride}...>`.
+  RankList parseRankList(TokenStream& ts) {
+    if (!ts.peekIs("<"))
+      ts.fail(ts.atEnd() ? std::string("expected a ranklist but the line ends")
+                         : fmt::format("expected a ranklist but found '{}'", ts.peek().text),
+              kRankListHint);
+    std::vector<RankTuple> tuples;
+    std::vector<RankList> sections;
+    Rank total = 0;
+    while (ts.peekIs("<")) {
+      ts.get();
+      std::int64_t dims = ts.getInt("ranklist dimension count");
+      if (dims < 0 || dims > kMaxRankDims) ts.fail(fmt::format("ranklist section with {} dimensions (0..{} allowed)", dims, kMaxRankDims));
+      RankTuple t;
+      t.start = ts.getInt("ranklist start");
+      while (ts.peekIs("{")) {
+        ts.get();
+        RankDim d;
+        d.iters = ts.getInt("ranklist iteration count");
+        d.stride = ts.getInt("ranklist stride");
+        ts.expect("}");
+        t.dims.push_back(d);
+      }
+      if (static_cast<std::int64_t>(t.dims.size()) != dims)
+        ts.fail(fmt::format("ranklist section declares {} dimension{} but has {} {{iters stride}} pair{}", dims,
+                            dims == 1 ? "" : "s", t.dims.size(), t.dims.size() == 1 ? "" : "s"),
+                "the first number of a section is its number of {iters stride} pairs");
+      ts.expect(">");
+      const Rank size = checkSection(ts, t);
+      RankList section({t});
+      // A section whose dimensions do not nest may repeat ranks; RankList would fold the
+      // repeats away, so count its distinct members first. Bounding such sections bounds
+      // that count (and RankList's splitting of them into nested pieces).
+      if (!nestedSection(t)) {
+        if (size > kMaxInterleavedSection)
+          ts.fail(fmt::format("ranklist section {} interleaves its dimensions over {} ranks (at most {} supported)", sectionText(t),
+                              size, kMaxInterleavedSection),
+                  "write it as several sections whose dimensions nest");
+        Rank distinct = 0;
+        section.forEach([&](Rank) {
+          ++distinct;
+          return true;
+        });
+        if (distinct != size) ts.fail(fmt::format("ranklist section {} names some ranks more than once", sectionText(t)));
+      }
+      total += size;
+      if (total > trace_.numRanks) ts.fail("ranklist names some ranks more than once (its sections overlap)");
+      tuples.push_back(std::move(t));
+      sections.push_back(std::move(section));
+    }
+    // Sections in order of their first rank; only those whose ranges overlap are compared.
+    std::vector<const RankList*> order;
+    for (const auto& sec : sections) order.push_back(&sec);
+    std::sort(order.begin(), order.end(), [](const RankList* a, const RankList* b) { return *a->first() < *b->first(); });
+    RankSets sets(file_, ts.line().number);
+    std::vector<const RankList*> open;
+    for (const RankList* sec : order) {
+      std::erase_if(open, [&](const RankList* o) { return *o->last() < *sec->first(); });
+      for (const RankList* o : open)
+        if (sets.meet(*o, *sec))
+          ts.fail(fmt::format("ranklist names ranks {} more than once (its sections overlap)", RankList::intersect(*o, *sec).pretty()));
+      open.push_back(sec);
+    }
+    RankList list(std::move(tuples));
+    return list;
+  }
+
+  // `[@ RANKLIST]` at the end of a value line; without it the group is the event's ranks.
+  RankList parseGroupRanks(TokenStream& ts, const Event& e) {
+    if (ts.atEnd()) return e.ranks;
+    ts.expect("@");
+    RankList ranks = parseRankList(ts);
+    expectEnd(ts, "the ranklist");
+    if (!RankSets(file_, ts.line().number).within(ranks, e.ranks))
+      ts.fail(fmt::format("group {} holds ranks that do not execute event {} ({})", ranks.pretty(), e.id, e.ranks.pretty()));
+    return ranks;
+  }
+
+  // ---- events ------------------------------------------------------------------------------
+
+  void beginEvent(TokenStream& ts) {
+    ts.expect("event");
+    PendingEvent pe;
+    Event& e = pe.event;
+    e.line = ts.line().number;
+    e.id = ts.getInt("event id");
+    std::string_view name = getName(ts, "an MPI operation");
+    auto op = opFromName(name);
+    if (!op) ts.fail(fmt::format("unknown operation '{}'", name), "operations are MPI names such as MPI_Send or MPI_Allreduce");
+    e.op = *op;
+    ts.expect("@");
+    e.ranks = parseRankList(ts);
+    expectEnd(ts, "the event's ranklist");
+    if (auto [it, fresh] = eventLines_.emplace(e.id, e.line); !fresh)
+      ts.fail(fmt::format("event id {} is used twice (first at line {})", e.id, it->second), "event ids are unique in a trace");
+    event_ = std::move(pe);
+  }
+
+  void parseAttribute(TokenStream& ts) {
+    std::string_view key = ts.get().text;
+    if (key == "site") return parseSite(ts);
+    if (key == "loop") return parseLoop(ts);
+    if (key == "time") return parseTime(ts);
+    if (key == "compute") return parseCompute(ts);
+    if (auto p = paramFromName(key)) return parseParam(ts, *p);
+    if (isHeaderKeyword(key) || key == "tracegen-trace")
+      ts.fail(fmt::format("header line '{}' after the first event", key), "header lines precede the first `event` line");
+    ts.fail(fmt::format("unknown parameter or event attribute '{}'", key),
+            "attribute lines are site, loop, time, compute and parameters by name (comm, count, datatype, dest, ...)");
+  }
+
+  SiteId siteValue(std::string_view name) { return name == kNoSiteName ? kNoSite : trace_.internSite(name); }
+
+  void parseSite(TokenStream& ts) {
+    Event& e = event_->event;
+    if (event_->hasSite) ts.fail(fmt::format("second 'site' line for event {}", e.id), "merged call sites go on one line: `site A B C`");
+    event_->hasSite = true;
+    e.site = siteValue(getName(ts, "a call site"));
+    while (!ts.atEnd()) e.mergedSites.push_back(siteValue(getName(ts, "a call site")));
+  }
+
+  void parseLoop(TokenStream& ts) {
+    Event& e = event_->event;
+    std::int64_t level = ts.getInt("loop level");
+    if (level < 0 || level >= kMaxLoopLevels) ts.fail(fmt::format("loop level {} is outside 0..{}", level, kMaxLoopLevels - 1));
+    std::string_view kind = getName(ts, "'iter' or 'mem'");
+    if (kind != "iter" && kind != "mem") ts.fail(fmt::format("expected 'iter' or 'mem' but found '{}'", kind));
+    const bool iter = kind == "iter";
+    ValueGroup g;
+    while (!ts.atEnd() && !ts.peekIs("@")) {
+      std::int64_t v = ts.getInt(iter ? "loop iteration count" : "loop body length");
+      if (iter && v < 0) ts.fail(fmt::format("loop level {} with {} iterations", level, v));
+      if (!iter && v < 1) ts.fail(fmt::format("loop level {} with a body of {} events", level, v), "`mem` counts the head, so it is at least 1");
+      g.values.push_back(v);
+    }
+    if (g.values.empty()) ts.fail(fmt::format("loop level {} '{}' without values", level, kind));
+    g.ranks = parseGroupRanks(ts, e);
+    PendingLoop& pl = event_->loops[level];
+    if (!pl.line) pl.line = ts.line().number;
+    auto& groups = iter ? pl.level.iter : pl.level.mem;
+    RankSets sets(file_, ts.line().number);
+    for (const auto& other : groups)
+      if (sets.meet(other.ranks, g.ranks))
+        ts.fail(fmt::format("loop level {} gives ranks {} two '{}' lists", level, RankList::intersect(other.ranks, g.ranks).pretty(), kind));
+    groups.push_back(std::move(g));
+  }
+
+  std::int64_t paramValue(TokenStream& ts, Param p) {
+    Token tok = ts.get();
+    if (tok.punct) ts.fail(fmt::format("unexpected '{}' among the values of '{}'", tok.text, paramName(p)));
+    std::int64_t v = 0;
+    if (p == Param::Datatype || p == Param::RecvType) {
+      auto it = typeIds_.find(std::string(tok.text));
+      if (it == typeIds_.end())
+        ts.fail(fmt::format("unknown datatype '{}'", tok.text),
+                fmt::format("declare it in the header: `datatype {} SIZE`", tok.text));
+      return it->second;
+    }
+    if (p == Param::ReduceOp) {
+      if (auto op = reduceOpFromName(tok.text)) return *op;
+      if (!parseInt(tok.text, v))
+        ts.fail(fmt::format("unknown reduction operator '{}'", tok.text), "MPI names (MPI_SUM, MPI_MAX, ...) or a number");
+      return v;
+    }
+    if (p == Param::Source && tok.text == "any") return kAnySource;
+    if (!parseInt(tok.text, v)) ts.fail(fmt::format("bad number '{}' for {}", tok.text, paramName(p)));
+    if ((p == Param::Dest || p == Param::Source || p == Param::Root) && (v < 0 || v >= trace_.numRanks))
+      ts.fail(fmt::format("{} {} is outside the trace's ranks 0..{}", paramName(p), v, trace_.numRanks - 1));
+    return v;
+  }
+
+  void parseParam(TokenStream& ts, Param p) {
+    Event& e = event_->event;
+    bool relative = false;
+    if (isPeerParam(p) && ts.peekIs("rel")) {
+      ts.get();
+      relative = true;
+    }
+    ValueGroup g;
+    while (!ts.atEnd() && !ts.peekIs("@")) g.values.push_back(paramValue(ts, p));
+    if (g.values.empty()) ts.fail(fmt::format("parameter '{}' without values", paramName(p)));
+    g.ranks = parseGroupRanks(ts, e);
+    auto [it, fresh] = event_->params.try_emplace(p);
+    PendingParam& pp = it->second;
+    if (fresh) {
+      pp.values.param = p;
+      pp.values.relative = relative;
+      pp.line = ts.line().number;
+    } else if (pp.values.relative != relative) {
+      ts.fail(fmt::format("parameter '{}' is 'rel' on some lines and not on others", paramName(p)),
+              "all lines of one parameter agree on `rel`");
+    }
+    RankSets sets(file_, ts.line().number);
+    for (const auto& other : pp.values.groups)
+      if (sets.meet(other.ranks, g.ranks))
+        ts.fail(fmt::format("parameter '{}' gives ranks {} two value lists", paramName(p),
+                            RankList::intersect(other.ranks, g.ranks).pretty()),
+                "the `@ RANKLIST` groups of one parameter partition the event's ranks");
+    pp.covered += g.ranks.size();
+    pp.values.groups.push_back(std::move(g));
+  }
+
+  void parseTime(TokenStream& ts) {
+    TimeStat st;
+    std::string_view phase = getName(ts, "a phase (comp or mpi)");
+    if (phase == "comp") st.phase = Phase::Compute;
+    else if (phase == "mpi") st.phase = Phase::Mpi;
+    else ts.fail(fmt::format("unknown time phase '{}'", phase), "`comp`: computation before the call; `mpi`: time inside it");
+    std::string_view unit = getName(ts, "a unit (us or kinst)");
+    if (unit == "us") st.unit = TimeUnit::Microseconds;
+    else if (unit == "kinst") st.unit = TimeUnit::KiloInstructions;
+    else ts.fail(fmt::format("unknown time unit '{}'", unit), "`us`: microseconds; `kinst`: thousands of instructions");
+    ts.expect("after");
+    st.after = siteValue(getName(ts, "the preceding call site"));
+    Histogram& h = st.hist;
+    expectKey(ts, "n");
+    h.n = ts.getInt("sample count");
+    if (h.n < 0) ts.fail(fmt::format("histogram with {} samples", h.n));
+    expectKey(ts, "avg");
+    h.avg = ts.getReal("histogram average");
+    expectKey(ts, "min");
+    h.min = ts.getReal("histogram minimum");
+    ts.expect("@");
+    h.minRank = ts.getInt("rank of the minimum");
+    expectKey(ts, "max");
+    h.max = ts.getReal("histogram maximum");
+    ts.expect("@");
+    h.maxRank = ts.getInt("rank of the maximum");
+    expectKey(ts, "bins");
+    std::int64_t total = 0;
+    while (!ts.atEnd()) {
+      ts.expect("[");
+      Bin b;
+      b.start = ts.getReal("bin start");
+      b.min = ts.getReal("bin minimum");
+      b.avg = ts.getReal("bin average");
+      b.max = ts.getReal("bin maximum");
+      b.end = ts.getReal("bin end");
+      b.freq = ts.getInt("bin frequency");
+      ts.expect("]");
+      if (b.freq < 0) ts.fail(fmt::format("bin with negative frequency {}", b.freq));
+      if (b.freq > std::numeric_limits<std::int64_t>::max() - total) ts.fail("bin frequencies overflow");
+      total += b.freq;
+      h.bins.push_back(b);
+    }
+    if (total != h.n)
+      ts.fail(fmt::format("histogram bins hold {} samples but n={}", total, h.n), "the bin frequencies add up to n");
+    event_->event.stats.push_back(std::move(st));
+  }
+
+  void parseCompute(TokenStream& ts) {
+    ComputeTime c;
+    ts.expect("after");
+    c.after = siteValue(getName(ts, "the preceding call site"));
+    expectKey(ts, "us");
+    c.us = ts.getReal("compute time");
+    expectEnd(ts, "the compute time");
+    event_->event.compute.push_back(c);
+  }
+
+  void endEvent() {
+    Event& e = event_->event;
+    std::int64_t expected = 0;
+    for (auto& [level, pl] : event_->loops) {
+      if (level != expected)
+        failAt(pl.line, fmt::format("event {}: loop level {} without level {}", e.id, level, expected),
+               "levels count from 0 (the outermost loop the event heads)");
+      ++expected;
+      if (pl.level.iter.empty() || pl.level.mem.empty())
+        failAt(pl.line, fmt::format("event {}: loop level {} has no '{}' line", e.id, level, pl.level.iter.empty() ? "iter" : "mem"),
+               "each loop level needs `loop L iter ...` and `loop L mem ...`");
+      if (!RankSets(file_, pl.line).sameRanks(pl.level.iter, pl.level.mem))
+        failAt(pl.line, fmt::format("event {}: loop level {} gives iteration counts and body lengths to different ranks", e.id, level),
+               "the `iter` and `mem` lines of a level cover the same ranks");
+      e.loops.push_back(std::move(pl.level));
+    }
+    for (auto& [p, pp] : event_->params) {
+      if (pp.covered != e.ranks.size())
+        failAt(pp.line,
+               fmt::format("event {}: parameter '{}' has values for {} of the event's {} ranks", e.id, paramName(p), pp.covered,
+                           e.ranks.size()),
+               "the `@ RANKLIST` groups of one parameter must cover the event's ranks");
+      e.params.push_back(std::move(pp.values));
+    }
+    trace_.events.push_back(std::move(e));
+    event_.reset();
+  }
+
+  // Every rank's first event is MPI_Init (or MPI_Init_thread) and its last MPI_Finalize: the
+  // ranks of every other event have passed an init event before it and reach a finalize event
+  // after it. A rank initialises and finalises once, so the boundary events of one kind are
+  // disjoint and RankSets can count the ranks they cover without enumerating them.
+  void checkInitAndFinalize() {
+    const Rank P = trace_.numRanks;
+    const SourceLine& end = file_.lines.back();
+    auto walk = [&](auto first, auto last, bool atStart) {
+      const OpKind boundKind = atStart ? OpKind::Init : OpKind::Finalize;
+      const std::string_view boundName = atStart ? "MPI_Init" : "MPI_Finalize";
+      std::vector<const Event*> bounds;
+      Rank covered = 0;
+      for (auto it = first; it != last; ++it) {
+        const Event& e = *it;
+        RankSets sets(file_, e.line);
+        if (opInfo(e.op).kind == boundKind) {
+          for (const Event* b : bounds)
+            if (sets.meet(b->ranks, e.ranks))
+              throw InputError(file_.name, e.line, fmt::format("events {} and {} both run {} on ranks {}", b->id, e.id, boundName,
+                                                               RankList::intersect(b->ranks, e.ranks).pretty()));
+          covered += e.ranks.size();
+          bounds.push_back(&e);
+          continue;
+        }
+        if (covered == P) continue;
+        Rank inside = 0;
+        for (const Event* b : bounds) inside += sets.common(e.ranks, b->ranks);
+        if (inside == e.ranks.size()) continue;
+        if (!atStart && &e == &trace_.events.back())
+          throw InputError(file_.name, end.number,
+                           fmt::format("trace ends with event {} ({}), not MPI_Finalize: the file is truncated", e.id, opName(e.op)),
+                           std::string(end.text), "every rank ends with MPI_Finalize");
+        throw InputError(file_.name, e.line,
+                         fmt::format("event {} ({}) is the {} event of {}, not {}", e.id, opName(e.op), atStart ? "first" : "last",
+                                     witness(e.ranks, bounds), boundName),
+                         {}, "every rank starts with MPI_Init (or MPI_Init_thread) and ends with MPI_Finalize");
+      }
+      if (covered < P)
+        throw InputError(file_.name, end.number, fmt::format("{} of the {} ranks never call {}", P - covered, P, boundName), {},
+                         "every rank of 0..P-1 starts with MPI_Init and ends with MPI_Finalize");
+    };
+    walk(trace_.events.begin(), trace_.events.end(), true);
+    walk(trace_.events.rbegin(), trace_.events.rend(), false);
+  }
+
+  // Names a rank of `ranks` outside every bound, for the message; huge lists are not searched.
+  static std::string witness(const RankList& ranks, const std::vector<const Event*>& bounds) {
+    if (ranks.size() > (Rank{1} << 20)) return "some of its ranks";
+    Rank found = -1;
+    ranks.forEach([&](Rank r) {
+      bool bounded = false;
+      for (const Event* b : bounds) bounded = bounded || b->ranks.contains(r);
+      if (!bounded) found = r;
+      return bounded;
+    });
+    return fmt::format("rank {}", found);
+  }
+
+  const SourceFile& file_;
+  Trace trace_;
+  bool inEvents_ = false;
+  int ranksLine_ = 0, originLine_ = 0, peersLine_ = 0;
+  std::vector<PendingDatatype> datatypes_;
+  std::map<std::string, std::int64_t> typeIds_;
+  std::vector<const SourceLine*> commLines_;
+  std::map<std::int64_t, int> eventLines_;
+  std::optional<PendingEvent> event_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Writer
+
+class TracegenTextWriter {
+ public:
+  TracegenTextWriter(const Trace& t, std::ostream& out) : t_(t), out_(out) {}
+
+  void write() {
+    line("tracegen-trace {}", kFormatVersion);
+    line("ranks {}", t_.numRanks);
+    if (!t_.origin.empty()) line("origin {}", name(t_.origin, "origin"));
+    if (t_.worldPeers) line("peers world");
+    std::vector<std::string_view> names;
+    for (const auto& d : t_.datatypes) names.push_back(d.name);
+    std::vector<std::int64_t> ids = defaultDatatypeIds(names);
+    for (std::size_t i = 0; i < t_.datatypes.size(); ++i) {
+      const Datatype& d = t_.datatypes[i];
+      if (!types_.emplace(d.id, &d).second)
+        throw std::invalid_argument(fmt::format("trace has two datatypes with id {}", d.id));
+      for (std::size_t k = 0; k < i; ++k)
+        if (t_.datatypes[k].name == d.name) throw std::invalid_argument(fmt::format("trace has two datatypes named '{}'", d.name));
+      fmt::format_to(std::back_inserter(buf_), "datatype {} {}", name(d.name, "datatype name"), d.size);
+      if (d.id != ids[i]) fmt::format_to(std::back_inserter(buf_), " id={}", d.id);
+      buf_.push_back('\n');
+    }
+    for (const auto& c : t_.comms) {
+      fmt::format_to(std::back_inserter(buf_), "comm {} {}", c.id, name(c.kind, "communicator kind"));
+      for (const auto& inst : c.instances) fmt::format_to(std::back_inserter(buf_), " ({})", inst.str());
+      buf_.push_back('\n');
+    }
+    for (const auto& e : t_.events) {
+      buf_.push_back('\n');
+      writeEvent(e);
+      flush();
+    }
+    flush();
+  }
+
+ private:
+  template <typename... Args>
+  void line(fmt::format_string<Args...> f, Args&&... args) {
+    fmt::format_to(std::back_inserter(buf_), f, std::forward<Args>(args)...);
+    buf_.push_back('\n');
+  }
+
+  void flush() {
+    out_.write(buf_.data(), static_cast<std::streamsize>(buf_.size()));
+    buf_.clear();
+  }
+
+  // Names are single tokens (a `#` inside one is part of it, at its start a comment); anything
+  // else would not read back as the same name.
+  static std::string_view name(std::string_view s, std::string_view what) {
+    auto tokens = tokenize(s);
+    bool ok = tokens.size() == 1 && !tokens[0].punct && tokens[0].text == s;
+    for (char c : s) ok = ok && static_cast<unsigned char>(c) > 0x20 && static_cast<unsigned char>(c) < 0x7f;
+    if (!ok) throw std::invalid_argument(fmt::format("{} '{}' cannot be written: names are single tokens", what, s));
+    return s;
+  }
+
+  std::string_view site(SiteId s) const {
+    if (s == kNoSite) return kNoSiteName;
+    if (s < 0 || static_cast<std::size_t>(s) >= t_.sites.size()) throw std::invalid_argument(fmt::format("site id {} out of range", s));
+    std::string_view n = t_.sites[static_cast<std::size_t>(s)];
+    if (n == kNoSiteName) throw std::invalid_argument("call site '-' cannot be written: it stands for no site");
+    return name(n, "call site");
+  }
+
+  void value(Param p, std::int64_t v) {
+    buf_.push_back(' ');
+    if (p == Param::Datatype || p == Param::RecvType) {
+      auto it = types_.find(v);
+      if (it == types_.end()) throw std::invalid_argument(fmt::format("datatype {} is not in the trace's datatype table", v));
+      buf_.append(it->second->name);
+    } else if (p == Param::ReduceOp && !reduceOpName(v).empty()) {
+      buf_.append(reduceOpName(v));
+    } else if (p == Param::Source && v == kAnySource) {
+      buf_.append(std::string_view("any"));
+    } else {
+      fmt::format_to(std::back_inserter(buf_), "{}", v);
+    }
+  }
+
+  void groupRanks(const std::vector<ValueGroup>& groups, const ValueGroup& g, const Event& e) {
+    if (groups.size() == 1 && g.ranks == e.ranks) return;
+    fmt::format_to(std::back_inserter(buf_), " @ {}", g.ranks.str());
+  }
+
+  void writeEvent(const Event& e) {
+    line("event {} {} @ {}", e.id, opName(e.op), e.ranks.str());
+    if (e.site != kNoSite || !e.mergedSites.empty()) {
+      fmt::format_to(std::back_inserter(buf_), "  site {}", site(e.site));
+      for (SiteId s : e.mergedSites) fmt::format_to(std::back_inserter(buf_), " {}", site(s));
+      buf_.push_back('\n');
+    }
+    for (std::size_t k = 0; k < e.loops.size(); ++k) {
+      for (const auto* groups : {&e.loops[k].iter, &e.loops[k].mem})
+        for (const auto& g : *groups) {
+          fmt::format_to(std::back_inserter(buf_), "  loop {} {}", k, groups == &e.loops[k].iter ? "iter" : "mem");
+          for (auto v : g.values) fmt::format_to(std::back_inserter(buf_), " {}", v);
+          groupRanks(*groups, g, e);
+          buf_.push_back('\n');
+        }
+    }
+    // The reader files parameters by Param, so writing them in that order keeps bytes stable.
+    std::vector<const ParamValues*> params;
+    for (const auto& pv : e.params) params.push_back(&pv);
+    std::stable_sort(params.begin(), params.end(), [](const ParamValues* a, const ParamValues* b) { return a->param < b->param; });
+    for (const ParamValues* pv : params)
+      for (const auto& g : pv->groups) {
+        fmt::format_to(std::back_inserter(buf_), "  {}{}", paramName(pv->param), pv->relative ? " rel" : "");
+        for (auto v : g.values) value(pv->param, v);
+        groupRanks(pv->groups, g, e);
+        buf_.push_back('\n');
+      }
+    for (const auto& st : e.stats) {
+      const Histogram& h = st.hist;
+      fmt::format_to(std::back_inserter(buf_), "  time {} {} after {} n={} avg={} min={}@{} max={}@{} bins=", phaseName(st.phase),
+                     timeUnitName(st.unit), site(st.after), h.n, h.avg, h.min, h.minRank, h.max, h.maxRank);
+      for (const auto& b : h.bins)
+        fmt::format_to(std::back_inserter(buf_), "[{} {} {} {} {} {}]", b.start, b.min, b.avg, b.max, b.end, b.freq);
+      buf_.push_back('\n');
+    }
+    for (const auto& c : e.compute) line("  compute after {} us={}", site(c.after), c.us);
+  }
+
+  const Trace& t_;
+  std::ostream& out_;
+  std::map<std::int64_t, const Datatype*> types_;
+  std::string buf_;
+};
+
+}  // namespace
+
+Trace readTracegenText(const SourceFile& file) { return TracegenTextParser(file).parse(); }
+
+void writeTracegenText(const Trace& trace, std::ostream& out) { TracegenTextWriter(trace, out).write(); }
+
+}  // namespace tracegen

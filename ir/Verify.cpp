@@ -1,7 +1,9 @@
 #include "ir/Verify.h"
 
 #include <fmt/format.h>
+#include <map>
 #include <set>
+#include <tuple>
 
 #include "ir/Diagnostics.h"
 
@@ -11,7 +13,8 @@ namespace {
 
 class LoopChecker {
  public:
-  LoopChecker(const Trace& t, const std::string& file, Rank r) : trace_(t), file_(file), rank_(r) {
+  LoopChecker(const Trace& t, const std::string& file, const EventLines& lines, Rank r)
+      : trace_(t), file_(file), lines_(lines), rank_(r) {
     for (const Event& e : t.events) {
       if (!e.ranks.contains(r)) continue;
       Item item{&e, {}};
@@ -25,16 +28,16 @@ class LoopChecker {
         if (!iter && !mem) break;
         if (!iter || !mem)
           fail(e, fmt::format("loop level {} gives rank {} {} but no {}", k, r, iter ? "an iteration count" : "a body length",
-                              iter ? "body length" : "iteration count"));
+                              iter ? "body length" : "iteration count"), loopLine(e, k));
         for (auto v : iter->values)
-          if (v < 0) fail(e, fmt::format("loop level {} has {} iterations", k, v));
+          if (v < 0) fail(e, fmt::format("loop level {} has {} iterations", k, v), loopLine(e, k));
         item.mems.push_back(mem);
       }
       items_.push_back(std::move(item));
     }
   }
 
-  void run() { walk(0, items_.size()); }
+  void run() { walk(0, items_.size(), true); }
 
  private:
   struct Item {
@@ -42,46 +45,77 @@ class LoopChecker {
     std::vector<const ValueGroup*> mems;
   };
 
-  [[noreturn]] void fail(const Event& e, const std::string& what) const {
-    throw InputError(file_, e.line, fmt::format("event {} ({}): {}", e.id, opName(e.op), what));
+  [[noreturn]] void fail(const Event& e, const std::string& what, int line = 0) const {
+    throw InputError(file_, line > 0 ? line : e.line, fmt::format("event {} ({}): {}", e.id, opName(e.op), what));
   }
 
-  void walk(std::size_t j, std::size_t end) {
-    while (j < end) j += items_[j].mems.empty() ? 1 : span(j, 0, end);
+  int loopLine(const Event& e, std::size_t level) const {
+    return lines_.loopLine(static_cast<std::size_t>(&e - trace_.events.data()), level, e.line);
   }
 
-  std::size_t span(std::size_t h, std::size_t k, std::size_t limit) {
+  // Steps over the events [j, end) of the rank, a loop at a time; `top` if that is the whole
+  // trace rather than a loop body.
+  void walk(std::size_t j, std::size_t end, bool top) {
+    while (j < end) j += items_[j].mems.empty() ? 1 : span(j, 0, end, top);
+  }
+
+  // Events spanned by the level-k loop headed by item h, whose enclosing body ends at `limit`;
+  // with several body lengths (consumed cyclically) each is checked and the largest returned.
+  // Memoised: the same head and level are reached once per enclosing body length.
+  std::size_t span(std::size_t h, std::size_t k, std::size_t limit, bool top) {
+    auto key = std::make_tuple(h, k, limit);
+    if (auto it = memo_.find(key); it != memo_.end()) return it->second;
     const Item& item = items_[h];
     std::set<std::int64_t> lengths(item.mems[k]->values.begin(), item.mems[k]->values.end());
     std::size_t result = 0;
     for (std::int64_t m : lengths) {
-      if (m < 1) fail(*item.event, fmt::format("loop level {} has a body of {} events", k, m));
-      if (h + static_cast<std::size_t>(m) > limit)
-        fail(*item.event, fmt::format("loop level {} spans {} events but rank {} has only {} events left in the enclosing {}",
-                                      k, m, rank_, limit - h, limit == items_.size() ? "trace" : "loop body"));
+      if (m < 1) fail(*item.event, fmt::format("loop level {} has a body of {} events", k, m), loopLine(*item.event, k));
+      if (m > static_cast<std::int64_t>(limit - h))
+        fail(*item.event,
+             fmt::format("loop level {} spans {} events but rank {} has only {} events left in the enclosing {}", k, m, rank_,
+                         limit - h, top && k == 0 ? "trace" : "loop body"),
+             loopLine(*item.event, k));
       std::size_t end = h + static_cast<std::size_t>(m);
-      std::size_t j = item.mems.size() > k + 1 ? h + span(h, k + 1, end) : h + 1;
-      walk(j, end);
+      std::size_t j = item.mems.size() > k + 1 ? h + span(h, k + 1, end, false) : h + 1;
+      walk(j, end, false);
       result = std::max(result, static_cast<std::size_t>(m));
     }
+    memo_.emplace(key, result);
     return result;
   }
 
   const Trace& trace_;
   const std::string& file_;
+  const EventLines& lines_;
   Rank rank_;
+  std::map<std::tuple<std::size_t, std::size_t, std::size_t>, std::size_t> memo_;
   std::vector<Item> items_;
 };
 
 }  // namespace
 
+int EventLines::loopLine(std::size_t event, std::size_t level, int fallback) const {
+  if (event < loops.size() && level < loops[event].size() && loops[event][level] > 0) return loops[event][level];
+  return fallback;
+}
+
+int EventLines::paramLine(std::size_t event, Param p, int fallback) const {
+  if (event < params.size())
+    if (auto it = params[event].find(p); it != params[event].end() && it->second > 0) return it->second;
+  return fallback;
+}
+
 void verifyStructure(const Trace& trace, const std::string& fileName, Rank maxRanksChecked) {
+  verifyStructure(trace, fileName, maxRanksChecked, EventLines{});
+}
+
+void verifyStructure(const Trace& trace, const std::string& fileName, Rank maxRanksChecked, const EventLines& lines) {
   const Rank P = trace.numRanks;
   if (P < 1) throw InputError(fileName, 0, "trace has no ranks");
-  auto inRange = [&](const Event& e, const RankList& l, const char* what) {
-    if (l.empty()) throw InputError(fileName, e.line, fmt::format("event {}: empty {}", e.id, what));
+  auto inRange = [&](const Event& e, int line, const RankList& l, const char* what) {
+    if (l.empty()) throw InputError(fileName, line, fmt::format("event {}: empty {}", e.id, what));
     if (*l.first() < 0 || *l.last() >= P)
-      throw InputError(fileName, e.line,
+      throw InputError(fileName, line,
                        fmt::format("event {}: {} {} names ranks outside 0..{}", e.id, what, l.pretty(), P - 1));
   };
   std::set<Rank> sample;
@@ -91,39 +125,44 @@ void verifyStructure(const Trace& trace, const std::string& fileName, Rank maxRa
       sample.insert(*l.last());
     }
   };
-  for (const Event& e : trace.events) {
-    inRange(e, e.ranks, "ranklist");
+  for (std::size_t i = 0; i < trace.events.size(); ++i) {
+    const Event& e = trace.events[i];
+    inRange(e, e.line, e.ranks, "ranklist");
     addSample(e.ranks);
-    for (const auto& lv : e.loops)
+    for (std::size_t k = 0; k < e.loops.size(); ++k) {
+      const LoopLevel& lv = e.loops[k];
+      const int line = lines.loopLine(i, k, e.line);
       for (const auto* groups : {&lv.iter, &lv.mem})
         for (const auto& g : *groups) {
-          inRange(e, g.ranks, "loop group");
+          inRange(e, line, g.ranks, "loop group");
           addSample(g.ranks);
-          if (g.values.empty()) throw InputError(fileName, e.line, fmt::format("event {}: loop group without values", e.id));
+          if (g.values.empty()) throw InputError(fileName, line, fmt::format("event {}: loop group without values", e.id));
         }
+    }
     for (const auto& pv : e.params) {
+      const int line = lines.paramLine(i, pv.param, e.line);
       Rank covered = 0;
       for (const auto& g : pv.groups) {
-        inRange(e, g.ranks, "parameter group");
+        inRange(e, line, g.ranks, "parameter group");
         addSample(g.ranks);
         covered += g.ranks.size();
         if (g.values.empty())
-          throw InputError(fileName, e.line, fmt::format("event {}: parameter '{}' has an empty value list", e.id, paramName(pv.param)));
+          throw InputError(fileName, line, fmt::format("event {}: parameter '{}' has an empty value list", e.id, paramName(pv.param)));
         if (pv.param == Param::Datatype || pv.param == Param::RecvType)
           for (auto v : g.values)
             if (!trace.datatype(v))
-              throw InputError(fileName, e.line, fmt::format("event {}: datatype {} is not declared", e.id, v));
+              throw InputError(fileName, line, fmt::format("event {}: datatype {} is not declared", e.id, v));
       }
       if (covered != e.ranks.size())
-        throw InputError(fileName, e.line,
+        throw InputError(fileName, line,
                          fmt::format("event {}: parameter '{}' has values for {} of its {} ranks", e.id,
                                      paramName(pv.param), covered, e.ranks.size()));
     }
   }
   if (P <= maxRanksChecked) {
-    for (Rank r = 0; r < P; ++r) LoopChecker(trace, fileName, r).run();
+    for (Rank r = 0; r < P; ++r) LoopChecker(trace, fileName, lines, r).run();
   } else {
-    for (Rank r : sample) LoopChecker(trace, fileName, r).run();
+    for (Rank r : sample) LoopChecker(trace, fileName, lines, r).run();
   }
 }
 

@@ -1,7 +1,9 @@
 // Structural checks of a trace, shared by the readers and the pass manager's verifier.
 #pragma once
 
+#include <map>
 #include <string>
+#include <vector>
 
 #include "ir/Trace.h"
 
@@ -14,5 +16,16 @@ namespace tracegen {
 // without expanding it; above `maxRanksChecked` ranks it checks the first and last rank of
 // every distinct rank group instead of every rank. Throws InputError.
 void verifyStructure(const Trace& trace, const std::string& fileName, Rank maxRanksChecked = 4096);
+
+// Where the parts of each event were read from, so that diagnostics name the offending line
+// rather than the event's first one. Indexed by position in trace.events; a missing entry
+// falls back to Event::line.
+struct EventLines {
+  std::vector<std::vector<int>> loops;        // [event][level]: line of LOOP<level>
+  std::vector<std::map<Param, int>> params;   // [event]: first line of each parameter
+  int loopLine(std::size_t event, std::size_t level, int fallback) const;
+  int paramLine(std::size_t event, Param p, int fallback) const;
+};
+void verifyStructure(const Trace& trace, const std::string& fileName, Rank maxRanksChecked, const EventLines& lines);
 
 }  // namespace tracegen

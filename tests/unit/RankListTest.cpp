@@ -73,7 +73,9 @@ void expectNormalForm(const RankList& l, const std::string& context) {
       EXPECT_GE(d.iters, 2) << context << ": " << l.str();
       EXPECT_GT(d.stride, 0) << context << ": " << l.str();
     }
-    if (i > 0) EXPECT_LT(l.tuples()[i - 1].start, t.start) << context << ": tuples not sorted in " << l.str();
+    if (i > 0) {
+      EXPECT_LT(l.tuples()[i - 1].start, t.start) << context << ": tuples not sorted in " << l.str();
+    }
     total += t.size();
   }
   std::set<Rank> distinct;

@@ -1,0 +1,1186 @@
+// The C+MPI backend: renders a Program (gen/Program.h) as one self-contained C11 file.
+//
+// The generated program makes the application's MPI calls themselves, rank by rank, with the
+// traced parameters, and spins for the traced computation before each call. All C text lives
+// in templates/c/ (the skeleton with its helpers, one snippet per kind of statement and MPI
+// call, and the few expression forms); this file decides what goes into them: which values,
+// which rank conditions, which helpers the program needs, and the indentation.
+//
+// Values. Parameters are expressions over the rank and the loop state (Expr): constants, peers
+// relative to the rank (`(rank + 1) % nranks`), choices by rank group (a `?:` chain over rank
+// conditions), cycles over a statement's executions (a table indexed by the statement's
+// execution counter) and first-iteration choices (a test of the loop variable). Element
+// counts go through msg_count() (--msg-scale), computation through compute()
+// (--compute-scale). Peers and roots are world ranks in the model; on another communicator
+// they are translated at run time by comm_rank(). Requests are named by recency as in the
+// trace (recent_request(k), k = 10000 - offset).
+//
+// Helpers are emitted only when the program uses them, so that the file stays short and free
+// of unused-function warnings under -Wall -Wextra -Werror.
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <functional>
+#include <kainjow/mustache.hpp>
+#include <map>
+#include <memory>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "gen/Backends.h"
+#include "passes/RankRanges.h"
+
+namespace tracegen::gen {
+
+namespace {
+
+namespace mus = kainjow::mustache;
+
+// Predefined datatypes every MPI-3 library has in C; any other name of the trace becomes a
+// contiguous byte type of the traced size.
+const std::set<std::string, std::less<>>& predefinedTypes() {
+  static const std::set<std::string, std::less<>> kTypes = {
+      "MPI_CHAR", "MPI_SHORT", "MPI_INT", "MPI_LONG", "MPI_LONG_LONG_INT", "MPI_LONG_LONG",
+      "MPI_SIGNED_CHAR", "MPI_UNSIGNED_CHAR", "MPI_UNSIGNED_SHORT", "MPI_UNSIGNED", "MPI_UNSIGNED_LONG",
+      "MPI_UNSIGNED_LONG_LONG", "MPI_FLOAT", "MPI_DOUBLE", "MPI_LONG_DOUBLE", "MPI_WCHAR", "MPI_C_BOOL",
+      "MPI_INT8_T", "MPI_INT16_T", "MPI_INT32_T", "MPI_INT64_T", "MPI_UINT8_T", "MPI_UINT16_T",
+      "MPI_UINT32_T", "MPI_UINT64_T", "MPI_C_COMPLEX", "MPI_C_FLOAT_COMPLEX", "MPI_C_DOUBLE_COMPLEX",
+      "MPI_C_LONG_DOUBLE_COMPLEX", "MPI_BYTE", "MPI_PACKED", "MPI_AINT", "MPI_OFFSET", "MPI_COUNT",
+      "MPI_FLOAT_INT", "MPI_DOUBLE_INT", "MPI_LONG_INT", "MPI_2INT", "MPI_SHORT_INT", "MPI_LONG_DOUBLE_INT",
+      "MPI_CHARACTER", "MPI_INTEGER", "MPI_REAL", "MPI_DOUBLE_PRECISION", "MPI_COMPLEX", "MPI_DOUBLE_COMPLEX",
+      "MPI_LOGICAL", "MPI_2REAL", "MPI_2DOUBLE_PRECISION", "MPI_2INTEGER",
+  };
+  return kTypes;
+}
+
+// A template's text without the final newline of its file, so that a snippet can be put
+// inside a line and a section tag can end a template (kainjow leaves an empty line for a
+// skipped section whose closing tag stands alone on a line).
+std::string templateBody(std::string_view path) {
+  std::string text(templateText(path));
+  if (!text.empty() && text.back() == '\n') text.pop_back();
+  return text;
+}
+
+class Templates {
+ public:
+  std::string render(const std::string& path, const mus::data& data) {
+    auto it = cache_.find(path);
+    if (it == cache_.end()) {
+      auto t = std::make_unique<mus::mustache>(templateBody("c/" + path + ".mustache"));
+      if (!t->is_valid()) throw std::logic_error(fmt::format("templates/c/{}.mustache: {}", path, t->error_message()));
+      t->set_custom_escape([](const std::string& s) { return s; });  // C, not HTML
+      it = cache_.emplace(path, std::move(t)).first;
+    }
+    std::string out = it->second->render(data);
+    if (!it->second->is_valid())
+      throw std::logic_error(fmt::format("templates/c/{}.mustache: {}", path, it->second->error_message()));
+    return out;
+  }
+
+ private:
+  std::map<std::string, std::unique_ptr<mus::mustache>> cache_;
+};
+
+mus::data flag(bool on) { return on ? mus::data(mus::data::type::bool_true) : mus::data(mus::data::type::bool_false); }
+
+std::string indent(const std::string& text, int spaces) {
+  std::string pad(static_cast<std::size_t>(spaces), ' ');
+  std::string out;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t end = text.find('\n', pos);
+    std::size_t len = (end == std::string::npos ? text.size() : end + 1) - pos;
+    std::string_view line(text.data() + pos, len);
+    if (line != "\n") out += pad;
+    out += line;
+    pos += len;
+  }
+  return out;
+}
+
+// Breaks a statement longer than `width` columns after the commas of its first bracketed list
+// (a call's arguments, an initializer's elements), continuation lines aligned with the first
+// element; lines without such a list stay as they are.
+std::string wrapLine(std::string_view line, std::size_t width) {
+  if (line.size() <= width) return std::string(line);
+  const std::size_t indentWidth = line.find_first_not_of(' ');
+  if (indentWidth == std::string_view::npos || line.compare(indentWidth, 2, "/*") == 0) return std::string(line);
+  const std::size_t open = line.find_first_of("({", indentWidth);
+  if (open == std::string_view::npos) return std::string(line);
+  std::vector<std::size_t> cuts;  // positions just after a top-level comma of the list
+  int depth = 0;
+  for (std::size_t i = open; i < line.size(); ++i) {
+    const char ch = line[i];
+    if (ch == '(' || ch == '{' || ch == '[') ++depth;
+    if (ch == ')' || ch == '}' || ch == ']') {
+      if (--depth == 0) break;
+    }
+    if (ch == ',' && depth == 1) cuts.push_back(i + 1);
+  }
+  if (cuts.empty()) return std::string(line);
+  std::size_t column = open + (line[open] == '{' ? 2 : 1);
+  if (column > width / 2) column = indentWidth + 4;
+  const std::string pad(column, ' ');
+  std::string out;
+  std::size_t start = 0, lineStart = 0;  // piece start; start of the current output line
+  std::size_t lineLen = 0;
+  cuts.push_back(line.size());
+  for (std::size_t cut : cuts) {
+    std::string_view piece = line.substr(start, cut - start);
+    if (start > 0 && piece.front() == ' ') piece.remove_prefix(1);
+    const std::size_t add = (start == lineStart ? 0 : 1) + piece.size();
+    if (start > lineStart && lineLen + add > width) {
+      out += '\n' + pad;
+      lineLen = pad.size();
+      lineStart = start;
+    } else if (start > lineStart) {
+      out += ' ';
+      ++lineLen;
+    }
+    out += piece;
+    lineLen += piece.size();
+    start = cut;
+  }
+  return out;
+}
+
+std::string wrapLines(const std::string& text, std::size_t width) {
+  std::string out;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t end = text.find('\n', pos);
+    if (end == std::string::npos) end = text.size();
+    out += wrapLine(std::string_view(text).substr(pos, end - pos), width);
+    if (end < text.size()) out += '\n';
+    pos = end + 1;
+  }
+  return out;
+}
+
+// `(a || b)` -> `a || b` where the context supplies the parentheses.
+std::string withoutParens(const std::string& s) {
+  if (s.size() < 2 || s.front() != '(' || s.back() != ')') return s;
+  int depth = 0;
+  for (std::size_t i = 0; i + 1 < s.size(); ++i) {
+    if (s[i] == '(') ++depth;
+    if (s[i] == ')' && --depth == 0) return s;  // the first parenthesis closes early
+  }
+  return s.substr(1, s.size() - 2);
+}
+
+std::string ensureNewline(std::string s) {
+  if (!s.empty() && s.back() != '\n') s += '\n';
+  return s;
+}
+
+// Text that goes into a C comment must not close it.
+std::string commentSafe(std::string_view s) {
+  std::string out(s);
+  for (std::size_t p; (p = out.find("*/")) != std::string::npos;) out.replace(p, 2, "* /");
+  return out;
+}
+
+std::string cStringBody(std::string_view s) {
+  std::string out;
+  for (char ch : s) {
+    if (ch == '\\' || ch == '"') out += '\\';
+    if (static_cast<unsigned char>(ch) < 0x20) {
+      out += fmt::format("\\{:03o}", static_cast<unsigned char>(ch));
+      continue;
+    }
+    out += ch;
+  }
+  return out;
+}
+
+// ScalaTrace's call sites are chains of return addresses (`46c902_46ccd7_46ce42_46cf63_457e56`),
+// innermost first; the innermost frames and the outermost one tell calls apart.
+std::string shortSite(std::string_view site) {
+  constexpr std::size_t kLong = 28;
+  if (site.size() <= kLong) return std::string(site);
+  std::vector<std::string_view> frames;
+  for (std::size_t pos = 0;;) {
+    std::size_t end = site.find('_', pos);
+    frames.push_back(site.substr(pos, end == std::string_view::npos ? std::string_view::npos : end - pos));
+    if (end == std::string_view::npos) break;
+    pos = end + 1;
+  }
+  if (frames.size() <= 3) return std::string(site);
+  return fmt::format("{}_{}...{}", frames[0], frames[1], frames.back());
+}
+
+std::vector<std::string> wrapWords(std::string_view text, std::size_t width) {
+  std::vector<std::string> lines;
+  std::string line;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    while (pos < text.size() && text[pos] == ' ') ++pos;
+    std::size_t end = text.find(' ', pos);
+    if (end == std::string_view::npos) end = text.size();
+    if (end == pos) break;
+    std::string_view word = text.substr(pos, end - pos);
+    if (!line.empty() && line.size() + 1 + word.size() > width) {
+      lines.push_back(line);
+      line.clear();
+    }
+    if (!line.empty()) line += ' ';
+    line += word;
+    pos = end;
+  }
+  if (!line.empty()) lines.push_back(line);
+  return lines;
+}
+
+std::int64_t asInt(double v) { return static_cast<std::int64_t>(std::llround(v)); }
+
+// Microseconds to the nanosecond, without trailing zeros.
+std::string formatUs(double us) {
+  std::string s = fmt::format("{:.3f}", us);
+  while (s.back() == '0') s.pop_back();
+  if (s.back() == '.') s.pop_back();
+  return s == "-0" ? "0" : s;
+}
+
+bool hasByExecution(const Expr& e) {
+  if (e.kind == Expr::Kind::ByExecution) return true;
+  return std::any_of(e.children.begin(), e.children.end(), hasByExecution);
+}
+
+template <typename F>
+void forEachConst(const Expr& e, F&& f) {
+  if (e.kind == Expr::Kind::Const) f(e.value);
+  for (const auto& c : e.children) forEachConst(c, f);
+}
+
+double maxConst(const Expr& e) {
+  double m = 0;
+  forEachConst(e, [&](double v) { m = std::max(m, v); });
+  return m;
+}
+
+// How constants of one kind of value are written, and the element type of a table of them.
+struct Style {
+  std::string tableType;
+  std::function<std::string(double)> leaf;
+  bool constant = true;  // leaves are constant expressions (a table of them can be static)
+};
+
+// A cycle of constants over a statement's executions, declared by name before the call.
+struct Table {
+  std::string qualifier, type, name, values;
+  std::size_t n = 0;
+};
+
+// Where an expression is rendered: the statement's execution counter, and the tables the
+// statement declares (none for loops: their cycles stay inline).
+struct Scope {
+  std::string counter;
+  std::string name;  // of the parameter, names its table
+  std::vector<Table>* tables = nullptr;
+};
+
+constexpr std::size_t kWidth = 100;  // columns of the generated statements
+
+class CWriter {
+ public:
+  CWriter(const Program& p, const GenOptions& o) : program_(p), options_(o) {
+    if (p.numRanks < 1) throw std::invalid_argument("the program has no ranks");
+    for (const auto& d : p.datatypes) datatypes_[d.id] = &d;
+  }
+
+  std::string render() {
+    const auto& body = program_.body;
+    // MPI_Init comes first and MPI_Finalize last, for every rank; the benchmark sets itself up
+    // after the one and reports before the other.
+    std::size_t first = 0, last = body.size();
+    while (first < body.size() && isCall(body[first], OpKind::Init)) ++first;
+    while (last > first && isCall(body[last - 1], OpKind::Finalize)) --last;
+    if (first == 0) throw std::invalid_argument("the program does not start with MPI_Init");
+    if (last == body.size()) throw std::invalid_argument("the program does not end with MPI_Finalize");
+
+    const std::string init = indent(renderInit(body, first), 2);
+    std::string measured = indent(block(body, first, last, all()), 2);
+    std::string finalize;
+    std::vector<Stmt> finals(body.begin() + static_cast<std::ptrdiff_t>(last), body.end());
+    for (const auto& s : finals) {
+      // The computation before MPI_Finalize belongs to the measured region, the call after it.
+      if (!s.call.computeUs.isConst() || s.call.computeUs.value != 0) {
+        uses_.compute = true;
+        mus::data d;
+        d.set("label", label(s.call));
+        d.set("compute", expr(s.call.computeUs, computeStyle(), Scope{}));
+        measured += indent(guarded(s.ranks, all(), ensureNewline(templates_.render("finalize_compute", d))), 2);
+      }
+      mus::data inner;
+      inner.set("call", templates_.render("call/finalize", {}));
+      mus::data d;
+      d.set("label", label(s.call));
+      d.set("inner", ensureNewline(templates_.render("statement", inner)));
+      finalize += indent(guarded(s.ranks, all(), ensureNewline(templates_.render("call", d))), 2);
+    }
+    return skeleton(init, measured, finalize);
+  }
+
+ private:
+  struct Uses {
+    bool compute = false, counts = false, displs = false, status = false;
+    std::int64_t statuses = 0;
+    bool newRequest = false, recentRequest = false, requestLists = false;
+    std::int64_t ring = 1;
+    bool newComm = false, newCommAt = false, commSlot = false, commOf = false, commRank = false;
+    std::int64_t maxCommId = 999;
+    bool newGroup = false, groupSlot = false, groupOf = false;
+    std::int64_t maxGroupId = 999;
+    bool bsend = false;
+    std::int64_t largestBytes = 0;
+    std::map<std::int64_t, const Datatype*> derived;  // by id
+  };
+
+  static bool isCall(const Stmt& s, OpKind k) { return s.kind == Stmt::Kind::Call && opInfo(s.call.op).kind == k; }
+  RankList all() const { return RankList::all(program_.numRanks); }
+
+  // --- statements ------------------------------------------------------------------------
+
+  // Statements [from, to) of a body whose ranks are all within `outer`: runs of statements
+  // with the same ranks share one condition.
+  std::string block(const std::vector<Stmt>& stmts, std::size_t from, std::size_t to, const RankList& outer) {
+    std::string out;
+    std::size_t i = from;
+    while (i < to) {
+      std::size_t j = i + 1;
+      while (j < to && stmts[j].ranks == stmts[i].ranks) ++j;
+      std::string run;
+      for (std::size_t k = i; k < j; ++k) {
+        if (k > i && (stmts[k].kind == Stmt::Kind::Loop || stmts[k - 1].kind == Stmt::Kind::Loop)) run += '\n';
+        run += statement(stmts[k]);
+      }
+      if (i > from) out += '\n';
+      out += guarded(stmts[i].ranks, outer, run);
+      i = j;
+    }
+    return out;
+  }
+
+  std::string guarded(const RankList& ranks, const RankList& outer, const std::string& text) {
+    if (outer.isSubsetOf(ranks)) return text;
+    mus::data d;
+    d.set("cond", withoutParens(rankCondition(ranks)));
+    d.set("body", indent(text, 2));
+    return ensureNewline(templates_.render("guard", d));
+  }
+
+  std::string rankCondition(const RankList& ranks) {
+    auto it = program_.rankExprs.find(ranks.str());
+    if (it != program_.rankExprs.end()) return it->second.c;
+    auto [pos, inserted] = extraRankExprs_.try_emplace(ranks.str());
+    if (inserted) pos->second = rankExpr(ranks, program_.numRanks).c;
+    return pos->second;
+  }
+
+  std::string statement(const Stmt& s) {
+    if (s.kind == Stmt::Kind::Loop) return loop(s);
+    if (s.ranks.empty()) return "";
+    return call(s.call);
+  }
+
+  std::string loopVar(int id) const { return fmt::format("i{}", id); }
+
+  std::string loop(const Stmt& s) {
+    const LoopStmt& l = s.loop;
+    mus::data d;
+    const bool cycles = hasByExecution(l.iterations);
+    const std::string counter = cycles ? "entries" : "";
+    std::string trips = expr(l.iterations, intStyle(), Scope{counter, "trips", nullptr});
+    std::string what;
+    if (l.iterations.isConst()) {
+      what = fmt::format("{} iterations", asInt(l.iterations.value));
+    } else {
+      what = "iterations per entry as below";
+    }
+    std::string head;
+    if (l.head) head = fmt::format(", headed by {}", eventName(*l.head));
+    const std::string loopLabel = fmt::format("loop {}: {}{}", l.id, what, head);
+    d.set("var", loopVar(l.id));
+    if (l.iterations.isConst()) {
+      d.set("limit", trips);
+    } else {
+      // Evaluated once per entry, before the counter moves on.
+      d.set("trips_var", fmt::format("trips{}", l.id));
+      d.set("trips", trips);
+      d.set("limit", fmt::format("trips{}", l.id));
+    }
+    d.set("body", indent(block(l.body, 0, l.body.size(), s.ranks), 2));
+    if (cycles) d.set("counter", counter);
+    const std::string forLoop = ensureNewline(templates_.render("for", d));
+    mus::data outer;
+    outer.set("label", loopLabel);
+    if (cycles) outer.set("counter", counter);
+    outer.set("loop", cycles ? indent(forLoop, 2) : forLoop);
+    return ensureNewline(templates_.render("loop", outer));
+  }
+
+  std::string eventName(const Event& e) const {
+    std::string s = fmt::format("E{} {}", e.id, opName(e.op));
+    if (program_.trace && e.site != kNoSite) {
+      s += " at " + shortSite(program_.trace->siteName(e.site));
+      for (SiteId m : e.mergedSites)
+        if (m != e.site) s += ", " + shortSite(program_.trace->siteName(m));
+    }
+    return commentSafe(s);
+  }
+
+  std::string label(const CallStmt& c) const {
+    return c.event ? eventName(*c.event) : std::string(opName(c.op));
+  }
+
+  std::string renderInit(const std::vector<Stmt>& body, std::size_t count) {
+    std::vector<std::string> labels;
+    bool thread = false;
+    for (std::size_t i = 0; i < count; ++i) {
+      thread = thread || body[i].call.op == Op::InitThread;
+      std::string l = label(body[i].call);
+      if (!(body[i].ranks == all())) l += fmt::format(" (ranks {})", body[i].ranks.pretty());
+      labels.push_back(l);
+    }
+    // Before MPI_Init no rank knows its rank: one call stands for the traced ones.
+    mus::data d;
+    d.set("label", fmt::format("{}", fmt::join(labels, "; ")));
+    mus::data inner;
+    inner.set("call", templates_.render(thread ? "call/init_thread" : "call/init", {}));
+    d.set("inner", ensureNewline(templates_.render("statement", inner)));
+    return ensureNewline(templates_.render("call", d));
+  }
+
+  // --- calls -------------------------------------------------------------------------------
+
+  struct CallCtx {
+    const CallStmt& c;
+    std::string counter;
+    std::vector<Table>* tables;
+  };
+  static Scope at(const CallCtx& x, std::string name) { return Scope{x.counter, std::move(name), x.tables}; }
+
+  const Expr* param(const CallStmt& c, Param p) const {
+    auto it = c.params.find(p);
+    return it == c.params.end() ? nullptr : &it->second;
+  }
+  const std::vector<Expr>* vec(const CallStmt& c, Param p) const {
+    auto it = c.vectors.find(p);
+    return it == c.vectors.end() ? nullptr : &it->second;
+  }
+  const Expr& need(const CallStmt& c, Param p) const {
+    if (const Expr* e = param(c, p)) return *e;
+    throw std::invalid_argument(fmt::format("{}: no '{}' parameter", label(c), paramName(p)));
+  }
+
+  std::string call(const CallStmt& c) {
+    bool cycles = hasByExecution(c.computeUs);
+    for (const auto& [p, e] : c.params) cycles = cycles || hasByExecution(e);
+    for (const auto& [p, v] : c.vectors)
+      for (const auto& e : v) cycles = cycles || hasByExecution(e);
+    // Declared in the statement's own block: the executions of this statement by the rank.
+    const std::string counter = cycles ? "calls" : "";
+    std::vector<Table> tables;
+    CallCtx ctx{c, counter, &tables};
+    mus::data inner;
+    if (!c.computeUs.isConst() || c.computeUs.value != 0) {
+      uses_.compute = true;
+      inner.set("compute", expr(c.computeUs, computeStyle(), at(ctx, "compute_us")));
+    }
+    inner.set("call", callText(ctx));
+    if (!counter.empty()) inner.set("counter", counter);
+    const std::string text = ensureNewline(templates_.render("statement", inner));
+    mus::data d;
+    d.set("label", label(c));
+    d.set("has_block", flag(!tables.empty() || !counter.empty()));
+    if (!counter.empty()) d.set("counter", counter);
+    mus::data list{mus::data::type::list};
+    for (const auto& t : tables) {
+      mus::data e;
+      e.set("qualifier", t.qualifier);
+      e.set("type", t.type);
+      e.set("name", t.name);
+      e.set("values", t.values);
+      e.set("n", std::to_string(t.n));
+      list << e;
+    }
+    d.set("tables", list);
+    d.set("inner", tables.empty() && counter.empty() ? text : indent(text, 2));
+    return ensureNewline(templates_.render("call", d));
+  }
+
+  std::string callText(const CallCtx& x) {
+    const CallStmt& c = x.c;
+    const OpKind kind = opInfo(c.op).kind;
+    mus::data d;
+    d.set("fn", std::string(opName(c.op)));
+    noteMessage(c);
+    switch (kind) {
+      case OpKind::Init:
+      case OpKind::Finalize:
+        throw std::invalid_argument(fmt::format("{}: {} may only come first or last", label(c), opName(c.op)));
+      case OpKind::Send:
+      case OpKind::Isend:
+      case OpKind::SendInit:
+        message(x, d);
+        d.set("dest", peer(x, need(c, Param::Dest), "dest"));
+        d.set("tag", tag(x, Param::Tag, false));
+        if (c.op == Op::Bsend || c.op == Op::Ibsend) uses_.bsend = true;
+        if (kind == OpKind::Send) return templates_.render("call/send", d);
+        uses_.newRequest = true;
+        return templates_.render("call/isend", d);
+      case OpKind::Recv:
+      case OpKind::Irecv:
+      case OpKind::RecvInit:
+        message(x, d);
+        d.set("source", peer(x, need(c, Param::Source), "source"));
+        d.set("tag", tag(x, Param::Tag, true));
+        if (kind == OpKind::Recv) {
+          uses_.status = true;
+          return templates_.render("call/recv", d);
+        }
+        uses_.newRequest = true;
+        return templates_.render("call/irecv", d);
+      case OpKind::Sendrecv:
+        message(x, d);
+        d.set("dest", peer(x, need(c, Param::Dest), "dest"));
+        d.set("source", peer(x, need(c, Param::Source), "source"));
+        d.set("tag", tag(x, Param::Tag, false));
+        d.set("recvtag", tag(x, param(c, Param::RecvTag) ? Param::RecvTag : Param::Tag, true));
+        uses_.status = true;
+        if (c.op == Op::SendrecvReplace) return templates_.render("call/sendrecv_replace", d);
+        receiveSide(x, d);
+        return templates_.render("call/sendrecv", d);
+      case OpKind::Probe:
+        d.set("comm", comm(x));
+        d.set("source", peer(x, need(c, Param::Source), "source"));
+        d.set("tag", tag(x, Param::Tag, true));
+        uses_.status = true;
+        return templates_.render(c.op == Op::Probe ? "call/probe" : "call/iprobe", d);
+      case OpKind::Wait:
+        return waitOne(x, d);
+      case OpKind::WaitAll:
+        return waitMany(x, d);
+      case OpKind::Collective:
+        return collective(x, d);
+      case OpKind::CommCreate:
+      case OpKind::CommFree:
+        return commCall(x, d);
+      case OpKind::Group:
+        return groupCall(x, d);
+    }
+    throw std::logic_error("unhandled operation");
+  }
+
+  // count, datatype, comm of a call that moves one message.
+  void message(const CallCtx& x, mus::data& d) {
+    d.set("count", count(x, param(x.c, Param::Count), "count"));
+    d.set("datatype", datatype(x, need(x.c, Param::Datatype), "datatype"));
+    d.set("comm", comm(x));
+  }
+
+  void receiveSide(const CallCtx& x, mus::data& d) {
+    const Expr* rc = param(x.c, Param::RecvCount);
+    const Expr* rt = param(x.c, Param::RecvType);
+    d.set("recvcount", count(x, rc ? rc : param(x.c, Param::Count), "recvcount"));
+    d.set("recvtype", datatype(x, rt ? *rt : need(x.c, Param::Datatype), "recvtype"));
+  }
+
+  std::string waitOne(const CallCtx& x, mus::data& d) {
+    const Expr* r = param(x.c, Param::Request);
+    d.set("recency", r ? expr(*r, recencyStyle(), at(x, "request")) : "0");
+    uses_.recentRequest = true;
+    uses_.status = true;
+    return templates_.render(x.c.op == Op::Wait ? "call/wait" : "call/test", d);
+  }
+
+  std::string waitMany(const CallCtx& x, mus::data& d) {
+    const std::vector<Expr>* reqs = vec(x.c, Param::Requests);
+    const std::size_t n = std::max<std::size_t>(reqs ? reqs->size() : 0, 1);
+    std::vector<std::string> recency;
+    for (std::size_t i = 0; i < n; ++i)
+      recency.push_back(reqs && i < reqs->size() ? expr((*reqs)[i], recencyStyle(), at(x, fmt::format("request{}", i)))
+                                                 : "0");
+    const Expr* count = param(x.c, Param::Count);
+    d.set("n", std::to_string(n));
+    d.set("recency", fmt::format("{}", fmt::join(recency, ", ")));
+    d.set("count", count ? expr(*count, intStyle(), at(x, "count")) : std::to_string(reqs ? reqs->size() : 0));
+    uses_.recentRequest = uses_.requestLists = true;
+    switch (x.c.op) {
+      case Op::Waitall:
+        uses_.statuses = std::max(uses_.statuses, static_cast<std::int64_t>(n));
+        return templates_.render("call/waitall", d);
+      case Op::Testall:
+        uses_.statuses = std::max(uses_.statuses, static_cast<std::int64_t>(n));
+        return templates_.render("call/testall", d);
+      case Op::Waitany:
+        uses_.status = true;
+        return templates_.render("call/waitany", d);
+      case Op::Testany:
+        uses_.status = true;
+        return templates_.render("call/testany", d);
+      default:  // Waitsome, Testsome
+        uses_.statuses = std::max(uses_.statuses, static_cast<std::int64_t>(n));
+        return templates_.render("call/waitsome", d);
+    }
+  }
+
+  std::string collective(const CallCtx& x, mus::data& d) {
+    const CallStmt& c = x.c;
+    d.set("comm", comm(x));
+    auto reduction = [&] { d.set("op", reduceOp(x, need(c, Param::ReduceOp))); };
+    auto root = [&] { d.set("root", peer(x, need(c, Param::Root), "root")); };
+    switch (c.op) {
+      case Op::Barrier:
+        return templates_.render("call/barrier", d);
+      case Op::Bcast:
+        message(x, d);
+        root();
+        return templates_.render("call/bcast", d);
+      case Op::Reduce:
+        message(x, d);
+        reduction();
+        root();
+        return templates_.render("call/reduce", d);
+      case Op::Allreduce:
+        message(x, d);
+        reduction();
+        return templates_.render("call/allreduce", d);
+      case Op::Scan:
+        message(x, d);
+        reduction();
+        return templates_.render("call/scan", d);
+      case Op::Gather:
+      case Op::Scatter:
+        message(x, d);
+        receiveSide(x, d);
+        root();
+        return templates_.render("call/gather", d);
+      case Op::Allgather:
+      case Op::Alltoall:
+        message(x, d);
+        receiveSide(x, d);
+        return templates_.render("call/allgather", d);
+      case Op::Gatherv:
+      case Op::Allgatherv: {
+        message(x, d);
+        receiveSide(x, d);
+        const std::size_t n = vectorLength(c, {Param::RecvCounts, Param::Displs});
+        d.set("n", std::to_string(n));
+        d.set("recvcounts", countVector(x, Param::RecvCounts, n, param(c, Param::RecvCount)));
+        // ScalaTrace stores MPI_Allgatherv's receive counts where its displacements belong,
+        // so they are laid out one after the other instead (see pack_displs).
+        if (c.op == Op::Gatherv && vec(c, Param::Displs)) d.set("displs", countVector(x, Param::Displs, n, nullptr));
+        else uses_.displs = true;
+        if (c.op == Op::Gatherv) root();
+        return templates_.render(c.op == Op::Gatherv ? "call/gatherv" : "call/allgatherv", d);
+      }
+      case Op::Scatterv: {
+        message(x, d);
+        receiveSide(x, d);
+        const std::size_t n = vectorLength(c, {Param::SendCounts, Param::Displs});
+        d.set("n", std::to_string(n));
+        d.set("sendcounts", countVector(x, Param::SendCounts, n, param(c, Param::Count)));
+        if (vec(c, Param::Displs)) d.set("displs", countVector(x, Param::Displs, n, nullptr));
+        else uses_.displs = true;
+        root();
+        return templates_.render("call/scatterv", d);
+      }
+      case Op::Alltoallv: {
+        message(x, d);
+        receiveSide(x, d);
+        const std::size_t n =
+            vectorLength(c, {Param::SendCounts, Param::Displs, Param::RecvCounts, Param::RecvDispls});
+        d.set("n", std::to_string(n));
+        d.set("sendcounts", countVector(x, Param::SendCounts, n, param(c, Param::Count)));
+        d.set("recvcounts", countVector(x, Param::RecvCounts, n, param(c, Param::RecvCount)));
+        if (vec(c, Param::Displs)) d.set("sdispls", countVector(x, Param::Displs, n, nullptr));
+        else uses_.displs = true;
+        if (vec(c, Param::RecvDispls)) d.set("rdispls", countVector(x, Param::RecvDispls, n, nullptr));
+        else uses_.displs = true;
+        return templates_.render("call/alltoallv", d);
+      }
+      case Op::ReduceScatter: {
+        d.set("datatype", datatype(x, need(c, Param::Datatype), "datatype"));
+        reduction();
+        const std::size_t n = vectorLength(c, {Param::RecvCounts});
+        d.set("n", std::to_string(n));
+        d.set("recvcounts", countVector(x, Param::RecvCounts, n, param(c, Param::Count)));
+        return templates_.render("call/reduce_scatter", d);
+      }
+      default:
+        break;
+    }
+    throw std::logic_error(fmt::format("unhandled collective {}", opName(c.op)));
+  }
+
+  // Vector parameters have one element per communicator member; a missing one is filled
+  // from the scalar count (counts) or packed (displacements).
+  std::size_t vectorLength(const CallStmt& c, std::initializer_list<Param> ps) const {
+    std::size_t n = 0;
+    for (Param p : ps)
+      if (const auto* v = vec(c, p)) n = std::max(n, v->size());
+    return n > 0 ? n : static_cast<std::size_t>(program_.numRanks);
+  }
+
+  std::string countVector(const CallCtx& x, Param p, std::size_t n, const Expr* fallback) {
+    const std::vector<Expr>* v = vec(x.c, p);
+    std::vector<std::string> items;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (v && i < v->size()) items.push_back(count(x, &(*v)[i], fmt::format("{}{}", paramName(p), i)));
+      else items.push_back(count(x, fallback, fmt::format("{}{}", paramName(p), i)));
+    }
+    return fmt::format("{}", fmt::join(items, ", "));
+  }
+
+  std::string commCall(const CallCtx& x, mus::data& d) {
+    const CallStmt& c = x.c;
+    if (c.op == Op::CommFree) {
+      const Expr& id = need(c, Param::Comm);
+      d.set("id", expr(id, intStyle(), at(x, "comm")));
+      forEachConst(id, [&](double v) { uses_.maxCommId = std::max(uses_.maxCommId, asInt(v)); });
+      uses_.commSlot = true;
+      return templates_.render("call/comm_free", d);
+    }
+    d.set("comm", comm(x));
+    if (const Expr* id = param(c, Param::NewComm)) {
+      forEachConst(*id, [&](double v) { uses_.maxCommId = std::max(uses_.maxCommId, asInt(v)); });
+      d.set("newcomm", fmt::format("new_comm_at({})", expr(*id, intStyle(), at(x, "newcomm"))));
+      uses_.newCommAt = true;
+    } else {
+      // The tracer numbers a rank's communicators in creation order; so does new_comm().
+      d.set("newcomm", "new_comm()");
+      uses_.newComm = uses_.newCommAt = true;
+      uses_.maxCommId = std::max<std::int64_t>(uses_.maxCommId, 1999);
+    }
+    switch (c.op) {
+      case Op::CommSplit: {
+        const Expr* color = param(c, Param::Color);
+        const Expr* key = param(c, Param::Key);
+        d.set("color", color ? expr(*color, colorStyle(), at(x, "color")) : "0");
+        d.set("key", key ? expr(*key, intStyle(), at(x, "key")) : "0");
+        return templates_.render("call/comm_split", d);
+      }
+      case Op::CommDup:
+        return templates_.render("call/comm_dup", d);
+      default:
+        d.set("group", group(x, need(c, Param::Group), "group"));
+        return templates_.render("call/comm_create", d);
+    }
+  }
+
+  std::string groupCall(const CallCtx& x, mus::data& d) {
+    const CallStmt& c = x.c;
+    switch (c.op) {
+      case Op::CommGroup:
+        d.set("comm", comm(x));
+        uses_.newGroup = true;
+        return templates_.render("call/comm_group", d);
+      case Op::GroupIncl:
+      case Op::GroupExcl:
+      case Op::GroupRangeIncl:
+      case Op::GroupRangeExcl: {
+        const bool ranges = c.op == Op::GroupRangeIncl || c.op == Op::GroupRangeExcl;
+        const std::vector<Expr>* v = vec(c, ranges ? Param::GroupRanges : Param::GroupRanks);
+        const std::size_t width = ranges ? 3 : 1;
+        const std::size_t rows = std::max<std::size_t>(v ? v->size() / width : 0, 1);
+        std::vector<std::string> items;
+        for (std::size_t r = 0; r < rows; ++r) {
+          std::vector<std::string> row;
+          for (std::size_t k = 0; k < width; ++k) {
+            const std::size_t i = r * width + k;
+            row.push_back(v && i < v->size() ? expr((*v)[i], intStyle(), at(x, fmt::format("element{}", i))) : "0");
+          }
+          items.push_back(ranges ? fmt::format("{{{}}}", fmt::join(row, ", ")) : row.front());
+        }
+        const Expr* count = param(c, Param::Count);
+        d.set("n", std::to_string(rows));
+        d.set(ranges ? "ranges" : "ranks", fmt::format("{}", fmt::join(items, ", ")));
+        d.set("count", count ? expr(*count, intStyle(), at(x, "count")) : std::to_string(v ? v->size() / width : 0));
+        d.set("group", group(x, need(c, Param::Group), "group"));
+        uses_.newGroup = true;
+        return templates_.render(ranges ? "call/group_range" : "call/group_incl", d);
+      }
+      case Op::GroupUnion:
+      case Op::GroupIntersection:
+      case Op::GroupDifference:
+        d.set("group1", group(x, need(c, Param::Group1), "group1"));
+        d.set("group2", group(x, need(c, Param::Group2), "group2"));
+        uses_.newGroup = true;
+        return templates_.render("call/group_combine", d);
+      case Op::GroupFree: {
+        const Expr& id = need(c, Param::Group);
+        forEachConst(id, [&](double v) { uses_.maxGroupId = std::max(uses_.maxGroupId, asInt(v)); });
+        d.set("id", expr(id, intStyle(), at(x, "group")));
+        uses_.groupSlot = true;
+        return templates_.render("call/group_free", d);
+      }
+      default:
+        break;
+    }
+    throw std::logic_error(fmt::format("unhandled group operation {}", opName(c.op)));
+  }
+
+  // --- values ------------------------------------------------------------------------------
+
+  Style intStyle() const {
+    return {"int", [](double v) { return std::to_string(asInt(v)); }};
+  }
+  // MPI_Comm_split's colour; a negative one was MPI_UNDEFINED.
+  Style colorStyle() const {
+    return {"int", [](double v) { return v < 0 ? std::string("MPI_UNDEFINED") : std::to_string(asInt(v)); }};
+  }
+  Style computeStyle() const {
+    return {"double", [](double v) { return formatUs(v); }};
+  }
+  // Request offsets as recency: 9999 -> 1 (the most recent), -1 (MPI_REQUEST_NULL) -> 0.
+  Style recencyStyle() {
+    return {"int", [this](double v) {
+              const std::int64_t off = asInt(v);
+              if (off == kRequestNull) return std::string("0");
+              const std::int64_t k = kRequestRing - off;
+              if (k < 1 || k > kRequestRing)
+                throw std::invalid_argument(fmt::format("request offset {} is out of range", off));
+              uses_.ring = std::max(uses_.ring, k);
+              return std::to_string(k);
+            }};
+  }
+
+  std::string expr(const Expr& e, const Style& style, const Scope& scope) {
+    switch (e.kind) {
+      case Expr::Kind::Const:
+        return style.leaf(e.value);
+      case Expr::Kind::RankOffset:
+        return rankOffset(std::to_string(normalOffset(e.offset)), normalOffset(e.offset) == 0);
+      case Expr::Kind::ByRank: {
+        if (e.groups.size() != e.children.size() || e.children.empty())
+          throw std::logic_error("Expr: a choice by rank needs one value per rank group");
+        if (e.children.size() == 1) return expr(e.children.front(), style, scope);
+        // The groups partition the statement's ranks, so the group with the longest condition
+        // needs none: it is what remains.
+        std::vector<std::pair<std::string, std::size_t>> conds;
+        for (std::size_t i = 0; i < e.children.size(); ++i) conds.push_back({rankCondition(e.groups[i]), i});
+        std::stable_sort(conds.begin(), conds.end(),
+                         [](const auto& a, const auto& b) { return a.first.size() < b.first.size(); });
+        mus::data choices{mus::data::type::list};
+        for (std::size_t k = 0; k + 1 < conds.size(); ++k) {
+          mus::data c;
+          c.set("cond", conds[k].first);
+          c.set("value", expr(e.children[conds[k].second], style, scope));
+          choices << c;
+        }
+        mus::data d;
+        d.set("choices", choices);
+        d.set("otherwise", expr(e.children[conds.back().second], style, scope));
+        return templates_.render("expr/by_rank", d);
+      }
+      case Expr::Kind::ByExecution: {
+        if (e.children.empty()) throw std::logic_error("Expr: a cycle over executions needs values");
+        if (scope.counter.empty()) throw std::logic_error("Expr: a cycle over executions outside a counted statement");
+        if (e.children.size() == 1) return expr(e.children.front(), style, scope);
+        const bool offsets = std::all_of(e.children.begin(), e.children.end(),
+                                         [](const Expr& c) { return c.kind == Expr::Kind::RankOffset; });
+        const bool constants = std::all_of(e.children.begin(), e.children.end(),
+                                           [](const Expr& c) { return c.kind == Expr::Kind::Const; });
+        std::vector<std::string> values;
+        for (const auto& c : e.children)
+          values.push_back(offsets ? std::to_string(normalOffset(c.offset)) : expr(c, style, scope));
+        const std::string type = offsets ? "int" : style.tableType;
+        const std::string joined = fmt::format("{}", fmt::join(values, ", "));
+        mus::data d;
+        d.set("counter", scope.counter);
+        d.set("n", std::to_string(e.children.size()));
+        std::string table;
+        if (scope.tables && (offsets || constants)) {
+          // Named after the parameter and declared before the call.
+          std::string base = scope.name + (offsets ? "_offsets" : "_values");
+          std::string name = base;
+          for (int k = 2; std::any_of(scope.tables->begin(), scope.tables->end(),
+                                      [&](const Table& t) { return t.name == name; });
+               ++k)
+            name = fmt::format("{}_{}", base, k);
+          scope.tables->push_back(
+              Table{offsets || style.constant ? "static const " : "const ", type, name, joined, e.children.size()});
+          d.set("table", name);
+          table = templates_.render("expr/table_entry", d);
+        } else {
+          d.set("type", type);
+          d.set("values", joined);
+          table = templates_.render("expr/by_execution", d);
+        }
+        // A cycle of peers relative to the rank: the offsets cycle, the rank is added once.
+        return offsets ? rankOffset(table, false) : table;
+      }
+      case Expr::Kind::FirstIteration: {
+        if (e.children.size() != 2) throw std::logic_error("Expr: a first-iteration choice needs two values");
+        mus::data d;
+        d.set("var", loopVar(e.loop));
+        d.set("first", expr(e.children[0], style, scope));
+        d.set("rest", expr(e.children[1], style, scope));
+        return templates_.render("expr/first_iteration", d);
+      }
+    }
+    throw std::logic_error("Expr: unknown kind");
+  }
+
+  std::int64_t normalOffset(std::int64_t off) const {
+    return ((off % program_.numRanks) + program_.numRanks) % program_.numRanks;
+  }
+
+  std::string rankOffset(const std::string& offset, bool zero) {
+    if (zero) return "rank";
+    mus::data d;
+    d.set("offset", offset);
+    return templates_.render("expr/rank_offset", d);
+  }
+
+  std::string count(const CallCtx& x, const Expr* e, const std::string& name) {
+    uses_.counts = true;
+    mus::data d;
+    d.set("count", e ? expr(*e, intStyle(), at(x, name)) : "0");
+    return templates_.render("expr/msg_count", d);
+  }
+
+  const Datatype& datatypeById(std::int64_t id, const CallStmt& c) const {
+    auto it = datatypes_.find(id);
+    if (it == datatypes_.end())
+      throw std::invalid_argument(fmt::format("{}: datatype {} is not described by the trace", label(c), id));
+    return *it->second;
+  }
+
+  std::string typeName(const Datatype& d) {
+    if (predefinedTypes().count(d.name)) return d.name;
+    uses_.derived[d.id] = &d;
+    return fmt::format("type{}", d.id);
+  }
+
+  std::string datatype(const CallCtx& x, const Expr& e, const std::string& name) {
+    return expr(e, {"MPI_Datatype", [&](double v) { return typeName(datatypeById(asInt(v), x.c)); }, false},
+                at(x, name));
+  }
+
+  std::string reduceOp(const CallCtx& x, const Expr& e) {
+    return expr(e,
+                {"MPI_Op",
+                 [&](double v) {
+                   const std::int64_t op = asInt(v);
+                   std::string_view name = op > 0 && op <= 13 ? reduceOpName(op) : std::string_view();
+                   if (name.substr(0, 4) != "MPI_")
+                     throw std::invalid_argument(fmt::format(
+                         "{}: reduction operator {} is not a predefined MPI operator (user-defined operators are not "
+                         "recorded, so they cannot be reproduced)",
+                         label(x.c), op));
+                   return std::string(name);
+                 },
+                 false},
+                at(x, "op"));
+  }
+
+  // The communicator argument: the predefined ones by name, the application's by number.
+  std::string comm(const CallCtx& x) {
+    const Expr* e = param(x.c, Param::Comm);
+    if (!e) return "MPI_COMM_WORLD";
+    forEachConst(*e, [&](double v) {
+      if (v >= 1000) uses_.maxCommId = std::max(uses_.maxCommId, asInt(v));
+    });
+    if (e->isConst()) {
+      switch (asInt(e->value)) {
+        case kCommNull: return "MPI_COMM_NULL";
+        case kCommSelf: return "MPI_COMM_SELF";
+        case kCommWorld: return "MPI_COMM_WORLD";
+        default: break;
+      }
+    }
+    uses_.commOf = uses_.commSlot = true;
+    mus::data d;
+    d.set("id", expr(*e, intStyle(), at(x, "comm")));
+    return templates_.render("expr/comm_of", d);
+  }
+
+  std::string group(const CallCtx& x, const Expr& e, const std::string& name) {
+    forEachConst(e, [&](double v) { uses_.maxGroupId = std::max(uses_.maxGroupId, asInt(v)); });
+    uses_.groupOf = uses_.groupSlot = true;
+    mus::data d;
+    d.set("id", expr(e, intStyle(), at(x, name)));
+    return templates_.render("expr/group_of", d);
+  }
+
+  // A peer or root: a world rank in the model, the call's communicator's rank in MPI.
+  std::string peer(const CallCtx& x, const Expr& e, const std::string& name) {
+    Style style{"int", [](double v) {
+                  if (asInt(v) == kAnySource) return std::string("MPI_ANY_SOURCE");
+                  return std::to_string(asInt(v));
+                }};
+    std::string world = expr(e, style, at(x, name));
+    const Expr* c = param(x.c, Param::Comm);
+    if (!c || (c->isConst() && asInt(c->value) == kCommWorld)) return world;
+    uses_.commRank = true;
+    mus::data d;
+    d.set("comm", expr(*c, intStyle(), at(x, "comm")));
+    d.set("rank", world);
+    return templates_.render("expr/comm_rank", d);
+  }
+
+  // Receives may have been traced with MPI_ANY_TAG (negative).
+  std::string tag(const CallCtx& x, Param p, bool receive) {
+    const Expr* e = param(x.c, p);
+    if (!e) return "0";
+    Style style{"int", [receive](double v) { return receive && v < 0 ? std::string("MPI_ANY_TAG") : std::to_string(asInt(v)); }};
+    return expr(*e, style, at(x, std::string(paramName(p))));
+  }
+
+  // The buffers hold the largest message of any call: counts times the largest datatype
+  // size, times the communicator size for collectives (gathers and all-to-alls), vectors as
+  // their largest displacement plus all their counts.
+  void noteMessage(const CallStmt& c) {
+    auto typeSize = [&](Param p) {
+      std::int64_t m = 0;
+      if (const Expr* e = param(c, p))
+        forEachConst(*e, [&](double v) {
+          auto it = datatypes_.find(asInt(v));
+          if (it != datatypes_.end()) m = std::max(m, it->second->size);
+        });
+      return m;
+    };
+    const std::int64_t size = std::max(typeSize(Param::Datatype), typeSize(Param::RecvType));
+    if (size == 0) return;
+    auto countOf = [&](Param p) {
+      const Expr* e = param(c, p);
+      return e ? std::max<std::int64_t>(asInt(maxConst(*e)), 0) : 0;
+    };
+    std::int64_t elements = std::max(countOf(Param::Count), countOf(Param::RecvCount));
+    if (opInfo(c.op).kind == OpKind::Collective) elements *= program_.numRanks;
+    for (auto [counts, displs] : {std::pair{Param::RecvCounts, Param::Displs}, std::pair{Param::SendCounts, Param::Displs},
+                                  std::pair{Param::RecvCounts, Param::RecvDispls}}) {
+      std::int64_t sum = 0, displ = 0;
+      if (const auto* v = vec(c, counts))
+        for (const auto& e : *v) sum += std::max<std::int64_t>(asInt(maxConst(e)), 0);
+      if (const auto* v = vec(c, displs))
+        for (const auto& e : *v) displ = std::max(displ, asInt(maxConst(e)));
+      elements = std::max(elements, sum + displ);
+    }
+    uses_.largestBytes = std::max(uses_.largestBytes, elements * size);
+  }
+
+  // --- the file ----------------------------------------------------------------------------
+
+  std::string skeleton(const std::string& init, const std::string& measured, const std::string& finalize) {
+    mus::data d;
+    const std::string output = options_.outputName.empty() || options_.outputName == "-"
+                                   ? std::string("bench.c")
+                                   : options_.outputName.substr(options_.outputName.find_last_of('/') + 1);
+    d.set("output", commentSafe(output));
+    d.set("source", commentSafe(program_.source.empty() ? "(not given)" : program_.source));
+    d.set("source_c", cStringBody(program_.source));
+    d.set("origin", commentSafe(program_.origin.empty() ? "(not given)" : program_.origin));
+    d.set("ranks", std::to_string(program_.numRanks));
+    d.set("command", commentSafe(options_.commandLine.empty() ? "tracegen" : options_.commandLine));
+    mus::data notes{mus::data::type::list};
+    for (const auto& note : program_.notes) {
+      bool firstLine = true;
+      for (const auto& line : wrapWords(commentSafe(note), 86)) {
+        mus::data l;
+        l.set("line", (firstLine ? "  - " : "    ") + line);
+        notes << l;
+        firstLine = false;
+      }
+    }
+    d.set("has_notes", flag(!program_.notes.empty()));
+    d.set("notes", notes);
+    d.set("largest", std::to_string(std::max(uses_.largestBytes, program_.maxMessageBytes)));
+
+    d.set("uses_compute", flag(uses_.compute));
+    d.set("uses_counts", flag(uses_.counts));
+    d.set("uses_displs", flag(uses_.displs));
+    d.set("status_vars", flag(uses_.status || uses_.statuses > 0));
+    d.set("uses_status", flag(uses_.status));
+    d.set("has_statuses", flag(uses_.statuses > 0));
+    d.set("statuses", std::to_string(uses_.statuses));
+
+    d.set("requests", flag(uses_.newRequest || uses_.recentRequest));
+    d.set("uses_new_request", flag(uses_.newRequest));
+    d.set("uses_recent_request", flag(uses_.recentRequest));
+    d.set("request_lists", flag(uses_.requestLists));
+    d.set("ring", std::to_string(uses_.ring));
+
+    const bool comms = uses_.newComm || uses_.newCommAt || uses_.commSlot || uses_.commOf || uses_.commRank;
+    d.set("comms", flag(comms));
+    d.set("comm_slots", std::to_string(uses_.maxCommId - 999));
+    d.set("uses_new_comm", flag(uses_.newComm));
+    d.set("uses_new_comm_at", flag(uses_.newCommAt));
+    d.set("uses_comm_slot", flag(uses_.commSlot));
+    d.set("uses_comm_of", flag(uses_.commOf));
+    d.set("uses_comm_rank", flag(uses_.commRank));
+
+    const bool groups = uses_.newGroup || uses_.groupSlot || uses_.groupOf;
+    d.set("groups", flag(groups));
+    d.set("group_slots", std::to_string(uses_.newGroup ? std::max<std::int64_t>(uses_.maxGroupId, 1999) - 999
+                                                       : uses_.maxGroupId - 999));
+    d.set("uses_new_group", flag(uses_.newGroup));
+    d.set("uses_group_slot", flag(uses_.groupSlot));
+    d.set("uses_group_of", flag(uses_.groupOf));
+
+    d.set("bsend", flag(uses_.bsend));
+    d.set("bsend_messages", "16");
+
+    mus::data types{mus::data::type::list};
+    for (const auto& [id, t] : uses_.derived) {
+      mus::data ty;
+      ty.set("var", fmt::format("type{}", id));
+      ty.set("name", commentSafe(t->name));
+      ty.set("size", std::to_string(t->size));
+      types << ty;
+    }
+    d.set("has_types", flag(!uses_.derived.empty()));
+    d.set("types", types);
+
+
+    d.set("init", wrapLines(init, kWidth));
+    d.set("body", wrapLines(measured, kWidth));
+    d.set("finalize", wrapLines(finalize, kWidth));
+    return collapseBlankLines(templates_.render("program", d)) + "\n";
+  }
+
+  // The skeleton keeps optional blocks on lines of their own with blank lines around them;
+  // a block left out leaves its blank lines behind, and runs of them become one.
+  static std::string collapseBlankLines(const std::string& text) {
+    std::string out;
+    out.reserve(text.size());
+    int newlines = 0;
+    for (char ch : text) {
+      if (ch == '\n') {
+        if (++newlines > 2) continue;
+      } else {
+        newlines = 0;
+      }
+      out += ch;
+    }
+    return out;
+  }
+
+  const Program& program_;
+  const GenOptions& options_;
+  Templates templates_;
+  std::map<std::int64_t, const Datatype*> datatypes_;
+  std::map<std::string, std::string> extraRankExprs_;
+  Uses uses_;
+};
+
+class CBackend : public Backend {
+ public:
+  std::string_view name() const override { return "c"; }
+  std::string_view extension() const override { return ".c"; }
+  std::string render(const Program& program, const GenOptions& options) const override {
+    return CWriter(program, options).render();
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> createCBackend() { return std::make_unique<CBackend>(); }
+
+}  // namespace tracegen::gen

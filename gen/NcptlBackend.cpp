@@ -1,0 +1,1347 @@
+// The coNCePTuaL backend: Program (gen/Program.h) -> coNCePTuaL 1.5 for the c_mpi backend.
+//
+// Algorithm. The program is walked in order; every statement keeps its rank set, which is
+// written as the shortest task description (passes/RankRanges.h). A call statement becomes
+// its computation (`COMPUTES FOR n*compute_scale/100 MICROSECONDS`) followed by the call's
+// lowering (language reference §5.2-5.4): point-to-point sends and receives as separate
+// statements at their own ranks (`SENDS … TO UNSUSPECTING TASK d`, `RECEIVES … FROM TASK s`),
+// nonblocking ones ASYNCHRONOUSLY, collectives as MULTICAST, REDUCE and SYNCHRONIZE on the
+// communicator's members. Parameter expressions are flattened into cases: a ByRank choice
+// splits the rank set (size classes, since message specifications cannot depend on the task
+// variable, §3.1), a ByExecution choice becomes an `IF` on the statement's execution index
+// (a formula of the enclosing loops' variables, reduced modulo the period), a FirstIteration
+// choice an `IF i = 0 … OTHERWISE …`; cases with equal values are merged back. Loops stay
+// loops: `FOR n REPETITIONS` unless something inside reads the loop variable, then
+// `FOR EACH i IN {0, ..., n-1}`.
+//
+// AWAIT COMPLETION is placed as §5.2 asks: the number of outstanding requests is tracked per
+// class of ranks (a partition of the ranks kept as RankLists); a wait emits AWAIT for the ranks
+// it leaves with no outstanding request, every loop body ends with an AWAIT for the ranks
+// that posted requests in it and still have some outstanding (the FOR … REPETITIONS pitfall
+// of §4.8), and the program ends with one for every rank still waiting.
+//
+// Templates (templates/ncptl/*.mustache) spell every piece of program text; this file only
+// decides values, rank sets and indentation.
+#include "gen/NcptlBackend.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <kainjow/mustache.hpp>
+#include <functional>
+#include <limits>
+#include <map>
+#include <optional>
+#include <set>
+#include <stdexcept>
+
+#include "gen/ncptl/Lexer.h"
+#include "passes/RankRanges.h"
+
+namespace tracegen::gen {
+
+namespace {
+
+using kainjow::mustache::data;
+using kainjow::mustache::list;
+using kainjow::mustache::mustache;
+
+using ExecIndex = std::vector<std::pair<int, std::int64_t>>;
+
+// ------------------------------------------------------------------------- cases
+
+// A condition on the loop state under which a case applies.
+struct Cond {
+  enum class Kind { Exec, First };
+  Kind kind = Kind::Exec;
+  ExecIndex index;                 // Exec: k = sum of mult * (variable of loop)
+  std::int64_t period = 1;         // Exec: k mod period is one of residues
+  std::set<std::int64_t> residues;
+  int loop = -1;                   // First: the loop whose first iteration is meant
+  bool first = true;
+
+  bool sameTest(const Cond& o) const {  // equal except for the residues
+    return kind == o.kind && index == o.index && period == o.period && loop == o.loop &&
+           (kind == Kind::Exec || first == o.first);
+  }
+  bool operator==(const Cond& o) const { return sameTest(o) && residues == o.residues; }
+};
+
+// One combination of parameter values, for the ranks `ranks` under `conds`.
+struct Case {
+  RankList ranks;
+  std::vector<Cond> conds;
+  std::map<std::string, Expr> values;  // leaves: Const or RankOffset
+};
+
+// Statements with the comments that go above the first of them.
+struct Piece {
+  std::vector<std::string> comments;
+  std::vector<std::string> stmts;
+};
+
+std::string indent(const std::string& text, int n) {
+  std::string pad(static_cast<std::size_t>(n), ' ');
+  std::string out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(start, end - start);
+    if (!line.empty()) out += pad + line;
+    if (end < text.size()) out += '\n';
+    start = end + 1;
+  }
+  return out;
+}
+
+std::string trimNewlines(std::string s) {
+  while (!s.empty() && s.back() == '\n') s.pop_back();
+  return s;
+}
+
+// One line of comment text: no newline may end the comment early.
+std::string oneLine(std::string s) {
+  for (auto& c : s)
+    if (c == '\n' || c == '\r') c = ' ';
+  return s;
+}
+
+class Renderer {
+ public:
+  Renderer(const Program& p, const GenOptions& o) : p_(p), opt_(o) {}
+
+  std::string run() {
+    if (p_.numRanks < 1) throw std::invalid_argument("the program has no ranks");
+    all_ = RankList::all(p_.numRanks);
+    outstanding_ = {{all_, 0}};
+    collectLoops(p_.body);
+    decideTags(p_.body);
+    for (const auto& n : p_.notes) note(n);
+
+    std::vector<Piece> pieces;
+    for (const auto& s : p_.body) renderStmt(s, s.ranks, pieces);
+    // Nothing may be pending at the end of the program (§3.6).
+    RankList busy = busyRanks(all_);
+    if (!busy.empty()) {
+      Piece end;
+      end.comments.push_back(fill("comment", commentData("end of the program", nullptr, "complete every request still outstanding")));
+      end.stmts.push_back(awaitStmt(busy));
+      pieces.push_back(std::move(end));
+      completeRequests(busy, -1);
+    }
+
+    data d;
+    d.set("title", "coNCePTuaL benchmark generated from an MPI trace");
+    d.set("source", oneLine(p_.source.empty() ? std::string("an MPI trace") : p_.source));
+    d.set("origin", oneLine(p_.origin.empty() ? std::string("unknown origin") : p_.origin));
+    d.set("ranks", std::to_string(p_.numRanks));
+    d.set("command", oneLine(opt_.commandLine.empty() ? std::string("tracegen") : opt_.commandLine));
+    list notes;
+    for (const auto& n : notes_) notes.push_back(data("text", oneLine(n)));
+    d.set("hasNotes", !notes_.empty());
+    d.set("notes", notes);
+    d.set("body", topLevel(pieces));
+    return fill("program", d, false);
+  }
+
+ private:
+  // ----------------------------------------------------------------------- templates
+  std::string fill(const std::string& name, const data& d, bool trim = true) {
+    auto it = templates_.find(name);
+    if (it == templates_.end()) {
+      mustache m{std::string(templateText("ncptl/" + name + ".mustache"))};
+      if (!m.is_valid()) throw std::logic_error("template ncptl/" + name + ": " + m.error_message());
+      m.set_custom_escape([](const std::string& s) { return s; });
+      it = templates_.emplace(name, std::move(m)).first;
+    }
+    std::string out = it->second.render(d);
+    return trim ? trimNewlines(out) : out;
+  }
+
+  std::string topLevel(const std::vector<Piece>& pieces) {
+    list items;
+    for (const auto& pc : pieces) {
+      if (pc.stmts.empty()) continue;
+      data item;
+      list comments;
+      for (const auto& c : pc.comments) comments.push_back(data("text", c));
+      item.set("comments", comments);
+      item.set("code", joinStmts(pc.stmts));
+      items.push_back(item);
+    }
+    data d;
+    d.set("items", items);
+    return fill("toplevel", d, false);
+  }
+
+  // Statements of one piece joined with THEN (no comments).
+  std::string joinStmts(const std::vector<std::string>& stmts) {
+    list items;
+    for (std::size_t i = 0; i < stmts.size(); ++i) {
+      data item;
+      item.set("comments", list{});
+      item.set("code", stmts[i]);
+      item.set("last", i + 1 == stmts.size());
+      items.push_back(item);
+    }
+    data d;
+    d.set("items", items);
+    return fill("block", d);
+  }
+
+  // A brace body: every statement of every piece, joined with THEN, indented by two.
+  std::string body(const std::vector<Piece>& pieces) {
+    list items;
+    std::size_t total = 0;
+    for (const auto& pc : pieces) total += pc.stmts.size();
+    std::size_t n = 0;
+    for (const auto& pc : pieces) {
+      for (std::size_t i = 0; i < pc.stmts.size(); ++i) {
+        data item;
+        list comments;
+        if (i == 0)
+          for (const auto& c : pc.comments) comments.push_back(data("text", c));
+        item.set("comments", comments);
+        item.set("code", pc.stmts[i]);
+        item.set("last", ++n == total);
+        items.push_back(item);
+      }
+    }
+    data d;
+    d.set("items", items);
+    return indent(fill("block", d), 2);
+  }
+
+  data commentData(const std::string& op, const CallStmt* call, const std::string& detail) {
+    data d;
+    d.set("op", op);
+    d.set("hasEvent", call && call->event);
+    d.set("id", call && call->event ? std::to_string(call->event->id) : std::string());
+    std::string site = call ? siteOf(call->event) : std::string();
+    d.set("hasSite", !site.empty());
+    d.set("site", site);
+    d.set("hasDetail", !detail.empty());
+    d.set("detail", detail);
+    return d;
+  }
+
+  std::string siteOf(const Event* e) const {
+    if (!e || !p_.trace || e->site == kNoSite) return "";
+    std::string s(p_.trace->siteName(e->site));
+    for (SiteId m : e->mergedSites)
+      if (m != e->site) s += ", " + std::string(p_.trace->siteName(m));
+    return oneLine(s);
+  }
+
+  std::string callComment(const CallStmt& c, const std::string& detail = "") {
+    return fill("comment", commentData(std::string(opName(c.op)), &c, detail));
+  }
+
+  void note(const std::string& n) {
+    if (std::find(notes_.begin(), notes_.end(), n) == notes_.end()) notes_.push_back(n);
+  }
+
+  // ----------------------------------------------------------------------- task descriptions
+  // rankExpr's text in our spelling: keywords upper case, names as they are.
+  static std::string upcaseKeywords(const std::string& text) {
+    ncptl::LexResult lr = ncptl::lex(text);
+    std::string out = text;
+    for (const auto& t : lr.tokens)
+      if (t.kind == ncptl::Tok::Keyword)
+        for (std::size_t i = t.where.begin; i < t.where.end; ++i)
+          out[i] = static_cast<char>(std::toupper(static_cast<unsigned char>(out[i])));
+    return out;
+  }
+
+  struct Desc {
+    std::string text;
+    bool single = false;
+  };
+
+  // The acting tasks; with `bindVar` the description binds `t` (for partner expressions).
+  Desc acting(const RankList& r, bool bindVar) {
+    if (r.size() == 1 && !bindVar) return singleDesc(*r.first());
+    if (r == all_ && !bindVar) {
+      data d;
+      d.set("all", true);
+      return {fill("tasks", d), false};
+    }
+    RankExprOptions o;
+    o.taskVar = "t";
+    o.bindVariable = bindVar;
+    return described(rankExpr(r, p_.numRanks, o));
+  }
+
+  // A target (TO side of SENDS/MULTICASTS, receivers of RECEIVES), where ALL TASKS is
+  // illegal (§3.2); binds `var` if it needs a variable at all.
+  Desc target(const RankList& r, const std::string& var, bool bindVar = false) {
+    if (r.size() == 1 && !bindVar) return singleDesc(*r.first());
+    RankExprOptions o;
+    o.taskVar = var;
+    o.target = true;
+    o.bindVariable = bindVar;
+    return described(rankExpr(r, p_.numRanks, o));
+  }
+
+  Desc described(const RankExpr& e) {
+    data d;
+    d.set("described", true);
+    d.set("text", upcaseKeywords(e.ncptl));
+    return {fill("tasks", d), e.kind == "single" && e.ncptl.rfind("task ", 0) == 0};
+  }
+
+  Desc singleDesc(Rank r) {
+    data d;
+    d.set("single", true);
+    d.set("rank", std::to_string(r));
+    return {fill("tasks", d), true};
+  }
+
+  std::string allOther() {
+    data d;
+    d.set("allOther", true);
+    return fill("tasks", d);
+  }
+
+  // `t+1`, `t-2`, `(t+3) MOD num_tasks`: the partner at `offset` from the ranks `r`.
+  std::string peerOffset(std::int64_t offset, const RankList& r) {
+    const Rank p = p_.numRanks;
+    offset = ((offset % p) + p) % p;
+    std::int64_t signedOff = offset > p / 2 ? offset - p : offset;
+    const bool inRange = *r.first() + signedOff >= 0 && *r.last() + signedOff < p;
+    data d;
+    d.set("wrap", !inRange);
+    d.set("var", "t");
+    d.set("plus", signedOff > 0);
+    d.set("minus", signedOff < 0);
+    d.set("offset", std::to_string(signedOff < 0 ? -signedOff : signedOff));
+    return fill("peer", d);
+  }
+
+  // ----------------------------------------------------------------------- loops
+  void collectLoops(const std::vector<Stmt>& body) {
+    for (const auto& s : body) {
+      if (s.kind != Stmt::Kind::Loop) continue;
+      if (s.loop.iterations.isConst()) loopTrips_[s.loop.id] = static_cast<std::int64_t>(s.loop.iterations.value);
+      collectLoops(s.loop.body);
+    }
+  }
+
+  static std::string loopVar(int id) { return fmt::format("i{}", id); }
+
+  // The execution index of a statement at the current nesting, when every enclosing loop has a
+  // constant trip count.
+  std::optional<ExecIndex> currentIndex() const {
+    ExecIndex idx;
+    std::int64_t mult = 1;
+    for (auto it = loopStack_.rbegin(); it != loopStack_.rend(); ++it) {
+      if (!it->second) return std::nullopt;
+      idx.push_back({it->first, mult});
+      mult *= *it->second;
+    }
+    std::reverse(idx.begin(), idx.end());
+    return idx;
+  }
+
+  // ----------------------------------------------------------------------- cases
+  // Replaces per-execution choices that no loop index can select by a single value (§5.6).
+  Expr approximate(const Expr& e, const std::string& what, bool peer) {
+    Expr out = e;
+    if (e.kind == Expr::Kind::ByExecution) {
+      if (peer)
+        throw std::invalid_argument(fmt::format(
+            "{} changes from one execution to the next in a loop without a constant trip count; coNCePTuaL has no "
+            "counter to select it",
+            what));
+      bool allConst = std::all_of(e.children.begin(), e.children.end(), [](const Expr& c) { return c.isConst(); });
+      if (allConst) {
+        double sum = 0;
+        for (const auto& c : e.children) sum += c.value;
+        note(fmt::format("A {} that changes from one execution to the next inside a loop without a constant trip count "
+                         "is replaced by its mean.",
+                         what));
+        return Expr::constant(sum / static_cast<double>(e.children.size()));
+      }
+      note(fmt::format("A {} that changes from one execution to the next inside a loop without a constant trip count "
+                       "is replaced by its first value.",
+                       what));
+      return approximate(e.children.front(), what, peer);
+    }
+    for (auto& c : out.children) c = approximate(c, what, peer);
+    return out;
+  }
+
+  void refineOne(Case c, const std::string& key, const Expr& e, const std::optional<ExecIndex>& index,
+                 std::vector<Case>& out) {
+    switch (e.kind) {
+      case Expr::Kind::Const:
+      case Expr::Kind::RankOffset:
+        c.values[key] = e;
+        out.push_back(std::move(c));
+        return;
+      case Expr::Kind::ByRank:
+        for (std::size_t i = 0; i < e.groups.size() && i < e.children.size(); ++i) {
+          if (!c.ranks.intersects(e.groups[i])) continue;
+          Case d = c;
+          d.ranks = RankList::intersect(c.ranks, e.groups[i]);
+          refineOne(std::move(d), key, e.children[i], index, out);
+        }
+        return;
+      case Expr::Kind::ByExecution: {
+        if (!index) throw std::logic_error("ByExecution without an execution index");
+        const auto n = static_cast<std::int64_t>(e.children.size());
+        ExecIndex terms;
+        for (auto [loop, mult] : *index)
+          if (mult % n != 0) terms.push_back({loop, mult % n});
+        for (std::int64_t i = 0; i < n; ++i) {
+          Case d = c;
+          if (terms.empty()) {
+            if (i != 0) continue;  // the index is always 0 mod n
+          } else {
+            if (terms.size() == 1 && terms[0].second == 1) {
+              auto trips = loopTrips_.find(terms[0].first);
+              if (trips != loopTrips_.end() && i >= trips->second && trips->second <= n) continue;  // never reached
+            }
+            Cond cd;
+            cd.kind = Cond::Kind::Exec;
+            cd.index = terms;
+            cd.period = n;
+            cd.residues = {i};
+            d.conds.push_back(cd);
+          }
+          refineOne(std::move(d), key, e.children[static_cast<std::size_t>(i)], index, out);
+        }
+        return;
+      }
+      case Expr::Kind::FirstIteration:
+        for (int k = 0; k < 2; ++k) {
+          Case d = c;
+          Cond cd;
+          cd.kind = Cond::Kind::First;
+          cd.loop = e.loop;
+          cd.first = k == 0;
+          d.conds.push_back(cd);
+          refineOne(std::move(d), key, e.children[static_cast<std::size_t>(k)], index, out);
+        }
+        return;
+    }
+  }
+
+  // Flattens named parameter expressions into cases over `ranks`.
+  std::vector<Case> cases(const RankList& ranks, const std::vector<std::pair<std::string, const Expr*>>& params,
+                          const std::optional<ExecIndex>& index) {
+    std::vector<Case> cs{Case{ranks, {}, {}}};
+    for (const auto& [key, e] : params) {
+      if (!e) continue;
+      Expr x = index ? *e : approximate(*e, key, key == "dest" || key == "source" || key == "root" || key == "comm");
+      std::vector<Case> next;
+      for (auto& c : cs) refineOne(std::move(c), key, x, index, next);
+      cs = std::move(next);
+    }
+    merge(cs);
+    return cs;
+  }
+
+  // Merges cases back where the split made no difference.
+  void merge(std::vector<Case>& cs) {
+    bool changed = true;
+    while (changed) {
+      changed = false;
+      for (std::size_t i = 0; i < cs.size() && !changed; ++i) {
+        for (std::size_t j = i + 1; j < cs.size() && !changed; ++j) {
+          Case& a = cs[i];
+          Case& b = cs[j];
+          if (a.values != b.values) continue;
+          // Same conditions: one case for both rank sets.
+          if (a.conds == b.conds) {
+            a.ranks = RankList::unite(a.ranks, b.ranks);
+            cs.erase(cs.begin() + static_cast<std::ptrdiff_t>(j));
+            changed = true;
+            break;
+          }
+          if (!(a.ranks == b.ranks) || a.conds.size() != b.conds.size()) continue;
+          // Conditions that differ in one test only: residues unite, first/other iteration cancel.
+          std::size_t diff = a.conds.size(), ndiff = 0;
+          for (std::size_t k = 0; k < a.conds.size(); ++k)
+            if (!(a.conds[k] == b.conds[k])) {
+              diff = k;
+              ++ndiff;
+            }
+          if (ndiff != 1) continue;
+          Cond& ca = a.conds[diff];
+          const Cond& cb = b.conds[diff];
+          if (ca.kind == Cond::Kind::Exec) {
+            if (!ca.sameTest(cb)) continue;
+            ca.residues.insert(cb.residues.begin(), cb.residues.end());
+            if (static_cast<std::int64_t>(ca.residues.size()) == ca.period) a.conds.erase(a.conds.begin() + static_cast<std::ptrdiff_t>(diff));
+          } else {
+            if (ca.loop != cb.loop || ca.first == cb.first) continue;
+            a.conds.erase(a.conds.begin() + static_cast<std::ptrdiff_t>(diff));
+          }
+          cs.erase(cs.begin() + static_cast<std::ptrdiff_t>(j));
+          changed = true;
+        }
+      }
+    }
+  }
+
+  std::string rangeText(const std::vector<std::int64_t>& v) {
+    data d;
+    const bool arithmetic = v.size() >= 3 && std::adjacent_find(v.begin() + 1, v.end(), [&](std::int64_t a, std::int64_t b) {
+                                               return b - a != v[1] - v[0];
+                                             }) == v.end();
+    if (arithmetic) {
+      d.set("first", std::to_string(v[0]));
+      d.set("second", std::to_string(v[1]));
+      d.set("last", std::to_string(v.back()));
+      return fill("progression_range", d);
+    }
+    list items;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      data x;
+      x.set("value", std::to_string(v[i]));
+      x.set("last", i + 1 == v.size());
+      items.push_back(x);
+    }
+    d.set("items", items);
+    return fill("list_range", d);
+  }
+
+  std::string condText(const Cond& c) {
+    if (c.kind == Cond::Kind::First) {
+      usedLoops_.insert(c.loop);
+      data d;
+      d.set("var", loopVar(c.loop));
+      d.set("first", c.first);
+      return fill("first_cond", d);
+    }
+    data d;
+    list terms;
+    for (std::size_t i = 0; i < c.index.size(); ++i) {
+      usedLoops_.insert(c.index[i].first);
+      data t;
+      t.set("var", loopVar(c.index[i].first));
+      t.set("scaled", c.index[i].second != 1);
+      t.set("mult", std::to_string(c.index[i].second));
+      t.set("last", i + 1 == c.index.size());
+      terms.push_back(t);
+    }
+    // A single loop variable that never reaches the period needs no MOD.
+    bool plain = false;
+    if (c.index.size() == 1 && c.index[0].second == 1) {
+      auto trips = loopTrips_.find(c.index[0].first);
+      plain = trips != loopTrips_.end() && trips->second <= c.period;
+    }
+    d.set("terms", terms);
+    d.set("paren", !plain && c.index.size() > 1);
+    d.set("mod", !plain);
+    d.set("period", std::to_string(c.period));
+    d.set("one", c.residues.size() == 1);
+    d.set("value", std::to_string(*c.residues.begin()));
+    d.set("set", rangeText(std::vector<std::int64_t>(c.residues.begin(), c.residues.end())));
+    return fill("exec_cond", d);
+  }
+
+  std::string condsText(const std::vector<Cond>& cs) {
+    list conds;
+    for (std::size_t i = 0; i < cs.size(); ++i) {
+      data x;
+      x.set("text", condText(cs[i]));
+      x.set("last", i + 1 == cs.size());
+      conds.push_back(x);
+    }
+    data d;
+    d.set("conds", conds);
+    return fill("conjunction", d);
+  }
+
+  std::string ifStmt(const std::string& cond, const std::vector<std::string>& then,
+                     const std::vector<std::string>* otherwise) {
+    data d;
+    d.set("cond", cond);
+    d.set("body", body({Piece{{}, then}}));
+    d.set("hasOtherwise", otherwise != nullptr);
+    d.set("otherwise", otherwise ? body({Piece{{}, *otherwise}}) : std::string());
+    return fill("if", d);
+  }
+
+  // Emits the statements of every case, guarded by its conditions. Cases under the same
+  // conditions share one IF; a first-iteration/later-iterations pair becomes IF … OTHERWISE.
+  template <typename Build>
+  std::vector<std::string> guarded(const std::vector<Case>& cs, Build build) {
+    std::vector<std::pair<std::vector<Cond>, std::vector<std::string>>> groups;
+    for (const auto& c : cs) {
+      std::vector<std::string> stmts = build(c);
+      if (stmts.empty()) continue;
+      auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == c.conds; });
+      if (it == groups.end()) {
+        groups.push_back({c.conds, {}});
+        it = groups.end() - 1;
+      }
+      it->second.insert(it->second.end(), stmts.begin(), stmts.end());
+    }
+    std::vector<std::string> out;
+    std::vector<bool> done(groups.size(), false);
+    for (std::size_t i = 0; i < groups.size(); ++i) {
+      if (done[i]) continue;
+      const auto& [conds, stmts] = groups[i];
+      if (conds.empty()) {
+        out.insert(out.end(), stmts.begin(), stmts.end());
+        continue;
+      }
+      // IF first THEN … OTHERWISE …: conditions equal but for first/other of one loop.
+      std::size_t partner = groups.size();
+      if (conds.size() == 1 && conds[0].kind == Cond::Kind::First)
+        for (std::size_t j = i + 1; j < groups.size(); ++j)
+          if (!done[j] && groups[j].first.size() == 1 && groups[j].first[0].kind == Cond::Kind::First &&
+              groups[j].first[0].loop == conds[0].loop && groups[j].first[0].first != conds[0].first) {
+            partner = j;
+            break;
+          }
+      if (partner < groups.size()) {
+        done[partner] = true;
+        const bool firstHere = conds[0].first;
+        const auto& firstStmts = firstHere ? stmts : groups[partner].second;
+        const auto& restStmts = firstHere ? groups[partner].second : stmts;
+        Cond c = conds[0];
+        c.first = true;
+        out.push_back(ifStmt(condText(c), firstStmts, &restStmts));
+        continue;
+      }
+      out.push_back(ifStmt(condsText(conds), stmts, nullptr));
+    }
+    return out;
+  }
+
+  // ----------------------------------------------------------------------- requests
+  void splitApply(const RankList& r, const std::function<std::int64_t(std::int64_t)>& f) {
+    std::vector<std::pair<RankList, std::int64_t>> next;
+    for (auto& [cls, n] : outstanding_) {
+      if (!cls.intersects(r)) {
+        next.push_back({cls, n});
+        continue;
+      }
+      next.push_back({RankList::intersect(cls, r), f(n)});
+      RankList rest = RankList::subtract(cls, r);
+      if (!rest.empty()) next.push_back({std::move(rest), n});
+    }
+    // Classes with equal counts are one class.
+    std::vector<std::pair<RankList, std::int64_t>> merged;
+    for (auto& [cls, n] : next) {
+      auto it = std::find_if(merged.begin(), merged.end(), [&](const auto& m) { return m.second == n; });
+      if (it == merged.end())
+        merged.push_back({cls, n});
+      else
+        it->first = RankList::unite(it->first, cls);
+    }
+    outstanding_ = std::move(merged);
+  }
+  void addRequests(const RankList& r, std::int64_t k) {
+    splitApply(r, [k](std::int64_t n) { return n + k; });
+    for (auto& posted : postedInLoop_) posted = RankList::unite(posted, r);
+  }
+  void completeRequests(const RankList& r, std::int64_t k) {  // k < 0: all
+    splitApply(r, [k](std::int64_t n) { return k < 0 ? 0 : std::max<std::int64_t>(0, n - k); });
+  }
+  RankList busyRanks(const RankList& r) const {
+    RankList out;
+    for (const auto& [cls, n] : outstanding_)
+      if (n > 0 && cls.intersects(r)) out = RankList::unite(out, RankList::intersect(cls, r));
+    return out;
+  }
+
+  std::string awaitStmt(const RankList& r) {
+    Desc t = acting(r, false);
+    data d;
+    d.set("tasks", t.text);
+    d.set("s", t.single ? "S" : "");
+    return fill("await", d);
+  }
+
+  // ----------------------------------------------------------------------- statements
+  void renderStmt(const Stmt& s, const RankList& within, std::vector<Piece>& out) {
+    RankList ranks = RankList::intersect(s.ranks, within);
+    if (ranks.empty()) return;
+    if (s.kind == Stmt::Kind::Loop)
+      renderLoop(s, ranks, out);
+    else
+      renderCall(s.call, ranks, out);
+  }
+
+  void renderLoop(const Stmt& s, const RankList& ranks, std::vector<Piece>& out) {
+    const LoopStmt& loop = s.loop;
+    std::optional<ExecIndex> index = currentIndex();
+    std::vector<Case> cs = cases(ranks, {{"iterations", &loop.iterations}}, index);
+    std::vector<std::string> stmts = guarded(cs, [&](const Case& c) -> std::vector<std::string> {
+      const auto trips = static_cast<std::int64_t>(std::llround(c.values.at("iterations").value));
+      if (trips <= 0) return {};
+      loopStack_.push_back({loop.id, trips});
+      postedInLoop_.push_back(RankList());
+      std::vector<Piece> inner;
+      for (const auto& b : loop.body) renderStmt(b, c.ranks, inner);
+      // Requests posted in the body are completed before its end (§4.8).
+      RankList busy = busyRanks(RankList::intersect(postedInLoop_.back(), c.ranks));
+      postedInLoop_.pop_back();
+      loopStack_.pop_back();
+      if (!busy.empty()) {
+        Piece end;
+        end.comments.push_back(fill("comment", commentData("end of the loop body", nullptr,
+                                                           "complete the requests posted in this iteration")));
+        end.stmts.push_back(awaitStmt(busy));
+        inner.push_back(std::move(end));
+        completeRequests(busy, -1);
+        note("Requests that a loop body posts and the trace completes only in a later iteration or after the loop "
+             "are completed at the end of each iteration (coNCePTuaL loops cannot leave them pending, §4.8).");
+      }
+      if (inner.empty()) return {};
+      data d;
+      d.set("body", body(inner));
+      if (usedLoops_.count(loop.id)) {
+        d.set("var", loopVar(loop.id));
+        d.set("range", trips > 1 ? progression(0, trips - 1) : rangeText({0}));
+        return {fill("foreach", d)};
+      }
+      d.set("count", std::to_string(trips));
+      return {fill("repeat", d)};
+    });
+    if (stmts.empty()) return;
+    Piece pc;
+    const Event* head = loop.head;
+    std::string detail = cs.size() == 1 && cs[0].values.at("iterations").isConst()
+                             ? fmt::format("{} iterations", std::llround(cs[0].values.at("iterations").value))
+                             : std::string("iteration counts vary");
+    CallStmt fake;
+    fake.event = head;
+    data c = commentData(fmt::format("loop {} headed by {}", loop.id, head ? std::string(opName(head->op)) : "a call"),
+                    head ? &fake : nullptr, detail);
+    pc.comments.push_back(fill("comment", c));
+    pc.stmts = std::move(stmts);
+    out.push_back(std::move(pc));
+  }
+
+  std::string progression(std::int64_t first, std::int64_t last) {
+    data d;
+    d.set("first", std::to_string(first));
+    d.set("second", false);
+    d.set("last", std::to_string(last));
+    return fill("progression_range", d);
+  }
+
+  std::int64_t typeSize(const Expr& e) const {
+    const auto id = static_cast<std::int64_t>(e.value);
+    for (const auto& d : p_.datatypes)
+      if (d.id == id) return d.size;
+    throw std::invalid_argument(fmt::format("unknown datatype id {}", id));
+  }
+
+  static const Expr* param(const CallStmt& c, Param p) {
+    auto it = c.params.find(p);
+    return it == c.params.end() ? nullptr : &it->second;
+  }
+
+  std::string scaledBytes(std::int64_t bytes) {
+    if (bytes == 0) return "0";
+    data d;
+    d.set("bytes", std::to_string(bytes));
+    return fill("scaled_bytes", d);
+  }
+
+  // `A n BYTE MESSAGE`; a message of 2 GiB or more becomes k equal messages of less than
+  // 1 GiB each (c_mpi passes sizes as int, §4.18).
+  std::string message(std::int64_t bytes, std::optional<std::int64_t> tag) {
+    constexpr std::int64_t kLimit = std::int64_t{1} << 31, kPart = std::int64_t{1} << 30;
+    std::int64_t parts = 1;
+    if (bytes >= kLimit) {
+      parts = (bytes + kPart - 1) / kPart;
+      bytes = (bytes + parts - 1) / parts;
+      note("Messages of 2 GiB or more are split into several messages below 1 GiB (§4.18).");
+    }
+    data d;
+    d.set("one", parts == 1);
+    d.set("count", std::to_string(parts));
+    d.set("bytes", scaledBytes(bytes));
+    d.set("tagged", tag.has_value() && *tag != 0);
+    d.set("tag", tag ? std::to_string(*tag) : std::string());
+    return fill("message", d);
+  }
+
+  // The computation before a call, one COMPUTES statement per class of equal durations.
+  std::vector<std::string> computeStmts(const CallStmt& c, const RankList& ranks, const std::optional<ExecIndex>& idx) {
+    std::vector<Case> cs = cases(ranks, {{"compute", &c.computeUs}}, idx);
+    return guarded(cs, [&](const Case& k) -> std::vector<std::string> {
+      const double us = k.values.at("compute").value;
+      const auto rounded = static_cast<std::int64_t>(std::llround(us));
+      if (rounded <= 0) return {};
+      Desc t = acting(k.ranks, false);
+      data du;
+      du.set("us", std::to_string(rounded));
+      data d;
+      d.set("tasks", t.text);
+      d.set("s", t.single ? "S" : "");
+      d.set("duration", fill("scaled_us", du));
+      return {fill("compute", d)};
+    });
+  }
+
+  void renderCall(const CallStmt& c, const RankList& ranks, std::vector<Piece>& out) {
+    const OpKind kind = opInfo(c.op).kind;
+    const std::optional<ExecIndex> idx = c.executionIndex ? c.executionIndex : currentIndex();
+    Piece pc;
+    std::string detail;
+    if (kind != OpKind::Init) pc.stmts = computeStmts(c, ranks, idx);
+    std::vector<std::string> call;
+    switch (kind) {
+      case OpKind::Init:
+        call = initStmts(ranks);
+        detail = "the timed region starts here";
+        break;
+      case OpKind::Send:
+      case OpKind::Isend:
+        call = sendStmts(c, ranks, idx, kind == OpKind::Isend);
+        break;
+      case OpKind::Recv:
+      case OpKind::Irecv:
+        call = recvStmts(c, ranks, idx, kind == OpKind::Irecv, Param::Count, Param::Datatype, Param::Tag);
+        break;
+      case OpKind::Sendrecv:
+        call = sendrecvStmts(c, ranks, idx);
+        break;
+      case OpKind::Wait:
+      case OpKind::WaitAll:
+        call = waitStmts(c, ranks, idx, detail);
+        break;
+      case OpKind::Collective:
+        call = collectiveStmts(c, ranks, idx, detail);
+        break;
+      case OpKind::SendInit:
+      case OpKind::RecvInit:
+        note("Persistent requests (MPI_Send_init/MPI_Recv_init) are not replayed: the trace has no MPI_Start.");
+        break;
+      case OpKind::Finalize:
+      case OpKind::Probe:
+      case OpKind::CommCreate:
+      case OpKind::CommFree:
+      case OpKind::Group:
+        break;  // no communication: only the computation before it (§5.2, §5.3)
+    }
+    pc.stmts.insert(pc.stmts.end(), call.begin(), call.end());
+    if (pc.stmts.empty()) return;
+    pc.comments.push_back(callComment(c, detail));
+    out.push_back(std::move(pc));
+  }
+
+  std::vector<std::string> initStmts(const RankList& ranks) {
+    Desc t = acting(ranks, false);
+    data d;
+    d.set("tasks", t.text);
+    d.set("s", t.single ? "S" : "");
+    d.set("single", t.single);
+    return {fill("synchronize", d), fill("reset", d)};
+  }
+
+  // ----------------------------------------------------------------------- point to point
+  void decideTags(const std::vector<Stmt>& body) {
+    for (const auto& s : body) {
+      if (s.kind == Stmt::Kind::Loop) {
+        decideTags(s.loop.body);
+        continue;
+      }
+      for (Param p : {Param::Tag, Param::RecvTag})
+        if (const Expr* e = param(s.call, p); e && anyLeaf(*e, [](const Expr& x) { return x.isConst() && x.value < 0; }))
+          useTags_ = false;
+    }
+    if (!useTags_)
+      note("The trace has receives with MPI_ANY_TAG: tags are omitted everywhere, so messages between two ranks are "
+           "matched in the order they were sent.");
+  }
+
+  template <typename F>
+  static bool anyLeaf(const Expr& e, F f) {
+    if (e.children.empty()) return f(e);
+    return std::any_of(e.children.begin(), e.children.end(), [&](const Expr& c) { return anyLeaf(c, f); });
+  }
+
+  std::optional<std::int64_t> tagOf(const Case& k, const std::string& key) const {
+    if (!useTags_) return std::nullopt;
+    auto it = k.values.find(key);
+    if (it == k.values.end()) return std::nullopt;
+    return static_cast<std::int64_t>(it->second.value);
+  }
+
+  // The partner of the ranks of a case: a constant rank, or an offset (needs `t` bound).
+  struct Partner {
+    bool relative = false;
+    std::string text;   // TASK … text
+    bool valid = true;  // a constant outside 0 … P-1 (MPI_PROC_NULL) drops the communication
+  };
+
+  Partner partner(const Expr& v, const RankList& r, bool source) {
+    Partner out;
+    std::int64_t rank = 0;
+    if (v.kind == Expr::Kind::RankOffset) {
+      if (r.size() > 1) {
+        out.relative = true;
+        data d;
+        d.set("single", true);
+        d.set("rank", peerOffset(v.offset, r));
+        out.text = fill("tasks", d);
+        return out;
+      }
+      rank = ((*r.first() + v.offset) % p_.numRanks + p_.numRanks) % p_.numRanks;
+    } else {
+      rank = static_cast<std::int64_t>(v.value);
+      if (source && rank == kAnySource)
+        throw std::invalid_argument("a receive from MPI_ANY_SOURCE is left in the program: coNCePTuaL needs the "
+                                    "actual source (run the resolve-wildcards pass)");
+      if (rank < 0 || rank >= p_.numRanks) {
+        out.valid = false;
+        return out;
+      }
+    }
+    out.text = singleDesc(rank).text;
+    return out;
+  }
+
+  std::vector<std::string> sendStmts(const CallStmt& c, const RankList& ranks, const std::optional<ExecIndex>& idx,
+                                     bool async, Param countP = Param::Count, Param typeP = Param::Datatype,
+                                     Param tagP = Param::Tag) {
+    std::vector<Case> cs = cases(ranks,
+                                 {{"dest", param(c, Param::Dest)},
+                                  {"count", param(c, countP)},
+                                  {"type", param(c, typeP)},
+                                  {"tag", param(c, tagP)}},
+                                 idx);
+    return guarded(cs, [&](const Case& k) -> std::vector<std::string> {
+      if (!k.values.count("dest")) throw std::invalid_argument("a send without a destination");
+      Partner to = partner(k.values.at("dest"), k.ranks, false);
+      if (!to.valid) {
+        note("Sends to MPI_PROC_NULL are dropped.");
+        return {};
+      }
+      Desc t = acting(k.ranks, to.relative);
+      if (async) addRequests(k.ranks, 1);
+      data d;
+      d.set("tasks", t.text);
+      d.set("s", t.single ? "S" : "");
+      d.set("async", async);
+      d.set("message", message(bytesOf(k, "count", "type"), tagOf(k, "tag")));
+      d.set("target", to.text);
+      return {fill("send", d)};
+    });
+  }
+
+  std::int64_t bytesOf(const Case& k, const std::string& count, const std::string& type) const {
+    auto n = k.values.find(count);
+    if (n == k.values.end()) return 0;
+    auto t = k.values.find(type);
+    const std::int64_t size = t == k.values.end() ? 1 : typeSize(t->second);
+    const auto bytes = static_cast<std::int64_t>(std::llround(n->second.value)) * size;
+    return std::max<std::int64_t>(bytes, 0);
+  }
+
+  std::vector<std::string> recvStmts(const CallStmt& c, const RankList& ranks, const std::optional<ExecIndex>& idx,
+                                     bool async, Param countP, Param typeP, Param tagP) {
+    std::vector<Case> cs = cases(ranks,
+                                 {{"source", param(c, Param::Source)},
+                                  {"count", param(c, countP)},
+                                  {"type", param(c, typeP)},
+                                  {"tag", param(c, tagP)}},
+                                 idx);
+    return guarded(cs, [&](const Case& k) -> std::vector<std::string> {
+      if (!k.values.count("source")) throw std::invalid_argument("a receive without a source");
+      Partner from = partner(k.values.at("source"), k.ranks, true);
+      if (!from.valid) {
+        note("Receives from MPI_PROC_NULL are dropped.");
+        return {};
+      }
+      // ALL TASKS cannot receive (§3.2): the receivers are a target-position description.
+      Desc t = target(k.ranks, "t", from.relative);
+      if (async) addRequests(k.ranks, 1);
+      data d;
+      d.set("tasks", t.text);
+      d.set("s", t.single ? "S" : "");
+      d.set("async", async);
+      d.set("message", message(bytesOf(k, "count", "type"), tagOf(k, "tag")));
+      d.set("source", from.text);
+      return {fill("receive", d)};
+    });
+  }
+
+  // MPI_Sendrecv: asynchronous send and receive, then AWAIT (§5.2).
+  std::vector<std::string> sendrecvStmts(const CallStmt& c, const RankList& ranks, const std::optional<ExecIndex>& idx) {
+    const bool replace = c.op == Op::SendrecvReplace;
+    std::vector<std::string> out = sendStmts(c, ranks, idx, true);
+    std::vector<std::string> recv =
+        recvStmts(c, ranks, idx, true, replace ? Param::Count : Param::RecvCount,
+                  replace ? Param::Datatype : (param(c, Param::RecvType) ? Param::RecvType : Param::Datatype),
+                  param(c, Param::RecvTag) ? Param::RecvTag : Param::Tag);
+    out.insert(out.end(), recv.begin(), recv.end());
+    RankList busy = busyRanks(ranks);
+    if (!busy.empty()) out.push_back(awaitStmt(busy));
+    completeRequests(ranks, -1);
+    return out;
+  }
+
+  // MPI_Wait*/MPI_Test*: AWAIT for the ranks this call leaves with nothing outstanding.
+  std::vector<std::string> waitStmts(const CallStmt& c, const RankList& ranks, const std::optional<ExecIndex>& idx,
+                                     std::string& detail) {
+    std::vector<std::pair<std::string, const Expr*>> params;
+    if (const Expr* r = param(c, Param::Request)) params.push_back({"req0", r});
+    if (auto it = c.vectors.find(Param::Requests); it != c.vectors.end())
+      for (std::size_t i = 0; i < it->second.size(); ++i) params.push_back({fmt::format("req{}", i), &it->second[i]});
+    // Completions per rank class: the fewest over the cases (a deferred AWAIT never deadlocks).
+    std::vector<Case> cs = cases(ranks, params, idx);
+    std::vector<std::pair<RankList, std::int64_t>> completions;
+    for (const auto& k : cs) {
+      std::int64_t live = 0;
+      for (const auto& [key, v] : k.values)
+        if (!(v.isConst() && static_cast<std::int64_t>(v.value) == kRequestNull)) ++live;
+      std::int64_t done = 0;
+      switch (c.op) {
+        case Op::Wait: case Op::Waitall: done = live; break;
+        case Op::Waitany: case Op::Waitsome: done = std::min<std::int64_t>(live, 1); break;
+        default: done = 0; break;  // a test may fail: it completes nothing for sure
+      }
+      auto it = std::find_if(completions.begin(), completions.end(), [&](const auto& x) { return x.first == k.ranks; });
+      if (it == completions.end())
+        completions.push_back({k.ranks, done});
+      else
+        it->second = std::min(it->second, done);
+    }
+    // Without request parameters a wait completes what its kind says: everything for Waitall,
+    // one request for Wait/Waitany/Waitsome, nothing certain for a test.
+    if (params.empty())
+      completions = {{ranks, c.op == Op::Waitall ? std::numeric_limits<std::int64_t>::max()
+                             : (c.op == Op::Wait || c.op == Op::Waitany || c.op == Op::Waitsome) ? 1 : 0}};
+    std::vector<std::string> out;
+    RankList awaiting, deferred;
+    for (const auto& [r, done] : completions) {
+      RankList before = busyRanks(r);
+      completeRequests(r, done);
+      RankList after = busyRanks(r);
+      awaiting = RankList::unite(awaiting, RankList::subtract(before, after));
+      deferred = RankList::unite(deferred, after);
+    }
+    if (!awaiting.empty()) out.push_back(awaitStmt(awaiting));
+    if (!deferred.empty())
+      detail = awaiting.empty() ? "completion deferred: more requests are outstanding"
+                                : "completion deferred on the ranks with more requests outstanding";
+    return out;
+  }
+
+  // ----------------------------------------------------------------------- collectives
+  // The members of each communicator instance among `ranks`, for a case's communicator id.
+  std::vector<RankList> groupsOf(const Case& k, const RankList& ranks, const CallStmt& c) {
+    const std::int64_t id = k.values.count("comm") ? static_cast<std::int64_t>(k.values.at("comm").value) : kCommWorld;
+    if (id == kCommSelf) return {};
+    if (id == kCommWorld) return {ranks == all_ ? all_ : complete(all_, ranks, c)};
+    const Communicator* comm = nullptr;
+    for (const auto& x : p_.comms)
+      if (x.id == id) comm = &x;
+    if (!comm) throw std::invalid_argument(fmt::format("{}: unknown communicator {}", opName(c.op), id));
+    std::vector<RankList> out;
+    for (const auto& inst : comm->instances) {
+      if (!inst.intersects(ranks)) continue;
+      out.push_back(inst.isSubsetOf(ranks) ? inst : complete(inst, ranks, c));
+    }
+    return out;
+  }
+
+  RankList complete(const RankList& instance, const RankList& ranks, const CallStmt& c) {
+    note(fmt::format("A {} whose participants are split over several statements is replayed by each part on its "
+                     "own.",
+                     opName(c.op)));
+    return RankList::intersect(instance, ranks);
+  }
+
+  // Per-member bytes of a collective, from a scalar count or, averaged, from a vector (§5.4).
+  double meanOver(const RankList& g, const std::function<double(Rank)>& f) {
+    double sum = 0;
+    Rank n = 0;
+    g.forEach([&](Rank r) {
+      sum += f(r);
+      ++n;
+      return true;
+    });
+    return n ? sum / static_cast<double>(n) : 0;
+  }
+
+  double valueAt(const Expr& e, Rank r) const {
+    switch (e.kind) {
+      case Expr::Kind::Const: return e.value;
+      case Expr::Kind::RankOffset: return static_cast<double>(((r + e.offset) % p_.numRanks + p_.numRanks) % p_.numRanks);
+      case Expr::Kind::ByRank:
+        for (std::size_t i = 0; i < e.groups.size(); ++i)
+          if (e.groups[i].contains(r)) return valueAt(e.children[i], r);
+        return 0;
+      case Expr::Kind::ByExecution: {
+        double s = 0;
+        for (const auto& ch : e.children) s += valueAt(ch, r);
+        return e.children.empty() ? 0 : s / static_cast<double>(e.children.size());
+      }
+      case Expr::Kind::FirstIteration: return valueAt(e.children.back(), r);
+    }
+    return 0;
+  }
+
+  double vectorBytes(const CallStmt& c, Param vec, Param typeP, Rank r) const {
+    auto it = c.vectors.find(vec);
+    if (it == c.vectors.end()) return 0;
+    const Expr* t = param(c, typeP);
+    const double size = t ? static_cast<double>(typeSize(Expr::constant(valueAt(*t, r)))) : 1.0;
+    double sum = 0;
+    for (const auto& e : it->second) sum += std::max(0.0, valueAt(e, r));
+    return sum * size;
+  }
+
+  std::string multicast(const Desc& from, const std::string& to, std::int64_t bytes) {
+    data d;
+    d.set("tasks", from.text);
+    d.set("s", from.single ? "S" : "");
+    d.set("message", message(bytes, std::nullopt));
+    d.set("target", to);
+    return fill("multicast", d);
+  }
+
+  // One root to the other members: MPI_Bcast (§5.3).
+  std::string rootToOthers(Rank root, const RankList& g, std::int64_t bytes) {
+    RankList others = RankList::subtract(g, RankList::single(root));
+    if (others.empty()) return "";
+    std::string to = g == all_ ? allOther() : target(others, "d").text;
+    return multicast(singleDesc(root), to, bytes);
+  }
+
+  // Every member to every member: MPI_Alltoall (§5.3).
+  std::string allToAll(const RankList& g, std::int64_t bytes) {
+    if (g.size() < 2) return "";
+    if (g == all_) return multicast(acting(g, false), allOther(), bytes);
+    return multicast(acting(g, false), target(g, "d").text, bytes);
+  }
+
+  // `<g> REDUCE k DOUBLEWORDS [TO root]` (§5.3); rootText is a task description or empty.
+  std::string reduce(const RankList& g, std::int64_t count, std::int64_t typeBytes, const std::string& rootText) {
+    // 8-byte items as DOUBLEWORDS, 4-byte items as INTEGERS, anything else as 8-byte words.
+    bool doubles = true;
+    std::int64_t items = count;
+    if (typeBytes == 4) {
+      doubles = false;
+    } else if (typeBytes != 8) {
+      items = (count * typeBytes + 7) / 8;
+      note("Reductions of types other than 4- and 8-byte numbers reduce the same number of bytes as DOUBLEWORDS.");
+    }
+    Desc t = acting(g, false);
+    data d;
+    d.set("tasks", t.text);
+    d.set("s", t.single ? "S" : "");
+    d.set("count", scaledBytes(items));
+    d.set("doubles", doubles);
+    d.set("rooted", !rootText.empty());
+    d.set("root", rootText);
+    return fill("reduce", d);
+  }
+
+  std::vector<std::string> collectiveStmts(const CallStmt& c, const RankList& ranks, const std::optional<ExecIndex>& idx,
+                                           std::string& detail) {
+    std::vector<Case> cs = cases(ranks,
+                                 {{"comm", param(c, Param::Comm)},
+                                  {"count", param(c, Param::Count)},
+                                  {"type", param(c, Param::Datatype)},
+                                  {"recvcount", param(c, Param::RecvCount)},
+                                  {"recvtype", param(c, Param::RecvType)},
+                                  {"root", param(c, Param::Root)}},
+                                 idx);
+    return guarded(cs, [&](const Case& k) -> std::vector<std::string> {
+      std::vector<std::string> out;
+      for (const RankList& g : groupsOf(k, k.ranks, c)) {
+        Rank root = *g.first();
+        if (k.values.count("root")) {
+          root = static_cast<Rank>(k.values.at("root").value);
+          if (!g.contains(root)) {
+            note(fmt::format("A {} whose root is not among the statement's ranks is rooted at its lowest member.",
+                             opName(c.op)));
+            root = *g.first();
+          }
+        }
+        const std::int64_t bytes = bytesOf(k, "count", "type");
+        const std::int64_t recvBytes = k.values.count("recvcount") ? bytesOf(k, "recvcount", k.values.count("recvtype") ? "recvtype" : "type") : bytes;
+        std::string s;
+        switch (c.op) {
+          case Op::Barrier: {
+            Desc t = acting(g, false);
+            data d;
+            d.set("tasks", t.text);
+            d.set("s", t.single ? "S" : "");
+            if (g.size() > 1) s = fill("synchronize", d);
+            break;
+          }
+          case Op::Bcast:
+            s = rootToOthers(root, g, bytes);
+            break;
+          case Op::Scatter:
+            s = rootToOthers(root, g, recvBytes);
+            note("MPI_Scatter is a MULTICAST of one member's share from the root (MPI_Bcast): receivers get their "
+                 "bytes, the root sends less than a real scatter (§5.3).");
+            break;
+          case Op::Scatterv: {
+            const auto avg = static_cast<std::int64_t>(
+                std::llround(vectorBytes(c, Param::SendCounts, Param::Datatype, root) / static_cast<double>(g.size())));
+            s = rootToOthers(root, g, avg);
+            detail = "averaged share";
+            note("MPI_Scatterv is a MULTICAST of the average share from the root (§5.4).");
+            break;
+          }
+          case Op::Reduce:
+          case Op::Allreduce: {
+            const std::int64_t count = static_cast<std::int64_t>(std::llround(k.values.count("count") ? k.values.at("count").value : 0));
+            const std::int64_t size = k.values.count("type") ? typeSize(k.values.at("type")) : 8;
+            if (g.size() > 1) s = reduce(g, count, size, c.op == Op::Reduce ? singleDesc(root).text : std::string());
+            break;
+          }
+          case Op::Alltoall:
+          case Op::Allgather:
+            s = allToAll(g, bytes);
+            break;
+          case Op::Allgatherv: {
+            const auto avg = static_cast<std::int64_t>(std::llround(meanOver(g, [&](Rank r) {
+              return valueAt(*param(c, Param::Count), r) * static_cast<double>(typeSize(Expr::constant(valueAt(*param(c, Param::Datatype), r))));
+            })));
+            s = allToAll(g, avg);
+            detail = "averaged contribution";
+            note("MPI_Allgatherv is a many-to-many MULTICAST of the average contribution (MPI_Alltoall, §5.4).");
+            break;
+          }
+          case Op::Alltoallv: {
+            const double total = meanOver(g, [&](Rank r) { return vectorBytes(c, Param::SendCounts, Param::Datatype, r); }) *
+                                 static_cast<double>(g.size());
+            const auto avg = static_cast<std::int64_t>(std::llround(total / static_cast<double>(g.size() * g.size())));
+            s = allToAll(g, avg);
+            detail = "averaged per pair";
+            note("MPI_Alltoallv is a many-to-many MULTICAST of the average bytes per rank pair (MPI_Alltoall, §5.4).");
+            break;
+          }
+          case Op::Gather:
+            if (g.size() > 1) s = multicast(acting(g, false), singleDesc(root).text, bytes);
+            break;
+          case Op::Gatherv: {
+            const auto avg = static_cast<std::int64_t>(std::llround(meanOver(g, [&](Rank r) {
+              return valueAt(*param(c, Param::Count), r) * static_cast<double>(typeSize(Expr::constant(valueAt(*param(c, Param::Datatype), r))));
+            })));
+            if (g.size() > 1) s = multicast(acting(g, false), singleDesc(root).text, avg);
+            detail = "averaged contribution";
+            note("MPI_Gatherv is a many-to-one MULTICAST of the average contribution (§5.4).");
+            break;
+          }
+          case Op::ReduceScatter: {
+            std::vector<std::string> rs = reduceScatter(c, k, g);
+            out.insert(out.end(), rs.begin(), rs.end());
+            break;
+          }
+          case Op::Scan: {
+            std::vector<std::string> chain = scanChain(g, bytes);
+            out.insert(out.end(), chain.begin(), chain.end());
+            note("MPI_Scan has no coNCePTuaL equivalent: it is a blocking chain of messages along the members (§5.3).");
+            break;
+          }
+          default:
+            throw std::invalid_argument(fmt::format("no coNCePTuaL lowering for {}", opName(c.op)));
+        }
+        if (!s.empty()) out.push_back(s);
+      }
+      return out;
+    });
+  }
+
+  // MPI_Reduce_scatter: one REDUCE to each member (§5.4).
+  std::vector<std::string> reduceScatter(const CallStmt& c, const Case& k, const RankList& g) {
+    const std::int64_t size = k.values.count("type") ? typeSize(k.values.at("type")) : 8;
+    std::vector<std::int64_t> counts;
+    auto it = c.vectors.find(Param::RecvCounts);
+    const Rank first = *g.first();
+    if (it != c.vectors.end())
+      for (const auto& e : it->second) counts.push_back(static_cast<std::int64_t>(std::llround(valueAt(e, first))));
+    counts.resize(static_cast<std::size_t>(g.size()), counts.empty() ? 0 : counts.back());
+    std::vector<Rank> members = g.toVector();
+    const bool equal = std::adjacent_find(counts.begin(), counts.end(), std::not_equal_to<>()) == counts.end();
+    if (equal && g.size() > 1) {
+      // FOR EACH member IN {members}: one reduction to each, as one loop.
+      std::vector<std::int64_t> m(members.begin(), members.end());
+      bool arithmetic = m.size() < 3 || std::adjacent_find(m.begin() + 1, m.end(), [&](std::int64_t a, std::int64_t b) {
+                                          return b - a != m[1] - m[0];
+                                        }) == m.end();
+      if (arithmetic || m.size() <= 256) {
+        data root;
+        root.set("single", true);
+        root.set("rank", "member");
+        data loop;
+        loop.set("var", "member");
+        loop.set("range", rangeText(m));
+        loop.set("body", body({Piece{{}, {reduce(g, counts[0], size, fill("tasks", root))}}}));
+        return {fill("foreach", loop)};
+      }
+    }
+    std::vector<std::string> out;
+    if (members.size() > 64) {
+      std::int64_t total = 0;
+      for (auto x : counts) total += x;
+      note("An MPI_Reduce_scatter with more than 64 unequal shares is an all-reduce of the whole vector (§5.4).");
+      out.push_back(reduce(g, total, size, std::string()));
+      return out;
+    }
+    for (std::size_t i = 0; i < members.size(); ++i) out.push_back(reduce(g, counts[i], size, singleDesc(members[i]).text));
+    return out;
+  }
+
+  // MPI_Scan: a blocking chain member -> next member, acyclic, so it serialises (§5.3).
+  std::vector<std::string> scanChain(const RankList& g, std::int64_t bytes) {
+    if (g.size() < 2) return {};
+    std::vector<Rank> m = g.toVector();
+    const Rank stride = m[1] - m[0];
+    bool regular = std::adjacent_find(m.begin() + 1, m.end(), [&](Rank a, Rank b) { return b - a != stride; }) == m.end();
+    auto chainStmt = [&](const Desc& from, const std::string& to) {
+      data d;
+      d.set("tasks", from.text);
+      d.set("s", from.single ? "S" : "");
+      d.set("message", message(bytes, std::nullopt));
+      d.set("target", to);
+      return fill("chain", d);
+    };
+    RankList senders = RankList::subtract(g, RankList::single(m.back()));
+    if (regular && senders.size() > 1) {
+      data d;
+      d.set("single", true);
+      d.set("rank", peerOffset(stride, senders));
+      return {chainStmt(acting(senders, true), fill("tasks", d))};
+    }
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i + 1 < m.size(); ++i) out.push_back(chainStmt(singleDesc(m[i]), singleDesc(m[i + 1]).text));
+    return out;
+  }
+
+  const Program& p_;
+  const GenOptions& opt_;
+  RankList all_;
+  std::map<std::string, mustache> templates_;
+  std::vector<std::string> notes_;
+  std::map<int, std::int64_t> loopTrips_;
+  std::vector<std::pair<int, std::optional<std::int64_t>>> loopStack_;
+  std::set<int> usedLoops_;
+  std::vector<std::pair<RankList, std::int64_t>> outstanding_;
+  std::vector<RankList> postedInLoop_;
+  bool useTags_ = true;
+};
+
+class NcptlBackend : public Backend {
+ public:
+  std::string_view name() const override { return "ncptl"; }
+  std::string_view extension() const override { return ".ncptl"; }
+  std::string render(const Program& program, const GenOptions& options) const override {
+    return Renderer(program, options).run();
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> createNcptlBackend() { return std::make_unique<NcptlBackend>(); }
+
+}  // namespace tracegen::gen

@@ -1,0 +1,789 @@
+// The per-task simulation of the checker (see Simulator.h).
+//
+// An evaluator for the integer semantics of §4.4 (64-bit, truncating '/', non-negative MOD,
+// REAL rounding in floating point, ranges and list comprehensions as in §4.6, the tree and
+// mesh functions) walks the statements with a stack of variable bindings. Per task it keeps
+// the asynchronous operations posted and not yet awaited (as ids, so that a loop body can tell
+// its own operations from older ones); per (sender, receiver, tag) it counts UNSUSPECTING
+// messages and explicit receives. Whatever it cannot evaluate exactly throws Unevaluable, and
+// the simulation ends without a verdict.
+#include "gen/ncptl/Simulator.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <set>
+#include <string>
+#include <tuple>
+
+namespace tracegen::ncptl {
+
+namespace {
+
+struct Unevaluable {};
+
+constexpr std::int64_t kMaxRange = 10'000'000;
+
+std::string taskList(const std::vector<std::int64_t>& tasks) {
+  std::string out;
+  std::size_t shown = 0;
+  for (std::size_t i = 0; i < tasks.size();) {
+    std::size_t j = i;
+    while (j + 1 < tasks.size() && tasks[j + 1] == tasks[j] + 1) ++j;
+    if (!out.empty()) out += ", ";
+    out += std::to_string(tasks[i]);
+    if (j > i) out += "-" + std::to_string(tasks[j]);
+    i = j + 1;
+    if (++shown == 8 && i < tasks.size()) {
+      out += ", ...";
+      break;
+    }
+  }
+  return (tasks.size() == 1 ? "task " : "tasks ") + out;
+}
+
+class Simulator {
+ public:
+  Simulator(const Program& p, std::int64_t n, std::int64_t budget)
+      : prog_(p), n_(n), budget_(budget), pending_(static_cast<std::size_t>(n)) {}
+
+  // Parameter defaults, evaluated without variables (§3.1 rule 5).
+  void bindParameters() {
+    for (const auto& h : prog_.headers)
+      if (h.kind == Header::Kind::Param) env_.push_back({h.param.var, eval(*h.param.defaultValue)});
+  }
+
+  SimulationResult run() {
+    SimulationResult r;
+    try {
+      bindParameters();
+      for (const auto& ts : prog_.statements)
+        if (ts.stmt) walk(*ts.stmt, 1);
+      reportPending();
+      reportBalance();
+      r.completed = true;
+      r.diagnostics = std::move(diags_);
+    } catch (const Unevaluable&) {
+      r.completed = false;
+    }
+    return r;
+  }
+
+  std::int64_t evalExpr(const Expr& e) { return eval(e); }
+
+ private:
+  // ------------------------------------------------------------------ bindings
+  struct Bound {
+    std::string name;
+    std::int64_t value;
+  };
+  void bind(const std::string& name, std::int64_t v) { env_.push_back({name, v}); }
+  void unbind() { env_.pop_back(); }
+  std::int64_t lookup(const std::string& name) const {
+    if (name == "num_tasks") return n_;
+    for (auto it = env_.rbegin(); it != env_.rend(); ++it)
+      if (it->name == name) return it->value;
+    // Counters read 0 at start-up (§4.1); anything else was rejected by the static checks.
+    throw Unevaluable{};
+  }
+  void tick() {
+    if (++steps_ > budget_) throw Unevaluable{};
+  }
+
+  // ------------------------------------------------------------------ arithmetic (§4.4)
+  static std::int64_t mod(std::int64_t a, std::int64_t b) {
+    if (b == 0) throw Unevaluable{};
+    std::int64_t r = a % b;
+    if (r < 0) r += b < 0 ? -b : b;
+    return r;
+  }
+  static std::int64_t power(std::int64_t a, std::int64_t b) {
+    if (b < 0) {
+      if (a == 0) throw Unevaluable{};
+      if (a == 1) return 1;
+      if (a == -1) return (b % 2 == 0) ? 1 : -1;
+      return 0;
+    }
+    if (a == 0 && b == 0) throw Unevaluable{};
+    std::int64_t r = 1;
+    for (std::int64_t i = 0; i < b && i < 64; ++i) r *= a;
+    return r;
+  }
+  static std::int64_t shift(std::int64_t a, std::int64_t b) {  // a << b, negative b shifts right
+    if (b >= 63 || b <= -63) return b > 0 ? 0 : (a < 0 ? -1 : 0);
+    return b >= 0 ? static_cast<std::int64_t>(static_cast<std::uint64_t>(a) << b) : a >> -b;
+  }
+  static std::int64_t iroot(std::int64_t n, std::int64_t x) {
+    if (x < 0 || n < 1) throw Unevaluable{};
+    auto r = static_cast<std::int64_t>(std::floor(std::pow(static_cast<double>(x), 1.0 / static_cast<double>(n))));
+    auto pw = [&](std::int64_t b) {
+      long double v = 1;
+      for (std::int64_t i = 0; i < n; ++i) v *= static_cast<long double>(b);
+      return v;
+    };
+    while (r > 0 && pw(r) > static_cast<long double>(x)) --r;
+    while (pw(r + 1) <= static_cast<long double>(x)) ++r;
+    return r;
+  }
+
+  std::int64_t eval(const Expr& e) {
+    tick();
+    switch (e.kind) {
+      case Expr::Kind::Int:
+        return e.value;
+      case Expr::Kind::Var:
+        return lookup(e.name);
+      case Expr::Kind::Unary: {
+        std::int64_t v = eval(*e.args[0]);
+        return e.op == Tok::Minus ? -v : e.op == Tok::Plus ? v : ~v;
+      }
+      case Expr::Kind::Binary: {
+        std::int64_t a = eval(*e.args[0]);
+        std::int64_t b = eval(*e.args[1]);
+        if (e.func == Kw::MOD) return mod(a, b);
+        if (e.func == Kw::XOR) return a ^ b;
+        switch (e.op) {
+          case Tok::Plus: return a + b;
+          case Tok::Minus: return a - b;
+          case Tok::Star: return a * b;
+          case Tok::Slash:
+            if (b == 0) throw Unevaluable{};
+            return a / b;
+          case Tok::Power: return power(a, b);
+          case Tok::Shl: return shift(a, b);
+          case Tok::Shr: return shift(a, -b);
+          case Tok::Amp: return a & b;
+          case Tok::Pipe: return a | b;
+          default: throw Unevaluable{};
+        }
+      }
+      case Expr::Kind::Cond:
+        return evalRel(*e.cond) ? eval(*e.args[0]) : eval(*e.args[1]);
+      case Expr::Kind::Call:
+        return call(e);
+      case Expr::Kind::Mesh:
+        return mesh(e);
+      default:
+        throw Unevaluable{};  // MY TASK, FILE_DATA
+    }
+  }
+
+  std::int64_t call(const Expr& e) {
+    if (e.func == Kw::REAL) return static_cast<std::int64_t>(std::llround(evalReal(*e.args[0])));
+    std::vector<std::int64_t> a;
+    for (const auto& x : e.args) a.push_back(eval(*x));
+    switch (e.func) {
+      case Kw::ABS: return a[0] < 0 ? -a[0] : a[0];
+      case Kw::BIT: {
+        auto u = static_cast<std::uint64_t>(a[0]);
+        std::int64_t bits = 0;
+        while (u) {
+          ++bits;
+          u >>= 1;
+        }
+        return bits;
+      }
+      case Kw::CBRT: return iroot(3, a[0]);
+      case Kw::SQRT: return iroot(2, a[0]);
+      case Kw::ROOT: return iroot(a[0], a[1]);
+      case Kw::LOG10: {
+        if (a[0] <= 0) throw Unevaluable{};
+        std::int64_t l = 0;
+        for (std::int64_t v = a[0]; v >= 10; v /= 10) ++l;
+        return l;
+      }
+      case Kw::FACTOR10: {
+        std::int64_t m = 1;
+        std::int64_t v = a[0] < 0 ? -a[0] : a[0];
+        while (v >= 10) {
+          v /= 10;
+          m *= 10;
+        }
+        return (a[0] < 0 ? -1 : 1) * v * m;
+      }
+      case Kw::MIN: return *std::min_element(a.begin(), a.end());
+      case Kw::MAX: return *std::max_element(a.begin(), a.end());
+      case Kw::ROUND: case Kw::FLOOR: case Kw::CEILING: return a[0];  // identity in integer context
+      case Kw::TREE_PARENT: {
+        std::int64_t k = a.size() > 1 ? a[1] : 2;
+        if (k < 1) throw Unevaluable{};
+        return a[0] < 1 ? -1 : (a[0] - 1) / k;
+      }
+      case Kw::TREE_CHILD: {
+        std::int64_t k = a.size() > 2 ? a[2] : 2;
+        return k * a[0] + a[1] + 1;
+      }
+      case Kw::PROCESSOR_OF: case Kw::TASK_OF: return a[0];  // identity without IS ASSIGNED TO
+      default: throw Unevaluable{};  // random functions, k-nomial trees
+    }
+  }
+
+  // REAL(e): e evaluated in floating point (§4.4).
+  double evalReal(const Expr& e) {
+    tick();
+    switch (e.kind) {
+      case Expr::Kind::Int: return static_cast<double>(e.value);
+      case Expr::Kind::Var: return static_cast<double>(lookup(e.name));
+      case Expr::Kind::Unary:
+        if (e.op == Tok::Minus) return -evalReal(*e.args[0]);
+        if (e.op == Tok::Plus) return evalReal(*e.args[0]);
+        break;
+      case Expr::Kind::Binary: {
+        if (e.func != Kw::None) break;
+        double a = evalReal(*e.args[0]);
+        double b = evalReal(*e.args[1]);
+        switch (e.op) {
+          case Tok::Plus: return a + b;
+          case Tok::Minus: return a - b;
+          case Tok::Star: return a * b;
+          case Tok::Slash:
+            if (b == 0) throw Unevaluable{};
+            return a / b;
+          case Tok::Power: return std::pow(a, b);
+          default: break;
+        }
+        break;
+      }
+      case Expr::Kind::Call:
+        if (e.func == Kw::MIN || e.func == Kw::MAX) {
+          double r = evalReal(*e.args[0]);
+          for (std::size_t i = 1; i < e.args.size(); ++i) {
+            double v = evalReal(*e.args[i]);
+            r = e.func == Kw::MIN ? std::min(r, v) : std::max(r, v);
+          }
+          return r;
+        }
+        if (e.func == Kw::REAL) return evalReal(*e.args[0]);
+        break;
+      default:
+        break;
+    }
+    return static_cast<double>(eval(e));
+  }
+
+  std::int64_t mesh(const Expr& e) {
+    std::vector<std::int64_t> dims;
+    for (std::size_t i = 0; i < e.dims; ++i) {
+      dims.push_back(eval(*e.args[i]));
+      if (dims.back() < 1) throw Unevaluable{};
+    }
+    while (dims.size() < 3) dims.push_back(1);
+    std::vector<bool> wrap = e.wrap;
+    wrap.resize(3, false);
+    const std::int64_t total = dims[0] * dims[1] * dims[2];
+    auto coords = [&](std::int64_t t) -> std::optional<std::array<std::int64_t, 3>> {
+      if (t < 0 || t >= total) return std::nullopt;
+      return std::array<std::int64_t, 3>{t % dims[0], (t / dims[0]) % dims[1], t / (dims[0] * dims[1])};
+    };
+    const std::int64_t t = eval(*e.args[e.dims]);
+    auto c = coords(t);
+    if (e.func == Kw::MESH_COORDINATE) {
+      std::int64_t axis = eval(*e.args[e.dims + 1]);
+      if (!c || axis < 0 || axis > 2) return -1;
+      return (*c)[static_cast<std::size_t>(axis)];
+    }
+    if (e.func == Kw::MESH_DISTANCE) {
+      auto c2 = coords(eval(*e.args[e.dims + 1]));
+      if (!c || !c2) return -1;
+      std::int64_t d = 0;
+      for (std::size_t k = 0; k < 3; ++k) {
+        std::int64_t diff = (*c)[k] - (*c2)[k];
+        if (diff < 0) diff = -diff;
+        if (wrap[k]) diff = std::min(diff, dims[k] - diff);
+        d += diff;
+      }
+      return d;
+    }
+    if (!c) {
+      for (std::size_t k = e.dims + 1; k < e.args.size(); ++k) eval(*e.args[k]);
+      return -1;
+    }
+    std::array<std::int64_t, 3> n = *c;
+    for (std::size_t k = 0; k < e.dims; ++k) {
+      n[k] += eval(*e.args[e.dims + 1 + k]);
+      if (wrap[k])
+        n[k] = mod(n[k], dims[k]);
+      else if (n[k] < 0 || n[k] >= dims[k])
+        return -1;
+    }
+    return n[0] + dims[0] * (n[1] + dims[1] * n[2]);
+  }
+
+  bool evalRel(const RelExpr& r) {
+    tick();
+    switch (r.kind) {
+      case RelExpr::Kind::And: return evalRel(*r.left) && evalRel(*r.right);
+      case RelExpr::Kind::Or: return evalRel(*r.left) || evalRel(*r.right);
+      case RelExpr::Kind::Compare: {
+        std::int64_t a = eval(*r.lhs);
+        std::int64_t b = eval(*r.rhs);
+        switch (r.op) {
+          case Tok::Eq: return a == b;
+          case Tok::Ne: return a != b;
+          case Tok::Lt: return a < b;
+          case Tok::Gt: return a > b;
+          case Tok::Le: return a <= b;
+          case Tok::Ge: return a >= b;
+          default: throw Unevaluable{};
+        }
+      }
+      case RelExpr::Kind::Divides: {
+        std::int64_t a = eval(*r.lhs);
+        return mod(eval(*r.rhs), a) == 0;
+      }
+      case RelExpr::Kind::Even: return mod(eval(*r.lhs), 2) == 0;
+      case RelExpr::Kind::Odd: return mod(eval(*r.lhs), 2) == 1;
+      case RelExpr::Kind::In: {
+        std::int64_t v = eval(*r.lhs);
+        std::vector<std::int64_t> vals = evalRanges(r.ranges);
+        bool found = std::find(vals.begin(), vals.end(), v) != vals.end();
+        return found != r.negated;
+      }
+      case RelExpr::Kind::InInterval: {
+        std::int64_t v = eval(*r.lhs);
+        bool in = v >= eval(*r.lo) && v <= eval(*r.hi);
+        return in != r.negated;
+      }
+    }
+    return false;
+  }
+
+  // ------------------------------------------------------------------ ranges (§4.6)
+  std::vector<std::int64_t> evalRanges(const std::vector<Range>& rs) {
+    std::vector<std::int64_t> out;
+    for (const auto& r : rs) evalRange(r, out);
+    return out;
+  }
+
+  void emit(std::vector<std::int64_t>& out, std::int64_t v) {
+    tick();
+    if (static_cast<std::int64_t>(out.size()) >= kMaxRange) throw Unevaluable{};
+    out.push_back(v);
+  }
+
+  void evalRange(const Range& r, std::vector<std::int64_t>& out) {
+    switch (r.kind) {
+      case Range::Kind::List:
+        for (const auto& e : r.items) emit(out, eval(*e));
+        return;
+      case Range::Kind::Progression: {
+        std::vector<std::int64_t> lead;
+        for (const auto& e : r.items) lead.push_back(eval(*e));
+        const std::int64_t bound = eval(*r.bound);
+        bool arithmetic = true;
+        for (std::size_t i = 2; i < lead.size(); ++i) arithmetic = arithmetic && lead[i] - lead[i - 1] == lead[1] - lead[0];
+        if (lead.size() == 1 || arithmetic) {
+          const std::int64_t step = lead.size() == 1 ? (bound >= lead[0] ? 1 : -1) : lead[1] - lead[0];
+          if (step == 0) {
+            emit(out, lead[0]);
+            return;
+          }
+          for (std::int64_t v = lead[0]; step > 0 ? v <= bound : v >= bound; v += step) emit(out, v);
+          return;
+        }
+        // Geometric: ratio re-evaluated in floating point, values truncated.
+        if (lead[0] == 0) throw Unevaluable{};
+        const double ratio = static_cast<double>(lead[1]) / static_cast<double>(lead[0]);
+        for (std::size_t i = 2; i < lead.size(); ++i)
+          if (static_cast<std::int64_t>(static_cast<double>(lead[0]) * std::pow(ratio, static_cast<double>(i))) != lead[i])
+            throw Unevaluable{};  // no pattern: a run-time error
+        if (ratio <= 0 || ratio == 1) throw Unevaluable{};
+        for (int i = 0;; ++i) {
+          const double x = static_cast<double>(lead[0]) * std::pow(ratio, i);
+          if (std::abs(x) > 9.0e18) break;
+          const auto v = static_cast<std::int64_t>(x);
+          if (ratio > 1 ? v > bound : v < bound) break;
+          emit(out, v);
+          if (ratio < 1 && v == 0) break;
+        }
+        return;
+      }
+      case Range::Kind::Comprehension:
+        generate(r, 0, out);
+        return;
+    }
+  }
+
+  void generate(const Range& r, std::size_t g, std::vector<std::int64_t>& out) {
+    if (g == r.generators.size()) {
+      if (!r.where_ || evalRel(*r.where_)) emit(out, eval(*r.expr));
+      return;
+    }
+    for (std::int64_t v : evalRanges(r.generators[g].ranges)) {
+      bind(r.generators[g].var, v);
+      generate(r, g + 1, out);
+      unbind();
+    }
+  }
+
+  // ------------------------------------------------------------------ task sets (§4.2)
+  // Members in ascending order, restricted to 0 … n-1. `other` is the source an ALL OTHER
+  // TASKS excludes.
+  std::vector<std::int64_t> tasks(const TaskSpec& t, std::int64_t other = -1) {
+    std::vector<std::int64_t> out;
+    switch (t.kind) {
+      case TaskSpec::Kind::All:
+        for (std::int64_t i = 0; i < n_; ++i) out.push_back(i);
+        break;
+      case TaskSpec::Kind::AllOther:
+        for (std::int64_t i = 0; i < n_; ++i)
+          if (i != other) out.push_back(i);
+        break;
+      case TaskSpec::Kind::SuchThat:
+        for (std::int64_t i = 0; i < n_; ++i) {
+          bind(t.var, i);
+          bool in = evalRel(*t.cond);
+          unbind();
+          if (in) out.push_back(i);
+        }
+        break;
+      case TaskSpec::Kind::Ranges: {
+        std::set<std::int64_t> s;
+        for (std::int64_t v : evalRanges(t.ranges))
+          if (v >= 0 && v < n_) s.insert(v);
+        out.assign(s.begin(), s.end());
+        break;
+      }
+      case TaskSpec::Kind::Expr: {
+        std::int64_t v = eval(*t.expr);
+        if (v >= 0 && v < n_) out.push_back(v);
+        break;
+      }
+      case TaskSpec::Kind::Group:
+        throw Unevaluable{};
+    }
+    return out;
+  }
+
+  // The acting task's variable, bound while the rest of its statement is evaluated.
+  static const std::string* actingVar(const TaskSpec& t) {
+    if (t.kind == TaskSpec::Kind::SuchThat || (t.kind == TaskSpec::Kind::All && !t.var.empty())) return &t.var;
+    return nullptr;
+  }
+
+  // ------------------------------------------------------------------ messages
+  std::int64_t count(const MsgSpec& m) { return m.countIsA ? 1 : eval(*m.count); }
+
+  std::string tagKey(const Tag& t) {
+    if (!t.present) return "0";
+    if (t.string) return "\"" + *t.string + "\"";
+    return std::to_string(eval(*t.expr));
+  }
+
+  void checkSize(const MsgSpec& m, const Stmt& s) {
+    if (!m.size || !m.size->amount) return;
+    const std::int64_t amount = eval(*m.size->amount);
+    std::int64_t bytes = 0;
+    switch (m.size->unit) {
+      case Kw::BIT: bytes = (amount + 7) / 8; break;
+      case Kw::BYTE: bytes = amount; break;
+      case Kw::HALFWORD: bytes = amount * 2; break;
+      case Kw::WORD: case Kw::INTEGER: bytes = amount * 4; break;
+      case Kw::DOUBLEWORD: bytes = amount * 8; break;
+      case Kw::QUADWORD: bytes = amount * 16; break;
+      case Kw::KILOBYTE: bytes = amount << 10; break;
+      case Kw::MEGABYTE: bytes = amount << 20; break;
+      case Kw::GIGABYTE: bytes = amount << 30; break;
+      default: return;  // PAGE: machine-dependent
+    }
+    if (bytes >= (std::int64_t{1} << 31) && reportedSize_.insert(s.where.begin).second)
+      error(m.size->where, "this message is " + std::to_string(bytes) + " bytes with the parameter defaults: c_mpi "
+                           "messages must be smaller than 2 GiB (§4.18, §6 item 20)");
+    if (amount < 0 && reportedSize_.insert(s.where.begin).second)
+      error(m.size->where, "negative message size with the parameter defaults");
+  }
+
+  // ------------------------------------------------------------------ statements
+  void error(SourceRange where, std::string msg) {
+    diags_.push_back({Diagnostic::Severity::Error, where, std::move(msg)});
+  }
+
+  std::int64_t post(std::int64_t task, SourceRange where) {
+    const auto id = static_cast<std::int64_t>(ops_.size());
+    ops_.push_back(where);
+    pending_[static_cast<std::size_t>(task)].push_back(id);
+    return id;
+  }
+
+  void walk(const Stmt& s, std::int64_t mult) {
+    tick();
+    using K = Stmt::Kind;
+    switch (s.kind) {
+      case K::Block:
+        for (const auto& b : s.body) walk(*b, mult);
+        return;
+      case K::If:
+        if (evalRel(*s.cond))
+          walk(*s.body[0], mult);
+        else if (s.body.size() > 1)
+          walk(*s.body[1], mult);
+        return;
+      case K::ForReps:
+      case K::ForTime: {
+        std::int64_t trips = 1;
+        if (s.kind == K::ForReps) {
+          trips = eval(*s.count) + (s.warmup ? std::max<std::int64_t>(0, eval(*s.warmup)) : 0);
+          if (trips <= 0) return;
+        }
+        const auto firstOp = static_cast<std::int64_t>(ops_.size());
+        walk(*s.body[0], mult * trips);
+        loopPending(s, firstOp);
+        return;
+      }
+      case K::ForEach:
+        for (std::int64_t v : evalRanges(s.ranges)) {
+          bind(s.var, v);
+          walk(*s.body[0], mult);
+          unbind();
+        }
+        return;
+      case K::Let: {
+        std::size_t bound = 0;
+        for (const auto& b : s.bindings) {
+          if (b.kind != Binding::Kind::Expr) throw Unevaluable{};
+          std::int64_t v = eval(*b.expr);
+          bind(b.var, v);
+          ++bound;
+        }
+        walk(*s.body[0], mult);
+        for (std::size_t i = 0; i < bound; ++i) unbind();
+        return;
+      }
+      case K::Assert:
+        if (!evalRel(*s.cond))
+          error(s.where, "ASSERT THAT \"" + s.message + "\" fails with num_tasks = " + std::to_string(n_) +
+                             " and the parameter defaults (a fatal run-time error, §3.6)");
+        return;
+      case K::Send:
+        return send(s, mult);
+      case K::Receive:
+        return receive(s, mult);
+      case K::Multicast:
+        checkSize(s.msg, s);
+        return;
+      case K::Await:
+        for (std::int64_t t : tasks(s.tasks)) pending_[static_cast<std::size_t>(t)].clear();
+        return;
+      default:
+        return;  // no effect on matching or pending operations
+    }
+  }
+
+  void send(const Stmt& s, std::int64_t mult) {
+    checkSize(s.msg, s);
+    const std::int64_t c = count(s.msg) * mult;
+    const std::int64_t perInstance = count(s.msg);
+    const bool async = s.mode == Kw::ASYNCHRONOUSLY;
+    const bool recvAsync = s.override_.mode ? *s.override_.mode == Kw::ASYNCHRONOUSLY : async;
+    const std::string tag = tagKey(s.msg.tag);
+    const std::string* var = actingVar(s.tasks);
+    std::vector<std::pair<std::int64_t, std::int64_t>> edges;
+    bool selfReported = false;
+    for (std::int64_t src : tasks(s.tasks)) {
+      if (var) bind(*var, src);
+      std::vector<std::int64_t> dsts = tasks(s.target, src);
+      if (var) unbind();
+      for (std::int64_t dst : dsts) {
+        tick();
+        if (async && perInstance > 0) post(src, s.where);
+        if (s.unsuspecting) {
+          auto& b = balance_[{src, dst, tag}];
+          if (b.sends == 0 && b.recvs == 0) b.firstSend = s.where;
+          if (b.sends == 0) b.firstSend = s.where;
+          b.sends += c;
+          continue;
+        }
+        if (recvAsync && perInstance > 0) post(dst, s.where);
+        if (src == dst && !async && !selfReported) {
+          error(s.where, "task " + std::to_string(src) + " sends itself a blocking message without UNSUSPECTING: "
+                         "a send-to-self deadlock at start-up (§3.6, §4.7)");
+          selfReported = true;
+        }
+        if (!recvAsync && perInstance > 0) edges.push_back({src, dst});
+      }
+    }
+    // Implicit blocking receives are issued before the statement's sends: a cycle deadlocks.
+    if (!edges.empty() && !selfReported) {
+      if (auto cycle = findCycle(edges))
+        error(s.where, "this statement's implicit receives are blocking and its sender-to-receiver pattern has a "
+                       "cycle (" + *cycle + "): every task waits in its receive, a deadlock (§4.7, §6 item 7); send "
+                       "ASYNCHRONOUSLY and AWAIT COMPLETION, or split the senders into acyclic phases");
+    }
+  }
+
+  std::optional<std::string> findCycle(const std::vector<std::pair<std::int64_t, std::int64_t>>& edges) {
+    std::map<std::int64_t, std::vector<std::int64_t>> adj;
+    for (auto [a, b] : edges)
+      if (a != b) adj[a].push_back(b);
+    std::map<std::int64_t, int> state;  // 0 new, 1 on stack, 2 done
+    std::vector<std::int64_t> stack;
+    std::optional<std::string> found;
+    // Iterative DFS (task counts can be large).
+    for (const auto& [start, unused] : adj) {
+      (void)unused;
+      if (state[start] != 0 || found) continue;
+      std::vector<std::pair<std::int64_t, std::size_t>> dfs{{start, 0}};
+      state[start] = 1;
+      stack.push_back(start);
+      while (!dfs.empty() && !found) {
+        auto& [node, next] = dfs.back();
+        auto it = adj.find(node);
+        if (it == adj.end() || next >= it->second.size()) {
+          state[node] = 2;
+          stack.pop_back();
+          dfs.pop_back();
+          continue;
+        }
+        std::int64_t to = it->second[next++];
+        tick();
+        if (state[to] == 1) {
+          auto pos = std::find(stack.begin(), stack.end(), to);
+          std::string path;
+          for (auto p = pos; p != stack.end(); ++p) path += std::to_string(*p) + " -> ";
+          found = path + std::to_string(to);
+        } else if (state[to] == 0) {
+          state[to] = 1;
+          stack.push_back(to);
+          dfs.push_back({to, 0});
+        }
+      }
+    }
+    return found;
+  }
+
+  void receive(const Stmt& s, std::int64_t mult) {
+    checkSize(s.msg, s);
+    const std::int64_t c = count(s.msg) * mult;
+    const bool async = s.mode == Kw::ASYNCHRONOUSLY;
+    const std::string tag = tagKey(s.msg.tag);
+    const std::string* var = actingVar(s.tasks);
+    for (std::int64_t dst : tasks(s.tasks)) {
+      if (var) bind(*var, dst);
+      std::vector<std::int64_t> srcs = tasks(s.target, dst);
+      if (var) unbind();
+      for (std::int64_t src : srcs) {
+        tick();
+        if (async && count(s.msg) > 0) post(dst, s.where);
+        auto& b = balance_[{src, dst, tag}];
+        if (b.recvs == 0) b.firstRecv = s.where;
+        b.recvs += c;
+      }
+    }
+  }
+
+  // Operations posted inside a FOR … REPETITIONS / FOR <time> body must be awaited inside it.
+  void loopPending(const Stmt& loop, std::int64_t firstOp) {
+    std::map<std::size_t, std::pair<SourceRange, std::set<std::int64_t>>> byLoc;  // statement -> tasks
+    for (std::size_t t = 0; t < pending_.size(); ++t) {
+      auto& p = pending_[t];
+      auto keep = std::stable_partition(p.begin(), p.end(), [&](std::int64_t id) { return id < firstOp; });
+      for (auto it = keep; it != p.end(); ++it) {
+        auto& entry = byLoc[ops_[static_cast<std::size_t>(*it)].begin];
+        entry.first = ops_[static_cast<std::size_t>(*it)];
+        entry.second.insert(static_cast<std::int64_t>(t));
+      }
+      p.erase(keep, p.end());
+    }
+    for (const auto& [loc, entry] : byLoc) {
+      (void)loc;
+      std::vector<std::int64_t> ts(entry.second.begin(), entry.second.end());
+      error(entry.first, taskList(ts) + (ts.size() == 1 ? " posts" : " post") +
+                             " this asynchronous operation inside the " +
+                             (loop.kind == Stmt::Kind::ForReps ? std::string("FOR ... REPETITIONS")
+                                                               : std::string("FOR <time>")) +
+                             " loop of line " + std::to_string(loop.where.line) + " and " +
+                             (ts.size() == 1 ? "does" : "do") +
+                             " not AWAIT COMPLETION before the end of its body (§4.8, §6 item 8)");
+    }
+  }
+
+  void reportPending() {
+    std::map<std::size_t, std::pair<SourceRange, std::vector<std::int64_t>>> byLoc;
+    for (std::size_t t = 0; t < pending_.size(); ++t) {
+      std::set<std::size_t> seen;
+      for (std::int64_t id : pending_[t]) {
+        const SourceRange& w = ops_[static_cast<std::size_t>(id)];
+        if (!seen.insert(w.begin).second) continue;
+        auto& entry = byLoc[w.begin];
+        entry.first = w;
+        entry.second.push_back(static_cast<std::int64_t>(t));
+      }
+    }
+    for (const auto& [loc, entry] : byLoc) {
+      (void)loc;
+      error(entry.first, taskList(entry.second) + (entry.second.size() == 1 ? " never awaits" : " never await") +
+                             " the completion of this asynchronous operation: "
+                         "\"Neglected to await the completion\" at run time (§3.6, §6 item 8)");
+    }
+  }
+
+  void reportBalance() {
+    int shown = 0, more = 0;
+    for (const auto& [key, b] : balance_) {
+      if (b.sends == b.recvs) continue;
+      if (shown >= 8) {
+        ++more;
+        continue;
+      }
+      ++shown;
+      const auto& [src, dst, tag] = key;
+      const std::string pair = "task " + std::to_string(src) + " to task " + std::to_string(dst) +
+                               (tag == "0" ? std::string() : " with tag " + tag);
+      if (b.sends > b.recvs)
+        error(b.firstSend, "UNSUSPECTING messages from " + pair + ": " + std::to_string(b.sends) + " sent but " +
+                               std::to_string(b.recvs) + " received by explicit RECEIVEs; the sender or receiver "
+                               "would hang (§4.7)");
+      else
+        error(b.firstRecv, "RECEIVEs of messages from " + pair + ": " + std::to_string(b.recvs) + " posted but " +
+                               std::to_string(b.sends) + " sent by UNSUSPECTING sends; the receiver would hang (§4.7)");
+    }
+    if (more > 0 && !diags_.empty())
+      diags_.back().message += " (and " + std::to_string(more) + " more unmatched sender/receiver pairs)";
+  }
+
+  struct Balance {
+    std::int64_t sends = 0, recvs = 0;
+    SourceRange firstSend, firstRecv;
+  };
+
+  const Program& prog_;
+  std::int64_t n_;
+  std::int64_t budget_;
+  std::int64_t steps_ = 0;
+  std::vector<Bound> env_;
+  std::vector<std::vector<std::int64_t>> pending_;  // per task: ids of outstanding operations
+  std::vector<SourceRange> ops_;                    // id -> statement that posted it
+  std::map<std::tuple<std::int64_t, std::int64_t, std::string>, Balance> balance_;
+  std::set<std::size_t> reportedSize_;
+  std::vector<Diagnostic> diags_;
+};
+
+}  // namespace
+
+std::optional<std::int64_t> fixedTaskCount(const Program& program) {
+  for (const auto& ts : program.statements) {
+    if (!ts.stmt || ts.stmt->kind != Stmt::Kind::Assert) continue;
+    const RelExpr& r = *ts.stmt->cond;
+    if (r.kind != RelExpr::Kind::Compare || r.op != Tok::Eq) continue;
+    auto isNT = [](const Expr& e) { return e.kind == Expr::Kind::Var && e.name == "num_tasks"; };
+    const Expr* other = isNT(*r.lhs) ? r.rhs.get() : isNT(*r.rhs) ? r.lhs.get() : nullptr;
+    if (!other) continue;
+    try {
+      // Parameters only: num_tasks is unknown here, so an expression using it is unevaluable.
+      Simulator sim(program, 0, 1'000'000);
+      sim.bindParameters();
+      std::int64_t n = sim.evalExpr(*other);
+      if (n >= 1 && n <= 10'000'000) return n;
+    } catch (const Unevaluable&) {
+    }
+  }
+  return std::nullopt;
+}
+
+SimulationResult simulate(const Program& program, std::int64_t numTasks, std::int64_t budget) {
+  return Simulator(program, numTasks, budget).run();
+}
+
+}  // namespace tracegen::ncptl

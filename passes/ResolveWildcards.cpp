@@ -1,0 +1,905 @@
+// resolve-wildcards: concrete senders for MPI_ANY_SOURCE receives, found by simulating the program.
+//
+// Algorithm. A cheap scan first: if no Source value anywhere is MPI_ANY_SOURCE there is
+// nothing to do and nothing is expanded. Otherwise the program is executed symbolically with
+// one RankCursor per rank, as an MPI library would run it. A FIFO worklist of ranks (initially
+// all, in order) advances each rank until it blocks; a rank is queued again only when
+// something it may wait for happens (a message to it, a match of its receive or synchronous
+// send, the last arrival at its collective), so every step either completes a call or is
+// caused by one, and the run is bounded by the number of calls. Messages are queued per
+// (communicator instance, sender, receiver) in send order; a receive takes its sender's first
+// message of a compatible tag (MPI's non-overtaking rule), and receives of one rank on one
+// communicator match in the order they were posted (a receive cannot take a message an
+// earlier pending receive could take). Standard, buffered and ready sends complete at once
+// (eager buffering); MPI_Ssend/MPI_Issend complete when matched; MPI_Recv, MPI_Wait(all)
+// and MPI_Sendrecv block until their receives are matched; a collective (and communicator
+// creation or release) blocks until every member of the communicator instance has reached
+// its k-th collective there. Wildcard receives are not matched as they are posted: a real
+// run could deliver any sender's message first, so their matching is deferred until no rank
+// can move otherwise. At such a quiescent point every (pending wildcard receive, message it
+// may take) pair is an option; the option with the earliest-arrived message (lowest send
+// order) is taken, the run resumes, and so on. If the run ends with ranks blocked, options
+// taken earlier are revisited depth-first: the search restarts the simulation from the
+// beginning and replays the recorded prefix of choices with one choice changed (restart and
+// replay keeps the simulator free of undo logic). Sleep sets prune orders of independent
+// choices that were already explored (two choices commute unless they share the receive or
+// the message). The first run is bounded by the trace; every decision of later runs counts
+// against ctx.options.wildcardSearchBudget. A completing run that needed backtracking means
+// the application itself can deadlock under another matching: a warning names the receive.
+// If none completes, the first run's state is reported as a DeadlockError: each blocked rank
+// with the event, operation and call site it waits in and the peer it waits for, and a
+// cycle of the wait-for graph (Boost.Graph depth-first search, first back edge).
+//
+// The resolved senders are written back per event: for each rank, the sequence of senders
+// of its executions of the event, as offsets (sender - rank + P) mod P in the numbering the
+// trace uses for peers, cut to its shortest period (values are consumed cyclically), and
+// ranks with equal sequences share one value group. Groups without wildcards keep their
+// lists (re-encoded as offsets if they were absolute). Loops and events are unchanged.
+#include "passes/ResolveWildcards.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/depth_first_search.hpp>
+#include <deque>
+#include <limits>
+#include <map>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <unordered_map>
+
+#include "ir/RankCursor.h"
+
+namespace tracegen {
+
+namespace {
+
+constexpr std::int64_t kAnyTag = -1;  // MPI_ANY_TAG as traces with tag retention write it
+constexpr std::int64_t kUnresolved = std::numeric_limits<std::int64_t>::min();
+constexpr std::size_t kMaxListedRanks = 16;
+
+bool tagsMatch(std::int64_t recvTag, std::int64_t sendTag) { return recvTag == kAnyTag || recvTag == sendTag; }
+
+bool sourceHasWildcard(const Event& e) {
+  const ParamValues* src = e.param(Param::Source);
+  if (!src) return false;
+  for (const auto& g : src->groups)
+    if (std::find(g.values.begin(), g.values.end(), kAnySource) != g.values.end()) return true;
+  return false;
+}
+
+// Events whose wildcards the simulation resolves: receives that match a message and blocking
+// probes. (MPI_Iprobe may find nothing and persistent receives need MPI_Start, which the trace
+// model does not record, so their wildcards stay.)
+bool resolvable(const Event& e) {
+  const OpKind k = opInfo(e.op).kind;
+  return (k == OpKind::Recv || k == OpKind::Irecv || k == OpKind::Sendrecv || e.op == Op::Probe) && sourceHasWildcard(e);
+}
+
+// A communicator instance: ids are reused by disjoint instances (each row of a grid has its
+// own "comm 1000"), so the instance is named by its lowest world rank.
+struct CommKey {
+  std::int64_t id = kCommWorld;
+  Rank base = 0;
+  auto operator<=>(const CommKey&) const = default;
+};
+
+struct Message {
+  Rank sender = 0, receiver = 0;
+  CommKey key;
+  std::int64_t tag = 0;
+  std::int64_t seq = 0;  // send order, which is taken as arrival order
+  bool sync = false;     // MPI_Ssend/MPI_Issend: the sender waits for the match
+  bool matched = false;
+};
+
+struct Receive {
+  Rank rank = 0;
+  CommKey key;
+  Rank source = 0;  // world rank or kAnySource
+  std::int64_t tag = 0;
+  const Event* event = nullptr;
+  std::int64_t callIndex = 0;
+  std::vector<std::int64_t>* record = nullptr;  // the rank's resolution list of the event
+  std::size_t slot = 0;
+  bool matched = false;
+  std::size_t msg = 0;
+};
+
+enum class ReqKind { Done, SyncSend, Recv };
+struct Request {
+  ReqKind kind = ReqKind::Done;
+  std::size_t id = 0;
+  const Event* event = nullptr;
+};
+
+// One decision at a quiescent point: a pending wildcard receive takes a message.
+struct Option {
+  std::size_t recv = 0, msg = 0;
+  bool operator==(const Option&) const = default;
+};
+
+// A decision point of the depth-first search over matchings.
+struct Node {
+  std::vector<Option> options;  // in arrival order of their messages
+  std::size_t chosen = 0;
+  std::vector<Option> sleep;  // options whose subtrees an earlier sibling of an ancestor covers
+};
+
+bool asleep(const Node& n, std::size_t i) {
+  return std::find(n.sleep.begin(), n.sleep.end(), n.options[i]) != n.sleep.end();
+}
+
+std::optional<std::size_t> nextAwake(const Node& n, std::size_t from) {
+  for (std::size_t i = from; i < n.options.size(); ++i)
+    if (!asleep(n, i)) return i;
+  return std::nullopt;
+}
+
+// The sleep set below n's chosen option: what n's sleep set and n's earlier-explored options
+// hold, minus the options that do not commute with the chosen one.
+std::vector<Option> childSleep(const Node& n) {
+  const Option& c = n.options[n.chosen];
+  auto independent = [&](const Option& o) { return o.recv != c.recv && o.msg != c.msg; };
+  std::vector<Option> s;
+  for (const auto& o : n.sleep)
+    if (independent(o)) s.push_back(o);
+  for (std::size_t i = 0; i < n.chosen; ++i)
+    if (!asleep(n, i) && independent(n.options[i])) s.push_back(n.options[i]);
+  return s;
+}
+
+// Moves the search to the next unexplored option, deepest first; false when none is left.
+bool backtrack(std::vector<Node>& path) {
+  while (!path.empty()) {
+    Node& n = path.back();
+    if (auto next = nextAwake(n, n.chosen + 1)) {
+      n.chosen = *next;
+      return true;
+    }
+    path.pop_back();
+  }
+  return false;
+}
+
+struct Failure {
+  bool deadlock = true;  // false: every rank finished but receives stayed unmatched
+  std::string message;   // full text, first line `potential deadlock: ...`
+  std::string firstBlocked;  // the first blocked rank's line, for warnings
+  std::vector<Rank> blocked;
+  std::vector<Rank> cycle;
+};
+
+using ResolutionMap = std::map<std::pair<std::size_t, Rank>, std::vector<std::int64_t>>;
+
+class Simulation {
+ public:
+  enum class Outcome { Completed, Failed, Pruned, OutOfBudget };
+
+  Simulation(const Trace& trace, const std::string& fileName, const std::vector<char>& resolvableEvent)
+      : trace_(trace), fileName_(fileName), resolvable_(resolvableEvent) {
+    ranks_.reserve(static_cast<std::size_t>(trace.numRanks));
+    for (Rank r = 0; r < trace.numRanks; ++r) ranks_.emplace_back(trace, r, fileName);
+  }
+
+  // Runs the program to its end. Decisions follow `path` as far as it goes and extend it with
+  // the earliest-arrived awake option beyond; each decision counts one state, and the run
+  // stops once `states` reaches `budget` (negative: unbounded).
+  Outcome run(std::vector<Node>& path, std::int64_t& states, std::int64_t budget) {
+    for (Rank r = 0; r < trace_.numRanks; ++r) wake(r);
+    std::size_t depth = 0;
+    for (;;) {
+      while (!queue_.empty()) {
+        Rank r = queue_.front();
+        queue_.pop_front();
+        state(r).queued = false;
+        advance(r);
+      }
+      std::vector<Option> opts = options();
+      if (opts.empty()) break;
+      if (budget >= 0 && states >= budget) return Outcome::OutOfBudget;
+      ++states;
+      std::size_t pick = 0;
+      if (depth < path.size()) {
+        // Replays are deterministic; a divergence is a bug in this file, not in the input.
+        if (path[depth].options != opts) throw std::logic_error("resolve-wildcards: replay diverged");
+        pick = path[depth].chosen;
+      } else {
+        Node n;
+        n.options = opts;
+        if (depth > 0) n.sleep = childSleep(path[depth - 1]);
+        auto first = nextAwake(n, 0);
+        if (!first) return Outcome::Pruned;
+        n.chosen = pick = *first;
+        path.push_back(std::move(n));
+      }
+      decide(opts[pick]);
+      ++depth;
+    }
+    if (depth < path.size()) throw std::logic_error("resolve-wildcards: replay ended early");
+    if (finished_ == trace_.numRanks) {
+      if (unmatchedReport()) return Outcome::Failed;
+      return Outcome::Completed;
+    }
+    deadlockReport();
+    return Outcome::Failed;
+  }
+
+  const Failure& failure() const { return failure_; }
+  ResolutionMap& resolutions() { return resolutions_; }
+  std::int64_t wildcardsResolved() const { return wildcardsResolved_; }
+  const std::vector<std::string>& notes() const { return notes_; }
+  Rank sender(const Option& o) const { return msgs_[o.msg].sender; }
+  std::string describeReceive(std::size_t id) const {
+    const Receive& r = recvs_[id];
+    return fmt::format("of rank {} in event {} ({} at {}, call {})", r.rank, r.event->id, opName(r.event->op),
+                       trace_.siteName(r.event->site), r.callIndex);
+  }
+
+ private:
+  struct Box {  // one rank's side of one communicator instance
+    std::map<Rank, std::deque<std::size_t>> inbox;  // unmatched messages by sender, send order
+    std::vector<std::size_t> pending;               // unmatched receives, posting order
+  };
+  struct CollState {
+    Rank arrived = 0, departed = 0, size = 0;
+    Op op = Op::Barrier;
+  };
+  struct RankState {
+    RankState(const Trace& t, Rank r, const std::string& f) : cursor(t, r, f) {}
+    RankCursor cursor;
+    Call call;
+    bool hasCall = false, started = false, finished = false, queued = false;
+    std::size_t recv = 0, msg = 0;  // what the current call waits for
+    CommKey collKey;
+    std::int64_t collIndex = 0;
+    std::map<CommKey, std::int64_t> collectives;  // collectives entered, per instance
+    std::unordered_map<std::int64_t, Request> requests;  // by stream index of the creating call
+    std::map<CommKey, Box> boxes;
+  };
+
+  RankState& state(Rank r) { return ranks_[static_cast<std::size_t>(r)]; }
+  const RankState& state(Rank r) const { return ranks_[static_cast<std::size_t>(r)]; }
+
+  void wake(Rank r) {
+    RankState& s = state(r);
+    if (s.queued || s.finished) return;
+    s.queued = true;
+    queue_.push_back(r);
+  }
+
+  [[noreturn]] void fail(const Call& c, Rank r, const std::string& what) const {
+    throw InputError(fileName_, c.event->line, fmt::format("event {} ({}): rank {} {}", c.event->id, opName(c.op), r, what));
+  }
+
+  CommKey keyFor(Rank r, const Call& c) const {
+    if (c.comm == kCommWorld) return {kCommWorld, 0};
+    if (c.comm == kCommSelf) return {kCommSelf, r};
+    const Communicator* comm = trace_.comm(c.comm);
+    const RankList* inst = comm ? comm->instanceFor(r) : nullptr;
+    if (!inst) fail(c, r, fmt::format("uses communicator {}, which the trace does not describe (run resolve-comms first)", c.comm));
+    return {c.comm, *inst->first()};
+  }
+
+  const RankList& members(const CommKey& k) {
+    auto it = members_.find(k);
+    if (it != members_.end()) return it->second;
+    RankList list;
+    if (k.id == kCommWorld) list = RankList::all(trace_.numRanks);
+    else if (k.id == kCommSelf) list = RankList::single(k.base);
+    else
+      for (const auto& inst : trace_.comm(k.id)->instances)
+        if (inst.first() == k.base) list = inst;
+    return members_.emplace(k, std::move(list)).first->second;
+  }
+
+  // The peer as the trace stores it: world rank, or rank in the communicator before
+  // communicators are resolved.
+  std::int64_t storedPeer(const CommKey& k, Rank world) {
+    if (trace_.worldPeers || k.id == kCommWorld) return world;
+    if (k.id == kCommSelf) return 0;
+    return members(k).indexOf(world).value_or(world);
+  }
+
+  void checkPeer(Rank r, const Call& c, Rank peer, bool wildcardAllowed) const {
+    if (wildcardAllowed && peer == kAnySource) return;
+    if (!c.peerIsWorld) fail(c, r, "has a peer on a communicator the trace does not describe (run resolve-comms first)");
+    if (peer < 0 || peer >= trace_.numRanks)
+      fail(c, r, fmt::format("has peer {}, outside MPI_COMM_WORLD of {} ranks", peer, trace_.numRanks));
+  }
+
+  std::vector<std::int64_t>* recordFor(Rank r, const Call& c) {
+    const std::size_t e = static_cast<std::size_t>(c.event - trace_.events.data());
+    if (!resolvable_[e]) return nullptr;
+    return &resolutions_[{e, r}];
+  }
+
+  bool matches(const Receive& R, const Message& m) const {
+    return (R.source == kAnySource || R.source == m.sender) && tagsMatch(R.tag, m.tag);
+  }
+
+  // The message from `sender` the i-th pending receive of `box` may take: the sender's first
+  // message of a compatible tag, unless an earlier pending receive could take that one.
+  std::optional<std::size_t> candidate(const Box& box, std::size_t i, Rank sender) const {
+    auto q = box.inbox.find(sender);
+    if (q == box.inbox.end()) return std::nullopt;
+    const Receive& R = recvs_[box.pending[i]];
+    for (std::size_t id : q->second) {
+      const Message& m = msgs_[id];
+      if (!tagsMatch(R.tag, m.tag)) continue;
+      for (std::size_t j = 0; j < i; ++j)
+        if (matches(recvs_[box.pending[j]], m)) return std::nullopt;
+      return id;
+    }
+    return std::nullopt;
+  }
+
+  void match(Box& box, std::size_t i, std::size_t msgId) {
+    const std::size_t recvId = box.pending[i];
+    Receive& R = recvs_[recvId];
+    Message& m = msgs_[msgId];
+    R.matched = true;
+    R.msg = msgId;
+    m.matched = true;
+    auto q = box.inbox.find(m.sender);
+    q->second.erase(std::find(q->second.begin(), q->second.end(), msgId));
+    if (q->second.empty()) box.inbox.erase(q);
+    box.pending.erase(box.pending.begin() + static_cast<std::ptrdiff_t>(i));
+    if (R.source == kAnySource) {
+      wildcards_.erase(recvId);
+      ++wildcardsResolved_;
+    }
+    if (R.record) (*R.record)[R.slot] = storedPeer(R.key, m.sender);
+    wake(R.rank);
+    if (m.sync) wake(m.sender);
+  }
+
+  // Matches what needs no choice: explicit-source receives, in posting order.
+  void matchPending(Rank r, const CommKey& key) {
+    auto it = state(r).boxes.find(key);
+    if (it == state(r).boxes.end()) return;
+    Box& box = it->second;
+    for (std::size_t i = 0; i < box.pending.size();) {
+      const Receive& R = recvs_[box.pending[i]];
+      if (R.source != kAnySource)
+        if (auto m = candidate(box, i, R.source)) {
+          match(box, i, *m);
+          continue;
+        }
+      ++i;
+    }
+  }
+
+  std::size_t send(Rank r, const Call& c, Rank to, std::int64_t tag, bool sync) {
+    checkPeer(r, c, to, false);
+    const CommKey key = keyFor(r, c);
+    const std::size_t id = msgs_.size();
+    msgs_.push_back(Message{r, to, key, tag, seq_++, sync, false});
+    state(to).boxes[key].inbox[r].push_back(id);
+    matchPending(to, key);
+    wake(to);  // a probe may wait for it
+    return id;
+  }
+
+  std::size_t post(Rank r, const Call& c, Rank from, std::int64_t tag) {
+    checkPeer(r, c, from, true);
+    const CommKey key = keyFor(r, c);
+    const std::size_t id = recvs_.size();
+    Receive R;
+    R.rank = r;
+    R.key = key;
+    R.source = from;
+    R.tag = tag;
+    R.event = c.event;
+    R.callIndex = c.index;
+    if ((R.record = recordFor(r, c))) {
+      R.slot = R.record->size();
+      R.record->push_back(from == kAnySource ? kUnresolved : storedPeer(key, from));
+    }
+    recvs_.push_back(R);
+    state(r).boxes[key].pending.push_back(id);
+    if (from == kAnySource) wildcards_.insert(id);
+    else matchPending(r, key);
+    return id;
+  }
+
+  void arrive(Rank r) {
+    RankState& s = state(r);
+    const CommKey key = keyFor(r, s.call);
+    s.collKey = key;
+    s.collIndex = s.collectives[key]++;
+    CollState& c = colls_[{key, s.collIndex}];
+    const RankList& mem = members(key);
+    if (c.arrived == 0) {
+      c.size = mem.size();
+      c.op = s.call.op;
+    } else if (c.op != s.call.op && notes_.size() < kMaxListedRanks) {
+      notes_.push_back(fmt::format("collective {} on communicator {}: rank {} calls {} where another member calls {}",
+                                   s.collIndex + 1, key.id, r, opName(s.call.op), opName(c.op)));
+    }
+    if (++c.arrived == c.size) mem.forEach([&](Rank m) {
+      wake(m);
+      return true;
+    });
+  }
+
+  bool requestDone(const Request& q) const {
+    switch (q.kind) {
+      case ReqKind::Done: return true;
+      case ReqKind::SyncSend: return msgs_[q.id].matched;
+      case ReqKind::Recv: return recvs_[q.id].matched;
+    }
+    return true;
+  }
+
+  bool waitDone(RankState& s) {
+    const Call& c = s.call;
+    // The Test family never blocks: the traced program went on whatever the answer was.
+    if (c.op != Op::Wait && c.op != Op::Waitall && c.op != Op::Waitany && c.op != Op::Waitsome) return true;
+    const bool any = c.op == Op::Waitany || c.op == Op::Waitsome;
+    std::size_t live = 0, done = 0;
+    for (auto idx : c.completes) {
+      auto it = idx < 0 ? s.requests.end() : s.requests.find(idx);
+      if (it == s.requests.end()) continue;  // MPI_REQUEST_NULL or already completed
+      ++live;
+      if (requestDone(it->second)) ++done;
+    }
+    if (live > 0 && (any ? done == 0 : done < live)) return false;
+    // Waitany/Waitsome do not say which request finished, so theirs stay known.
+    if (!any)
+      for (auto idx : c.completes) s.requests.erase(idx);
+    return true;
+  }
+
+  bool probeDone(Rank r, RankState& s) {
+    const Call& c = s.call;
+    if (c.op != Op::Probe) return true;  // MPI_Iprobe does not wait
+    checkPeer(r, c, c.peer, true);
+    const CommKey key = keyFor(r, c);
+    auto it = s.boxes.find(key);
+    if (it == s.boxes.end()) return false;
+    // A message a posted receive will take is not the probe's to see.
+    const Box& box = it->second;
+    auto claimed = [&](const Message& m) {
+      return std::any_of(box.pending.begin(), box.pending.end(), [&](std::size_t id) { return matches(recvs_[id], m); });
+    };
+    std::optional<std::size_t> best;
+    for (const auto& [sender, q] : box.inbox) {
+      if (c.peer != kAnySource && sender != c.peer) continue;
+      for (std::size_t id : q)
+        if (tagsMatch(c.tag, msgs_[id].tag) && !claimed(msgs_[id])) {
+          if (!best || msgs_[id].seq < msgs_[*best].seq) best = id;
+          break;
+        }
+    }
+    if (!best) return false;
+    if (auto* rec = recordFor(r, c)) rec->push_back(storedPeer(key, msgs_[*best].sender));
+    if (c.peer == kAnySource) ++wildcardsResolved_;
+    return true;
+  }
+
+  void start(Rank r) {
+    RankState& s = state(r);
+    const Call& c = s.call;
+    switch (opInfo(c.op).kind) {
+      case OpKind::Send:
+        s.msg = send(r, c, c.peer, c.tag, c.op == Op::Ssend);
+        break;
+      case OpKind::Isend: {
+        const bool sync = c.op == Op::Issend;
+        const std::size_t id = send(r, c, c.peer, c.tag, sync);
+        s.requests[c.index] = Request{sync ? ReqKind::SyncSend : ReqKind::Done, id, c.event};
+        break;
+      }
+      case OpKind::Recv:
+        s.recv = post(r, c, c.peer, c.tag);
+        break;
+      case OpKind::Irecv:
+        s.requests[c.index] = Request{ReqKind::Recv, post(r, c, c.peer, c.tag), c.event};
+        break;
+      case OpKind::Sendrecv:
+        send(r, c, c.peer, c.tag, false);
+        s.recv = post(r, c, c.recvPeer, c.recvTag);
+        break;
+      case OpKind::SendInit:
+      case OpKind::RecvInit:
+        // Inactive until MPI_Start, which traces do not record: waiting on one returns at once.
+        s.requests[c.index] = Request{ReqKind::Done, 0, c.event};
+        break;
+      case OpKind::Collective:
+      case OpKind::CommCreate:
+      case OpKind::CommFree:
+        arrive(r);
+        break;
+      default:
+        break;
+    }
+  }
+
+  bool complete(Rank r) {
+    RankState& s = state(r);
+    switch (opInfo(s.call.op).kind) {
+      case OpKind::Send:
+        return msgs_[s.msg].matched || !msgs_[s.msg].sync;
+      case OpKind::Recv:
+      case OpKind::Sendrecv:
+        return recvs_[s.recv].matched;
+      case OpKind::Wait:
+      case OpKind::WaitAll:
+        return waitDone(s);
+      case OpKind::Probe:
+        return probeDone(r, s);
+      case OpKind::Collective:
+      case OpKind::CommCreate:
+      case OpKind::CommFree: {
+        auto it = colls_.find({s.collKey, s.collIndex});
+        if (it->second.arrived < it->second.size) return false;
+        if (++it->second.departed == it->second.size) colls_.erase(it);
+        return true;
+      }
+      default:
+        return true;
+    }
+  }
+
+  void advance(Rank r) {
+    RankState& s = state(r);
+    while (!s.finished) {
+      if (!s.hasCall) {
+        if (!s.cursor.next(s.call)) {
+          s.finished = true;
+          ++finished_;
+          break;
+        }
+        s.hasCall = true;
+        s.started = false;
+      }
+      if (!s.started) {
+        s.started = true;
+        start(r);
+      }
+      if (!complete(r)) break;
+      s.hasCall = false;
+    }
+  }
+
+  std::vector<Option> options() const {
+    std::vector<Option> out;
+    for (std::size_t w : wildcards_) {
+      const Receive& W = recvs_[w];
+      const Box& box = state(W.rank).boxes.at(W.key);
+      const std::size_t i = static_cast<std::size_t>(std::find(box.pending.begin(), box.pending.end(), w) - box.pending.begin());
+      for (const auto& entry : box.inbox)
+        if (auto m = candidate(box, i, entry.first)) out.push_back({w, *m});
+    }
+    std::sort(out.begin(), out.end(), [&](const Option& a, const Option& b) {
+      return std::pair(msgs_[a.msg].seq, a.recv) < std::pair(msgs_[b.msg].seq, b.recv);
+    });
+    return out;
+  }
+
+  void decide(const Option& o) {
+    const Receive& W = recvs_[o.recv];
+    const Rank r = W.rank;
+    const CommKey key = W.key;
+    Box& box = state(r).boxes.at(key);
+    const std::size_t i = static_cast<std::size_t>(std::find(box.pending.begin(), box.pending.end(), o.recv) - box.pending.begin());
+    match(box, i, o.msg);
+    matchPending(r, key);  // receives posted after the wildcard may take messages now
+  }
+
+  std::string fromText(Rank source) const {
+    if (source == kAnySource) return "any rank";
+    return fmt::format("rank {}{}", source, state(source).finished ? ", which has finished" : "");
+  }
+
+  // Ranks a wildcard receive may still hear from: the unfinished members of its communicator.
+  void wildcardPeers(const Receive& R, std::set<Rank>& out) {
+    members(R.key).forEach([&](Rank m) {
+      if (m != R.rank && !state(m).finished) out.insert(m);
+      return true;
+    });
+  }
+
+  // What a blocked rank waits for, and the ranks that could release it.
+  std::string waitText(Rank r, std::set<Rank>& waitsFor) {
+    RankState& s = state(r);
+    const Call& c = s.call;
+    auto recvText = [&](const Receive& R) {
+      if (R.source == kAnySource) wildcardPeers(R, waitsFor);
+      else waitsFor.insert(R.source);
+      return fmt::format("a message from {}", fromText(R.source));
+    };
+    switch (opInfo(c.op).kind) {
+      case OpKind::Send: {
+        const Rank to = msgs_[s.msg].receiver;
+        waitsFor.insert(to);
+        return fmt::format("for {} to receive its synchronous send", fromText(to));
+      }
+      case OpKind::Recv:
+      case OpKind::Sendrecv:
+        return "for " + recvText(recvs_[s.recv]);
+      case OpKind::Probe: {
+        if (c.peer == kAnySource) {
+          members(keyFor(r, c)).forEach([&](Rank m) {
+            if (m != r && !state(m).finished) waitsFor.insert(m);
+            return true;
+          });
+        } else {
+          waitsFor.insert(c.peer);
+        }
+        return fmt::format("for a message from {} to probe", fromText(c.peer));
+      }
+      case OpKind::Wait:
+      case OpKind::WaitAll: {
+        std::string out;
+        for (auto idx : c.completes) {
+          auto it = idx < 0 ? s.requests.end() : s.requests.find(idx);
+          if (it == s.requests.end() || requestDone(it->second)) continue;
+          const Event& e = *it->second.event;
+          out += out.empty() ? "for " : " and ";
+          if (it->second.kind == ReqKind::Recv) {
+            out += fmt::format("the receive of event {} ({}), {}", e.id, opName(e.op), recvText(recvs_[it->second.id]));
+          } else {
+            const Rank to = msgs_[it->second.id].receiver;
+            waitsFor.insert(to);
+            out += fmt::format("{} to receive the synchronous send of event {} ({})", fromText(to), e.id, opName(e.op));
+          }
+        }
+        return out;
+      }
+      default: {  // collectives
+        std::vector<Rank> missing;
+        members(s.collKey).forEach([&](Rank m) {
+          auto it = state(m).collectives.find(s.collKey);
+          if (it == state(m).collectives.end() || it->second <= s.collIndex) {
+            missing.push_back(m);
+            waitsFor.insert(m);
+          }
+          return true;
+        });
+        return fmt::format("for rank{} {} to reach the same collective (number {} on communicator {})",
+                           missing.size() == 1 ? "" : "s", RankList::fromSorted(missing).pretty(), s.collIndex + 1,
+                           s.collKey.id);
+      }
+    }
+  }
+
+  std::string whereText(Rank r) const {
+    const Call& c = state(r).call;
+    return fmt::format("event {} ({} at {}, call {})", c.event->id, opName(c.op), trace_.siteName(c.event->site), c.index);
+  }
+
+  // Finds a cycle of the wait-for graph: the first back edge of a depth-first search closes one.
+  static std::vector<Rank> findCycle(Rank numRanks, const std::vector<std::pair<Rank, Rank>>& edges) {
+    using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS>;
+    using Vertex = boost::graph_traits<Graph>::vertex_descriptor;
+    using Edge = boost::graph_traits<Graph>::edge_descriptor;
+    Graph g(static_cast<std::size_t>(numRanks));
+    for (const auto& [u, v] : edges) boost::add_edge(static_cast<Vertex>(u), static_cast<Vertex>(v), g);
+    struct Recorder : boost::default_dfs_visitor {
+      std::vector<Vertex>* parent;
+      std::optional<std::pair<Vertex, Vertex>>* back;
+      void tree_edge(Edge e, const Graph& gr) const { (*parent)[boost::target(e, gr)] = boost::source(e, gr); }
+      void back_edge(Edge e, const Graph& gr) const {
+        if (!*back) *back = std::pair{boost::source(e, gr), boost::target(e, gr)};
+      }
+    };
+    std::vector<Vertex> parent(static_cast<std::size_t>(numRanks));
+    std::optional<std::pair<Vertex, Vertex>> back;
+    Recorder rec;
+    rec.parent = &parent;
+    rec.back = &back;
+    boost::depth_first_search(g, boost::visitor(rec));
+    if (!back) return {};
+    // The back edge u -> v closes v -> ... -> u along the tree.
+    std::vector<Rank> cycle;
+    for (Vertex x = back->first;; x = parent[x]) {
+      cycle.push_back(static_cast<Rank>(x));
+      if (x == back->second) break;
+    }
+    std::reverse(cycle.begin(), cycle.end());
+    std::rotate(cycle.begin(), std::min_element(cycle.begin(), cycle.end()), cycle.end());
+    cycle.push_back(cycle.front());
+    return cycle;
+  }
+
+  void deadlockReport() {
+    failure_ = Failure{};
+    std::vector<std::pair<Rank, Rank>> edges;
+    std::vector<std::string> lines;
+    for (Rank r = 0; r < trace_.numRanks; ++r) {
+      if (state(r).finished) continue;
+      std::set<Rank> waitsFor;
+      std::string line = fmt::format("rank {} waits in {} {}", r, whereText(r), waitText(r, waitsFor));
+      for (Rank w : waitsFor) edges.emplace_back(r, w);
+      failure_.blocked.push_back(r);
+      if (lines.empty()) failure_.firstBlocked = line;
+      if (lines.size() < kMaxListedRanks) lines.push_back(std::move(line));
+    }
+    failure_.cycle = findCycle(trace_.numRanks, edges);
+    std::string msg = fmt::format("potential deadlock: {} of {} ranks cannot progress", failure_.blocked.size(), trace_.numRanks);
+    for (const auto& l : lines) msg += "\n  " + l;
+    if (failure_.blocked.size() > lines.size())
+      msg += fmt::format("\n  ... and {} more blocked ranks", failure_.blocked.size() - lines.size());
+    if (failure_.cycle.empty()) {
+      msg += "\n  no wait-for cycle: the blocked ranks wait for ranks that have finished";
+    } else {
+      msg += "\n  cycle: ";
+      for (std::size_t i = 0; i < failure_.cycle.size(); ++i)
+        msg += fmt::format("{}rank {}", i ? " -> " : "", failure_.cycle[i]);
+    }
+    failure_.message = std::move(msg);
+  }
+
+  bool unmatchedReport() {
+    std::vector<std::string> lines;
+    std::size_t count = 0;
+    for (Rank r = 0; r < trace_.numRanks; ++r)
+      for (const auto& [key, box] : state(r).boxes)
+        for (std::size_t id : box.pending) {
+          const Receive& R = recvs_[id];
+          if (++count <= kMaxListedRanks)
+            lines.push_back(fmt::format("rank {} in event {} ({} at {}, call {}) from {}", r, R.event->id,
+                                        opName(R.event->op), trace_.siteName(R.event->site), R.callIndex,
+                                        R.source == kAnySource ? "any rank" : fmt::format("rank {}", R.source)));
+        }
+    if (count == 0) return false;
+    failure_ = Failure{};
+    failure_.deadlock = false;
+    std::string msg = fmt::format("unmatched receives: every rank finishes but {} receive{} never match:", count,
+                                  count == 1 ? "" : "s");
+    for (const auto& l : lines) msg += "\n  " + l;
+    if (count > lines.size()) msg += fmt::format("\n  ... and {} more", count - lines.size());
+    failure_.firstBlocked = lines.front();
+    failure_.message = std::move(msg);
+    return true;
+  }
+
+  const Trace& trace_;
+  const std::string& fileName_;
+  const std::vector<char>& resolvable_;
+  std::vector<RankState> ranks_;
+  std::deque<Rank> queue_;
+  Rank finished_ = 0;
+  std::vector<Message> msgs_;
+  std::vector<Receive> recvs_;
+  std::set<std::size_t> wildcards_;  // pending wildcard receives, in posting order
+  std::map<std::pair<CommKey, std::int64_t>, CollState> colls_;
+  std::map<CommKey, RankList> members_;
+  std::int64_t seq_ = 0;
+  std::int64_t wildcardsResolved_ = 0;
+  ResolutionMap resolutions_;
+  std::vector<std::string> notes_;
+  Failure failure_;
+};
+
+// Smallest p such that the list is p-periodic (v[i] == v[i - p]); cyclic consumption of its
+// first p values then reproduces it. Computed from the KMP border of the whole list.
+std::size_t shortestPeriod(const std::vector<std::int64_t>& v) {
+  if (v.empty()) return 0;
+  std::vector<std::size_t> border(v.size(), 0);
+  for (std::size_t i = 1; i < v.size(); ++i) {
+    std::size_t k = border[i - 1];
+    while (k > 0 && v[i] != v[k]) k = border[k - 1];
+    if (v[i] == v[k]) ++k;
+    border[i] = k;
+  }
+  return v.size() - border.back();
+}
+
+std::int64_t toOffset(std::int64_t stored, Rank r, Rank P) { return ((stored - r) % P + P) % P; }
+
+// Rewrites the Source parameter of one event from the resolved senders; returns true if it
+// changed.
+bool rewriteSource(Event& e, std::size_t index, const ResolutionMap& resolved, Rank P) {
+  ParamValues& src = *e.param(Param::Source);
+  std::map<std::vector<std::int64_t>, RankList> classes;
+  auto add = [&](const std::vector<std::int64_t>& values, const RankList& ranks) {
+    auto [it, inserted] = classes.emplace(values, ranks);
+    if (!inserted) it->second = RankList::unite(it->second, ranks);
+  };
+  for (const auto& g : src.groups) {
+    const bool wild = std::find(g.values.begin(), g.values.end(), kAnySource) != g.values.end();
+    if (!wild && src.relative) {
+      add(g.values, g.ranks);
+      continue;
+    }
+    std::map<std::vector<std::int64_t>, std::vector<Rank>> perRank;
+    g.ranks.forEach([&](Rank r) {
+      std::vector<std::int64_t> values;
+      auto it = wild ? resolved.find({index, r}) : resolved.end();
+      if (it != resolved.end() && !it->second.empty()) {
+        for (auto v : it->second) values.push_back(v == kUnresolved ? kAnySource : toOffset(v, r, P));
+        values.resize(shortestPeriod(values));
+      } else {
+        // No execution to learn from (or no wildcard): the list as it is, as offsets.
+        for (auto v : g.values) values.push_back(v == kAnySource || src.relative ? v : toOffset(v, r, P));
+      }
+      perRank[values].push_back(r);
+      return true;
+    });
+    for (const auto& [values, ranks] : perRank) add(values, RankList::fromSorted(ranks));
+  }
+  std::vector<ValueGroup> groups;
+  for (auto& [values, ranks] : classes) groups.push_back({std::move(ranks), values});
+  std::sort(groups.begin(), groups.end(), [](const ValueGroup& a, const ValueGroup& b) { return *a.ranks.first() < *b.ranks.first(); });
+  if (src.relative && groups == src.groups) return false;
+  src.relative = true;
+  src.groups = std::move(groups);
+  return true;
+}
+
+}  // namespace
+
+void ResolveWildcardsPass::run(Trace& trace, PassContext& ctx) {
+  bool any = false;
+  for (const auto& e : trace.events) any = any || sourceHasWildcard(e);
+  if (!any) return;  // the common case: nothing to expand
+
+  std::vector<char> resolvableEvent(trace.events.size(), 0);
+  for (std::size_t i = 0; i < trace.events.size(); ++i) resolvableEvent[i] = resolvable(trace.events[i]) ? 1 : 0;
+
+  const std::int64_t budget = ctx.options.wildcardSearchBudget;
+  std::vector<Node> path;
+  std::int64_t states = 0, restarts = 0, firstRunStates = 0;  // decisions of later runs / of the first
+  std::optional<Failure> first;
+  std::unique_ptr<Simulation> sim;
+  auto giveUp = [&](const std::string& why) {
+    std::string msg = first->message + "\n  " + why;
+    if (first->deadlock) throw DeadlockError(msg, first->blocked, first->cycle);
+    throw ProgramError(msg);
+  };
+  for (;;) {
+    sim = std::make_unique<Simulation>(trace, ctx.fileName, resolvableEvent);
+    // The earliest-arrival run is bounded by the trace itself; the budget bounds the search.
+    const bool firstRun = restarts == 0;
+    const auto outcome = firstRun ? sim->run(path, firstRunStates, -1) : sim->run(path, states, budget);
+    if (outcome == Simulation::Outcome::Completed) break;
+    if (outcome == Simulation::Outcome::Failed && !first) first = sim->failure();
+    const std::string tried = fmt::format("{} restart{}", restarts, restarts == 1 ? "" : "s");
+    if (outcome == Simulation::Outcome::OutOfBudget)
+      giveUp(fmt::format("(the wildcard search budget of {} states ran out after {}; no completing matching found)", budget,
+                         tried));
+    if (!backtrack(path)) {
+      if (restarts == 0) giveUp("(the wildcard receives had no other sender to choose from)");
+      giveUp(fmt::format("(no matching of the wildcard receives completes: the search ended after {})", tried));
+    }
+    ++restarts;
+    ctx.counter("search-restarts") = restarts;
+  }
+
+  if (restarts > 0) {
+    // The shallowest decision the search changed is the receive whose choice matters.
+    for (const auto& n : path) {
+      const std::size_t greedy = *nextAwake(n, 0);
+      if (n.chosen == greedy) continue;
+      const Option& taken = n.options[n.chosen];
+      const Option& earliest = n.options[greedy];
+      const std::string instead =
+          taken.recv == earliest.recv
+              ? fmt::format("taking the earlier-arrived message from rank {} instead", sim->sender(earliest))
+              : fmt::format("matching first the receive {} with rank {}'s earlier-arrived message",
+                            sim->describeReceive(earliest.recv), sim->sender(earliest));
+      ctx.warn(fmt::format("resolve-wildcards: the wildcard receive {} must take the message from rank {}; {} leads to a "
+                           "potential deadlock ({}): the application itself can deadlock under another matching of its "
+                           "wildcard receives",
+                           sim->describeReceive(taken.recv), sim->sender(taken), instead, first->firstBlocked));
+      break;
+    }
+  }
+  for (const auto& note : sim->notes()) ctx.warn("resolve-wildcards: " + note);
+
+  std::int64_t rewritten = 0;
+  for (std::size_t i = 0; i < trace.events.size(); ++i)
+    if (resolvableEvent[i] && rewriteSource(trace.events[i], i, sim->resolutions(), trace.numRanks)) ++rewritten;
+  ctx.counter("wildcards-resolved") = sim->wildcardsResolved();
+  ctx.counter("events-rewritten") = rewritten;
+  ctx.counter("search-restarts") = restarts;
+}
+
+std::unique_ptr<Pass> createResolveWildcardsPass() { return std::make_unique<ResolveWildcardsPass>(); }
+
+}  // namespace tracegen

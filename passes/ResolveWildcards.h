@@ -1,0 +1,50 @@
+// resolve-wildcards: gives every MPI_ANY_SOURCE receive the sender it matches, or reports a
+// potential deadlock. See ResolveWildcards.cpp for the algorithm.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/Diagnostics.h"
+#include "ir/RankList.h"
+#include "passes/Pass.h"
+
+namespace tracegen {
+
+// The simulated execution stopped with ranks that cannot progress. what() starts with
+// `potential deadlock:`, then one line per blocked rank (the event, operation, call site and
+// peer it waits for), the wait-for cycle (`cycle: rank 0 -> rank 1 -> rank 0`) and how the
+// search for another matching of the wildcard receives ended.
+class DeadlockError : public ProgramError {
+ public:
+  DeadlockError(const std::string& message, std::vector<Rank> blocked, std::vector<Rank> cycle)
+      : ProgramError(message), blocked_(std::move(blocked)), cycle_(std::move(cycle)) {}
+
+  // Ranks that could not progress, ascending.
+  const std::vector<Rank>& blocked() const { return blocked_; }
+  // A cycle of the wait-for graph starting at its lowest rank, which is repeated at the end;
+  // empty when the blocked ranks only wait for ranks that have finished.
+  const std::vector<Rank>& cycle() const { return cycle_; }
+
+ private:
+  std::vector<Rank> blocked_;
+  std::vector<Rank> cycle_;
+};
+
+class ResolveWildcardsPass : public Pass {
+ public:
+  std::string_view name() const override { return "resolve-wildcards"; }
+  std::string_view description() const override {
+    return "MPI_ANY_SOURCE receives get the sender they match in a simulated run; potential deadlocks are errors";
+  }
+  // Throws DeadlockError when no matching of the wildcard receives lets every rank finish,
+  // ProgramError when every rank finishes but a receive is never matched, InputError for
+  // peers or communicators the trace cannot describe.
+  void run(Trace& trace, PassContext& ctx) override;
+};
+
+std::unique_ptr<Pass> createResolveWildcardsPass();
+
+}  // namespace tracegen

@@ -1,0 +1,49 @@
+// Call-site signatures: which place in the application made an MPI call.
+//
+// At every intercepted call the stack is walked with glibc's backtrace(). Frames in the recorder
+// itself and in the MPI libraries are skipped, and the walk stops at the C library (the frames
+// below main are the same for every call). Each remaining return address becomes
+// (module, offset from the module's load address) via dladdr, so the same call site has the
+// same signature in every process despite address-space randomisation; the translation is
+// cached per raw address. The signature is the chain of offsets, innermost first, printed as
+// hex joined by '_' (frames of modules other than the executable are prefixed `module+`),
+// e.g. `1a2b_1c40_1f00`, and interned: a site's index is what events carry while recording.
+// Two calls of one MPI function from different places, or from one place reached through
+// different callers, have different signatures.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace tracegen::record {
+
+class CallSites {
+ public:
+  // maxDepth: frames kept after the skipped ones.
+  explicit CallSites(int maxDepth = 24);
+  // The interned site of the current call stack (call from the wrapper).
+  std::uint32_t capture();
+  // Interns a synthetic site name (for calls made without an application stack).
+  std::uint32_t intern(const std::string& name);
+  const std::vector<std::string>& names() const { return names_; }
+
+ private:
+  struct Frame {
+    bool skip = false;   // recorder or MPI library frame
+    bool stop = false;   // C library: the stack below main
+    std::string text;    // `1a2b` or `libfoo.so+1a2b`
+  };
+  const Frame& frame(void* addr);
+
+  int maxDepth_;
+  std::uintptr_t selfBase_ = 0;
+  std::uintptr_t exeBase_ = 0;
+  std::unordered_map<void*, Frame> frames_;
+  std::unordered_map<std::string, std::uint32_t> index_;
+  std::vector<std::string> names_;
+  std::string scratch_;
+};
+
+}  // namespace tracegen::record

@@ -1,0 +1,239 @@
+// Parameters of each intercepted MPI operation, shared by the C wrappers (Wrappers.cpp) and
+// the Fortran ones (FortranWrappers.cpp), which convert their handles to C first.
+//
+// Only arguments that are significant at the calling rank are recorded (a gather's receive
+// count only at the root, no send count with MPI_IN_PLACE), so nothing is read from arguments
+// the MPI standard lets a rank leave undefined. Request-completing calls name exactly the
+// requests they completed (docs/recording.md, "Requests").
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "record/LoopCompressor.h"
+#include "record/Recorder.h"
+
+namespace tracegen::record::calls {
+
+inline int rankIn(MPI_Comm comm) {
+  int r = -1;
+  PMPI_Comm_rank(comm, &r);
+  return r;
+}
+
+inline void p2p(CallScope& s, Param peer, int count, MPI_Datatype type, int rank, int tag, MPI_Comm comm) {
+  s.comm(comm);
+  s.set(Param::Count, count);
+  s.type(Param::Datatype, type);
+  s.peer(peer, rank);
+  s.tag(Param::Tag, tag);
+}
+
+inline void sendrecv(CallScope& s, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, int recvcount,
+                     MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm) {
+  p2p(s, Param::Dest, sendcount, sendtype, dest, sendtag, comm);
+  s.set(Param::RecvCount, recvcount);
+  s.type(Param::RecvType, recvtype);
+  s.peer(Param::Source, source);
+  s.tag(Param::RecvTag, recvtag);
+}
+
+inline void sendrecvReplace(CallScope& s, int count, MPI_Datatype type, int dest, int sendtag, int source, int recvtag,
+                            MPI_Comm comm) {
+  p2p(s, Param::Dest, count, type, dest, sendtag, comm);
+  s.peer(Param::Source, source);
+  s.tag(Param::RecvTag, recvtag);
+}
+
+inline void probe(CallScope& s, int source, int tag, MPI_Comm comm) {
+  s.comm(comm);
+  s.peer(Param::Source, source);
+  s.tag(Param::Tag, tag);
+}
+
+// ---- collectives
+
+inline void barrier(CallScope& s, MPI_Comm comm) { s.comm(comm); }
+
+inline void bcast(CallScope& s, int count, MPI_Datatype type, int root, MPI_Comm comm) {
+  s.comm(comm);
+  s.set(Param::Count, count);
+  s.type(Param::Datatype, type);
+  s.root(root);
+}
+
+inline void reduce(CallScope& s, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+  s.comm(comm);
+  s.set(Param::Count, count);
+  s.type(Param::Datatype, type);
+  s.reduceOp(op);
+}
+
+inline void gather(CallScope& s, bool sendInPlace, int sendcount, MPI_Datatype sendtype, int recvcount,
+                   MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  s.comm(comm);
+  s.root(root);
+  const bool atRoot = rankIn(comm) == root;
+  if (!(atRoot && sendInPlace)) {
+    s.set(Param::Count, sendcount);
+    s.type(Param::Datatype, sendtype);
+  }
+  if (atRoot) {
+    s.set(Param::RecvCount, recvcount);
+    s.type(Param::RecvType, recvtype);
+  }
+}
+
+inline void gatherv(CallScope& s, bool sendInPlace, int sendcount, MPI_Datatype sendtype, const int* recvcounts,
+                    const int* displs, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  s.comm(comm);
+  s.root(root);
+  const bool atRoot = rankIn(comm) == root;
+  if (!(atRoot && sendInPlace)) {
+    s.set(Param::Count, sendcount);
+    s.type(Param::Datatype, sendtype);
+  }
+  if (atRoot) {
+    const int n = s.commSize(comm);
+    s.counts(Param::RecvCounts, recvcounts, n);
+    s.counts(Param::Displs, displs, n);
+    s.type(Param::RecvType, recvtype);
+  }
+}
+
+inline void scatter(CallScope& s, int sendcount, MPI_Datatype sendtype, bool recvInPlace, int recvcount,
+                    MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  s.comm(comm);
+  s.root(root);
+  const bool atRoot = rankIn(comm) == root;
+  if (atRoot) {
+    s.set(Param::Count, sendcount);
+    s.type(Param::Datatype, sendtype);
+  }
+  if (!(atRoot && recvInPlace)) {
+    s.set(Param::RecvCount, recvcount);
+    s.type(Param::RecvType, recvtype);
+  }
+}
+
+inline void scatterv(CallScope& s, const int* sendcounts, const int* displs, MPI_Datatype sendtype, bool recvInPlace,
+                     int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  s.comm(comm);
+  s.root(root);
+  const bool atRoot = rankIn(comm) == root;
+  if (atRoot) {
+    const int n = s.commSize(comm);
+    s.counts(Param::SendCounts, sendcounts, n);
+    s.counts(Param::Displs, displs, n);
+    s.type(Param::Datatype, sendtype);
+  }
+  if (!(atRoot && recvInPlace)) {
+    s.set(Param::RecvCount, recvcount);
+    s.type(Param::RecvType, recvtype);
+  }
+}
+
+// Allgather and Alltoall.
+inline void allToAll(CallScope& s, bool sendInPlace, int sendcount, MPI_Datatype sendtype, int recvcount,
+                     MPI_Datatype recvtype, MPI_Comm comm) {
+  s.comm(comm);
+  if (!sendInPlace) {
+    s.set(Param::Count, sendcount);
+    s.type(Param::Datatype, sendtype);
+  }
+  s.set(Param::RecvCount, recvcount);
+  s.type(Param::RecvType, recvtype);
+}
+
+inline void allgatherv(CallScope& s, bool sendInPlace, int sendcount, MPI_Datatype sendtype, const int* recvcounts,
+                       const int* displs, MPI_Datatype recvtype, MPI_Comm comm) {
+  s.comm(comm);
+  if (!sendInPlace) {
+    s.set(Param::Count, sendcount);
+    s.type(Param::Datatype, sendtype);
+  }
+  const int n = s.commSize(comm);
+  s.counts(Param::RecvCounts, recvcounts, n);
+  s.counts(Param::Displs, displs, n);
+  s.type(Param::RecvType, recvtype);
+}
+
+inline void alltoallv(CallScope& s, bool sendInPlace, const int* sendcounts, const int* sdispls, MPI_Datatype sendtype,
+                      const int* recvcounts, const int* rdispls, MPI_Datatype recvtype, MPI_Comm comm) {
+  s.comm(comm);
+  const int n = s.commSize(comm);
+  if (!sendInPlace) {
+    s.counts(Param::SendCounts, sendcounts, n);
+    s.counts(Param::Displs, sdispls, n);
+    s.type(Param::Datatype, sendtype);
+  }
+  s.counts(Param::RecvCounts, recvcounts, n);
+  s.counts(Param::RecvDispls, rdispls, n);
+  s.type(Param::RecvType, recvtype);
+}
+
+inline void reduceScatter(CallScope& s, const int* recvcounts, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+  s.comm(comm);
+  s.counts(Param::RecvCounts, recvcounts, s.commSize(comm));
+  s.type(Param::Datatype, type);
+  s.reduceOp(op);
+}
+
+// ---- communicators
+
+inline void commSplit(CallScope& s, MPI_Comm comm, int color, int key, MPI_Comm newcomm) {
+  s.comm(comm);
+  s.set(Param::Color, color == MPI_UNDEFINED ? kUndefined : color);
+  s.set(Param::Key, key);
+  s.set(Param::NewComm, s.newComm(newcomm, "split"));
+}
+
+inline void commCopy(CallScope& s, MPI_Comm comm, MPI_Comm newcomm, const char* kind) {
+  s.comm(comm);
+  s.set(Param::NewComm, s.newComm(newcomm, kind));
+}
+
+// ---- request completion. `before` holds the requests' offsets taken before the call.
+
+// MPI_Wait, MPI_Test: the completed request's offset, or -1 if nothing completed.
+inline void completeOne(CallScope& s, MPI_Request handle, std::int64_t before, bool done) {
+  const bool real = done && handle != MPI_REQUEST_NULL;
+  s.set(Param::Request, real ? before : kRequestNull);
+  if (real) s.completed(handle);
+}
+
+// MPI_Waitall, MPI_Testall: all requests of the array (null entries -1), or none.
+inline void completeAll(CallScope& s, const std::vector<MPI_Request>& handles, const std::vector<std::int64_t>& before,
+                        bool done) {
+  if (!done) {
+    s.offsets(nullptr, 0);
+    return;
+  }
+  s.offsets(before.data(), static_cast<int>(before.size()));
+  for (MPI_Request h : handles)
+    if (h != MPI_REQUEST_NULL) s.completed(h);
+}
+
+// MPI_Waitany, MPI_Testany, MPI_Waitsome, MPI_Testsome: the requests at the (0-based) indices.
+inline void completeSome(CallScope& s, const std::vector<MPI_Request>& handles, const std::vector<std::int64_t>& before,
+                         const int* indices, int n) {
+  std::vector<std::int64_t> done;
+  for (int i = 0; i < n; ++i) {
+    const int k = indices[i];
+    if (k < 0 || static_cast<std::size_t>(k) >= handles.size()) continue;
+    done.push_back(before[static_cast<std::size_t>(k)]);
+    if (handles[static_cast<std::size_t>(k)] != MPI_REQUEST_NULL) s.completed(handles[static_cast<std::size_t>(k)]);
+  }
+  s.offsets(done.data(), static_cast<int>(done.size()));
+}
+
+inline void offsetsBefore(CallScope& s, const MPI_Request* reqs, int n, std::vector<MPI_Request>& handles,
+                          std::vector<std::int64_t>& before) {
+  handles.assign(reqs, reqs + n);
+  before.clear();
+  for (MPI_Request r : handles) before.push_back(s.offsetOf(r));
+}
+
+}  // namespace tracegen::record::calls

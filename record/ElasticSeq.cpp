@@ -1,0 +1,58 @@
+#include "record/ElasticSeq.h"
+
+#include <algorithm>
+
+namespace tracegen::record {
+
+void ElasticSeq::push(std::int64_t v) {
+  if (n_ == 0) {
+    vals_.assign(1, v);
+    pi_.assign(1, 0);
+    n_ = 1;
+    return;
+  }
+  const std::size_t p = vals_.size();
+  if (vals_[static_cast<std::size_t>(n_ % static_cast<std::int64_t>(p))] == v) {
+    ++n_;  // continues the period
+    return;
+  }
+  // Materialise s[p..n) from the period, then v, extending the prefix function as we go.
+  const auto n = static_cast<std::size_t>(n_);
+  vals_.reserve(n + 1);
+  pi_.reserve(n + 1);
+  for (std::size_t i = p; i <= n; ++i) {
+    const std::int64_t x = i < n ? vals_[i % p] : v;
+    vals_.push_back(x);
+    std::int64_t k = pi_[i - 1];
+    while (k > 0 && vals_[static_cast<std::size_t>(k)] != x) k = pi_[static_cast<std::size_t>(k - 1)];
+    if (vals_[static_cast<std::size_t>(k)] == x) ++k;
+    pi_.push_back(k);
+  }
+  n_ = static_cast<std::int64_t>(n + 1);
+  const auto period = static_cast<std::size_t>(n_ - pi_.back());
+  vals_.resize(period);
+  pi_.resize(period);
+}
+
+void ElasticSeq::append(const ElasticSeq& other) {
+  if (other.n_ == 0) return;
+  if (n_ == 0) {
+    *this = other;
+    return;
+  }
+  // Two periodic sequences (periods p and q) that agree on p + q positions agree everywhere
+  // (Fine-Wilf), so that many comparisons decide whether `other` just continues our period.
+  const auto p = static_cast<std::int64_t>(vals_.size());
+  const auto q = static_cast<std::int64_t>(other.vals_.size());
+  const std::int64_t check = std::min(other.n_, p + q);
+  bool continues = true;
+  for (std::int64_t j = 0; j < check && continues; ++j)
+    continues = other.at(j) == vals_[static_cast<std::size_t>((n_ + j) % p)];
+  if (continues) {
+    n_ += other.n_;
+    return;
+  }
+  for (std::int64_t j = 0; j < other.n_; ++j) push(other.at(j));
+}
+
+}  // namespace tracegen::record

@@ -1,0 +1,44 @@
+// ElasticSeq: one parameter's values over all executions of an event by one rank, kept as its
+// shortest period.
+//
+// The trace model consumes a value list cyclically, one value per execution, so a sequence
+// s[0..n) can be stored as its shortest period u = s[0..p) with s[i] = u[i mod p]: a constant
+// becomes one value, an alternation two, however many timesteps ran. Appending is O(1) while the
+// new value continues the period. When it does not, the smallest period of the longer sequence
+// is at least n - p + 1 (by the Fine-Wilf theorem, a shorter one would make the old period
+// divide it and predict the value), so the stored prefix is extended to n + 1 values and the
+// KMP prefix function, kept for the stored prefix, is extended with it; the new period is
+// (n + 1) - pi[n]. Extensions double the stored length between re-foldings, so appends are
+// amortised O(1) and an aperiodic sequence costs what its length costs.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace tracegen::record {
+
+class ElasticSeq {
+ public:
+  void push(std::int64_t v);
+  // Appends every value of `other` in order (the later executions of a merged loop body).
+  void append(const ElasticSeq& other);
+  // Applies a bijection to every value (a bijection keeps the shortest period).
+  template <class F>
+  void transform(F f) {
+    for (auto& v : vals_) v = f(v);
+  }
+
+  std::int64_t size() const { return n_; }
+  bool empty() const { return n_ == 0; }
+  std::int64_t at(std::int64_t i) const { return vals_[static_cast<std::size_t>(i % static_cast<std::int64_t>(vals_.size()))]; }
+  // The shortest period: the value list written to the trace.
+  const std::vector<std::int64_t>& period() const { return vals_; }
+  bool operator==(const ElasticSeq& o) const { return n_ == o.n_ && vals_ == o.vals_; }
+
+ private:
+  std::vector<std::int64_t> vals_;  // s[0..p), p the shortest period of s[0..n)
+  std::vector<std::int64_t> pi_;    // KMP prefix function of vals_
+  std::int64_t n_ = 0;
+};
+
+}  // namespace tracegen::record

@@ -1,0 +1,511 @@
+// The Fortran entry points of the recorder.
+//
+// Open MPI's Fortran bindings (mpif.h and `use mpi`) call PMPI_* directly, so a Fortran program
+// never reaches the C wrappers. For each intercepted function this file defines the usual
+// manglings (mpi_send_, mpi_send, mpi_send__, MPI_SEND); each converts the handles it needs to C
+// (MPI_*_f2c) for the shared recording code of Calls.h and performs the operation through the
+// standard Fortran profiling entry (pmpi_send_, found with dlsym), which leaves buffer sentinels
+// (MPI_IN_PLACE, MPI_BOTTOM), status arrays and error codes to the MPI library. Fortran indices
+// (Waitany, Waitsome) are 1-based and are converted. The mpi_f08 bindings (mpi_send_f08) are not
+// intercepted.
+#include <dlfcn.h>
+#include <mpi.h>
+
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "record/Calls.h"
+#include "record/Recorder.h"
+
+#define TG_EXPORT extern "C" __attribute__((visibility("default")))
+
+using tracegen::Op;
+using tracegen::Param;
+using tracegen::record::CallScope;
+namespace calls = tracegen::record::calls;
+using Fint = MPI_Fint;
+
+static_assert(sizeof(Fint) == sizeof(int), "Fortran INTEGER arrays are passed to the C recording code as int arrays");
+
+namespace {
+
+thread_local std::vector<MPI_Request> t_handles;
+thread_local std::vector<std::int64_t> t_before;
+thread_local std::vector<MPI_Request> t_converted;
+
+// The MPI library's Fortran profiling entry `pmpi_<base>` under whichever mangling it exports.
+void* resolvePmpi(const char* base) {
+  const std::string b = std::string("pmpi_") + base;
+  std::string upper = b;
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  for (const std::string& name : {b + "_", b + "__", b, upper})
+    if (void* p = dlsym(RTLD_DEFAULT, name.c_str())) return p;
+  std::fprintf(stderr, "tracegen-record: the MPI library has no Fortran entry %s_\n", b.c_str());
+  std::abort();
+}
+
+// Address of Open MPI's Fortran MPI_IN_PLACE (a common block), or null if not loaded.
+const void* fortranInPlace() {
+  static const void* addr = [] {
+    for (const char* n : {"mpi_fortran_in_place_", "mpi_fortran_in_place__", "mpi_fortran_in_place", "MPI_FORTRAN_IN_PLACE"})
+      if (void* p = dlsym(RTLD_DEFAULT, n)) return static_cast<const void*>(p);
+    return static_cast<const void*>(nullptr);
+  }();
+  return addr;
+}
+bool inPlace(const void* buf) { return buf != nullptr && buf == fortranInPlace(); }
+
+template <class Call, class Rec>
+void run(Op op, Call&& call, Rec&& rec) {
+  CallScope s(op);
+  if (!s.active()) {
+    call();
+    return;
+  }
+  s.begin();
+  call();
+  s.end();
+  rec(s);
+  s.commit();
+}
+
+MPI_Comm C(const Fint* c) { return PMPI_Comm_f2c(*c); }
+MPI_Datatype T(const Fint* t) { return PMPI_Type_f2c(*t); }
+MPI_Op O(const Fint* o) { return PMPI_Op_f2c(*o); }
+const int* I(const Fint* a) { return reinterpret_cast<const int*>(a); }
+
+const MPI_Request* convertRequests(const Fint* reqs, Fint n) {
+  t_converted.resize(static_cast<std::size_t>(n));
+  for (Fint i = 0; i < n; ++i) t_converted[static_cast<std::size_t>(i)] = PMPI_Request_f2c(reqs[i]);
+  return t_converted.data();
+}
+
+}  // namespace
+
+#define TG_PMPI(base, TYPE)                                                      \
+  static TYPE pmpi_##base() {                                                     \
+    static const TYPE f = reinterpret_cast<TYPE>(resolvePmpi(#base));            \
+    return f;                                                                     \
+  }
+
+// Defines the four manglings of mpi_<base>, all calling base##_impl.
+#define TG_FORTRAN(base, UPPER, PARAMS, ARGS)            \
+  TG_EXPORT void mpi_##base##_ PARAMS { base##_impl ARGS; }  \
+  TG_EXPORT void mpi_##base PARAMS { base##_impl ARGS; }     \
+  TG_EXPORT void mpi_##base##__ PARAMS { base##_impl ARGS; } \
+  TG_EXPORT void UPPER PARAMS { base##_impl ARGS; }
+
+// ---- environment
+
+using InitF = void (*)(Fint*);
+using InitThreadF = void (*)(Fint*, Fint*, Fint*);
+TG_PMPI(init, InitF)
+TG_PMPI(init_thread, InitThreadF)
+TG_PMPI(finalize, InitF)
+
+static void init_impl(Fint* ierr) {
+  tracegen::record::WrapperDepth depth;
+  pmpi_init()(ierr);
+  if (!depth.nested() && *ierr == MPI_SUCCESS) tracegen::record::recorderStart(Op::Init);
+}
+static void init_thread_impl(Fint* required, Fint* provided, Fint* ierr) {
+  tracegen::record::WrapperDepth depth;
+  pmpi_init_thread()(required, provided, ierr);
+  if (!depth.nested() && *ierr == MPI_SUCCESS) tracegen::record::recorderStart(Op::InitThread);
+}
+static void finalize_impl(Fint* ierr) {
+  tracegen::record::WrapperDepth depth;
+  if (!depth.nested()) tracegen::record::recorderFinish();
+  pmpi_finalize()(ierr);
+}
+TG_FORTRAN(init, MPI_INIT, (Fint * ierr), (ierr))
+TG_FORTRAN(init_thread, MPI_INIT_THREAD, (Fint * required, Fint * provided, Fint * ierr), (required, provided, ierr))
+TG_FORTRAN(finalize, MPI_FINALIZE, (Fint * ierr), (ierr))
+
+// ---- point to point
+
+using SendF = void (*)(void*, Fint*, Fint*, Fint*, Fint*, Fint*, Fint*);
+using IsendF = void (*)(void*, Fint*, Fint*, Fint*, Fint*, Fint*, Fint*, Fint*);
+TG_PMPI(send, SendF)
+TG_PMPI(ssend, SendF)
+TG_PMPI(rsend, SendF)
+TG_PMPI(bsend, SendF)
+TG_PMPI(isend, IsendF)
+TG_PMPI(issend, IsendF)
+TG_PMPI(irsend, IsendF)
+TG_PMPI(ibsend, IsendF)
+
+static void sendImpl(Op op, SendF f, void* buf, Fint* count, Fint* type, Fint* dest, Fint* tag, Fint* comm, Fint* ierr) {
+  run(op, [&] { f(buf, count, type, dest, tag, comm, ierr); },
+      [&](CallScope& s) { calls::p2p(s, Param::Dest, *count, T(type), *dest, *tag, C(comm)); });
+}
+static void isendImpl(Op op, IsendF f, void* buf, Fint* count, Fint* type, Fint* dest, Fint* tag, Fint* comm, Fint* req,
+                      Fint* ierr) {
+  run(op, [&] { f(buf, count, type, dest, tag, comm, req, ierr); },
+      [&](CallScope& s) {
+        calls::p2p(s, Param::Dest, *count, T(type), *dest, *tag, C(comm));
+        s.created(PMPI_Request_f2c(*req));
+      });
+}
+#define TG_FSEND(base, UPPER, OP)                                                                                   \
+  static void base##_impl(void* buf, Fint* count, Fint* type, Fint* dest, Fint* tag, Fint* comm, Fint* ierr) {      \
+    sendImpl(OP, pmpi_##base(), buf, count, type, dest, tag, comm, ierr);                                           \
+  }                                                                                                                 \
+  TG_FORTRAN(base, UPPER, (void* buf, Fint* count, Fint* type, Fint* dest, Fint* tag, Fint* comm, Fint* ierr),       \
+             (buf, count, type, dest, tag, comm, ierr))
+#define TG_FISEND(base, UPPER, OP)                                                                                          \
+  static void base##_impl(void* buf, Fint* count, Fint* type, Fint* dest, Fint* tag, Fint* comm, Fint* req, Fint* ierr) {   \
+    isendImpl(OP, pmpi_##base(), buf, count, type, dest, tag, comm, req, ierr);                                             \
+  }                                                                                                                         \
+  TG_FORTRAN(base, UPPER, (void* buf, Fint* count, Fint* type, Fint* dest, Fint* tag, Fint* comm, Fint* req, Fint* ierr),    \
+             (buf, count, type, dest, tag, comm, req, ierr))
+TG_FSEND(send, MPI_SEND, Op::Send)
+TG_FSEND(ssend, MPI_SSEND, Op::Ssend)
+TG_FSEND(rsend, MPI_RSEND, Op::Rsend)
+TG_FSEND(bsend, MPI_BSEND, Op::Bsend)
+TG_FISEND(isend, MPI_ISEND, Op::Isend)
+TG_FISEND(issend, MPI_ISSEND, Op::Issend)
+TG_FISEND(irsend, MPI_IRSEND, Op::Irsend)
+TG_FISEND(ibsend, MPI_IBSEND, Op::Ibsend)
+
+using RecvF = void (*)(void*, Fint*, Fint*, Fint*, Fint*, Fint*, Fint*, Fint*);
+TG_PMPI(recv, RecvF)
+TG_PMPI(irecv, RecvF)
+static void recv_impl(void* buf, Fint* count, Fint* type, Fint* source, Fint* tag, Fint* comm, Fint* status, Fint* ierr) {
+  run(Op::Recv, [&] { pmpi_recv()(buf, count, type, source, tag, comm, status, ierr); },
+      [&](CallScope& s) { calls::p2p(s, Param::Source, *count, T(type), *source, *tag, C(comm)); });
+}
+static void irecv_impl(void* buf, Fint* count, Fint* type, Fint* source, Fint* tag, Fint* comm, Fint* req, Fint* ierr) {
+  run(Op::Irecv, [&] { pmpi_irecv()(buf, count, type, source, tag, comm, req, ierr); },
+      [&](CallScope& s) {
+        calls::p2p(s, Param::Source, *count, T(type), *source, *tag, C(comm));
+        s.created(PMPI_Request_f2c(*req));
+      });
+}
+TG_FORTRAN(recv, MPI_RECV, (void* buf, Fint* count, Fint* type, Fint* source, Fint* tag, Fint* comm, Fint* status, Fint* ierr),
+           (buf, count, type, source, tag, comm, status, ierr))
+TG_FORTRAN(irecv, MPI_IRECV, (void* buf, Fint* count, Fint* type, Fint* source, Fint* tag, Fint* comm, Fint* req, Fint* ierr),
+           (buf, count, type, source, tag, comm, req, ierr))
+
+using SendrecvF = void (*)(void*, Fint*, Fint*, Fint*, Fint*, void*, Fint*, Fint*, Fint*, Fint*, Fint*, Fint*, Fint*);
+TG_PMPI(sendrecv, SendrecvF)
+static void sendrecv_impl(void* sbuf, Fint* scount, Fint* stype, Fint* dest, Fint* stag, void* rbuf, Fint* rcount, Fint* rtype,
+                          Fint* source, Fint* rtag, Fint* comm, Fint* status, Fint* ierr) {
+  run(Op::Sendrecv, [&] { pmpi_sendrecv()(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, status, ierr); },
+      [&](CallScope& s) {
+        calls::sendrecv(s, *scount, T(stype), *dest, *stag, *rcount, T(rtype), *source, *rtag, C(comm));
+      });
+}
+TG_FORTRAN(sendrecv, MPI_SENDRECV,
+           (void* sbuf, Fint* scount, Fint* stype, Fint* dest, Fint* stag, void* rbuf, Fint* rcount, Fint* rtype, Fint* source,
+            Fint* rtag, Fint* comm, Fint* status, Fint* ierr),
+           (sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, status, ierr))
+
+using SendrecvReplaceF = void (*)(void*, Fint*, Fint*, Fint*, Fint*, Fint*, Fint*, Fint*, Fint*, Fint*);
+TG_PMPI(sendrecv_replace, SendrecvReplaceF)
+static void sendrecv_replace_impl(void* buf, Fint* count, Fint* type, Fint* dest, Fint* stag, Fint* source, Fint* rtag,
+                                  Fint* comm, Fint* status, Fint* ierr) {
+  run(Op::SendrecvReplace, [&] { pmpi_sendrecv_replace()(buf, count, type, dest, stag, source, rtag, comm, status, ierr); },
+      [&](CallScope& s) { calls::sendrecvReplace(s, *count, T(type), *dest, *stag, *source, *rtag, C(comm)); });
+}
+TG_FORTRAN(sendrecv_replace, MPI_SENDRECV_REPLACE,
+           (void* buf, Fint* count, Fint* type, Fint* dest, Fint* stag, Fint* source, Fint* rtag, Fint* comm, Fint* status,
+            Fint* ierr),
+           (buf, count, type, dest, stag, source, rtag, comm, status, ierr))
+
+using ProbeF = void (*)(Fint*, Fint*, Fint*, Fint*, Fint*);
+using IprobeF = void (*)(Fint*, Fint*, Fint*, Fint*, Fint*, Fint*);
+TG_PMPI(probe, ProbeF)
+TG_PMPI(iprobe, IprobeF)
+static void probe_impl(Fint* source, Fint* tag, Fint* comm, Fint* status, Fint* ierr) {
+  run(Op::Probe, [&] { pmpi_probe()(source, tag, comm, status, ierr); },
+      [&](CallScope& s) { calls::probe(s, *source, *tag, C(comm)); });
+}
+static void iprobe_impl(Fint* source, Fint* tag, Fint* comm, Fint* flag, Fint* status, Fint* ierr) {
+  run(Op::Iprobe, [&] { pmpi_iprobe()(source, tag, comm, flag, status, ierr); },
+      [&](CallScope& s) { calls::probe(s, *source, *tag, C(comm)); });
+}
+TG_FORTRAN(probe, MPI_PROBE, (Fint * source, Fint* tag, Fint* comm, Fint* status, Fint* ierr), (source, tag, comm, status, ierr))
+TG_FORTRAN(iprobe, MPI_IPROBE, (Fint * source, Fint* tag, Fint* comm, Fint* flag, Fint* status, Fint* ierr),
+           (source, tag, comm, flag, status, ierr))
+
+// ---- completion: the requests' C handles and offsets are taken before the call frees them.
+
+using WaitF = void (*)(Fint*, Fint*, Fint*);
+using TestF = void (*)(Fint*, Fint*, Fint*, Fint*);
+using WaitallF = void (*)(Fint*, Fint*, Fint*, Fint*);
+using TestallF = void (*)(Fint*, Fint*, Fint*, Fint*, Fint*);
+using WaitanyF = void (*)(Fint*, Fint*, Fint*, Fint*, Fint*);
+using TestanyF = void (*)(Fint*, Fint*, Fint*, Fint*, Fint*, Fint*);
+using WaitsomeF = void (*)(Fint*, Fint*, Fint*, Fint*, Fint*, Fint*);
+TG_PMPI(wait, WaitF)
+TG_PMPI(test, TestF)
+TG_PMPI(waitall, WaitallF)
+TG_PMPI(testall, TestallF)
+TG_PMPI(waitany, WaitanyF)
+TG_PMPI(testany, TestanyF)
+TG_PMPI(waitsome, WaitsomeF)
+TG_PMPI(testsome, WaitsomeF)
+
+template <class Call>
+static void completion(Op op, Call&& call, const Fint* reqs, Fint n, const std::function<void(CallScope&)>& rec) {
+  CallScope s(op);
+  if (!s.active()) {
+    call();
+    return;
+  }
+  calls::offsetsBefore(s, convertRequests(reqs, n), n, t_handles, t_before);
+  s.begin();
+  call();
+  s.end();
+  rec(s);
+  s.commit();
+}
+
+// 1-based Fortran indices to 0-based ones.
+static std::vector<int> zeroBased(const Fint* idx, int n) {
+  std::vector<int> v;
+  for (int i = 0; i < n; ++i) v.push_back(idx[i] - 1);
+  return v;
+}
+
+static void wait_impl(Fint* req, Fint* status, Fint* ierr) {
+  completion(Op::Wait, [&] { pmpi_wait()(req, status, ierr); }, req, 1,
+             [&](CallScope& s) { calls::completeOne(s, t_handles[0], t_before[0], true); });
+}
+static void test_impl(Fint* req, Fint* flag, Fint* status, Fint* ierr) {
+  completion(Op::Test, [&] { pmpi_test()(req, flag, status, ierr); }, req, 1,
+             [&](CallScope& s) { calls::completeOne(s, t_handles[0], t_before[0], *flag != 0); });
+}
+static void waitall_impl(Fint* count, Fint* reqs, Fint* statuses, Fint* ierr) {
+  completion(Op::Waitall, [&] { pmpi_waitall()(count, reqs, statuses, ierr); }, reqs, *count,
+             [&](CallScope& s) { calls::completeAll(s, t_handles, t_before, true); });
+}
+static void testall_impl(Fint* count, Fint* reqs, Fint* flag, Fint* statuses, Fint* ierr) {
+  completion(Op::Testall, [&] { pmpi_testall()(count, reqs, flag, statuses, ierr); }, reqs, *count,
+             [&](CallScope& s) { calls::completeAll(s, t_handles, t_before, *flag != 0); });
+}
+static void waitany_impl(Fint* count, Fint* reqs, Fint* index, Fint* status, Fint* ierr) {
+  completion(Op::Waitany, [&] { pmpi_waitany()(count, reqs, index, status, ierr); }, reqs, *count, [&](CallScope& s) {
+    const int k = *index - 1;
+    calls::completeSome(s, t_handles, t_before, &k, *index == MPI_UNDEFINED ? 0 : 1);
+  });
+}
+static void testany_impl(Fint* count, Fint* reqs, Fint* index, Fint* flag, Fint* status, Fint* ierr) {
+  completion(Op::Testany, [&] { pmpi_testany()(count, reqs, index, flag, status, ierr); }, reqs, *count, [&](CallScope& s) {
+    const int k = *index - 1;
+    calls::completeSome(s, t_handles, t_before, &k, (*flag != 0 && *index != MPI_UNDEFINED) ? 1 : 0);
+  });
+}
+static void waitsome_impl(Fint* incount, Fint* reqs, Fint* outcount, Fint* indices, Fint* statuses, Fint* ierr) {
+  completion(Op::Waitsome, [&] { pmpi_waitsome()(incount, reqs, outcount, indices, statuses, ierr); }, reqs, *incount,
+             [&](CallScope& s) {
+               const int n = *outcount == MPI_UNDEFINED ? 0 : *outcount;
+               const std::vector<int> k = zeroBased(indices, n);
+               calls::completeSome(s, t_handles, t_before, k.data(), n);
+             });
+}
+static void testsome_impl(Fint* incount, Fint* reqs, Fint* outcount, Fint* indices, Fint* statuses, Fint* ierr) {
+  completion(Op::Testsome, [&] { pmpi_testsome()(incount, reqs, outcount, indices, statuses, ierr); }, reqs, *incount,
+             [&](CallScope& s) {
+               const int n = *outcount == MPI_UNDEFINED ? 0 : *outcount;
+               const std::vector<int> k = zeroBased(indices, n);
+               calls::completeSome(s, t_handles, t_before, k.data(), n);
+             });
+}
+TG_FORTRAN(wait, MPI_WAIT, (Fint * req, Fint* status, Fint* ierr), (req, status, ierr))
+TG_FORTRAN(test, MPI_TEST, (Fint * req, Fint* flag, Fint* status, Fint* ierr), (req, flag, status, ierr))
+TG_FORTRAN(waitall, MPI_WAITALL, (Fint * count, Fint* reqs, Fint* statuses, Fint* ierr), (count, reqs, statuses, ierr))
+TG_FORTRAN(testall, MPI_TESTALL, (Fint * count, Fint* reqs, Fint* flag, Fint* statuses, Fint* ierr),
+           (count, reqs, flag, statuses, ierr))
+TG_FORTRAN(waitany, MPI_WAITANY, (Fint * count, Fint* reqs, Fint* index, Fint* status, Fint* ierr),
+           (count, reqs, index, status, ierr))
+TG_FORTRAN(testany, MPI_TESTANY, (Fint * count, Fint* reqs, Fint* index, Fint* flag, Fint* status, Fint* ierr),
+           (count, reqs, index, flag, status, ierr))
+TG_FORTRAN(waitsome, MPI_WAITSOME, (Fint * incount, Fint* reqs, Fint* outcount, Fint* indices, Fint* statuses, Fint* ierr),
+           (incount, reqs, outcount, indices, statuses, ierr))
+TG_FORTRAN(testsome, MPI_TESTSOME, (Fint * incount, Fint* reqs, Fint* outcount, Fint* indices, Fint* statuses, Fint* ierr),
+           (incount, reqs, outcount, indices, statuses, ierr))
+
+// ---- collectives
+
+using BarrierF = void (*)(Fint*, Fint*);
+using BcastF = void (*)(void*, Fint*, Fint*, Fint*, Fint*, Fint*);
+using ReduceF = void (*)(void*, void*, Fint*, Fint*, Fint*, Fint*, Fint*, Fint*);
+using AllreduceF = void (*)(void*, void*, Fint*, Fint*, Fint*, Fint*, Fint*);
+using ReduceScatterF = void (*)(void*, void*, Fint*, Fint*, Fint*, Fint*, Fint*);
+using GatherF = void (*)(void*, Fint*, Fint*, void*, Fint*, Fint*, Fint*, Fint*, Fint*);
+using GathervF = void (*)(void*, Fint*, Fint*, void*, Fint*, Fint*, Fint*, Fint*, Fint*, Fint*);
+using ScattervF = void (*)(void*, Fint*, Fint*, Fint*, void*, Fint*, Fint*, Fint*, Fint*, Fint*);
+using AllgatherF = void (*)(void*, Fint*, Fint*, void*, Fint*, Fint*, Fint*, Fint*);
+using AllgathervF = void (*)(void*, Fint*, Fint*, void*, Fint*, Fint*, Fint*, Fint*, Fint*);
+using AlltoallvF = void (*)(void*, Fint*, Fint*, Fint*, void*, Fint*, Fint*, Fint*, Fint*, Fint*);
+TG_PMPI(barrier, BarrierF)
+TG_PMPI(bcast, BcastF)
+TG_PMPI(reduce, ReduceF)
+TG_PMPI(allreduce, AllreduceF)
+TG_PMPI(scan, AllreduceF)
+TG_PMPI(reduce_scatter, ReduceScatterF)
+TG_PMPI(gather, GatherF)
+TG_PMPI(gatherv, GathervF)
+TG_PMPI(scatter, GatherF)
+TG_PMPI(scatterv, ScattervF)
+TG_PMPI(allgather, AllgatherF)
+TG_PMPI(allgatherv, AllgathervF)
+TG_PMPI(alltoall, AllgatherF)
+TG_PMPI(alltoallv, AlltoallvF)
+
+static void barrier_impl(Fint* comm, Fint* ierr) {
+  run(Op::Barrier, [&] { pmpi_barrier()(comm, ierr); }, [&](CallScope& s) { calls::barrier(s, C(comm)); });
+}
+static void bcast_impl(void* buf, Fint* count, Fint* type, Fint* root, Fint* comm, Fint* ierr) {
+  run(Op::Bcast, [&] { pmpi_bcast()(buf, count, type, root, comm, ierr); },
+      [&](CallScope& s) { calls::bcast(s, *count, T(type), *root, C(comm)); });
+}
+static void reduce_impl(void* sbuf, void* rbuf, Fint* count, Fint* type, Fint* op, Fint* root, Fint* comm, Fint* ierr) {
+  run(Op::Reduce, [&] { pmpi_reduce()(sbuf, rbuf, count, type, op, root, comm, ierr); }, [&](CallScope& s) {
+    calls::reduce(s, *count, T(type), O(op), C(comm));
+    s.root(*root);
+  });
+}
+static void allreduce_impl(void* sbuf, void* rbuf, Fint* count, Fint* type, Fint* op, Fint* comm, Fint* ierr) {
+  run(Op::Allreduce, [&] { pmpi_allreduce()(sbuf, rbuf, count, type, op, comm, ierr); },
+      [&](CallScope& s) { calls::reduce(s, *count, T(type), O(op), C(comm)); });
+}
+static void scan_impl(void* sbuf, void* rbuf, Fint* count, Fint* type, Fint* op, Fint* comm, Fint* ierr) {
+  run(Op::Scan, [&] { pmpi_scan()(sbuf, rbuf, count, type, op, comm, ierr); },
+      [&](CallScope& s) { calls::reduce(s, *count, T(type), O(op), C(comm)); });
+}
+static void reduce_scatter_impl(void* sbuf, void* rbuf, Fint* rcounts, Fint* type, Fint* op, Fint* comm, Fint* ierr) {
+  run(Op::ReduceScatter, [&] { pmpi_reduce_scatter()(sbuf, rbuf, rcounts, type, op, comm, ierr); },
+      [&](CallScope& s) { calls::reduceScatter(s, I(rcounts), T(type), O(op), C(comm)); });
+}
+static void gather_impl(void* sbuf, Fint* scount, Fint* stype, void* rbuf, Fint* rcount, Fint* rtype, Fint* root, Fint* comm,
+                        Fint* ierr) {
+  run(Op::Gather, [&] { pmpi_gather()(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, ierr); }, [&](CallScope& s) {
+    calls::gather(s, inPlace(sbuf), *scount, T(stype), *rcount, T(rtype), *root, C(comm));
+  });
+}
+static void gatherv_impl(void* sbuf, Fint* scount, Fint* stype, void* rbuf, Fint* rcounts, Fint* displs, Fint* rtype,
+                         Fint* root, Fint* comm, Fint* ierr) {
+  run(Op::Gatherv, [&] { pmpi_gatherv()(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm, ierr); },
+      [&](CallScope& s) {
+        calls::gatherv(s, inPlace(sbuf), *scount, T(stype), I(rcounts), I(displs), T(rtype), *root, C(comm));
+      });
+}
+static void scatter_impl(void* sbuf, Fint* scount, Fint* stype, void* rbuf, Fint* rcount, Fint* rtype, Fint* root, Fint* comm,
+                         Fint* ierr) {
+  run(Op::Scatter, [&] { pmpi_scatter()(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, ierr); }, [&](CallScope& s) {
+    calls::scatter(s, *scount, T(stype), inPlace(rbuf), *rcount, T(rtype), *root, C(comm));
+  });
+}
+static void scatterv_impl(void* sbuf, Fint* scounts, Fint* displs, Fint* stype, void* rbuf, Fint* rcount, Fint* rtype,
+                          Fint* root, Fint* comm, Fint* ierr) {
+  run(Op::Scatterv, [&] { pmpi_scatterv()(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm, ierr); },
+      [&](CallScope& s) {
+        calls::scatterv(s, I(scounts), I(displs), T(stype), inPlace(rbuf), *rcount, T(rtype), *root, C(comm));
+      });
+}
+static void allgather_impl(void* sbuf, Fint* scount, Fint* stype, void* rbuf, Fint* rcount, Fint* rtype, Fint* comm,
+                           Fint* ierr) {
+  run(Op::Allgather, [&] { pmpi_allgather()(sbuf, scount, stype, rbuf, rcount, rtype, comm, ierr); },
+      [&](CallScope& s) { calls::allToAll(s, inPlace(sbuf), *scount, T(stype), *rcount, T(rtype), C(comm)); });
+}
+static void allgatherv_impl(void* sbuf, Fint* scount, Fint* stype, void* rbuf, Fint* rcounts, Fint* displs, Fint* rtype,
+                            Fint* comm, Fint* ierr) {
+  run(Op::Allgatherv, [&] { pmpi_allgatherv()(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, ierr); },
+      [&](CallScope& s) {
+        calls::allgatherv(s, inPlace(sbuf), *scount, T(stype), I(rcounts), I(displs), T(rtype), C(comm));
+      });
+}
+static void alltoall_impl(void* sbuf, Fint* scount, Fint* stype, void* rbuf, Fint* rcount, Fint* rtype, Fint* comm,
+                          Fint* ierr) {
+  run(Op::Alltoall, [&] { pmpi_alltoall()(sbuf, scount, stype, rbuf, rcount, rtype, comm, ierr); },
+      [&](CallScope& s) { calls::allToAll(s, inPlace(sbuf), *scount, T(stype), *rcount, T(rtype), C(comm)); });
+}
+static void alltoallv_impl(void* sbuf, Fint* scounts, Fint* sdispls, Fint* stype, void* rbuf, Fint* rcounts, Fint* rdispls,
+                           Fint* rtype, Fint* comm, Fint* ierr) {
+  run(Op::Alltoallv,
+      [&] { pmpi_alltoallv()(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, ierr); },
+      [&](CallScope& s) {
+        calls::alltoallv(s, inPlace(sbuf), I(scounts), I(sdispls), T(stype), I(rcounts), I(rdispls), T(rtype), C(comm));
+      });
+}
+TG_FORTRAN(barrier, MPI_BARRIER, (Fint * comm, Fint* ierr), (comm, ierr))
+TG_FORTRAN(bcast, MPI_BCAST, (void* buf, Fint* count, Fint* type, Fint* root, Fint* comm, Fint* ierr),
+           (buf, count, type, root, comm, ierr))
+TG_FORTRAN(reduce, MPI_REDUCE,
+           (void* sbuf, void* rbuf, Fint* count, Fint* type, Fint* op, Fint* root, Fint* comm, Fint* ierr),
+           (sbuf, rbuf, count, type, op, root, comm, ierr))
+TG_FORTRAN(allreduce, MPI_ALLREDUCE, (void* sbuf, void* rbuf, Fint* count, Fint* type, Fint* op, Fint* comm, Fint* ierr),
+           (sbuf, rbuf, count, type, op, comm, ierr))
+TG_FORTRAN(scan, MPI_SCAN, (void* sbuf, void* rbuf, Fint* count, Fint* type, Fint* op, Fint* comm, Fint* ierr),
+           (sbuf, rbuf, count, type, op, comm, ierr))
+TG_FORTRAN(reduce_scatter, MPI_REDUCE_SCATTER,
+           (void* sbuf, void* rbuf, Fint* rcounts, Fint* type, Fint* op, Fint* comm, Fint* ierr),
+           (sbuf, rbuf, rcounts, type, op, comm, ierr))
+TG_FORTRAN(gather, MPI_GATHER,
+           (void* sbuf, Fint* scount, Fint* stype, void* rbuf, Fint* rcount, Fint* rtype, Fint* root, Fint* comm, Fint* ierr),
+           (sbuf, scount, stype, rbuf, rcount, rtype, root, comm, ierr))
+TG_FORTRAN(gatherv, MPI_GATHERV,
+           (void* sbuf, Fint* scount, Fint* stype, void* rbuf, Fint* rcounts, Fint* displs, Fint* rtype, Fint* root,
+            Fint* comm, Fint* ierr),
+           (sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm, ierr))
+TG_FORTRAN(scatter, MPI_SCATTER,
+           (void* sbuf, Fint* scount, Fint* stype, void* rbuf, Fint* rcount, Fint* rtype, Fint* root, Fint* comm, Fint* ierr),
+           (sbuf, scount, stype, rbuf, rcount, rtype, root, comm, ierr))
+TG_FORTRAN(scatterv, MPI_SCATTERV,
+           (void* sbuf, Fint* scounts, Fint* displs, Fint* stype, void* rbuf, Fint* rcount, Fint* rtype, Fint* root,
+            Fint* comm, Fint* ierr),
+           (sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm, ierr))
+TG_FORTRAN(allgather, MPI_ALLGATHER,
+           (void* sbuf, Fint* scount, Fint* stype, void* rbuf, Fint* rcount, Fint* rtype, Fint* comm, Fint* ierr),
+           (sbuf, scount, stype, rbuf, rcount, rtype, comm, ierr))
+TG_FORTRAN(allgatherv, MPI_ALLGATHERV,
+           (void* sbuf, Fint* scount, Fint* stype, void* rbuf, Fint* rcounts, Fint* displs, Fint* rtype, Fint* comm,
+            Fint* ierr),
+           (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, ierr))
+TG_FORTRAN(alltoall, MPI_ALLTOALL,
+           (void* sbuf, Fint* scount, Fint* stype, void* rbuf, Fint* rcount, Fint* rtype, Fint* comm, Fint* ierr),
+           (sbuf, scount, stype, rbuf, rcount, rtype, comm, ierr))
+TG_FORTRAN(alltoallv, MPI_ALLTOALLV,
+           (void* sbuf, Fint* scounts, Fint* sdispls, Fint* stype, void* rbuf, Fint* rcounts, Fint* rdispls, Fint* rtype,
+            Fint* comm, Fint* ierr),
+           (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, ierr))
+
+// ---- communicators
+
+using CommSplitF = void (*)(Fint*, Fint*, Fint*, Fint*, Fint*);
+using CommDupF = void (*)(Fint*, Fint*, Fint*);
+using CommCreateF = void (*)(Fint*, Fint*, Fint*, Fint*);
+using CommFreeF = void (*)(Fint*, Fint*);
+TG_PMPI(comm_split, CommSplitF)
+TG_PMPI(comm_dup, CommDupF)
+TG_PMPI(comm_create, CommCreateF)
+TG_PMPI(comm_free, CommFreeF)
+
+static void comm_split_impl(Fint* comm, Fint* color, Fint* key, Fint* newcomm, Fint* ierr) {
+  run(Op::CommSplit, [&] { pmpi_comm_split()(comm, color, key, newcomm, ierr); },
+      [&](CallScope& s) { calls::commSplit(s, C(comm), *color, *key, C(newcomm)); });
+}
+static void comm_dup_impl(Fint* comm, Fint* newcomm, Fint* ierr) {
+  run(Op::CommDup, [&] { pmpi_comm_dup()(comm, newcomm, ierr); },
+      [&](CallScope& s) { calls::commCopy(s, C(comm), C(newcomm), "dup"); });
+}
+static void comm_create_impl(Fint* comm, Fint* group, Fint* newcomm, Fint* ierr) {
+  run(Op::CommCreate, [&] { pmpi_comm_create()(comm, group, newcomm, ierr); },
+      [&](CallScope& s) { calls::commCopy(s, C(comm), C(newcomm), "create"); });
+}
+static void comm_free_impl(Fint* comm, Fint* ierr) {
+  const MPI_Comm old = C(comm);  // the handle the call frees
+  run(Op::CommFree, [&] { pmpi_comm_free()(comm, ierr); }, [&](CallScope& s) { s.set(Param::Comm, s.freedComm(old)); });
+}
+TG_FORTRAN(comm_split, MPI_COMM_SPLIT, (Fint * comm, Fint* color, Fint* key, Fint* newcomm, Fint* ierr),
+           (comm, color, key, newcomm, ierr))
+TG_FORTRAN(comm_dup, MPI_COMM_DUP, (Fint * comm, Fint* newcomm, Fint* ierr), (comm, newcomm, ierr))
+TG_FORTRAN(comm_create, MPI_COMM_CREATE, (Fint * comm, Fint* group, Fint* newcomm, Fint* ierr), (comm, group, newcomm, ierr))
+TG_FORTRAN(comm_free, MPI_COMM_FREE, (Fint * comm, Fint* ierr), (comm, ierr))

@@ -1,0 +1,212 @@
+#include "record/LoopCompressor.h"
+
+#include <algorithm>
+
+#include "record/Hash.h"
+
+namespace tracegen::record {
+
+namespace {
+constexpr std::uint64_t kEventSeed = 0x6576656e74ull;
+constexpr std::uint64_t kLoopSeed = 0x6c6f6f70ull;
+}  // namespace
+
+void CallRecord::clear() {
+  op = Op::Init;
+  site = 0;
+  scalars.clear();
+  vectors.clear();
+  vectorValues.clear();
+  prevSite = -1;
+  computeUs = -1;
+  mpiUs = -1;
+}
+
+void CallRecord::setVector(Param p, const std::int64_t* values, std::size_t n) {
+  vectors.push_back({p, vectorValues.size(), n});
+  vectorValues.insert(vectorValues.end(), values, values + n);
+}
+
+void LoopCompressor::addStat(std::vector<Stat>& stats, Phase phase, std::int64_t after, double us) {
+  for (Stat& s : stats)
+    if (s.phase == phase && s.after == after) {
+      s.acc.add(us);
+      return;
+    }
+  stats.push_back({phase, after, {}});
+  stats.back().acc.add(us);
+}
+
+LoopCompressor::Node LoopCompressor::makeEvent(const CallRecord& call) {
+  Node n;
+  n.op = call.op;
+  n.site = call.site;
+  for (const auto& [p, v] : call.scalars) {
+    n.slots.push_back({p, {}});
+    n.slots.back().values.push(v);
+  }
+  for (const auto& ref : call.vectors) {
+    n.slots.push_back({ref.param, {}});
+    for (std::size_t i = 0; i < ref.length; ++i) n.slots.back().values.push(call.vectorValues[ref.offset + i]);
+  }
+  std::stable_sort(n.slots.begin(), n.slots.end(), [](const Slot& a, const Slot& b) { return a.param < b.param; });
+  std::uint64_t h = combine(kEventSeed, static_cast<std::uint64_t>(n.op));
+  h = combine(h, static_cast<std::uint64_t>(n.site));
+  for (const Slot& s : n.slots) h = combine(h, static_cast<std::uint64_t>(s.param));
+  n.shape = h;
+  if (call.computeUs >= 0) addStat(n.stats, Phase::Compute, call.prevSite, call.computeUs);
+  if (call.mpiUs >= 0) addStat(n.stats, Phase::Mpi, call.prevSite, call.mpiUs);
+  return n;
+}
+
+std::uint64_t LoopCompressor::loopShape(const std::vector<Node>& body) {
+  std::uint64_t h = combine(kLoopSeed, static_cast<std::uint64_t>(body.size()));
+  for (const Node& b : body) h = combine(h, b.shape);
+  return h;
+}
+
+bool LoopCompressor::sameShape(const Node& a, const Node& b) {
+  if (a.shape != b.shape || a.loop != b.loop) return false;
+  if (a.loop) return a.body.size() == b.body.size() && rangesMatch(a.body, 0, b.body, 0, a.body.size());
+  if (a.op != b.op || a.site != b.site || a.slots.size() != b.slots.size()) return false;
+  for (std::size_t i = 0; i < a.slots.size(); ++i)
+    if (a.slots[i].param != b.slots[i].param) return false;
+  return true;
+}
+
+bool LoopCompressor::rangesMatch(const std::vector<Node>& a, std::size_t ai, const std::vector<Node>& b, std::size_t bi,
+                                 std::size_t n) {
+  for (std::size_t k = 0; k < n; ++k)
+    if (!sameShape(a[ai + k], b[bi + k])) return false;
+  return true;
+}
+
+void LoopCompressor::commit(Node& n) {
+  if (n.open > 0) {
+    n.iters.push(n.open);
+    n.open = 0;
+  }
+}
+
+void LoopCompressor::mergeInto(Node& into, Node& from) {
+  if (into.loop) {
+    commit(into);
+    commit(from);
+    into.iters.append(from.iters);
+    for (std::size_t i = 0; i < into.body.size(); ++i) mergeInto(into.body[i], from.body[i]);
+    return;
+  }
+  for (std::size_t i = 0; i < into.slots.size(); ++i) into.slots[i].values.append(from.slots[i].values);
+  for (const Stat& s : from.stats) {
+    auto it = std::find_if(into.stats.begin(), into.stats.end(),
+                           [&](const Stat& t) { return t.phase == s.phase && t.after == s.after; });
+    if (it == into.stats.end())
+      into.stats.push_back(s);
+    else
+      it->acc.merge(s.acc);
+  }
+}
+
+void LoopCompressor::append(const CallRecord& call) {
+  seq_.push_back(makeEvent(call));
+  ++calls_;
+  compressTail();
+}
+
+void LoopCompressor::compressTail() {
+  const std::size_t n = seq_.size();
+  if (n < 2) return;
+  const Node& last = seq_.back();
+  const std::size_t maxW = std::min(window_, n - 1);
+
+  // (a) The tail is one more iteration of the loop just before it.
+  for (std::size_t w = 1; w <= maxW; ++w) {
+    Node& cand = seq_[n - 1 - w];
+    if (!cand.loop || cand.body.size() != w || !sameShape(cand.body.back(), last)) continue;
+    if (!rangesMatch(cand.body, 0, seq_, n - w, w)) continue;
+    for (std::size_t j = 0; j < w; ++j) mergeInto(cand.body[j], seq_[n - w + j]);
+    ++cand.open;
+    seq_.resize(n - w);
+    return;
+  }
+
+  // (b) The last w nodes repeat the w before them: fold both into a new loop.
+  for (std::size_t w = 1; 2 * w <= n && w <= window_; ++w) {
+    if (!sameShape(seq_[n - 1 - w], last)) continue;
+    if (!rangesMatch(seq_, n - 2 * w, seq_, n - w, w)) continue;
+    Node loop;
+    loop.loop = true;
+    loop.body.assign(std::make_move_iterator(seq_.begin() + static_cast<std::ptrdiff_t>(n - 2 * w)),
+                     std::make_move_iterator(seq_.begin() + static_cast<std::ptrdiff_t>(n - w)));
+    for (std::size_t j = 0; j < w; ++j) mergeInto(loop.body[j], seq_[n - w + j]);
+    loop.open = 2;
+    loop.shape = loopShape(loop.body);
+    seq_.resize(n - 2 * w);
+    seq_.push_back(std::move(loop));
+    return;
+  }
+}
+
+std::size_t LoopCompressor::countNodes(const std::vector<Node>& seq) {
+  std::size_t n = 0;
+  for (const Node& x : seq) n += 1 + (x.loop ? countNodes(x.body) : 0);
+  return n;
+}
+
+std::size_t LoopCompressor::totalNodes() const { return countNodes(seq_); }
+
+void LoopCompressor::flatten(const std::vector<Node>& seq, Trace& out, Rank rank, Rank numRanks,
+                             const std::vector<std::string>& siteNames) const {
+  const RankList self = RankList::single(rank);
+  for (const Node& node : seq) {
+    if (node.loop) {
+      const std::size_t first = out.events.size();
+      flatten(node.body, out, rank, numRanks, siteNames);
+      ElasticSeq iters = node.iters;
+      if (node.open > 0) iters.push(node.open);
+      LoopLevel level;
+      level.iter.push_back({self, iters.period()});
+      level.mem.push_back({self, {static_cast<std::int64_t>(out.events.size() - first)}});
+      auto& loops = out.events[first].loops;
+      loops.insert(loops.begin(), std::move(level));  // enclosing loops come first
+      continue;
+    }
+    Event e;
+    e.id = static_cast<std::int64_t>(out.events.size());
+    e.op = node.op;
+    e.site = out.internSite(siteNames.at(node.site));
+    e.ranks = self;
+    for (const Slot& s : node.slots) {
+      if (s.values.empty()) continue;
+      ElasticSeq values = s.values;
+      bool relative = false;
+      if (isPeerParam(s.param)) {
+        relative = std::all_of(values.period().begin(), values.period().end(), [&](std::int64_t v) {
+          return (v >= 0 && v < numRanks) || (s.param == Param::Source && v == kAnySource);
+        });
+        if (relative)
+          values.transform([&](std::int64_t v) { return v == kAnySource ? v : ((v - rank) % numRanks + numRanks) % numRanks; });
+      }
+      e.setParam(s.param, {ValueGroup{self, values.period()}}, relative);
+    }
+    for (const Stat& s : node.stats) {
+      TimeStat ts;
+      ts.phase = s.phase;
+      ts.unit = TimeUnit::Microseconds;
+      ts.after = s.after < 0 ? kNoSite : out.internSite(siteNames.at(static_cast<std::size_t>(s.after)));
+      ts.hist = toHistogram(s.acc, rank);
+      e.stats.push_back(std::move(ts));
+    }
+    out.events.push_back(std::move(e));
+  }
+}
+
+Trace LoopCompressor::toTrace(Rank rank, Rank numRanks, const std::vector<std::string>& siteNames) const {
+  Trace t;
+  t.numRanks = numRanks;
+  t.origin = "tracegen-record";
+  flatten(seq_, t, rank, numRanks, siteNames);
+  return t;
+}
+
+}  // namespace tracegen::record

@@ -1,0 +1,117 @@
+// LoopCompressor: one rank's calls compressed while the application runs (ScalaTrace's RSDs and
+// PRSDs with ScalaTrace 2's elastic values).
+//
+// The rank's trace is a sequence of nodes; a node is an event (operation, call site, one
+// ElasticSeq per parameter, time accumulators keyed by the predecessor's call site) or a loop
+// (its body, a sequence of nodes, and an ElasticSeq of trip counts, one per entry into the loop).
+// Nodes compare by *shape*: operation, site and parameter names for events, body shapes for
+// loops; values and trip counts are not part of the shape. After each appended event the tail
+// is matched, as ScalaTrace does:
+//   (a) if a loop is followed by exactly its body's shape, that iteration is folded into it;
+//   (b) otherwise, if the last w nodes repeat the w before them (smallest w first, w up to the
+//       window), both windows become a loop of two iterations.
+// Folding an iteration appends its values to the body's ElasticSeqs and adds its timings, so a
+// timestep loop costs the same whatever its trip count, and values that change per iteration
+// become lists compressed to their shortest period. Matching only runs when an event is
+// appended, so every loop body ends with an event; inner loops are complete before an enclosing
+// window can match, which keeps nesting (PRSDs) well formed.
+//
+// The compressor knows nothing of MPI: the recorder hands it CallRecords, tests build them by
+// hand. toTrace() flattens the tree into the trace model: events in order, loop levels on their
+// head events (outermost first, `mem` counting the head), peers relative to the rank.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ir/Trace.h"
+#include "record/ElasticSeq.h"
+#include "record/TimeStats.h"
+
+namespace tracegen::record {
+
+// Peer sentinels of the recorder (MPI_ANY_SOURCE is the model's kAnySource).
+constexpr std::int64_t kProcNull = -3;  // MPI_PROC_NULL: recorded, never made relative
+constexpr std::int64_t kAnyTag = -1;    // MPI_ANY_TAG
+constexpr std::int64_t kUndefined = -1; // MPI_UNDEFINED (split colour, Waitany index)
+
+// One intercepted call as the wrappers describe it. Reused between calls (clear() keeps the
+// buffers), so recording a call allocates nothing in the common case.
+struct CallRecord {
+  struct VectorRef {
+    Param param;
+    std::size_t offset;  // into vectorValues
+    std::size_t length;
+  };
+  Op op = Op::Init;
+  std::uint32_t site = 0;
+  std::vector<std::pair<Param, std::int64_t>> scalars;
+  std::vector<VectorRef> vectors;
+  std::vector<std::int64_t> vectorValues;
+  std::int64_t prevSite = -1;  // site of the rank's previous call, -1 for none
+  double computeUs = -1;       // time since the previous call returned; < 0: not measured
+  double mpiUs = -1;           // time inside the call; < 0: not measured
+
+  void clear();
+  void set(Param p, std::int64_t v) { scalars.emplace_back(p, v); }
+  void setVector(Param p, const std::int64_t* values, std::size_t n);
+};
+
+class LoopCompressor {
+ public:
+  // window: the longest repeated sequence (in top-level nodes) the tail matching looks for.
+  explicit LoopCompressor(std::size_t window = 256) : window_(window) {}
+
+  void append(const CallRecord& call);
+
+  // The rank's trace in the trace model, all ranklists {rank}. siteNames maps the CallRecord
+  // site indices to names. Dest, source and key become relative, (peer - rank + P) mod P, on
+  // events whose values all lie in [0, P) (MPI_ANY_SOURCE allowed); otherwise they stay absolute.
+  // Empty vector parameters (a Testall that never completed) are left out.
+  Trace toTrace(Rank rank, Rank numRanks, const std::vector<std::string>& siteNames) const;
+
+  std::int64_t calls() const { return calls_; }
+  std::size_t topLevelNodes() const { return seq_.size(); }
+  std::size_t totalNodes() const;  // events and loops, nested ones included
+
+ private:
+  struct Slot {
+    Param param;
+    ElasticSeq values;
+  };
+  struct Stat {
+    Phase phase;
+    std::int64_t after;
+    TimeAcc acc;
+  };
+  struct Node {
+    std::uint64_t shape = 0;
+    bool loop = false;
+    Op op = Op::Init;
+    std::uint32_t site = 0;
+    std::vector<Slot> slots;  // sorted by parameter
+    std::vector<Stat> stats;
+    ElasticSeq iters;        // committed trip counts, one per completed entry
+    std::int64_t open = 0;   // trip count of the entry still running (top level only)
+    std::vector<Node> body;
+  };
+
+  static Node makeEvent(const CallRecord& call);
+  static std::uint64_t loopShape(const std::vector<Node>& body);
+  static bool sameShape(const Node& a, const Node& b);
+  static bool rangesMatch(const std::vector<Node>& a, std::size_t ai, const std::vector<Node>& b, std::size_t bi, std::size_t n);
+  static void commit(Node& n);
+  static void mergeInto(Node& into, Node& from);
+  static void addStat(std::vector<Stat>& stats, Phase phase, std::int64_t after, double us);
+  void compressTail();
+  static std::size_t countNodes(const std::vector<Node>& seq);
+  void flatten(const std::vector<Node>& seq, Trace& out, Rank rank, Rank numRanks,
+               const std::vector<std::string>& siteNames) const;
+
+  std::vector<Node> seq_;
+  std::size_t window_;
+  std::int64_t calls_ = 0;
+};
+
+}  // namespace tracegen::record

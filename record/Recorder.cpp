@@ -1,0 +1,497 @@
+#include "record/Recorder.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <fstream>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "ir/Diagnostics.h"
+#include "ir/Readers.h"
+#include "ir/Verify.h"
+#include "record/CallSites.h"
+#include "record/Clustering.h"
+#include "record/LoopCompressor.h"
+#include "record/Wire.h"
+
+namespace tracegen::record {
+
+namespace {
+
+thread_local int t_depth = 0;
+thread_local CallRecord t_call;
+
+double nowUs() {
+  using namespace std::chrono;
+  return static_cast<double>(duration_cast<nanoseconds>(steady_clock::now().time_since_epoch()).count()) / 1000.0;
+}
+
+long envLong(const char* name, long fallback) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) return fallback;
+  char* end = nullptr;
+  const long x = std::strtol(v, &end, 10);
+  return end && *end == '\0' ? x : fallback;
+}
+
+bool envFlag(const char* name) {
+  const char* v = std::getenv(name);
+  return v && *v && std::strcmp(v, "0") != 0;
+}
+
+// Message tags of the Finalize protocol on the private communicator.
+constexpr int kTagTable = 7101;
+constexpr int kTagStats = 7102;
+constexpr int kTagPartials = 7103;
+constexpr std::size_t kChunk = std::size_t{1} << 30;
+
+}  // namespace
+
+class Recorder {
+ public:
+  Recorder(Op initOp);
+
+  void finish();
+
+  std::mutex mutex;
+  CallSites sites;
+  LoopCompressor compressor;
+  std::int64_t prevSite = -1;
+  double lastEnd = 0;
+  bool recording = false;
+  int rank = 0;
+  int size = 1;
+
+  std::int64_t datatypeId(MPI_Datatype t);
+  std::int64_t opId(MPI_Op op);
+  std::int64_t commId(MPI_Comm c);
+  std::int64_t registerComm(MPI_Comm c, const char* kind);
+  std::int64_t forgetComm(MPI_Comm c) {
+    auto it = comms_.find(c);
+    if (it == comms_.end()) return -1;
+    const std::int64_t id = it->second;
+    comms_.erase(it);
+    return id;
+  }
+  std::int64_t requestOffset(MPI_Request r);
+  void requestCreated(MPI_Request r);
+  void requestCompleted(MPI_Request r) { live_.erase(r); }
+
+ private:
+  void sendBytes(int dest, int tag, const Bytes& b);
+  Bytes recvBytes(int src, int tag);
+  void bcastBytes(Bytes& b);
+  std::string outputPath() const;
+
+  MPI_Comm comm_ = MPI_COMM_NULL;  // private duplicate of MPI_COMM_WORLD
+  MPI_Group worldGroup_ = MPI_GROUP_NULL;
+  ClusterMode mode_ = ClusterMode::Exact;
+  bool quiet_ = false;
+
+  std::unordered_map<MPI_Datatype, std::pair<std::int64_t, std::string>> predefined_;
+  std::map<std::pair<MPI_Datatype, int>, std::int64_t> derived_;
+  std::map<std::int64_t, Datatype> usedTypes_;
+  std::unordered_map<MPI_Op, std::int64_t> ops_;
+  std::int64_t nextUserOp_ = 1000;
+  std::unordered_map<MPI_Comm, std::int64_t> comms_;
+  std::int64_t nextComm_ = 1000;
+  std::vector<CommEntry> commEntries_;
+  std::unordered_map<MPI_Request, std::int64_t> live_;
+  std::int64_t createdRequests_ = 0;
+
+ public:
+  std::int64_t flags = 0;
+};
+
+namespace {
+Recorder* g_recorder = nullptr;
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Handle tables
+
+Recorder::Recorder(Op initOp)
+    : sites(static_cast<int>(envLong("TRACEGEN_STACK_DEPTH", 24))),
+      compressor(static_cast<std::size_t>(std::max(1L, envLong("TRACEGEN_WINDOW", 256)))) {
+  PMPI_Comm_dup(MPI_COMM_WORLD, &comm_);
+  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  PMPI_Comm_size(MPI_COMM_WORLD, &size);
+  PMPI_Comm_group(MPI_COMM_WORLD, &worldGroup_);
+  const char* mode = std::getenv("TRACEGEN_CLUSTER");
+  if (mode && std::strcmp(mode, "none") == 0) mode_ = ClusterMode::None;
+  quiet_ = envFlag("TRACEGEN_QUIET");
+
+  // Predefined datatypes: ScalaTrace's ids for the first nineteen, then a fixed order, so every
+  // rank (and every run) gives a type the same id.
+#define TG_TYPE(t) {t, #t}
+  const std::pair<MPI_Datatype, const char*> known[] = {
+      TG_TYPE(MPI_CHAR), TG_TYPE(MPI_SHORT), TG_TYPE(MPI_INT), TG_TYPE(MPI_LONG), TG_TYPE(MPI_UNSIGNED_CHAR),
+      TG_TYPE(MPI_UNSIGNED_SHORT), TG_TYPE(MPI_UNSIGNED), TG_TYPE(MPI_UNSIGNED_LONG), TG_TYPE(MPI_FLOAT),
+      TG_TYPE(MPI_DOUBLE), TG_TYPE(MPI_LONG_DOUBLE), TG_TYPE(MPI_BYTE), TG_TYPE(MPI_PACKED), TG_TYPE(MPI_INTEGER),
+      TG_TYPE(MPI_REAL), TG_TYPE(MPI_DOUBLE_PRECISION), TG_TYPE(MPI_COMPLEX), TG_TYPE(MPI_DOUBLE_COMPLEX),
+      TG_TYPE(MPI_LOGICAL), TG_TYPE(MPI_CHARACTER), TG_TYPE(MPI_FLOAT_INT), TG_TYPE(MPI_DOUBLE_INT),
+      TG_TYPE(MPI_LONG_INT), TG_TYPE(MPI_2INT), TG_TYPE(MPI_SHORT_INT), TG_TYPE(MPI_LONG_DOUBLE_INT),
+      TG_TYPE(MPI_2REAL), TG_TYPE(MPI_2DOUBLE_PRECISION), TG_TYPE(MPI_2INTEGER), TG_TYPE(MPI_LONG_LONG_INT),
+      TG_TYPE(MPI_UNSIGNED_LONG_LONG), TG_TYPE(MPI_SIGNED_CHAR), TG_TYPE(MPI_WCHAR), TG_TYPE(MPI_C_BOOL),
+      TG_TYPE(MPI_INT8_T), TG_TYPE(MPI_INT16_T), TG_TYPE(MPI_INT32_T), TG_TYPE(MPI_INT64_T), TG_TYPE(MPI_UINT8_T),
+      TG_TYPE(MPI_UINT16_T), TG_TYPE(MPI_UINT32_T), TG_TYPE(MPI_UINT64_T), TG_TYPE(MPI_AINT), TG_TYPE(MPI_OFFSET),
+      TG_TYPE(MPI_COUNT), TG_TYPE(MPI_C_FLOAT_COMPLEX), TG_TYPE(MPI_C_DOUBLE_COMPLEX),
+      TG_TYPE(MPI_C_LONG_DOUBLE_COMPLEX), TG_TYPE(MPI_INTEGER1), TG_TYPE(MPI_INTEGER2), TG_TYPE(MPI_INTEGER4),
+      TG_TYPE(MPI_INTEGER8), TG_TYPE(MPI_REAL4), TG_TYPE(MPI_REAL8), TG_TYPE(MPI_2COMPLEX),
+      TG_TYPE(MPI_2DOUBLE_COMPLEX),
+  };
+#undef TG_TYPE
+  std::int64_t extra = 20;
+  for (const auto& [handle, name] : known) {
+    std::int64_t id = 0;
+    for (const Datatype& d : scalaTraceDatatypes())
+      if (d.name == name) id = d.id;
+    if (id == 0) id = extra++;
+    if (handle != MPI_DATATYPE_NULL) predefined_.emplace(handle, std::make_pair(id, std::string(name)));
+  }
+  const std::pair<MPI_Op, std::int64_t> knownOps[] = {
+      {MPI_OP_NULL, 0}, {MPI_MAX, 1},  {MPI_MIN, 2},   {MPI_SUM, 3},   {MPI_PROD, 4},  {MPI_MAXLOC, 5}, {MPI_MINLOC, 6},
+      {MPI_BAND, 7},    {MPI_BOR, 8},  {MPI_BXOR, 9},  {MPI_LAND, 10}, {MPI_LOR, 11}, {MPI_LXOR, 12},  {MPI_REPLACE, 13}};
+  for (const auto& [op, id] : knownOps) ops_.emplace(op, id);
+
+  // The Init event: no timings (there is no predecessor), its site keys the next call.
+  const std::uint32_t site = sites.capture();
+  t_call.clear();
+  t_call.op = initOp;
+  t_call.site = site;
+  compressor.append(t_call);
+  prevSite = site;
+  recording = true;
+  lastEnd = nowUs();
+}
+
+std::int64_t Recorder::datatypeId(MPI_Datatype t) {
+  if (t == MPI_DATATYPE_NULL) return 0;
+  int bytes = 0;
+  PMPI_Type_size(t, &bytes);
+  if (auto it = predefined_.find(t); it != predefined_.end()) {
+    usedTypes_.try_emplace(it->second.first, Datatype{it->second.first, it->second.second, bytes});
+    return it->second.first;
+  }
+  // Derived (or a predefined type we have no name for): identified by handle and size, so a
+  // freed handle reused for a type of another size gets a new id.
+  auto [it, inserted] = derived_.try_emplace({t, bytes}, 0);
+  if (inserted) {
+    it->second = 1000 + static_cast<std::int64_t>(derived_.size()) - 1;
+    usedTypes_[it->second] = Datatype{it->second, "type" + std::to_string(it->second), bytes};
+  }
+  return it->second;
+}
+
+std::int64_t Recorder::opId(MPI_Op op) {
+  auto [it, inserted] = ops_.try_emplace(op, 0);
+  if (inserted) it->second = nextUserOp_++;
+  return it->second;
+}
+
+std::int64_t Recorder::commId(MPI_Comm c) {
+  if (c == MPI_COMM_WORLD) return kCommWorld;
+  if (c == MPI_COMM_SELF) return kCommSelf;
+  if (c == MPI_COMM_NULL) return kCommNull;
+  if (auto it = comms_.find(c); it != comms_.end()) return it->second;
+  // Made by a call the recorder does not intercept (MPI_Cart_create, MPI_Comm_split_type, ...):
+  // described from its first use on.
+  return registerComm(c, "create");
+}
+
+std::int64_t Recorder::registerComm(MPI_Comm c, const char* kind) {
+  if (c == MPI_COMM_NULL) return kCommNull;
+  const std::int64_t id = nextComm_++;
+  comms_[c] = id;
+  int inter = 0;
+  PMPI_Comm_test_inter(c, &inter);
+  if (inter) return id;  // intercommunicators: no instance (their groups are not one rank set)
+  int n = 0;
+  PMPI_Comm_size(c, &n);
+  MPI_Group g;
+  PMPI_Comm_group(c, &g);
+  std::vector<int> local(static_cast<std::size_t>(n)), world(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) local[static_cast<std::size_t>(i)] = i;
+  PMPI_Group_translate_ranks(g, n, local.data(), worldGroup_, world.data());
+  PMPI_Group_free(&g);
+  std::vector<Rank> members(world.begin(), world.end());
+  for (std::size_t i = 1; i < members.size(); ++i)
+    if (members[i] <= members[i - 1]) flags |= kFlagReorderedComm;
+  std::sort(members.begin(), members.end());
+  commEntries_.push_back({id, kind, RankList::fromSorted(members)});
+  return id;
+}
+
+std::int64_t Recorder::requestOffset(MPI_Request r) {
+  if (r == MPI_REQUEST_NULL) return kRequestNull;
+  auto it = live_.find(r);
+  if (it == live_.end()) {
+    flags |= kFlagUnknownRequest;
+    return kRequestNull;
+  }
+  const std::int64_t k = createdRequests_ - it->second;  // k-th most recent request-creating call
+  if (k < 1 || k >= kRequestRing) {
+    flags |= kFlagRequestOverflow;
+    return kRequestNull;
+  }
+  return kRequestRing - k;
+}
+
+void Recorder::requestCreated(MPI_Request r) {
+  if (r != MPI_REQUEST_NULL) live_[r] = createdRequests_;
+  ++createdRequests_;  // every request-creating call counts, as the trace's cursor counts them
+}
+
+// ---------------------------------------------------------------------------------------------
+// Finalize: clustering and merge over the private communicator
+
+void Recorder::sendBytes(int dest, int tag, const Bytes& b) {
+  std::uint64_t n = b.size();
+  PMPI_Send(&n, 1, MPI_UINT64_T, dest, tag, comm_);
+  for (std::size_t off = 0; off < b.size(); off += kChunk)
+    PMPI_Send(b.data() + off, static_cast<int>(std::min(kChunk, b.size() - off)), MPI_BYTE, dest, tag, comm_);
+}
+
+Bytes Recorder::recvBytes(int src, int tag) {
+  std::uint64_t n = 0;
+  PMPI_Recv(&n, 1, MPI_UINT64_T, src, tag, comm_, MPI_STATUS_IGNORE);
+  Bytes b(static_cast<std::size_t>(n));
+  for (std::size_t off = 0; off < b.size(); off += kChunk)
+    PMPI_Recv(b.data() + off, static_cast<int>(std::min(kChunk, b.size() - off)), MPI_BYTE, src, tag, comm_,
+              MPI_STATUS_IGNORE);
+  return b;
+}
+
+void Recorder::bcastBytes(Bytes& b) {
+  std::uint64_t n = b.size();
+  PMPI_Bcast(&n, 1, MPI_UINT64_T, 0, comm_);
+  b.resize(static_cast<std::size_t>(n));
+  for (std::size_t off = 0; off < b.size(); off += kChunk)
+    PMPI_Bcast(b.data() + off, static_cast<int>(std::min(kChunk, b.size() - off)), MPI_BYTE, 0, comm_);
+}
+
+std::string Recorder::outputPath() const {
+  if (const char* p = std::getenv("TRACEGEN_OUTPUT"); p && *p) return p;
+  char exe[PATH_MAX];
+  const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  std::string name = "app";
+  if (n > 0) {
+    exe[n] = '\0';
+    const char* slash = std::strrchr(exe, '/');
+    name = slash ? slash + 1 : exe;
+  }
+  return name + ".trace";
+}
+
+void Recorder::finish() {
+  const double start = nowUs();
+  Trace own = compressor.toTrace(rank, size, sites.names());
+  for (const auto& [id, d] : usedTypes_) own.datatypes.push_back(d);
+  const std::size_t ownEvents = own.events.size();
+  const Signature sig = computeSignature(own);
+
+  // 1. Cluster table up the binomial tree, then to everyone.
+  ClusterTable table = ClusterTable::forRank(rank, sig, commEntries_, flags, mode_);
+  for (std::int64_t c : treeChildren(rank, size)) table.add(decodeTable(recvBytes(static_cast<int>(c), kTagTable)));
+  if (rank != 0) sendBytes(static_cast<int>(treeParent(rank)), kTagTable, encodeTable(table));
+  Bytes tb;
+  if (rank == 0) tb = encodeTable(table);
+  bcastBytes(tb);
+  table = decodeTable(tb);
+  const ClusterEntry* cl = table.clusterOf(rank);
+  if (!cl) throw std::runtime_error("rank missing from the cluster table");
+
+  // 2. Timings of the sub-cluster's members up a tree over its ranklist.
+  const Rank idx = *cl->ranks.indexOf(rank);
+  const Rank members = cl->ranks.size();
+  if (idx == 0) {
+    for (std::int64_t c : treeChildren(0, members))
+      addStats(own, decodeTrace(recvBytes(static_cast<int>(cl->ranks.at(c)), kTagStats)));
+  } else {
+    Trace st = statsOnly(own);
+    for (std::int64_t c : treeChildren(idx, members))
+      addStats(st, decodeTrace(recvBytes(static_cast<int>(cl->ranks.at(c)), kTagStats)));
+    sendBytes(static_cast<int>(cl->ranks.at(treeParent(idx))), kTagStats, encodeTrace(st));
+    return;  // only representatives take part in the merge
+  }
+
+  // 3. Representatives: the trace speaks for the sub-cluster; partials up a tree over them.
+  assignRanks(own, cl->ranks);
+  const std::vector<Rank> reps = table.representatives();
+  const auto k = static_cast<std::int64_t>(std::lower_bound(reps.begin(), reps.end(), rank) - reps.begin());
+  const auto nr = static_cast<std::int64_t>(reps.size());
+  std::vector<Partial> parts;
+  parts.push_back({cl->sig.shape, std::move(own)});
+  for (std::int64_t c : treeChildren(k, nr))
+    addPartials(parts, decodePartials(recvBytes(static_cast<int>(reps[static_cast<std::size_t>(c)]), kTagPartials)));
+  if (k != 0) {
+    sendBytes(static_cast<int>(reps[static_cast<std::size_t>(treeParent(k))]), kTagPartials, encodePartials(parts));
+    return;
+  }
+
+  // 4. Rank 0: align the shapes, write.
+  Trace global = buildGlobal(std::move(parts), table, size);
+  const std::string path = outputPath();
+  try {
+    verifyStructure(global, path);
+  } catch (const InputError& e) {
+    std::fprintf(stderr, "tracegen-record: warning: the merged trace fails verification: %s\n", e.what());
+  }
+  std::ofstream out(path, std::ios::binary);
+  writeTracegenText(global, out);
+  out.close();
+  if (!out) {
+    std::fprintf(stderr, "tracegen-record: error: cannot write %s\n", path.c_str());
+    return;
+  }
+  if (table.flags & kFlagReorderedComm)
+    std::fprintf(stderr, "tracegen-record: warning: a communicator orders its ranks differently from MPI_COMM_WORLD; "
+                         "peers on it are recorded in its own numbering, which the trace model maps in world order\n");
+  if (table.flags & kFlagRequestOverflow)
+    std::fprintf(stderr, "tracegen-record: warning: some waits complete requests more than 9999 request-creating calls "
+                         "old; they are recorded as MPI_REQUEST_NULL\n");
+  if (table.flags & kFlagUnknownRequest)
+    std::fprintf(stderr, "tracegen-record: warning: some waits complete requests made by calls the recorder does not "
+                         "intercept; they are recorded as MPI_REQUEST_NULL\n");
+  if (!quiet_) {
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
+    std::fprintf(stderr,
+                 "tracegen-record: wrote %s: %lld bytes, %zu events (rank 0: %zu); %d ranks in %zu clusters of %zu "
+                 "call paths; merge %.3f s\n",
+                 path.c_str(), static_cast<long long>(in.tellg()), global.events.size(), ownEvents, size,
+                 table.clusters.size(), table.mainClusters(), (nowUs() - start) / 1e6);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// CallScope
+
+CallScope::CallScope(Op op) : op_(op) {
+  nested_ = t_depth++ > 0;
+  if (nested_ || !g_recorder) return;
+  const double entry = nowUs();
+  rec_ = g_recorder;
+  std::lock_guard<std::mutex> lock(rec_->mutex);
+  if (!rec_->recording) return;
+  active_ = true;
+  entry_ = entry;
+  site_ = rec_->sites.capture();
+}
+
+CallScope::~CallScope() { --t_depth; }
+
+void CallScope::begin() { t0_ = nowUs(); }
+
+void CallScope::end() {
+  t1_ = nowUs();
+  lock_ = std::unique_lock<std::mutex>(rec_->mutex);
+  t_call.clear();
+}
+
+void CallScope::commit() {
+  CallRecord& c = t_call;
+  c.op = op_;
+  c.site = site_;
+  c.prevSite = rec_->prevSite;
+  c.computeUs = std::max(0.0, entry_ - rec_->lastEnd);
+  c.mpiUs = t1_ - t0_;
+  rec_->compressor.append(c);
+  rec_->prevSite = site_;
+  rec_->lastEnd = nowUs();
+  lock_.unlock();
+}
+
+void CallScope::set(Param p, std::int64_t v) { t_call.set(p, v); }
+void CallScope::comm(MPI_Comm c) { t_call.set(Param::Comm, rec_->commId(c)); }
+void CallScope::type(Param p, MPI_Datatype t) { t_call.set(p, rec_->datatypeId(t)); }
+void CallScope::reduceOp(MPI_Op op) { t_call.set(Param::ReduceOp, rec_->opId(op)); }
+
+void CallScope::peer(Param p, int r) {
+  std::int64_t v = r;
+  if (r == MPI_ANY_SOURCE) v = kAnySource;
+  else if (r == MPI_PROC_NULL) v = kProcNull;
+  t_call.set(p, v);
+}
+
+void CallScope::tag(Param p, int t) { t_call.set(p, t == MPI_ANY_TAG ? kAnyTag : t); }
+
+void CallScope::counts(Param p, const int* values, int n) {
+  std::vector<std::int64_t> v(values, values + n);
+  t_call.setVector(p, v.data(), v.size());
+}
+
+void CallScope::offsets(const std::int64_t* values, int n) {
+  t_call.set(Param::Count, n);
+  t_call.setVector(Param::Requests, values, static_cast<std::size_t>(n));
+}
+
+int CallScope::commSize(MPI_Comm c) {
+  int n = 0;
+  int inter = 0;
+  PMPI_Comm_test_inter(c, &inter);
+  if (inter)
+    PMPI_Comm_remote_size(c, &n);
+  else
+    PMPI_Comm_size(c, &n);
+  return n;
+}
+
+std::int64_t CallScope::offsetOf(MPI_Request r) {
+  std::lock_guard<std::mutex> lock(rec_->mutex);
+  return rec_->requestOffset(r);
+}
+
+void CallScope::created(MPI_Request r) { rec_->requestCreated(r); }
+void CallScope::completed(MPI_Request r) { rec_->requestCompleted(r); }
+std::int64_t CallScope::newComm(MPI_Comm c, const char* kind) { return rec_->registerComm(c, kind); }
+std::int64_t CallScope::freedComm(MPI_Comm old) { return rec_->forgetComm(old); }
+std::int64_t CallScope::commId(MPI_Comm c) { return rec_->commId(c); }
+
+// ---------------------------------------------------------------------------------------------
+
+WrapperDepth::WrapperDepth() : nested_(t_depth++ > 0) {}
+WrapperDepth::~WrapperDepth() { --t_depth; }
+bool insideWrapper() { return t_depth > 0; }
+
+void recorderStart(Op initOp) {
+  if (g_recorder || envFlag("TRACEGEN_DISABLE")) return;
+  try {
+    g_recorder = new Recorder(initOp);  // never deleted: wrappers may run until exit
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "tracegen-record: not recording: %s\n", e.what());
+  }
+}
+
+void recorderFinish() {
+  Recorder* r = g_recorder;
+  if (!r) return;
+  {
+    std::lock_guard<std::mutex> lock(r->mutex);
+    if (!r->recording) return;
+    // The Finalize event: compute time since the last call, no time inside MPI (what follows
+    // is the recorder's own work).
+    t_call.clear();
+    t_call.op = Op::Finalize;
+    t_call.site = r->sites.capture();
+    t_call.prevSite = r->prevSite;
+    t_call.computeUs = std::max(0.0, nowUs() - r->lastEnd);
+    r->compressor.append(t_call);
+    r->recording = false;
+  }
+  try {
+    r->finish();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "tracegen-record: rank %d: no trace written: %s\n", r->rank, e.what());
+  }
+}
+
+}  // namespace tracegen::record

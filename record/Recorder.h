@@ -1,0 +1,94 @@
+// The recorder's per-process state and the recording code shared by the C and Fortran
+// wrappers.
+//
+// A wrapper opens a CallScope: it decides whether this call is recorded (the recorder is
+// running, and the call is not made from inside another wrapper, e.g. by an MPI library's
+// Fortran binding or by the recorder itself), captures the call site and the time since the
+// rank's previous call returned (compute time). begin()/end() bracket the PMPI call (time inside
+// MPI); afterwards the parameter helpers translate MPI handles into the trace model's values
+// (communicator ids, datatype ids with exact sizes, relative-ready peers, request offsets) and
+// commit() hands the call to the rank's LoopCompressor.
+//
+// Handles are numbered the way ScalaTrace numbers them, but recorded exactly: communicators
+// 1000 + creation order (with their members as world ranks, so the trace's communicator table
+// needs no guessing), derived datatypes 1000 + first use (with their sizes), user reduction
+// operators 1000 + first use, requests by recency (9999 = the latest request-creating call).
+//
+// At MPI_Finalize, Recorder::finish() runs the clustering and merge of record/Clustering.h over
+// a private duplicate of MPI_COMM_WORLD and rank 0 writes the global trace.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <mutex>
+
+#include "ir/Ops.h"
+
+namespace tracegen::record {
+
+class Recorder;
+
+class CallScope {
+ public:
+  explicit CallScope(Op op);
+  ~CallScope();
+  CallScope(const CallScope&) = delete;
+  CallScope& operator=(const CallScope&) = delete;
+
+  bool active() const { return active_; }
+  void begin();   // just before the PMPI call
+  void end();     // just after it; holds the recorder's lock until commit()
+  void commit();  // appends the call to the rank's trace
+
+  // Parameters (between end() and commit()).
+  void set(Param p, std::int64_t v);
+  void comm(MPI_Comm c);
+  void type(Param p, MPI_Datatype t);
+  void peer(Param p, int rank);
+  void tag(Param p, int tag);
+  void root(int r) { set(Param::Root, r); }
+  void reduceOp(MPI_Op op);
+  void counts(Param p, const int* values, int n);
+  void offsets(const std::int64_t* values, int n);  // Requests, with Count = n
+  int commSize(MPI_Comm c);
+
+  // Requests. offsetOf() is taken before the PMPI call (completion frees the handle).
+  std::int64_t offsetOf(MPI_Request r);
+  void created(MPI_Request r);    // a request-creating call returned r
+  void completed(MPI_Request r);  // r's operation completed (its handle may be reused)
+  // Communicators made or freed by the call.
+  std::int64_t newComm(MPI_Comm c, const char* kind);  // 0 for MPI_COMM_NULL
+  // The id of a communicator MPI_Comm_free has just freed (by its old handle); -1 if unknown.
+  std::int64_t freedComm(MPI_Comm old);
+  std::int64_t commId(MPI_Comm c);
+
+ private:
+  Recorder* rec_ = nullptr;
+  Op op_;
+  bool active_ = false;
+  bool nested_ = false;
+  std::uint32_t site_ = 0;
+  double entry_ = 0, t0_ = 0, t1_ = 0;
+  std::unique_lock<std::mutex> lock_;
+};
+
+// MPI_Init / MPI_Init_thread returned: start recording (records the Init event).
+void recorderStart(Op initOp);
+// MPI_Finalize is being called: record it, merge and write the trace. Call before PMPI_Finalize.
+void recorderFinish();
+// True while inside a wrapper on this thread (nested MPI calls are not recorded).
+bool insideWrapper();
+
+// RAII: marks the thread as inside a wrapper (Init and Finalize, which do not use CallScope).
+class WrapperDepth {
+ public:
+  WrapperDepth();
+  ~WrapperDepth();
+  bool nested() const { return nested_; }
+
+ private:
+  bool nested_;
+};
+
+}  // namespace tracegen::record

@@ -1,0 +1,137 @@
+#include "record/TimeStats.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace tracegen::record {
+
+namespace {
+constexpr std::array<double, kTimeBins + 1> kEdges = {0, 1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e9};
+
+// Three significant digits, at most two decimals: far finer than the run-to-run noise of
+// timings, and short in the text form.
+double roundTime(double v) {
+  if (v == 0 || !std::isfinite(v)) return v;
+  const int mag = static_cast<int>(std::floor(std::log10(std::fabs(v))));
+  double r;
+  if (mag >= 2) {
+    const double step = std::pow(10.0, mag - 2);  // an exact integer
+    r = std::round(v / step) * step;
+  } else {
+    const double scale = std::pow(10.0, 2 - mag);
+    r = std::round(v * scale) / scale;
+  }
+  return std::round(r * 100.0) / 100.0;
+}
+}  // namespace
+
+double timeBinStart(int bin) { return kEdges[static_cast<std::size_t>(bin)]; }
+double timeBinEnd(int bin) { return kEdges[static_cast<std::size_t>(bin) + 1]; }
+
+int timeBin(double us) {
+  for (int b = 0; b < kTimeBins - 1; ++b)
+    if (us < kEdges[static_cast<std::size_t>(b) + 1]) return b;
+  return kTimeBins - 1;
+}
+
+void TimeAcc::add(double us) {
+  if (!(us >= 0)) us = 0;  // clock steps and NaN: count the call, not a negative duration
+  BinAcc& b = bins[static_cast<std::size_t>(timeBin(us))];
+  ++b.freq;
+  b.sum += us;
+  b.min = std::min(b.min, us);
+  b.max = std::max(b.max, us);
+  ++n;
+}
+
+void TimeAcc::merge(const TimeAcc& o) {
+  n += o.n;
+  for (std::size_t i = 0; i < bins.size(); ++i) {
+    bins[i].freq += o.bins[i].freq;
+    bins[i].sum += o.bins[i].sum;
+    bins[i].min = std::min(bins[i].min, o.bins[i].min);
+    bins[i].max = std::max(bins[i].max, o.bins[i].max);
+  }
+}
+
+Histogram toHistogram(const TimeAcc& acc, Rank rank) {
+  Histogram h;
+  h.n = acc.n;
+  h.minRank = h.maxRank = rank;
+  double sum = 0;
+  bool any = false;
+  for (int i = 0; i < kTimeBins; ++i) {
+    const TimeAcc::BinAcc& b = acc.bins[static_cast<std::size_t>(i)];
+    Bin out;
+    out.start = timeBinStart(i);
+    out.end = timeBinEnd(i);
+    out.freq = b.freq;
+    if (b.freq > 0) {
+      out.min = b.min;
+      out.max = b.max;
+      out.avg = b.sum / static_cast<double>(b.freq);
+      sum += b.sum;
+      if (!any || b.min < h.min) h.min = b.min;
+      if (!any || b.max > h.max) h.max = b.max;
+      any = true;
+    }
+    h.bins.push_back(out);
+  }
+  h.avg = acc.n > 0 ? sum / static_cast<double>(acc.n) : 0;
+  return h;
+}
+
+void mergeHistogram(Histogram& into, const Histogram& from) {
+  if (from.n == 0) return;
+  if (into.n == 0) {
+    into = from;
+    return;
+  }
+  if (from.min < into.min || (from.min == into.min && from.minRank < into.minRank)) {
+    into.min = from.min;
+    into.minRank = from.minRank;
+  }
+  if (from.max > into.max || (from.max == into.max && from.maxRank < into.maxRank)) {
+    into.max = from.max;
+    into.maxRank = from.maxRank;
+  }
+  const double total = into.avg * static_cast<double>(into.n) + from.avg * static_cast<double>(from.n);
+  into.n += from.n;
+  into.avg = total / static_cast<double>(into.n);
+  for (const Bin& fb : from.bins) {
+    auto it = std::find_if(into.bins.begin(), into.bins.end(), [&](const Bin& b) { return b.start == fb.start; });
+    if (it == into.bins.end()) {
+      auto pos = std::find_if(into.bins.begin(), into.bins.end(), [&](const Bin& b) { return b.start > fb.start; });
+      into.bins.insert(pos, fb);
+      continue;
+    }
+    Bin& b = *it;
+    if (fb.freq == 0) continue;
+    if (b.freq == 0) {
+      b = fb;
+      continue;
+    }
+    const std::int64_t f = b.freq + fb.freq;
+    b.avg = (b.avg * static_cast<double>(b.freq) + fb.avg * static_cast<double>(fb.freq)) / static_cast<double>(f);
+    b.min = std::min(b.min, fb.min);
+    b.max = std::max(b.max, fb.max);
+    b.freq = f;
+  }
+}
+
+void roundHistogram(Histogram& h) {
+  h.avg = roundTime(h.avg);
+  h.min = roundTime(h.min);
+  h.max = roundTime(h.max);
+  for (Bin& b : h.bins) {
+    if (b.freq == 0) {  // no samples: the bin's statistics collapse onto its lower edge
+      b.min = b.avg = b.max = b.start;
+      continue;
+    }
+    b.min = roundTime(b.min);
+    b.avg = roundTime(b.avg);
+    b.max = roundTime(b.max);
+  }
+}
+
+}  // namespace tracegen::record

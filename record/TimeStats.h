@@ -1,0 +1,51 @@
+// Fixed-bin time histograms for the recorder.
+//
+// Every histogram has the same eight decade bins, [0,1) [1,10) ... [1e5,1e6) [1e6,1e9]
+// microseconds, so histograms from different iterations, call sites and ranks merge by adding
+// bin by bin (count, sum, min, max) without re-binning, in any order, with the same result.
+// Means are exact while recording (each bin keeps its sum). When the global trace is written,
+// times are rounded to three significant digits (and 0.01 us), and every bin is written, an
+// empty one as [start start start start end 0]: filling a bin later changes a few digits, not
+// the number of bins, so a histogram's text hardly depends on how many samples it holds or how
+// they spread, and a run of 10 timesteps and one of 10,000 give traces of nearly the same size.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <limits>
+
+#include "ir/Trace.h"
+
+namespace tracegen::record {
+
+constexpr int kTimeBins = 8;
+// Bin edges in microseconds; the last bin also takes anything beyond its end.
+double timeBinStart(int bin);
+double timeBinEnd(int bin);
+int timeBin(double us);
+
+// Samples of one (event, phase, predecessor) on one rank.
+struct TimeAcc {
+  struct BinAcc {
+    std::int64_t freq = 0;
+    double sum = 0;
+    double min = std::numeric_limits<double>::infinity();
+    double max = -std::numeric_limits<double>::infinity();
+  };
+  std::int64_t n = 0;
+  std::array<BinAcc, kTimeBins> bins{};
+
+  void add(double us);
+  void merge(const TimeAcc& o);
+};
+
+// The rank's accumulator as a trace histogram (min and max attributed to `rank`).
+Histogram toHistogram(const TimeAcc& acc, Rank rank);
+// Adds `from` into `into`: n and frequencies add, extremes and their ranks are kept, bin means
+// are weighted. Bins are matched by their start; a bin only one side has is inserted in order.
+void mergeHistogram(Histogram& into, const Histogram& from);
+// Rounds every time to three significant digits (at most two decimals) and writes empty bins
+// as their lower edge (see above). Applied once, to the global trace.
+void roundHistogram(Histogram& h);
+
+}  // namespace tracegen::record

@@ -1,0 +1,467 @@
+// The C entry points of the recorder: each intercepts one MPI function through the profiling
+// interface. A wrapper that is not recording (before MPI_Init, after MPI_Finalize, or nested
+// inside another wrapper) just calls PMPI; otherwise it opens a CallScope, times the PMPI call
+// and records its parameters with the code of Calls.h shared with the Fortran entry points.
+#include <mpi.h>
+
+#include <vector>
+
+#include "record/Calls.h"
+#include "record/Recorder.h"
+
+#define TG_EXPORT extern "C" __attribute__((visibility("default")))
+
+using tracegen::Op;
+using tracegen::Param;
+using tracegen::record::CallScope;
+namespace calls = tracegen::record::calls;
+
+namespace {
+thread_local std::vector<MPI_Request> t_handles;
+thread_local std::vector<std::int64_t> t_before;
+}  // namespace
+
+// ---- environment
+
+TG_EXPORT int MPI_Init(int* argc, char*** argv) {
+  tracegen::record::WrapperDepth depth;
+  const int rc = PMPI_Init(argc, argv);
+  if (!depth.nested() && rc == MPI_SUCCESS) tracegen::record::recorderStart(Op::Init);
+  return rc;
+}
+
+TG_EXPORT int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
+  tracegen::record::WrapperDepth depth;
+  const int rc = PMPI_Init_thread(argc, argv, required, provided);
+  if (!depth.nested() && rc == MPI_SUCCESS) tracegen::record::recorderStart(Op::InitThread);
+  return rc;
+}
+
+TG_EXPORT int MPI_Finalize(void) {
+  tracegen::record::WrapperDepth depth;
+  if (!depth.nested()) tracegen::record::recorderFinish();
+  return PMPI_Finalize();
+}
+
+// ---- point to point
+
+#define TG_SEND(NAME, OP)                                                                          \
+  TG_EXPORT int NAME(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) { \
+    CallScope s(OP);                                                                               \
+    if (!s.active()) return P##NAME(buf, count, type, dest, tag, comm);                            \
+    s.begin();                                                                                     \
+    const int rc = P##NAME(buf, count, type, dest, tag, comm);                                     \
+    s.end();                                                                                       \
+    calls::p2p(s, Param::Dest, count, type, dest, tag, comm);                                      \
+    s.commit();                                                                                    \
+    return rc;                                                                                     \
+  }
+TG_SEND(MPI_Send, Op::Send)
+TG_SEND(MPI_Ssend, Op::Ssend)
+TG_SEND(MPI_Rsend, Op::Rsend)
+TG_SEND(MPI_Bsend, Op::Bsend)
+#undef TG_SEND
+
+#define TG_ISEND(NAME, OP)                                                                                        \
+  TG_EXPORT int NAME(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request* req) { \
+    CallScope s(OP);                                                                                              \
+    if (!s.active()) return P##NAME(buf, count, type, dest, tag, comm, req);                                      \
+    s.begin();                                                                                                    \
+    const int rc = P##NAME(buf, count, type, dest, tag, comm, req);                                               \
+    s.end();                                                                                                      \
+    calls::p2p(s, Param::Dest, count, type, dest, tag, comm);                                                     \
+    s.created(*req);                                                                                              \
+    s.commit();                                                                                                   \
+    return rc;                                                                                                    \
+  }
+TG_ISEND(MPI_Isend, Op::Isend)
+TG_ISEND(MPI_Issend, Op::Issend)
+TG_ISEND(MPI_Irsend, Op::Irsend)
+TG_ISEND(MPI_Ibsend, Op::Ibsend)
+#undef TG_ISEND
+
+TG_EXPORT int MPI_Recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm, MPI_Status* status) {
+  CallScope s(Op::Recv);
+  if (!s.active()) return PMPI_Recv(buf, count, type, source, tag, comm, status);
+  s.begin();
+  const int rc = PMPI_Recv(buf, count, type, source, tag, comm, status);
+  s.end();
+  calls::p2p(s, Param::Source, count, type, source, tag, comm);
+  s.commit();
+  return rc;
+}
+
+TG_EXPORT int MPI_Irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm, MPI_Request* req) {
+  CallScope s(Op::Irecv);
+  if (!s.active()) return PMPI_Irecv(buf, count, type, source, tag, comm, req);
+  s.begin();
+  const int rc = PMPI_Irecv(buf, count, type, source, tag, comm, req);
+  s.end();
+  calls::p2p(s, Param::Source, count, type, source, tag, comm);
+  s.created(*req);
+  s.commit();
+  return rc;
+}
+
+TG_EXPORT int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
+                           int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
+  CallScope s(Op::Sendrecv);
+  if (!s.active())
+    return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm,
+                         status);
+  s.begin();
+  const int rc = PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag,
+                               comm, status);
+  s.end();
+  calls::sendrecv(s, sendcount, sendtype, dest, sendtag, recvcount, recvtype, source, recvtag, comm);
+  s.commit();
+  return rc;
+}
+
+TG_EXPORT int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int sendtag, int source, int recvtag,
+                                   MPI_Comm comm, MPI_Status* status) {
+  CallScope s(Op::SendrecvReplace);
+  if (!s.active()) return PMPI_Sendrecv_replace(buf, count, type, dest, sendtag, source, recvtag, comm, status);
+  s.begin();
+  const int rc = PMPI_Sendrecv_replace(buf, count, type, dest, sendtag, source, recvtag, comm, status);
+  s.end();
+  calls::sendrecvReplace(s, count, type, dest, sendtag, source, recvtag, comm);
+  s.commit();
+  return rc;
+}
+
+TG_EXPORT int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
+  CallScope s(Op::Probe);
+  if (!s.active()) return PMPI_Probe(source, tag, comm, status);
+  s.begin();
+  const int rc = PMPI_Probe(source, tag, comm, status);
+  s.end();
+  calls::probe(s, source, tag, comm);
+  s.commit();
+  return rc;
+}
+
+TG_EXPORT int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
+  CallScope s(Op::Iprobe);
+  if (!s.active()) return PMPI_Iprobe(source, tag, comm, flag, status);
+  s.begin();
+  const int rc = PMPI_Iprobe(source, tag, comm, flag, status);
+  s.end();
+  calls::probe(s, source, tag, comm);
+  s.commit();
+  return rc;
+}
+
+// ---- completion
+
+TG_EXPORT int MPI_Wait(MPI_Request* req, MPI_Status* status) {
+  CallScope s(Op::Wait);
+  if (!s.active()) return PMPI_Wait(req, status);
+  const MPI_Request h = *req;
+  const std::int64_t before = s.offsetOf(h);
+  s.begin();
+  const int rc = PMPI_Wait(req, status);
+  s.end();
+  calls::completeOne(s, h, before, true);
+  s.commit();
+  return rc;
+}
+
+TG_EXPORT int MPI_Test(MPI_Request* req, int* flag, MPI_Status* status) {
+  CallScope s(Op::Test);
+  if (!s.active()) return PMPI_Test(req, flag, status);
+  const MPI_Request h = *req;
+  const std::int64_t before = s.offsetOf(h);
+  s.begin();
+  const int rc = PMPI_Test(req, flag, status);
+  s.end();
+  calls::completeOne(s, h, before, *flag != 0);
+  s.commit();
+  return rc;
+}
+
+TG_EXPORT int MPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[]) {
+  CallScope s(Op::Waitall);
+  if (!s.active()) return PMPI_Waitall(count, reqs, statuses);
+  calls::offsetsBefore(s, reqs, count, t_handles, t_before);
+  s.begin();
+  const int rc = PMPI_Waitall(count, reqs, statuses);
+  s.end();
+  calls::completeAll(s, t_handles, t_before, true);
+  s.commit();
+  return rc;
+}
+
+TG_EXPORT int MPI_Testall(int count, MPI_Request reqs[], int* flag, MPI_Status statuses[]) {
+  CallScope s(Op::Testall);
+  if (!s.active()) return PMPI_Testall(count, reqs, flag, statuses);
+  calls::offsetsBefore(s, reqs, count, t_handles, t_before);
+  s.begin();
+  const int rc = PMPI_Testall(count, reqs, flag, statuses);
+  s.end();
+  calls::completeAll(s, t_handles, t_before, *flag != 0);
+  s.commit();
+  return rc;
+}
+
+TG_EXPORT int MPI_Waitany(int count, MPI_Request reqs[], int* index, MPI_Status* status) {
+  CallScope s(Op::Waitany);
+  if (!s.active()) return PMPI_Waitany(count, reqs, index, status);
+  calls::offsetsBefore(s, reqs, count, t_handles, t_before);
+  s.begin();
+  const int rc = PMPI_Waitany(count, reqs, index, status);
+  s.end();
+  calls::completeSome(s, t_handles, t_before, index, *index == MPI_UNDEFINED ? 0 : 1);
+  s.commit();
+  return rc;
+}
+
+TG_EXPORT int MPI_Testany(int count, MPI_Request reqs[], int* index, int* flag, MPI_Status* status) {
+  CallScope s(Op::Testany);
+  if (!s.active()) return PMPI_Testany(count, reqs, index, flag, status);
+  calls::offsetsBefore(s, reqs, count, t_handles, t_before);
+  s.begin();
+  const int rc = PMPI_Testany(count, reqs, index, flag, status);
+  s.end();
+  calls::completeSome(s, t_handles, t_before, index, (*flag != 0 && *index != MPI_UNDEFINED) ? 1 : 0);
+  s.commit();
+  return rc;
+}
+
+TG_EXPORT int MPI_Waitsome(int incount, MPI_Request reqs[], int* outcount, int indices[], MPI_Status statuses[]) {
+  CallScope s(Op::Waitsome);
+  if (!s.active()) return PMPI_Waitsome(incount, reqs, outcount, indices, statuses);
+  calls::offsetsBefore(s, reqs, incount, t_handles, t_before);
+  s.begin();
+  const int rc = PMPI_Waitsome(incount, reqs, outcount, indices, statuses);
+  s.end();
+  calls::completeSome(s, t_handles, t_before, indices, *outcount == MPI_UNDEFINED ? 0 : *outcount);
+  s.commit();
+  return rc;
+}
+
+TG_EXPORT int MPI_Testsome(int incount, MPI_Request reqs[], int* outcount, int indices[], MPI_Status statuses[]) {
+  CallScope s(Op::Testsome);
+  if (!s.active()) return PMPI_Testsome(incount, reqs, outcount, indices, statuses);
+  calls::offsetsBefore(s, reqs, incount, t_handles, t_before);
+  s.begin();
+  const int rc = PMPI_Testsome(incount, reqs, outcount, indices, statuses);
+  s.end();
+  calls::completeSome(s, t_handles, t_before, indices, *outcount == MPI_UNDEFINED ? 0 : *outcount);
+  s.commit();
+  return rc;
+}
+
+// ---- collectives
+
+TG_EXPORT int MPI_Barrier(MPI_Comm comm) {
+  CallScope s(Op::Barrier);
+  if (!s.active()) return PMPI_Barrier(comm);
+  s.begin();
+  const int rc = PMPI_Barrier(comm);
+  s.end();
+  calls::barrier(s, comm);
+  s.commit();
+  return rc;
+}
+
+TG_EXPORT int MPI_Bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm) {
+  CallScope s(Op::Bcast);
+  if (!s.active()) return PMPI_Bcast(buf, count, type, root, comm);
+  s.begin();
+  const int rc = PMPI_Bcast(buf, count, type, root, comm);
+  s.end();
+  calls::bcast(s, count, type, root, comm);
+  s.commit();
+  return rc;
+}
+
+TG_EXPORT int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm) {
+  CallScope s(Op::Reduce);
+  if (!s.active()) return PMPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm);
+  s.begin();
+  const int rc = PMPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm);
+  s.end();
+  calls::reduce(s, count, type, op, comm);
+  s.root(root);
+  s.commit();
+  return rc;
+}
+
+TG_EXPORT int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+  CallScope s(Op::Allreduce);
+  if (!s.active()) return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm);
+  s.begin();
+  const int rc = PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm);
+  s.end();
+  calls::reduce(s, count, type, op, comm);
+  s.commit();
+  return rc;
+}
+
+TG_EXPORT int MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+  CallScope s(Op::Scan);
+  if (!s.active()) return PMPI_Scan(sendbuf, recvbuf, count, type, op, comm);
+  s.begin();
+  const int rc = PMPI_Scan(sendbuf, recvbuf, count, type, op, comm);
+  s.end();
+  calls::reduce(s, count, type, op, comm);
+  s.commit();
+  return rc;
+}
+
+TG_EXPORT int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype type, MPI_Op op,
+                                 MPI_Comm comm) {
+  CallScope s(Op::ReduceScatter);
+  if (!s.active()) return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, type, op, comm);
+  s.begin();
+  const int rc = PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, type, op, comm);
+  s.end();
+  calls::reduceScatter(s, recvcounts, type, op, comm);
+  s.commit();
+  return rc;
+}
+
+TG_EXPORT int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                         MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  CallScope s(Op::Gather);
+  if (!s.active()) return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+  s.begin();
+  const int rc = PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+  s.end();
+  calls::gather(s, sendbuf == MPI_IN_PLACE, sendcount, sendtype, recvcount, recvtype, root, comm);
+  s.commit();
+  return rc;
+}
+
+TG_EXPORT int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                          const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  CallScope s(Op::Gatherv);
+  if (!s.active()) return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+  s.begin();
+  const int rc = PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+  s.end();
+  calls::gatherv(s, sendbuf == MPI_IN_PLACE, sendcount, sendtype, recvcounts, displs, recvtype, root, comm);
+  s.commit();
+  return rc;
+}
+
+TG_EXPORT int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                          MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  CallScope s(Op::Scatter);
+  if (!s.active()) return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+  s.begin();
+  const int rc = PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+  s.end();
+  calls::scatter(s, sendcount, sendtype, recvbuf == MPI_IN_PLACE, recvcount, recvtype, root, comm);
+  s.commit();
+  return rc;
+}
+
+TG_EXPORT int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                           void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  CallScope s(Op::Scatterv);
+  if (!s.active()) return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+  s.begin();
+  const int rc = PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+  s.end();
+  calls::scatterv(s, sendcounts, displs, sendtype, recvbuf == MPI_IN_PLACE, recvcount, recvtype, root, comm);
+  s.commit();
+  return rc;
+}
+
+TG_EXPORT int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                            MPI_Datatype recvtype, MPI_Comm comm) {
+  CallScope s(Op::Allgather);
+  if (!s.active()) return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  s.begin();
+  const int rc = PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  s.end();
+  calls::allToAll(s, sendbuf == MPI_IN_PLACE, sendcount, sendtype, recvcount, recvtype, comm);
+  s.commit();
+  return rc;
+}
+
+TG_EXPORT int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                             const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
+  CallScope s(Op::Allgatherv);
+  if (!s.active()) return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+  s.begin();
+  const int rc = PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+  s.end();
+  calls::allgatherv(s, sendbuf == MPI_IN_PLACE, sendcount, sendtype, recvcounts, displs, recvtype, comm);
+  s.commit();
+  return rc;
+}
+
+TG_EXPORT int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                           MPI_Datatype recvtype, MPI_Comm comm) {
+  CallScope s(Op::Alltoall);
+  if (!s.active()) return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  s.begin();
+  const int rc = PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  s.end();
+  calls::allToAll(s, sendbuf == MPI_IN_PLACE, sendcount, sendtype, recvcount, recvtype, comm);
+  s.commit();
+  return rc;
+}
+
+TG_EXPORT int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                            void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
+  CallScope s(Op::Alltoallv);
+  if (!s.active())
+    return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+  s.begin();
+  const int rc = PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+  s.end();
+  calls::alltoallv(s, sendbuf == MPI_IN_PLACE, sendcounts, sdispls, sendtype, recvcounts, rdispls, recvtype, comm);
+  s.commit();
+  return rc;
+}
+
+// ---- communicators
+
+TG_EXPORT int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
+  CallScope s(Op::CommSplit);
+  if (!s.active()) return PMPI_Comm_split(comm, color, key, newcomm);
+  s.begin();
+  const int rc = PMPI_Comm_split(comm, color, key, newcomm);
+  s.end();
+  calls::commSplit(s, comm, color, key, *newcomm);
+  s.commit();
+  return rc;
+}
+
+TG_EXPORT int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
+  CallScope s(Op::CommDup);
+  if (!s.active()) return PMPI_Comm_dup(comm, newcomm);
+  s.begin();
+  const int rc = PMPI_Comm_dup(comm, newcomm);
+  s.end();
+  calls::commCopy(s, comm, *newcomm, "dup");
+  s.commit();
+  return rc;
+}
+
+TG_EXPORT int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
+  CallScope s(Op::CommCreate);
+  if (!s.active()) return PMPI_Comm_create(comm, group, newcomm);
+  s.begin();
+  const int rc = PMPI_Comm_create(comm, group, newcomm);
+  s.end();
+  calls::commCopy(s, comm, *newcomm, "create");
+  s.commit();
+  return rc;
+}
+
+TG_EXPORT int MPI_Comm_free(MPI_Comm* comm) {
+  CallScope s(Op::CommFree);
+  if (!s.active()) return PMPI_Comm_free(comm);
+  const MPI_Comm old = *comm;
+  s.begin();
+  const int rc = PMPI_Comm_free(comm);
+  s.end();
+  s.set(Param::Comm, s.freedComm(old));
+  s.commit();
+  return rc;
+}

@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# End-to-end test of the C+MPI backend. For every trace in samples/traces/ and the shared
+# traces: generate a benchmark (`tracegen TRACE -o bench.c`), compile it with mpicc under
+# -std=c11 -Wall -Wextra -Werror with the PMPI counting library (tests/support/mpi_count.c)
+# linked in, run it under mpiexec with as many ranks as the trace has and --compute-scale 0,
+# and check that it ends with `elapsed: <seconds> s` and that every rank made exactly the MPI
+# calls, and sent and received exactly the bytes, that `tracegen inspect --per-rank` reports
+# for the trace. Then, on the samples: --help exits 0, an unknown option exits 2, --msg-scale
+# 200 doubles the bytes, and computation (--compute-scale 100) takes the traced time.
+#
+# Usage: c_backend.sh TRACEGEN SHARED_DIR SOURCE_DIR
+# Exit status 77 (skipped) when mpicc or mpiexec is missing.
+set -uo pipefail
+tracegen=$1 shared=$2 src=$3
+
+for tool in mpicc mpiexec python3 timeout; do
+  command -v "$tool" >/dev/null || { echo "SKIP: $tool not found"; exit 77; }
+done
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0 passed=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+pass() { passed=$((passed + 1)); }
+
+# Open MPI refuses root and more ranks than cores unless told; MPICH needs neither.
+mpiexec_flags=()
+if mpiexec --version 2>&1 | grep -q "Open MPI"; then
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  mpiexec_flags=(--oversubscribe)
+fi
+
+# The counting library, linked into every benchmark ahead of the MPI library so that its
+# MPI_ entry points are the ones the benchmark calls.
+countlib=$work/libtracegen-count.so
+if ! mpicc -shared -fPIC -O2 -o "$countlib" "$src/tests/support/mpi_count.c" -ldl; then
+  echo "FAIL: cannot build the counting library"; exit 1
+fi
+
+json_field() {  # json_field FILE KEY
+  python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"
+}
+
+# compare_counts INSPECT.json COUNTS.json [BYTES_FACTOR]: exit 0 if every rank's operation
+# counts and bytes match (bytes times BYTES_FACTOR), listing the differences otherwise.
+compare_counts() {
+  python3 - "$@" <<'PY'
+import json, sys
+want = json.load(open(sys.argv[1]))
+got = json.load(open(sys.argv[2]))
+factor = int(sys.argv[3]) if len(sys.argv) > 3 else 1
+bad = []
+if len(got["per_rank"]) != len(want["per_rank"]):
+    bad.append(f"{len(got['per_rank'])} ranks counted, {len(want['per_rank'])} in the trace")
+for w, g in zip(want["per_rank"], got["per_rank"]):
+    r = w["rank"]
+    if g["ops"] != w["ops"]:
+        for op in sorted(set(w["ops"]) | set(g["ops"])):
+            if w["ops"].get(op, 0) != g["ops"].get(op, 0):
+                bad.append(f"rank {r} {op}: {g['ops'].get(op, 0)} calls, trace {w['ops'].get(op, 0)}")
+    for key in ("bytes_sent", "bytes_received"):
+        if g[key] != w[key] * factor:
+            bad.append(f"rank {r} {key}: {g[key]}, expected {w[key] * factor}")
+for b in bad[:20]:
+    print("  " + b)
+sys.exit(1 if bad else 0)
+PY
+}
+
+last_elapsed() {  # the seconds of the final `elapsed: X s` line of a run's output, or nothing
+  tail -n 1 "$1" | sed -n 's/^elapsed: \([0-9][0-9.]*\) s$/\1/p'
+}
+
+# run NAME RANKS OUTPUT_PREFIX ARGS...: runs the benchmark with the counting library writing
+# OUTPUT_PREFIX.json; stdout to OUTPUT_PREFIX.out.
+run() {
+  local name=$1 ranks=$2 out=$3; shift 3
+  TRACEGEN_COUNT_OUTPUT=$out.json timeout 600 mpiexec "${mpiexec_flags[@]}" -n "$ranks" "$work/$name" "$@" \
+    >"$out.out" 2>"$out.err"
+}
+
+summary=()
+traces=()
+for t in "$src"/samples/traces/*.tgt "$src"/samples/traces/*.trace "$shared"/traces/*.trace "$shared"/traces/*.tgt; do
+  [ -f "$t" ] && traces+=("$t")
+done
+[ ${#traces[@]} -gt 0 ] || { echo "FAIL: no traces found"; exit 1; }
+
+for trace in "${traces[@]}"; do
+  base=$(basename "$trace")
+  name=${base%.*}
+  if ! "$tracegen" inspect "$trace" --per-rank --format json >"$work/$name.inspect.json" 2>"$work/$name.inspect.err"; then
+    fail "$base: inspect"; cat "$work/$name.inspect.err"; continue
+  fi
+  ranks=$(json_field "$work/$name.inspect.json" ranks)
+  origin=$(json_field "$work/$name.inspect.json" origin)
+  extra=()
+  # Time-independent ScalaTrace traces measure computation in instructions only.
+  [ "$origin" = scalatrace2-ti ] && extra=(--instruction-rate 1e9)
+
+  start=$(date +%s.%N)
+  if ! "$tracegen" "$trace" -o "$work/$name.c" "${extra[@]}" 2>"$work/$name.gen.err"; then
+    fail "$base: generate"; cat "$work/$name.gen.err"; continue
+  fi
+  seconds=$(python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.2f}')" "$start" "$(date +%s.%N)")
+  lines=$(wc -l <"$work/$name.c")
+
+  if ! mpicc -std=c11 -Wall -Wextra -Werror -O2 -o "$work/$name" "$work/$name.c" "$countlib" \
+      -Wl,-rpath,"$work" 2>"$work/$name.cc.err"; then
+    fail "$base: mpicc"; head -n 30 "$work/$name.cc.err"; continue
+  fi
+  pass
+
+  if ! run "$name" "$ranks" "$work/$name.run" --compute-scale 0; then
+    fail "$base: the benchmark failed"; tail -n 20 "$work/$name.run.out" "$work/$name.run.err"; continue
+  fi
+  elapsed=$(last_elapsed "$work/$name.run.out")
+  if [ -z "$elapsed" ]; then
+    fail "$base: the last line is not 'elapsed: <seconds> s'"; tail -n 3 "$work/$name.run.out"; continue
+  fi
+  pass
+
+  if compare_counts "$work/$name.inspect.json" "$work/$name.run.json"; then
+    pass
+    verdict="counts and bytes match on all $ranks ranks"
+  else
+    fail "$base: MPI calls or bytes differ from the trace"
+    verdict="COUNTS DIFFER"
+  fi
+  summary+=("$(printf '%-32s %5s lines  generated in %5ss  ran in %ss  %s' "$base" "$lines" "$seconds" "$elapsed" "$verdict")")
+done
+
+# Options, on the samples (small and quick).
+ring=ring-4 stencil=stencil-2d-4
+if [ -x "$work/$ring" ]; then
+  if run "$ring" 4 "$work/help" --help && grep -q '^usage:' "$work/help.out"; then pass; else fail "--help"; fi
+  run "$ring" 4 "$work/bad" --no-such-option
+  status=$?
+  if [ "$status" -eq 2 ] && grep -q "unknown option" "$work/bad.err"; then pass; else fail "unknown option: status $status"; fi
+  # Counts double exactly; so do the bytes.
+  if run "$ring" 4 "$work/double" --compute-scale=0 --msg-scale=200 &&
+      compare_counts "$work/$ring.inspect.json" "$work/double.json" 2; then
+    pass
+  else
+    fail "--msg-scale 200 does not double the bytes"
+  fi
+fi
+if [ -x "$work/$stencil" ]; then
+  # The slowest rank must spend at least its traced computation when it is on, and the run
+  # with computation must take longer than the one without.
+  compute_s=$(python3 -c 'import json, sys; print(max(r["compute_us"] for r in json.load(open(sys.argv[1]))["per_rank"]) / 1e6)' \
+    "$work/$stencil.inspect.json")
+  if run "$stencil" 4 "$work/on" --compute-scale 100 && run "$stencil" 4 "$work/off" --compute-scale 0; then
+    on=$(last_elapsed "$work/on.out") off=$(last_elapsed "$work/off.out")
+    if python3 -c 'import sys; on, off, c = map(float, sys.argv[1:]); sys.exit(0 if on >= c and on > off else 1)' \
+        "${on:-0}" "${off:-0}" "$compute_s"; then
+      pass
+      summary+=("compute: ${off}s at --compute-scale 0, ${on}s at 100 (traced computation ${compute_s}s)")
+    else
+      fail "--compute-scale: ${off}s at 0, ${on}s at 100, traced computation ${compute_s}s"
+    fi
+  else
+    fail "$stencil with and without computation"
+  fi
+fi
+
+printf '%s\n' "${summary[@]}"
+echo "c_backend: $passed passed, $failures failed"
+[ "$failures" -eq 0 ]

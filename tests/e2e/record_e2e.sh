@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# End-to-end tests of the recorder (libtracegen-record.so) on the sample applications.
+#
+#   record_e2e.sh RECORDER COUNTER CHECKER APPS_DIR check APP NP
+#       runs APP on NP ranks once under the counting library and once under the recorder, and
+#       checks that the recorded trace's per-rank calls and bytes equal the counted ones
+#   record_e2e.sh ... size-iterations
+#       records stencil2d for 10 and for 10,000 timesteps: the trace sizes differ by < 5%
+#   record_e2e.sh ... size-ranks
+#       records stencil2d on 4, 8 and 16 ranks and prints the sizes: they grow sublinearly
+#       (the 16-rank trace is less than twice the 4-rank one, where linear growth is 4x)
+#
+# Runs are short and wrapped in `timeout`; as root, Open MPI needs the two ALLOW_RUN_AS_ROOT
+# variables; --oversubscribe lets 8 or 16 ranks run on a small machine.
+set -uo pipefail
+recorder=$1 counter=$2 checker=$3 apps=$4 mode=$5
+shift 5
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 TRACEGEN_QUIET=1
+
+# Test-sized arguments of each sample (iterations first).
+args_of() {
+  case $1 in
+    stencil2d) echo "40 32" ;;
+    wavefront) echo "4 8 16" ;;
+    sweep) echo "3 4 16" ;;
+    fft) echo "10 32" ;;
+    cg) echo "12 128" ;;
+    ring) echo "10 256" ;;
+    apitour) echo "2" ;;
+    ring_f) echo "10" ;;
+    *) echo "" ;;
+  esac
+}
+
+run() {  # run NP PRELOAD OUTPUT_VAR OUTPUT APP ARGS...: one MPI run under a preloaded library
+  local np=$1 preload=$2 var=$3 out=$4 app=$5
+  shift 5
+  timeout 300 mpiexec --oversubscribe -n "$np" env LD_PRELOAD="$preload" "$var=$out" "$apps/$app" "$@" \
+    >"$work/stdout" 2>"$work/stderr"
+  local rc=$?
+  if [ $rc -ne 0 ]; then
+    echo "FAIL: $app on $np ranks under $(basename "$preload") exited with $rc"
+    cat "$work/stdout" "$work/stderr"
+    return 1
+  fi
+}
+
+record() {  # record NP APP OUTPUT ARGS...
+  local np=$1 app=$2 out=$3
+  shift 3
+  run "$np" "$recorder" TRACEGEN_OUTPUT "$out" "$app" "$@" || return 1
+  [ -s "$out" ] || { echo "FAIL: no trace written by $app on $np ranks"; cat "$work/stderr"; return 1; }
+}
+
+size_of() { stat -c %s "$1"; }
+
+case $mode in
+  check)
+    app=$1 np=$2
+    read -r -a a <<<"$(args_of "$app")"
+    run "$np" "$counter" TRACEGEN_COUNT_OUTPUT "$work/counts.json" "$app" "${a[@]}" || exit 1
+    record "$np" "$app" "$work/$app.trace" "${a[@]}" || exit 1
+    "$checker" "$work/$app.trace" "$work/counts.json"
+    exit $?
+    ;;
+  size-iterations)
+    record 4 stencil2d "$work/s10.trace" 10 16 || exit 1
+    record 4 stencil2d "$work/s10000.trace" 10000 16 || exit 1
+    small=$(size_of "$work/s10.trace") large=$(size_of "$work/s10000.trace")
+    pct=$(awk -v a="$small" -v b="$large" 'BEGIN { d = b - a; if (d < 0) d = -d; printf "%.2f", 100 * d / a }')
+    echo "stencil2d, 4 ranks: 10 timesteps $small bytes, 10000 timesteps $large bytes, difference $pct%"
+    awk -v p="$pct" 'BEGIN { exit !(p < 5) }' || { echo "FAIL: the sizes differ by 5% or more"; exit 1; }
+    ;;
+  size-ranks)
+    for np in 4 8 16; do
+      record "$np" stencil2d "$work/p$np.trace" 20 16 || exit 1
+      echo "stencil2d, 20 timesteps: $np ranks $(size_of "$work/p$np.trace") bytes"
+    done
+    s4=$(size_of "$work/p4.trace") s16=$(size_of "$work/p16.trace")
+    [ "$s16" -lt $((2 * s4)) ] || { echo "FAIL: 16 ranks give $s16 bytes, not less than twice the $s4 of 4 ranks"; exit 1; }
+    ;;
+  *)
+    echo "unknown mode $mode"
+    exit 2
+    ;;
+esac

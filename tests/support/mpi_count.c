@@ -1,0 +1,460 @@
+/* mpi_count: a PMPI library that counts what an MPI application does, for the tests.
+ *
+ * Preloaded like the recorder (LD_PRELOAD=libtracegen-count.so), it counts per rank every call
+ * of the MPI functions the recorder intercepts (MPI_Init and MPI_Finalize included), the
+ * point-to-point bytes sent (count x type size of every send, and of the send half of
+ * MPI_Sendrecv[_replace]) and the bytes posted to receive (count x type size of every receive).
+ * C calls are caught through the profiling interface; Fortran calls through the usual Fortran
+ * manglings (mpi_send_, mpi_send, mpi_send__, MPI_SEND), which count and then call the MPI
+ * library's Fortran profiling entry (pmpi_send_), since Open MPI's Fortran bindings call PMPI
+ * directly. At MPI_Finalize rank 0 gathers the figures and writes them as JSON to
+ * $TRACEGEN_COUNT_OUTPUT (default mpi_count.json):
+ *   {"ranks": P, "per_rank": [{"rank": r, "ops": {"MPI_Send": n, ...},
+ *                              "bytes_sent": b, "bytes_received": b}, ...]}
+ * with the keys of `tracegen inspect --format json`'s per_rank entries, so that the two can be
+ * compared directly. The counts are independent of the recorder's code: this is the reference
+ * the recorded traces are checked against.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TG_OPS(X)                                                                                                  \
+  X(Init) X(Init_thread) X(Finalize) X(Send) X(Ssend) X(Rsend) X(Bsend) X(Isend) X(Issend) X(Irsend) X(Ibsend)      \
+  X(Recv) X(Irecv) X(Sendrecv) X(Sendrecv_replace) X(Probe) X(Iprobe) X(Wait) X(Waitall) X(Waitany) X(Waitsome)    \
+  X(Test) X(Testall) X(Testany) X(Testsome) X(Barrier) X(Bcast) X(Reduce) X(Allreduce) X(Gather) X(Gatherv)        \
+  X(Scatter) X(Scatterv) X(Allgather) X(Allgatherv) X(Alltoall) X(Alltoallv) X(Reduce_scatter) X(Scan)            \
+  X(Comm_split) X(Comm_dup) X(Comm_create) X(Comm_free)
+
+#define TG_ENUM(n) OP_##n,
+enum { TG_OPS(TG_ENUM) OP_COUNT, SLOT_SENT = OP_COUNT, SLOT_RECEIVED, SLOTS };
+#undef TG_ENUM
+#define TG_NAME(n) "MPI_" #n,
+static const char* const op_names[OP_COUNT] = {TG_OPS(TG_NAME)};
+#undef TG_NAME
+
+static long long slots[SLOTS];
+static __thread int depth; /* > 0 inside one of our Fortran entries: its PMPI call is not counted again */
+static MPI_Comm count_comm = MPI_COMM_NULL;
+
+#define EXPORT __attribute__((visibility("default")))
+
+static void count_op(int op) {
+  if (depth == 0) __atomic_fetch_add(&slots[op], 1, __ATOMIC_RELAXED);
+}
+
+static long long bytes_of(long long count, MPI_Datatype type) {
+  int size = 0;
+  if (type != MPI_DATATYPE_NULL) PMPI_Type_size(type, &size);
+  return count * size;
+}
+static void sent(long long count, MPI_Datatype type) {
+  if (depth == 0) __atomic_fetch_add(&slots[SLOT_SENT], bytes_of(count, type), __ATOMIC_RELAXED);
+}
+static void received(long long count, MPI_Datatype type) {
+  if (depth == 0) __atomic_fetch_add(&slots[SLOT_RECEIVED], bytes_of(count, type), __ATOMIC_RELAXED);
+}
+
+static void after_init(void) { PMPI_Comm_dup(MPI_COMM_WORLD, &count_comm); }
+
+/* Gathers every rank's slots on rank 0 and writes the JSON file. */
+static void write_counts(void) {
+  int rank, size;
+  PMPI_Comm_rank(count_comm, &rank);
+  PMPI_Comm_size(count_comm, &size);
+  long long* all = rank == 0 ? malloc(sizeof(long long) * SLOTS * (size_t)size) : NULL;
+  PMPI_Gather(slots, SLOTS, MPI_LONG_LONG, all, SLOTS, MPI_LONG_LONG, 0, count_comm);
+  if (rank == 0) {
+    const char* path = getenv("TRACEGEN_COUNT_OUTPUT");
+    if (!path || !*path) path = "mpi_count.json";
+    FILE* f = fopen(path, "w");
+    if (!f) {
+      fprintf(stderr, "mpi_count: cannot write %s\n", path);
+    } else {
+      fprintf(f, "{\"ranks\": %d, \"per_rank\": [", size);
+      for (int r = 0; r < size; ++r) {
+        const long long* s = all + (size_t)r * SLOTS;
+        fprintf(f, "%s\n  {\"rank\": %d, \"ops\": {", r ? "," : "", r);
+        int first = 1;
+        for (int op = 0; op < OP_COUNT; ++op) {
+          if (s[op] == 0) continue;
+          fprintf(f, "%s\"%s\": %lld", first ? "" : ", ", op_names[op], s[op]);
+          first = 0;
+        }
+        fprintf(f, "}, \"bytes_sent\": %lld, \"bytes_received\": %lld}", s[SLOT_SENT], s[SLOT_RECEIVED]);
+      }
+      fprintf(f, "\n]}\n");
+      fclose(f);
+    }
+    free(all);
+  }
+  PMPI_Comm_free(&count_comm);
+}
+
+/* ---- C entry points */
+
+EXPORT int MPI_Init(int* argc, char*** argv) {
+  count_op(OP_Init);
+  const int rc = PMPI_Init(argc, argv);
+  if (depth == 0) after_init();
+  return rc;
+}
+EXPORT int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
+  count_op(OP_Init_thread);
+  const int rc = PMPI_Init_thread(argc, argv, required, provided);
+  if (depth == 0) after_init();
+  return rc;
+}
+EXPORT int MPI_Finalize(void) {
+  count_op(OP_Finalize);
+  if (depth == 0) write_counts();
+  return PMPI_Finalize();
+}
+
+#define TG_C_SEND(NAME)                                                                           \
+  EXPORT int MPI_##NAME(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) { \
+    count_op(OP_##NAME);                                                                          \
+    sent(count, type);                                                                            \
+    return PMPI_##NAME(buf, count, type, dest, tag, comm);                                        \
+  }
+TG_C_SEND(Send)
+TG_C_SEND(Ssend)
+TG_C_SEND(Rsend)
+TG_C_SEND(Bsend)
+#define TG_C_ISEND(NAME)                                                                                         \
+  EXPORT int MPI_##NAME(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request* r) { \
+    count_op(OP_##NAME);                                                                                         \
+    sent(count, type);                                                                                           \
+    return PMPI_##NAME(buf, count, type, dest, tag, comm, r);                                                    \
+  }
+TG_C_ISEND(Isend)
+TG_C_ISEND(Issend)
+TG_C_ISEND(Irsend)
+TG_C_ISEND(Ibsend)
+
+EXPORT int MPI_Recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm, MPI_Status* st) {
+  count_op(OP_Recv);
+  received(count, type);
+  return PMPI_Recv(buf, count, type, source, tag, comm, st);
+}
+EXPORT int MPI_Irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm, MPI_Request* r) {
+  count_op(OP_Irecv);
+  received(count, type);
+  return PMPI_Irecv(buf, count, type, source, tag, comm, r);
+}
+EXPORT int MPI_Sendrecv(const void* sbuf, int scount, MPI_Datatype stype, int dest, int stag, void* rbuf, int rcount,
+                        MPI_Datatype rtype, int source, int rtag, MPI_Comm comm, MPI_Status* st) {
+  count_op(OP_Sendrecv);
+  sent(scount, stype);
+  received(rcount, rtype);
+  return PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, st);
+}
+EXPORT int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int stag, int source, int rtag,
+                                MPI_Comm comm, MPI_Status* st) {
+  count_op(OP_Sendrecv_replace);
+  sent(count, type);
+  received(count, type);
+  return PMPI_Sendrecv_replace(buf, count, type, dest, stag, source, rtag, comm, st);
+}
+EXPORT int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* st) {
+  count_op(OP_Probe);
+  return PMPI_Probe(source, tag, comm, st);
+}
+EXPORT int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* st) {
+  count_op(OP_Iprobe);
+  return PMPI_Iprobe(source, tag, comm, flag, st);
+}
+EXPORT int MPI_Wait(MPI_Request* r, MPI_Status* st) {
+  count_op(OP_Wait);
+  return PMPI_Wait(r, st);
+}
+EXPORT int MPI_Test(MPI_Request* r, int* flag, MPI_Status* st) {
+  count_op(OP_Test);
+  return PMPI_Test(r, flag, st);
+}
+EXPORT int MPI_Waitall(int n, MPI_Request r[], MPI_Status st[]) {
+  count_op(OP_Waitall);
+  return PMPI_Waitall(n, r, st);
+}
+EXPORT int MPI_Testall(int n, MPI_Request r[], int* flag, MPI_Status st[]) {
+  count_op(OP_Testall);
+  return PMPI_Testall(n, r, flag, st);
+}
+EXPORT int MPI_Waitany(int n, MPI_Request r[], int* index, MPI_Status* st) {
+  count_op(OP_Waitany);
+  return PMPI_Waitany(n, r, index, st);
+}
+EXPORT int MPI_Testany(int n, MPI_Request r[], int* index, int* flag, MPI_Status* st) {
+  count_op(OP_Testany);
+  return PMPI_Testany(n, r, index, flag, st);
+}
+EXPORT int MPI_Waitsome(int n, MPI_Request r[], int* outcount, int indices[], MPI_Status st[]) {
+  count_op(OP_Waitsome);
+  return PMPI_Waitsome(n, r, outcount, indices, st);
+}
+EXPORT int MPI_Testsome(int n, MPI_Request r[], int* outcount, int indices[], MPI_Status st[]) {
+  count_op(OP_Testsome);
+  return PMPI_Testsome(n, r, outcount, indices, st);
+}
+EXPORT int MPI_Barrier(MPI_Comm comm) {
+  count_op(OP_Barrier);
+  return PMPI_Barrier(comm);
+}
+EXPORT int MPI_Bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm) {
+  count_op(OP_Bcast);
+  return PMPI_Bcast(buf, count, type, root, comm);
+}
+EXPORT int MPI_Reduce(const void* s, void* r, int count, MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm) {
+  count_op(OP_Reduce);
+  return PMPI_Reduce(s, r, count, type, op, root, comm);
+}
+EXPORT int MPI_Allreduce(const void* s, void* r, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+  count_op(OP_Allreduce);
+  return PMPI_Allreduce(s, r, count, type, op, comm);
+}
+EXPORT int MPI_Scan(const void* s, void* r, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+  count_op(OP_Scan);
+  return PMPI_Scan(s, r, count, type, op, comm);
+}
+EXPORT int MPI_Reduce_scatter(const void* s, void* r, const int rc[], MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+  count_op(OP_Reduce_scatter);
+  return PMPI_Reduce_scatter(s, r, rc, type, op, comm);
+}
+EXPORT int MPI_Gather(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, int root, MPI_Comm comm) {
+  count_op(OP_Gather);
+  return PMPI_Gather(s, sc, st, r, rc, rt, root, comm);
+}
+EXPORT int MPI_Gatherv(const void* s, int sc, MPI_Datatype st, void* r, const int rc[], const int d[], MPI_Datatype rt,
+                       int root, MPI_Comm comm) {
+  count_op(OP_Gatherv);
+  return PMPI_Gatherv(s, sc, st, r, rc, d, rt, root, comm);
+}
+EXPORT int MPI_Scatter(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, int root, MPI_Comm comm) {
+  count_op(OP_Scatter);
+  return PMPI_Scatter(s, sc, st, r, rc, rt, root, comm);
+}
+EXPORT int MPI_Scatterv(const void* s, const int sc[], const int d[], MPI_Datatype st, void* r, int rc, MPI_Datatype rt,
+                        int root, MPI_Comm comm) {
+  count_op(OP_Scatterv);
+  return PMPI_Scatterv(s, sc, d, st, r, rc, rt, root, comm);
+}
+EXPORT int MPI_Allgather(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, MPI_Comm comm) {
+  count_op(OP_Allgather);
+  return PMPI_Allgather(s, sc, st, r, rc, rt, comm);
+}
+EXPORT int MPI_Allgatherv(const void* s, int sc, MPI_Datatype st, void* r, const int rc[], const int d[], MPI_Datatype rt,
+                          MPI_Comm comm) {
+  count_op(OP_Allgatherv);
+  return PMPI_Allgatherv(s, sc, st, r, rc, d, rt, comm);
+}
+EXPORT int MPI_Alltoall(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, MPI_Comm comm) {
+  count_op(OP_Alltoall);
+  return PMPI_Alltoall(s, sc, st, r, rc, rt, comm);
+}
+EXPORT int MPI_Alltoallv(const void* s, const int sc[], const int sd[], MPI_Datatype st, void* r, const int rc[],
+                         const int rd[], MPI_Datatype rt, MPI_Comm comm) {
+  count_op(OP_Alltoallv);
+  return PMPI_Alltoallv(s, sc, sd, st, r, rc, rd, rt, comm);
+}
+EXPORT int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
+  count_op(OP_Comm_split);
+  return PMPI_Comm_split(comm, color, key, newcomm);
+}
+EXPORT int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
+  count_op(OP_Comm_dup);
+  return PMPI_Comm_dup(comm, newcomm);
+}
+EXPORT int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
+  count_op(OP_Comm_create);
+  return PMPI_Comm_create(comm, group, newcomm);
+}
+EXPORT int MPI_Comm_free(MPI_Comm* comm) {
+  count_op(OP_Comm_free);
+  return PMPI_Comm_free(comm);
+}
+
+/* ---- Fortran entry points: count, then call the library's pmpi_<name>_ */
+
+typedef MPI_Fint F;
+static void* pmpi(const char* name) {
+  void* p = dlsym(RTLD_DEFAULT, name);
+  if (!p) {
+    fprintf(stderr, "mpi_count: no Fortran entry %s in the MPI library\n", name);
+    abort();
+  }
+  return p;
+}
+/* Declares the forwarding pointer of one Fortran function, looked up on first use (copied
+ * byte-wise: ISO C has no conversion from an object pointer to a function pointer). */
+#define TG_FPTR(name, type)                    \
+  static type name##_ptr;                      \
+  if (!name##_ptr) {                           \
+    void* p_ = pmpi("p" #name "_");            \
+    memcpy(&name##_ptr, &p_, sizeof p_);       \
+  }
+/* The four usual manglings of one Fortran entry point, all calling the same body. */
+#define TG_F4(lower, UPPER, params, args)              \
+  EXPORT void lower##_ params { lower##_body args; }   \
+  EXPORT void lower params { lower##_body args; }      \
+  EXPORT void lower##__ params { lower##_body args; }  \
+  EXPORT void UPPER params { lower##_body args; }
+#define TG_CALL(call) \
+  do {                \
+    ++depth;          \
+    call;             \
+    --depth;          \
+  } while (0)
+
+typedef void (*f1)(F*);
+static void mpi_init_body(F* ierr) {
+  TG_FPTR(mpi_init, f1);
+  count_op(OP_Init);
+  TG_CALL(mpi_init_ptr(ierr));
+  if (depth == 0) after_init();
+}
+TG_F4(mpi_init, MPI_INIT, (F * ierr), (ierr))
+typedef void (*f3)(F*, F*, F*);
+static void mpi_init_thread_body(F* req, F* prov, F* ierr) {
+  TG_FPTR(mpi_init_thread, f3);
+  count_op(OP_Init_thread);
+  TG_CALL(mpi_init_thread_ptr(req, prov, ierr));
+  if (depth == 0) after_init();
+}
+TG_F4(mpi_init_thread, MPI_INIT_THREAD, (F * req, F* prov, F* ierr), (req, prov, ierr))
+static void mpi_finalize_body(F* ierr) {
+  TG_FPTR(mpi_finalize, f1);
+  count_op(OP_Finalize);
+  if (depth == 0) write_counts();
+  TG_CALL(mpi_finalize_ptr(ierr));
+}
+TG_F4(mpi_finalize, MPI_FINALIZE, (F * ierr), (ierr))
+
+typedef void (*fsend)(void*, F*, F*, F*, F*, F*, F*);
+typedef void (*fisend)(void*, F*, F*, F*, F*, F*, F*, F*);
+#define TG_F_SEND(lower, UPPER, OP)                                                         \
+  static void lower##_body(void* b, F* c, F* t, F* d, F* g, F* m, F* e) {                   \
+    TG_FPTR(lower, fsend);                                                                  \
+    count_op(OP);                                                                           \
+    sent(*c, PMPI_Type_f2c(*t));                                                            \
+    TG_CALL(lower##_ptr(b, c, t, d, g, m, e));                                              \
+  }                                                                                         \
+  TG_F4(lower, UPPER, (void* b, F* c, F* t, F* d, F* g, F* m, F* e), (b, c, t, d, g, m, e))
+#define TG_F_ISEND(lower, UPPER, OP)                                                                 \
+  static void lower##_body(void* b, F* c, F* t, F* d, F* g, F* m, F* r, F* e) {                      \
+    TG_FPTR(lower, fisend);                                                                          \
+    count_op(OP);                                                                                    \
+    sent(*c, PMPI_Type_f2c(*t));                                                                     \
+    TG_CALL(lower##_ptr(b, c, t, d, g, m, r, e));                                                    \
+  }                                                                                                  \
+  TG_F4(lower, UPPER, (void* b, F* c, F* t, F* d, F* g, F* m, F* r, F* e), (b, c, t, d, g, m, r, e))
+TG_F_SEND(mpi_send, MPI_SEND, OP_Send)
+TG_F_SEND(mpi_ssend, MPI_SSEND, OP_Ssend)
+TG_F_SEND(mpi_rsend, MPI_RSEND, OP_Rsend)
+TG_F_SEND(mpi_bsend, MPI_BSEND, OP_Bsend)
+TG_F_ISEND(mpi_isend, MPI_ISEND, OP_Isend)
+TG_F_ISEND(mpi_issend, MPI_ISSEND, OP_Issend)
+TG_F_ISEND(mpi_irsend, MPI_IRSEND, OP_Irsend)
+TG_F_ISEND(mpi_ibsend, MPI_IBSEND, OP_Ibsend)
+
+typedef void (*frecv)(void*, F*, F*, F*, F*, F*, F*, F*);
+static void mpi_recv_body(void* b, F* c, F* t, F* s, F* g, F* m, F* st, F* e) {
+  TG_FPTR(mpi_recv, frecv);
+  count_op(OP_Recv);
+  received(*c, PMPI_Type_f2c(*t));
+  TG_CALL(mpi_recv_ptr(b, c, t, s, g, m, st, e));
+}
+TG_F4(mpi_recv, MPI_RECV, (void* b, F* c, F* t, F* s, F* g, F* m, F* st, F* e), (b, c, t, s, g, m, st, e))
+static void mpi_irecv_body(void* b, F* c, F* t, F* s, F* g, F* m, F* r, F* e) {
+  TG_FPTR(mpi_irecv, frecv);
+  count_op(OP_Irecv);
+  received(*c, PMPI_Type_f2c(*t));
+  TG_CALL(mpi_irecv_ptr(b, c, t, s, g, m, r, e));
+}
+TG_F4(mpi_irecv, MPI_IRECV, (void* b, F* c, F* t, F* s, F* g, F* m, F* r, F* e), (b, c, t, s, g, m, r, e))
+
+typedef void (*fsendrecv)(void*, F*, F*, F*, F*, void*, F*, F*, F*, F*, F*, F*, F*);
+static void mpi_sendrecv_body(void* sb, F* sc, F* stp, F* d, F* sg, void* rb, F* rc, F* rt, F* s, F* rg, F* m, F* st,
+                              F* e) {
+  TG_FPTR(mpi_sendrecv, fsendrecv);
+  count_op(OP_Sendrecv);
+  sent(*sc, PMPI_Type_f2c(*stp));
+  received(*rc, PMPI_Type_f2c(*rt));
+  TG_CALL(mpi_sendrecv_ptr(sb, sc, stp, d, sg, rb, rc, rt, s, rg, m, st, e));
+}
+TG_F4(mpi_sendrecv, MPI_SENDRECV,
+      (void* sb, F* sc, F* stp, F* d, F* sg, void* rb, F* rc, F* rt, F* s, F* rg, F* m, F* st, F* e),
+      (sb, sc, stp, d, sg, rb, rc, rt, s, rg, m, st, e))
+typedef void (*fsrr)(void*, F*, F*, F*, F*, F*, F*, F*, F*, F*);
+static void mpi_sendrecv_replace_body(void* b, F* c, F* t, F* d, F* sg, F* s, F* rg, F* m, F* st, F* e) {
+  TG_FPTR(mpi_sendrecv_replace, fsrr);
+  count_op(OP_Sendrecv_replace);
+  sent(*c, PMPI_Type_f2c(*t));
+  received(*c, PMPI_Type_f2c(*t));
+  TG_CALL(mpi_sendrecv_replace_ptr(b, c, t, d, sg, s, rg, m, st, e));
+}
+TG_F4(mpi_sendrecv_replace, MPI_SENDRECV_REPLACE, (void* b, F* c, F* t, F* d, F* sg, F* s, F* rg, F* m, F* st, F* e),
+      (b, c, t, d, sg, s, rg, m, st, e))
+
+/* Calls whose counting needs no argument: the body just counts and forwards. */
+#define TG_F_PLAIN(lower, UPPER, OP, type, params, args) \
+  static void lower##_body params {                      \
+    TG_FPTR(lower, type);                                \
+    count_op(OP);                                        \
+    TG_CALL(lower##_ptr args);                           \
+  }                                                      \
+  TG_F4(lower, UPPER, params, args)
+typedef void (*f2)(F*, F*);
+typedef void (*f4)(F*, F*, F*, F*);
+typedef void (*f5)(F*, F*, F*, F*, F*);
+typedef void (*f6)(F*, F*, F*, F*, F*, F*);
+TG_F_PLAIN(mpi_probe, MPI_PROBE, OP_Probe, f5, (F * s, F* g, F* m, F* st, F* e), (s, g, m, st, e))
+TG_F_PLAIN(mpi_iprobe, MPI_IPROBE, OP_Iprobe, f6, (F * s, F* g, F* m, F* fl, F* st, F* e), (s, g, m, fl, st, e))
+TG_F_PLAIN(mpi_wait, MPI_WAIT, OP_Wait, f3, (F * r, F* st, F* e), (r, st, e))
+TG_F_PLAIN(mpi_test, MPI_TEST, OP_Test, f4, (F * r, F* fl, F* st, F* e), (r, fl, st, e))
+TG_F_PLAIN(mpi_waitall, MPI_WAITALL, OP_Waitall, f4, (F * n, F* r, F* st, F* e), (n, r, st, e))
+TG_F_PLAIN(mpi_testall, MPI_TESTALL, OP_Testall, f5, (F * n, F* r, F* fl, F* st, F* e), (n, r, fl, st, e))
+TG_F_PLAIN(mpi_waitany, MPI_WAITANY, OP_Waitany, f5, (F * n, F* r, F* i, F* st, F* e), (n, r, i, st, e))
+TG_F_PLAIN(mpi_testany, MPI_TESTANY, OP_Testany, f6, (F * n, F* r, F* i, F* fl, F* st, F* e), (n, r, i, fl, st, e))
+TG_F_PLAIN(mpi_waitsome, MPI_WAITSOME, OP_Waitsome, f6, (F * n, F* r, F* o, F* i, F* st, F* e), (n, r, o, i, st, e))
+TG_F_PLAIN(mpi_testsome, MPI_TESTSOME, OP_Testsome, f6, (F * n, F* r, F* o, F* i, F* st, F* e), (n, r, o, i, st, e))
+TG_F_PLAIN(mpi_barrier, MPI_BARRIER, OP_Barrier, f2, (F * m, F* e), (m, e))
+typedef void (*fbcast)(void*, F*, F*, F*, F*, F*);
+TG_F_PLAIN(mpi_bcast, MPI_BCAST, OP_Bcast, fbcast, (void* b, F* c, F* t, F* r, F* m, F* e), (b, c, t, r, m, e))
+typedef void (*freduce)(void*, void*, F*, F*, F*, F*, F*, F*);
+typedef void (*fallreduce)(void*, void*, F*, F*, F*, F*, F*);
+TG_F_PLAIN(mpi_reduce, MPI_REDUCE, OP_Reduce, freduce, (void* s, void* r, F* c, F* t, F* o, F* rt, F* m, F* e),
+           (s, r, c, t, o, rt, m, e))
+TG_F_PLAIN(mpi_allreduce, MPI_ALLREDUCE, OP_Allreduce, fallreduce, (void* s, void* r, F* c, F* t, F* o, F* m, F* e),
+           (s, r, c, t, o, m, e))
+TG_F_PLAIN(mpi_scan, MPI_SCAN, OP_Scan, fallreduce, (void* s, void* r, F* c, F* t, F* o, F* m, F* e), (s, r, c, t, o, m, e))
+TG_F_PLAIN(mpi_reduce_scatter, MPI_REDUCE_SCATTER, OP_Reduce_scatter, fallreduce,
+           (void* s, void* r, F* c, F* t, F* o, F* m, F* e), (s, r, c, t, o, m, e))
+typedef void (*fgather)(void*, F*, F*, void*, F*, F*, F*, F*, F*);
+typedef void (*fgatherv)(void*, F*, F*, void*, F*, F*, F*, F*, F*, F*);
+typedef void (*fallgather)(void*, F*, F*, void*, F*, F*, F*, F*);
+typedef void (*fallgatherv)(void*, F*, F*, void*, F*, F*, F*, F*, F*);
+typedef void (*fscatterv)(void*, F*, F*, F*, void*, F*, F*, F*, F*, F*);
+typedef void (*falltoallv)(void*, F*, F*, F*, void*, F*, F*, F*, F*, F*);
+TG_F_PLAIN(mpi_gather, MPI_GATHER, OP_Gather, fgather, (void* s, F* sc, F* st, void* r, F* rc, F* rt, F* ro, F* m, F* e),
+           (s, sc, st, r, rc, rt, ro, m, e))
+TG_F_PLAIN(mpi_gatherv, MPI_GATHERV, OP_Gatherv, fgatherv,
+           (void* s, F* sc, F* st, void* r, F* rc, F* d, F* rt, F* ro, F* m, F* e), (s, sc, st, r, rc, d, rt, ro, m, e))
+TG_F_PLAIN(mpi_scatter, MPI_SCATTER, OP_Scatter, fgather, (void* s, F* sc, F* st, void* r, F* rc, F* rt, F* ro, F* m, F* e),
+           (s, sc, st, r, rc, rt, ro, m, e))
+TG_F_PLAIN(mpi_scatterv, MPI_SCATTERV, OP_Scatterv, fscatterv,
+           (void* s, F* sc, F* d, F* st, void* r, F* rc, F* rt, F* ro, F* m, F* e), (s, sc, d, st, r, rc, rt, ro, m, e))
+TG_F_PLAIN(mpi_allgather, MPI_ALLGATHER, OP_Allgather, fallgather, (void* s, F* sc, F* st, void* r, F* rc, F* rt, F* m, F* e),
+           (s, sc, st, r, rc, rt, m, e))
+TG_F_PLAIN(mpi_allgatherv, MPI_ALLGATHERV, OP_Allgatherv, fallgatherv,
+           (void* s, F* sc, F* st, void* r, F* rc, F* d, F* rt, F* m, F* e), (s, sc, st, r, rc, d, rt, m, e))
+TG_F_PLAIN(mpi_alltoall, MPI_ALLTOALL, OP_Alltoall, fallgather, (void* s, F* sc, F* st, void* r, F* rc, F* rt, F* m, F* e),
+           (s, sc, st, r, rc, rt, m, e))
+TG_F_PLAIN(mpi_alltoallv, MPI_ALLTOALLV, OP_Alltoallv, falltoallv,
+           (void* s, F* sc, F* sd, F* st, void* r, F* rc, F* rd, F* rt, F* m, F* e), (s, sc, sd, st, r, rc, rd, rt, m, e))
+TG_F_PLAIN(mpi_comm_split, MPI_COMM_SPLIT, OP_Comm_split, f5, (F * m, F* c, F* k, F* n, F* e), (m, c, k, n, e))
+TG_F_PLAIN(mpi_comm_dup, MPI_COMM_DUP, OP_Comm_dup, f3, (F * m, F* n, F* e), (m, n, e))
+TG_F_PLAIN(mpi_comm_create, MPI_COMM_CREATE, OP_Comm_create, f4, (F * m, F* g, F* n, F* e), (m, g, n, e))
+TG_F_PLAIN(mpi_comm_free, MPI_COMM_FREE, OP_Comm_free, f2, (F * m, F* e), (m, e))

@@ -1,0 +1,85 @@
+// tracegen-record-check TRACE COUNTS.json: does a recorded trace describe what the application
+// did?
+//
+// COUNTS.json is what libtracegen-count.so wrote for a run of the same application. The trace
+// is expanded rank by rank (ir/Summary.h, as `tracegen inspect --per-rank` does) and every
+// rank's calls per MPI operation, bytes sent and bytes posted to receive must equal the counted
+// ones. Exit status 0 when they do, 1 otherwise (each difference printed), 2 when an input
+// cannot be read.
+#include <fmt/format.h>
+
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "ir/Diagnostics.h"
+#include "ir/Readers.h"
+#include "ir/Summary.h"
+#include "ir/Verify.h"
+
+using namespace tracegen;
+
+int main(int argc, char** argv) {
+  if (argc != 3) {
+    std::cerr << "usage: tracegen-record-check TRACE COUNTS.json\n";
+    return 2;
+  }
+  const std::string tracePath = argv[1], countsPath = argv[2];
+  TraceSummary s;
+  std::size_t bytes = 0;
+  try {
+    const Trace t = readTraceFile(tracePath);
+    verifyStructure(t, tracePath);
+    s = summarizeTrace(t, tracePath);
+    std::ifstream in(tracePath, std::ios::binary | std::ios::ate);
+    bytes = static_cast<std::size_t>(in.tellg());
+  } catch (const InputError& e) {
+    std::cerr << e.render() << "\n";
+    return 2;
+  }
+  nlohmann::json counts;
+  try {
+    std::ifstream in(countsPath);
+    counts = nlohmann::json::parse(in);
+  } catch (const std::exception& e) {
+    std::cerr << countsPath << ": " << e.what() << "\n";
+    return 2;
+  }
+
+  int differences = 0;
+  auto differ = [&](const std::string& what) {
+    std::cout << "difference: " << what << "\n";
+    ++differences;
+  };
+  const auto ranks = counts.at("ranks").get<std::int64_t>();
+  if (ranks != s.ranks) differ(fmt::format("ranks: trace {} vs counted {}", s.ranks, ranks));
+  for (const auto& pr : counts.at("per_rank")) {
+    const auto r = pr.at("rank").get<std::int64_t>();
+    if (r < 0 || r >= static_cast<std::int64_t>(s.perRank.size())) {
+      differ(fmt::format("rank {} counted but not in the trace", r));
+      continue;
+    }
+    const RankSummary& mine = s.perRank[static_cast<std::size_t>(r)];
+    std::map<std::string, std::int64_t> counted;
+    for (const auto& [name, n] : pr.at("ops").items()) counted[name] = n.get<std::int64_t>();
+    std::set<std::string> names;
+    for (const auto& [name, n] : counted) names.insert(name);
+    for (const auto& [name, n] : mine.ops) names.insert(name);
+    for (const auto& name : names) {
+      const std::int64_t a = mine.ops.count(name) ? mine.ops.at(name) : 0;
+      const std::int64_t b = counted.count(name) ? counted.at(name) : 0;
+      if (a != b) differ(fmt::format("rank {}: {}: trace {} vs counted {}", r, name, a, b));
+    }
+    const auto sent = pr.at("bytes_sent").get<std::int64_t>();
+    const auto received = pr.at("bytes_received").get<std::int64_t>();
+    if (mine.bytesSent != sent) differ(fmt::format("rank {}: bytes sent: trace {} vs counted {}", r, mine.bytesSent, sent));
+    if (mine.bytesReceived != received)
+      differ(fmt::format("rank {}: bytes received: trace {} vs counted {}", r, mine.bytesReceived, received));
+  }
+  std::cout << fmt::format("{}: {} bytes, {} ranks, {} events, {} loop levels, {} calls: {}\n", tracePath, bytes, s.ranks,
+                           s.events, s.loops, s.calls,
+                           differences == 0 ? "same calls and bytes as counted" : fmt::format("{} differences", differences));
+  return differences == 0 ? 0 : 1;
+}

@@ -1,0 +1,563 @@
+// Tests of resolve-wildcards and the point-to-point verifier: small traces built in C++ whose
+// only completing matching (or deadlock) is known, a wavefront like NPB LU's, and the real
+// LU/CG traces.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fmt/format.h>
+#include <map>
+#include <set>
+#include <type_traits>
+
+#include "ir/Diagnostics.h"
+#include "ir/RankCursor.h"
+#include "ir/Readers.h"
+#include "ir/Verify.h"
+#include "passes/PointToPointCheck.h"
+#include "passes/ResolveWildcards.h"
+
+namespace tracegen {
+namespace {
+
+constexpr std::int64_t kDouble = 10;
+
+// One rank's view of an event: its loop levels (iterations, body length), outermost first,
+// and its parameter value lists.
+struct Part {
+  std::vector<std::pair<std::int64_t, std::int64_t>> loops;
+  std::map<Param, std::vector<std::int64_t>> params;
+};
+using Loops = std::vector<std::pair<std::int64_t, std::int64_t>>;
+
+Part p2p(Param peer, std::vector<std::int64_t> peers, Loops loops = {}) {
+  Part p;
+  p.loops = std::move(loops);
+  p.params = {{Param::Comm, {kCommWorld}}, {Param::Count, {4}}, {Param::Datatype, {kDouble}}, {Param::Tag, {0}}};
+  p.params[peer] = std::move(peers);
+  return p;
+}
+Part sendTo(std::vector<std::int64_t> dests, Loops loops = {}) { return p2p(Param::Dest, std::move(dests), std::move(loops)); }
+Part recvFrom(std::vector<std::int64_t> sources, Loops loops = {}) { return p2p(Param::Source, std::move(sources), std::move(loops)); }
+Part barrier() { return Part{{}, {{Param::Comm, {kCommWorld}}}}; }
+Part waitLatest() { return Part{{}, {{Param::Request, {kLatestRequest}}}}; }
+
+template <class T>
+std::vector<ValueGroup> groupsOf(const std::map<Rank, T>& byRank) {
+  std::map<T, std::vector<Rank>> classes;
+  for (const auto& [r, v] : byRank) classes[v].push_back(r);
+  std::vector<ValueGroup> out;
+  for (const auto& [v, ranks] : classes) {
+    if constexpr (std::is_same_v<T, std::int64_t>) out.push_back({RankList::fromSorted(ranks), {v}});
+    else out.push_back({RankList::fromSorted(ranks), v});
+  }
+  return out;
+}
+
+// Adds an event executed by the ranks of `parts`; ranks with equal loop counts or value lists
+// share a group, as in a clustered trace. Peers are stored as given (offsets if `relative`).
+Event& addEvent(Trace& t, Op op, const std::map<Rank, Part>& parts, bool relative = false) {
+  Event e;
+  e.id = static_cast<std::int64_t>(t.events.size());
+  e.op = op;
+  e.site = t.internSite(fmt::format("site{}", e.id));
+  e.line = static_cast<int>(100 + e.id);
+  std::vector<Rank> ranks;
+  std::size_t depth = 0;
+  for (const auto& [r, p] : parts) {
+    ranks.push_back(r);
+    depth = std::max(depth, p.loops.size());
+  }
+  e.ranks = RankList::fromSorted(ranks);
+  for (std::size_t k = 0; k < depth; ++k) {
+    std::map<Rank, std::int64_t> iter, mem;
+    for (const auto& [r, p] : parts)
+      if (p.loops.size() > k) {
+        iter[r] = p.loops[k].first;
+        mem[r] = p.loops[k].second;
+      }
+    e.loops.push_back({groupsOf(iter), groupsOf(mem)});
+  }
+  std::set<Param> params;
+  for (const auto& [r, p] : parts)
+    for (const auto& kv : p.params) params.insert(kv.first);
+  for (Param param : params) {
+    std::map<Rank, std::vector<std::int64_t>> values;
+    for (const auto& [r, p] : parts) values[r] = p.params.at(param);
+    e.setParam(param, groupsOf(values), relative && isPeerParam(param));
+  }
+  t.events.push_back(std::move(e));
+  return t.events.back();
+}
+
+std::map<Rank, Part> onRanks(std::initializer_list<Rank> ranks, const Part& p) {
+  std::map<Rank, Part> m;
+  for (Rank r : ranks) m[r] = p;
+  return m;
+}
+std::map<Rank, Part> onAll(Rank P, const Part& p) {
+  std::map<Rank, Part> m;
+  for (Rank r = 0; r < P; ++r) m[r] = p;
+  return m;
+}
+
+Trace newTrace(Rank P) {
+  Trace t;
+  t.numRanks = P;
+  t.origin = "unit";
+  t.comms = standardCommunicators(P);
+  t.datatypes = {{kDouble, "MPI_DOUBLE", 8}};
+  addEvent(t, Op::Init, onAll(P, Part{}));
+  return t;
+}
+
+void finish(Trace& t) {
+  addEvent(t, Op::Finalize, onAll(t.numRanks, Part{}));
+  verifyStructure(t, "unit");  // the builders above must make well-formed traces
+}
+
+PassContext runPass(Trace& t, std::int64_t budget = 100000) {
+  PassContext ctx;
+  ctx.fileName = "unit";
+  ctx.currentPass = "resolve-wildcards";
+  ctx.options.wildcardSearchBudget = budget;
+  createResolveWildcardsPass()->run(t, ctx);
+  return ctx;
+}
+
+std::int64_t counter(PassContext& ctx, const std::string& name) {
+  auto& m = ctx.stats["resolve-wildcards"];
+  auto it = m.find(name);
+  return it == m.end() ? -1 : it->second;
+}
+
+// The sources rank r's executions of event `id` receive from, expanded.
+std::vector<Rank> sources(const Trace& t, Rank r, std::int64_t id) {
+  RankCursor cursor(t, r);
+  Call c;
+  std::vector<Rank> out;
+  while (cursor.next(c))
+    if (c.event->id == id) out.push_back(c.op == Op::Sendrecv ? c.recvPeer : c.peer);
+  return out;
+}
+
+bool anyWildcardLeft(const Trace& t) {
+  for (const auto& e : t.events)
+    if (const ParamValues* s = e.param(Param::Source))
+      for (const auto& g : s->groups)
+        for (auto v : g.values)
+          if (v == kAnySource) return true;
+  return false;
+}
+
+// Runs the pass expecting a DeadlockError; returns it.
+DeadlockError expectDeadlock(Trace& t, std::int64_t budget = 100000) {
+  try {
+    runPass(t, budget);
+  } catch (const DeadlockError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "no DeadlockError";
+  return DeadlockError("", {}, {});
+}
+
+// (a) Rank 1 receives from anyone, then from rank 0; ranks 0 and 2 each send to it. Taking
+// the earlier message (rank 0's) leaves the second receive without a sender.
+Trace onlyLaterMessageCompletes() {
+  Trace t = newTrace(3);
+  addEvent(t, Op::Send, onRanks({0, 2}, sendTo({1})));
+  addEvent(t, Op::Recv, onRanks({1}, recvFrom({kAnySource})));
+  addEvent(t, Op::Recv, onRanks({1}, recvFrom({0})));
+  finish(t);
+  return t;
+}
+
+TEST(ResolveWildcards, TakesTheOnlyCompletingSenderAndWarns) {
+  Trace t = onlyLaterMessageCompletes();
+  PassContext ctx = runPass(t);
+  EXPECT_EQ(sources(t, 1, 2), std::vector<Rank>{2});
+  EXPECT_EQ(sources(t, 1, 3), std::vector<Rank>{0});
+  const ParamValues& src = *t.events[2].param(Param::Source);
+  EXPECT_TRUE(src.relative);
+  ASSERT_EQ(src.groups.size(), 1u);
+  EXPECT_EQ(src.groups[0].values, std::vector<std::int64_t>{1});  // (2 - 1 + 3) mod 3
+  ASSERT_EQ(ctx.warnings.size(), 1u);
+  EXPECT_NE(ctx.warnings[0].find("can deadlock under another matching"), std::string::npos) << ctx.warnings[0];
+  EXPECT_NE(ctx.warnings[0].find("of rank 1 in event 2 (MPI_Recv at site2"), std::string::npos) << ctx.warnings[0];
+  EXPECT_NE(ctx.warnings[0].find("must take the message from rank 2; taking the earlier-arrived message from rank 0 "
+                                 "instead leads to a potential deadlock (rank 1 waits in event 3"),
+            std::string::npos)
+      << ctx.warnings[0];
+  EXPECT_EQ(counter(ctx, "wildcards-resolved"), 1);
+  EXPECT_EQ(counter(ctx, "events-rewritten"), 1);
+  EXPECT_EQ(counter(ctx, "search-restarts"), 1);
+  EXPECT_FALSE(anyWildcardLeft(t));
+  EXPECT_NO_THROW(verifyPointToPoint(t, "unit"));
+}
+
+TEST(ResolveWildcards, BudgetExhaustionReportsTheFirstFailure) {
+  Trace t = onlyLaterMessageCompletes();
+  const Trace before = t;
+  DeadlockError e = expectDeadlock(t, 0);
+  const std::string msg = e.what();
+  EXPECT_EQ(msg.rfind("potential deadlock:", 0), 0u) << msg;
+  EXPECT_NE(msg.find("rank 1 waits in event 3 (MPI_Recv at site3, call 2) for a message from rank 0, which has finished"),
+            std::string::npos)
+      << msg;
+  EXPECT_NE(msg.find("no wait-for cycle"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("budget of 0 states ran out"), std::string::npos) << msg;
+  EXPECT_TRUE(e.cycle().empty());
+  EXPECT_EQ(e.blocked(), std::vector<Rank>{1});
+  EXPECT_TRUE(t == before);  // nothing written on failure
+}
+
+TEST(ResolveWildcards, MixedListInOneEventIsRewrittenPerExecution) {
+  // The same program with both receives in one event: values ANY, 0 consumed cyclically.
+  Trace t = newTrace(3);
+  addEvent(t, Op::Send, onRanks({0, 2}, sendTo({1})));
+  addEvent(t, Op::Recv, onRanks({1}, recvFrom({kAnySource, 0}, {{2, 1}})));
+  finish(t);
+  PassContext ctx = runPass(t);
+  EXPECT_EQ(sources(t, 1, 2), (std::vector<Rank>{2, 0}));
+  EXPECT_EQ(t.events[2].param(Param::Source)->groups[0].values, (std::vector<std::int64_t>{1, 2}));
+  EXPECT_EQ(ctx.warnings.size(), 1u);
+}
+
+TEST(ResolveWildcards, EarliestArrivalNeedsNoSearch) {
+  // Rank 1 takes two wildcard messages and then has nothing order-dependent left.
+  Trace t = newTrace(3);
+  addEvent(t, Op::Send, onRanks({0, 2}, sendTo({1})));
+  addEvent(t, Op::Recv, onRanks({1}, recvFrom({kAnySource}, {{2, 1}})));
+  finish(t);
+  PassContext ctx = runPass(t);
+  EXPECT_EQ(sources(t, 1, 2), (std::vector<Rank>{0, 2}));
+  EXPECT_TRUE(ctx.warnings.empty());
+  EXPECT_EQ(counter(ctx, "search-restarts"), 0);
+  EXPECT_EQ(counter(ctx, "wildcards-resolved"), 2);
+  EXPECT_NO_THROW(verifyPointToPoint(t, "unit"));
+}
+
+// (b) Both ranks block in a wildcard receive before sending.
+TEST(ResolveWildcards, ReceiveBeforeSendDeadlocks) {
+  Trace t = newTrace(2);
+  addEvent(t, Op::Recv, onAll(2, recvFrom({kAnySource})));
+  addEvent(t, Op::Send, onAll(2, sendTo({1})), /*relative=*/true);
+  finish(t);
+  DeadlockError e = expectDeadlock(t);
+  const std::string msg = e.what();
+  EXPECT_EQ(msg.rfind("potential deadlock: 2 of 2 ranks cannot progress", 0), 0u) << msg;
+  EXPECT_NE(msg.find("rank 0 waits in event 1 (MPI_Recv at site1, call 1) for a message from any rank"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("rank 1 waits in event 1 (MPI_Recv at site1, call 1) for a message from any rank"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("cycle: rank 0 -> rank 1 -> rank 0"), std::string::npos) << msg;
+  EXPECT_EQ(e.blocked(), (std::vector<Rank>{0, 1}));
+  EXPECT_EQ(e.cycle(), (std::vector<Rank>{0, 1, 0}));
+}
+
+// (e) Synchronous sends to each other before the receives: a cycle; standard sends complete.
+TEST(ResolveWildcards, SynchronousSendCycleDeadlocks) {
+  for (Op op : {Op::Ssend, Op::Send}) {
+    Trace t = newTrace(2);
+    addEvent(t, op, onAll(2, sendTo({1})), /*relative=*/true);
+    addEvent(t, Op::Recv, onAll(2, recvFrom({kAnySource})));
+    finish(t);
+    if (op == Op::Send) {
+      runPass(t);
+      EXPECT_EQ(sources(t, 0, 2), std::vector<Rank>{1});
+      EXPECT_EQ(sources(t, 1, 2), std::vector<Rank>{0});
+      continue;
+    }
+    DeadlockError e = expectDeadlock(t);
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("rank 0 waits in event 1 (MPI_Ssend at site1, call 1) for rank 1 to receive its synchronous send"),
+              std::string::npos)
+        << msg;
+    EXPECT_NE(msg.find("rank 1 waits in event 1 (MPI_Ssend at site1, call 1) for rank 0 to receive its synchronous send"),
+              std::string::npos)
+        << msg;
+    EXPECT_EQ(e.cycle(), (std::vector<Rank>{0, 1, 0}));
+  }
+}
+
+// (f) Rank 0 enters a barrier while rank 1 waits for a message rank 0 sends after it.
+TEST(ResolveWildcards, CollectiveAgainstReceiveDeadlocks) {
+  Trace t = newTrace(2);
+  addEvent(t, Op::Recv, onRanks({1}, recvFrom({0})));
+  addEvent(t, Op::Barrier, onAll(2, barrier()));
+  addEvent(t, Op::Send, onRanks({0}, sendTo({1})));
+  addEvent(t, Op::Send, onRanks({1}, sendTo({0})));
+  addEvent(t, Op::Recv, onRanks({0}, recvFrom({kAnySource})));
+  finish(t);
+  DeadlockError e = expectDeadlock(t);
+  const std::string msg = e.what();
+  EXPECT_NE(msg.find("rank 0 waits in event 2 (MPI_Barrier at site2, call 1) for rank 1 to reach the same collective "
+                     "(number 1 on communicator 2)"),
+            std::string::npos)
+      << msg;
+  EXPECT_NE(msg.find("rank 1 waits in event 1 (MPI_Recv at site1, call 1) for a message from rank 0"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("cycle: rank 0 -> rank 1 -> rank 0"), std::string::npos) << msg;
+}
+
+TEST(ResolveWildcards, NoMatchingCompletesAfterExhaustiveSearch) {
+  // Rank 0 posts three wildcard receives for two messages: every order deadlocks.
+  Trace t = newTrace(3);
+  addEvent(t, Op::Send, onRanks({1, 2}, sendTo({0})));
+  addEvent(t, Op::Recv, onRanks({0}, recvFrom({kAnySource}, {{3, 1}})));
+  finish(t);
+  PassContext ctx;
+  ctx.currentPass = "resolve-wildcards";
+  try {
+    createResolveWildcardsPass()->run(t, ctx);
+    FAIL() << "no DeadlockError";
+  } catch (const DeadlockError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("rank 0 waits in event 2 (MPI_Recv at site2, call 3) for a message from any rank"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("no matching of the wildcard receives completes"), std::string::npos) << msg;
+  }
+  EXPECT_EQ(ctx.stats["resolve-wildcards"]["search-restarts"], 1);
+}
+
+TEST(ResolveWildcards, SleepSetsSkipReorderedIndependentChoices) {
+  // Ranks 0 and 1 each post three wildcard receives for the two messages ranks 2 and 3 send
+  // them. The choices of the two receivers commute: 2 x 2 distinct matchings to refute, where
+  // exploring every interleaving of the four decisions would take 24 runs.
+  Trace t = newTrace(4);
+  addEvent(t, Op::Recv, onRanks({0, 1}, recvFrom({kAnySource}, {{3, 1}})));
+  addEvent(t, Op::Send, onRanks({2, 3}, sendTo({0, 1}, {{2, 1}})));
+  finish(t);
+  PassContext ctx;
+  ctx.currentPass = "resolve-wildcards";
+  ctx.options.wildcardSearchBudget = 100;
+  try {
+    createResolveWildcardsPass()->run(t, ctx);
+    FAIL() << "no DeadlockError";
+  } catch (const DeadlockError& e) {
+    EXPECT_NE(std::string(e.what()).find("no matching of the wildcard receives completes"), std::string::npos) << e.what();
+  }
+  EXPECT_LT(ctx.stats["resolve-wildcards"]["search-restarts"], 10);
+}
+
+// (c) An LU-like wavefront on a 3 x 3 grid: each rank receives from north and west with
+// MPI_ANY_SOURCE and sends south and east, five times.
+TEST(ResolveWildcards, WavefrontResolvesToNeighbours) {
+  constexpr Rank kSide = 3, P = kSide * kSide;
+  constexpr std::int64_t kIters = 5;
+  auto in = [](Rank r) {
+    std::vector<Rank> v;
+    if (r / kSide > 0) v.push_back(r - kSide);
+    if (r % kSide > 0) v.push_back(r - 1);
+    return v;
+  };
+  auto out = [](Rank r) {
+    std::vector<std::int64_t> v;  // offsets: south, east
+    if (r / kSide < kSide - 1) v.push_back(Rank{kSide});
+    if (r % kSide < kSide - 1) v.push_back(1);
+    return v;
+  };
+  Trace t = newTrace(P);
+  std::map<Rank, Part> recvs, sends;
+  for (Rank r = 0; r < P; ++r) {
+    const auto ins = in(r);
+    const auto outs = out(r);
+    if (!ins.empty()) {
+      Loops loops = {{kIters, outs.empty() ? 1 : 2}};
+      if (ins.size() == 2) loops.push_back({2, 1});
+      recvs[r] = recvFrom({kAnySource}, loops);
+    }
+    if (!outs.empty()) {
+      Loops loops;
+      if (ins.empty()) loops.push_back({kIters, 1});
+      if (outs.size() == 2) loops.push_back({2, 1});
+      sends[r] = sendTo(outs, loops);
+    }
+  }
+  addEvent(t, Op::Recv, recvs);
+  addEvent(t, Op::Send, sends, /*relative=*/true);
+  finish(t);
+  const Trace before = t;
+
+  PassContext ctx = runPass(t);
+  EXPECT_TRUE(ctx.warnings.empty());
+  EXPECT_EQ(counter(ctx, "wildcards-resolved"), (4 * 2 + 4 * 1) * kIters);
+  EXPECT_EQ(counter(ctx, "events-rewritten"), 1);
+  EXPECT_FALSE(anyWildcardLeft(t));
+  for (Rank r = 1; r < P; ++r) {
+    const auto ins = in(r);
+    const auto got = sources(t, r, 1);
+    ASSERT_EQ(got.size(), ins.size() * kIters) << "rank " << r;
+    for (std::size_t i = 0; i < got.size(); i += ins.size()) {  // each iteration hears each neighbour once
+      std::multiset<Rank> iteration(got.begin() + static_cast<std::ptrdiff_t>(i),
+                                    got.begin() + static_cast<std::ptrdiff_t>(i + ins.size()));
+      EXPECT_EQ(iteration, std::multiset<Rank>(ins.begin(), ins.end())) << "rank " << r << " iteration " << i / ins.size();
+    }
+  }
+  EXPECT_NO_THROW(verifyPointToPoint(t, "unit"));
+  ASSERT_EQ(t.events.size(), before.events.size());
+  for (std::size_t i = 0; i < t.events.size(); ++i) EXPECT_EQ(t.events[i].loops, before.events[i].loops);
+  // Compressed: at most one list per neighbour pattern, each one iteration long.
+  const ParamValues& src = *t.events[1].param(Param::Source);
+  EXPECT_TRUE(src.relative);
+  EXPECT_LE(src.groups.size(), 4u);
+  for (const auto& g : src.groups) EXPECT_LE(g.values.size(), 2u) << g.ranks.str();
+  // Running again finds nothing to do.
+  const Trace resolved = t;
+  PassContext again = runPass(t);
+  EXPECT_TRUE(t == resolved);
+  EXPECT_EQ(counter(again, "wildcards-resolved"), -1);
+}
+
+TEST(ResolveWildcards, NonblockingReceivesAndWaits) {
+  // Irecv(ANY) + Wait on rank 0, fed by ranks 1 and 2; the Wait is what blocks.
+  Trace t = newTrace(3);
+  addEvent(t, Op::Irecv, onRanks({0}, recvFrom({kAnySource}, {{2, 2}})));
+  addEvent(t, Op::Wait, onRanks({0}, waitLatest()));
+  addEvent(t, Op::Send, onRanks({1, 2}, sendTo({0})));
+  finish(t);
+  PassContext ctx = runPass(t);
+  auto got = sources(t, 0, 1);
+  std::sort(got.begin(), got.end());
+  EXPECT_EQ(got, (std::vector<Rank>{1, 2}));
+  EXPECT_NO_THROW(verifyPointToPoint(t, "unit"));
+}
+
+TEST(ResolveWildcards, SendrecvAndProbeWildcards) {
+  // A ring of Sendrecv(dest = r + 1, source = ANY), then rank 0 probes for anyone and
+  // receives from rank 2, which sends to it last.
+  Trace t = newTrace(3);
+  Part ring = sendTo({1});
+  ring.params[Param::Source] = {kAnySource};
+  addEvent(t, Op::Sendrecv, onAll(3, ring), /*relative=*/true);
+  addEvent(t, Op::Send, onRanks({2}, sendTo({0})));
+  addEvent(t, Op::Probe, onRanks({0}, recvFrom({kAnySource})));
+  addEvent(t, Op::Recv, onRanks({0}, recvFrom({2})));
+  finish(t);
+  PassContext ctx = runPass(t);
+  for (Rank r = 0; r < 3; ++r) EXPECT_EQ(sources(t, r, 1), std::vector<Rank>{(r + 2) % 3}) << "rank " << r;
+  EXPECT_EQ(sources(t, 0, 3), std::vector<Rank>{2});
+  const ParamValues& ringSrc = *t.events[1].param(Param::Source);
+  ASSERT_EQ(ringSrc.groups.size(), 1u);  // one offset for the whole ring
+  EXPECT_EQ(ringSrc.groups[0].values, std::vector<std::int64_t>{2});
+  EXPECT_EQ(counter(ctx, "wildcards-resolved"), 4);
+  EXPECT_EQ(counter(ctx, "events-rewritten"), 2);
+  EXPECT_FALSE(anyWildcardLeft(t));
+  EXPECT_NO_THROW(verifyPointToPoint(t, "unit"));
+}
+
+TEST(ResolveWildcards, SubCommunicatorPeersStayInItsNumbering) {
+  // Communicator 1000 has instances {0, 1} and {2, 3}; peers are communicator ranks, as
+  // recorded. Ranks 0 and 2 send to their communicator rank 1; rank 1 receives from anyone,
+  // rank 3 (same event, explicit) from its communicator rank 0; then a barrier per instance.
+  Trace t = newTrace(4);
+  t.comms.push_back({1000, "split", {RankList::progression(0, 2), RankList::progression(2, 2)}});
+  auto on1000 = [](Part p) {
+    p.params[Param::Comm] = {1000};
+    return p;
+  };
+  addEvent(t, Op::Send, onRanks({0, 2}, on1000(sendTo({1}))));
+  std::map<Rank, Part> recvs = {{1, on1000(recvFrom({kAnySource}))}, {3, on1000(recvFrom({0}))}};
+  addEvent(t, Op::Recv, recvs);
+  addEvent(t, Op::Barrier, onAll(4, on1000(barrier())));
+  finish(t);
+  PassContext ctx = runPass(t);
+  EXPECT_EQ(sources(t, 1, 2), std::vector<Rank>{0});
+  EXPECT_EQ(sources(t, 3, 2), std::vector<Rank>{2});
+  const ParamValues& src = *t.events[2].param(Param::Source);
+  EXPECT_TRUE(src.relative);
+  ASSERT_EQ(src.groups.size(), 2u);
+  EXPECT_EQ(src.groups[0].values, std::vector<std::int64_t>{3});  // communicator rank 0 from world rank 1
+  EXPECT_EQ(src.groups[1].values, std::vector<std::int64_t>{1});  // the explicit group, re-encoded
+  EXPECT_NO_THROW(verifyPointToPoint(t, "unit"));
+}
+
+// (d) The real NPB LU traces (MPI_ANY_SOURCE Irecvs) and the CG trace (none).
+void resolveRealTrace(const std::string& name) {
+  const std::string path = std::string(TRACEGEN_SHARED_DIR) + "/traces/" + name;
+  Trace t = readTraceFile(path);
+  ASSERT_TRUE(anyWildcardLeft(t));
+  EXPECT_THROW(verifyPointToPoint(t, path), InputError);
+  const Trace before = t;
+  PassContext ctx;
+  ctx.fileName = path;
+  ctx.currentPass = "resolve-wildcards";
+  const auto start = std::chrono::steady_clock::now();
+  createResolveWildcardsPass()->run(t, ctx);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_FALSE(anyWildcardLeft(t));
+  EXPECT_NO_THROW(verifyPointToPoint(t, path));
+  ASSERT_EQ(t.events.size(), before.events.size());
+  std::size_t groups = 0, values = 0;
+  for (std::size_t i = 0; i < t.events.size(); ++i) {
+    EXPECT_EQ(t.events[i].loops, before.events[i].loops);
+    const ParamValues* now = t.events[i].param(Param::Source);
+    const ParamValues* was = before.events[i].param(Param::Source);
+    if (now && was && !(*now == *was))
+      for (const auto& g : now->groups) {
+        ++groups;
+        values += g.values.size();
+      }
+  }
+  const std::int64_t resolved = ctx.stats["resolve-wildcards"]["wildcards-resolved"];
+  EXPECT_GT(resolved, 0);
+  EXPECT_TRUE(ctx.warnings.empty());
+  std::printf("[ resolve  ] %s: %lld wildcard receives resolved, %lld events rewritten (%zu groups, %zu values), "
+              "%lld restarts, %.3f s\n",
+              name.c_str(), static_cast<long long>(resolved),
+              static_cast<long long>(ctx.stats["resolve-wildcards"]["events-rewritten"]), groups, values,
+              static_cast<long long>(ctx.stats["resolve-wildcards"]["search-restarts"]), seconds);
+}
+
+TEST(ResolveWildcards, RealLuTraceTimeDependent) { resolveRealTrace("scalatrace2-npb-td-lu-A-4.trace"); }
+TEST(ResolveWildcards, RealLuTraceTimeIndependent) { resolveRealTrace("scalatrace2-npb-ti-lu-A-4.trace"); }
+
+TEST(ResolveWildcards, RealCgTraceHasNothingToDo) {
+  const std::string path = std::string(TRACEGEN_SHARED_DIR) + "/traces/scalatrace2-npb-ti-cg-A-4.trace";
+  Trace t = readTraceFile(path);
+  const Trace before = t;
+  PassContext ctx;
+  ctx.currentPass = "resolve-wildcards";
+  createResolveWildcardsPass()->run(t, ctx);
+  EXPECT_TRUE(t == before);
+  EXPECT_TRUE(ctx.stats.empty());
+  EXPECT_NO_THROW(verifyPointToPoint(t, path));
+}
+
+TEST(PointToPoint, UnbalancedPairNamesRanksAndEvent) {
+  Trace t = newTrace(2);
+  addEvent(t, Op::Send, onRanks({0}, sendTo({1}, {{2, 1}})));
+  addEvent(t, Op::Recv, onRanks({1}, recvFrom({0})));
+  finish(t);
+  try {
+    verifyPointToPoint(t, "x.trace");
+    FAIL() << "no InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.file(), "x.trace");
+    EXPECT_EQ(e.line(), t.events[1].line);  // the sends without receives
+    EXPECT_NE(e.message().find("rank 0 sends 2 messages to rank 1 (first in event 1, MPI_Send)"), std::string::npos) << e.message();
+    EXPECT_NE(e.message().find("rank 1 posts 1 receive from rank 0 (first in event 2, MPI_Recv)"), std::string::npos) << e.message();
+  }
+}
+
+TEST(PointToPoint, WildcardLeftIsAnError) {
+  Trace t = onlyLaterMessageCompletes();
+  try {
+    verifyPointToPoint(t, "x.trace");
+    FAIL() << "no InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.line(), t.events[2].line);
+    EXPECT_NE(e.message().find("rank 1 still receives from MPI_ANY_SOURCE"), std::string::npos) << e.message();
+  }
+}
+
+TEST(PointToPoint, SendrecvCountsBothWays) {
+  Trace t = newTrace(2);
+  Part p = sendTo({1});
+  p.params[Param::Source] = {1};
+  addEvent(t, Op::Sendrecv, onAll(2, p), /*relative=*/true);
+  finish(t);
+  EXPECT_NO_THROW(verifyPointToPoint(t, "unit"));
+  t.events[1].param(Param::Source)->groups[0].values = {0};  // each rank now receives from itself
+  EXPECT_THROW(verifyPointToPoint(t, "unit"), InputError);
+}
+
+}  // namespace
+}  // namespace tracegen
