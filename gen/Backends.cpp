@@ -1,8 +1,8 @@
 // The registry of backends: createBackend() and backendNames() of gen/Backend.h.
 //
 // The coNCePTuaL backend is written in parallel with this file; it is registered only once its
-// header exists, so that the build keeps linking until then (gen/Backends.h declares its
-// factory either way).
+// source (or a header of its own) exists, so that the build keeps linking until then
+// (gen/Backends.h declares its factory either way). Once it has landed the condition can go.
 #include <string>
 #include <utility>
 #include <vector>
@@ -11,6 +11,8 @@
 
 #if __has_include("gen/NcptlBackend.h")
 #include "gen/NcptlBackend.h"
+#define TRACEGEN_HAVE_NCPTL_BACKEND 1
+#elif __has_include("gen/NcptlBackend.cpp")
 #define TRACEGEN_HAVE_NCPTL_BACKEND 1
 #endif
 

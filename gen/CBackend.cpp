@@ -131,7 +131,11 @@ std::string wrapLine(std::string_view line, std::size_t width) {
   cuts.push_back(line.size());
   for (std::size_t cut : cuts) {
     std::string_view piece = line.substr(start, cut - start);
-    if (start > 0 && piece.front() == ' ') piece.remove_prefix(1);
+    while (start > 0 && !piece.empty() && piece.front() == ' ') piece.remove_prefix(1);
+    if (piece.empty()) {
+      start = cut;
+      continue;
+    }
     const std::size_t add = (start == lineStart ? 0 : 1) + piece.size();
     if (start > lineStart && lineLen + add > width) {
       out += '\n' + pad;
@@ -576,10 +580,13 @@ class CWriter {
     throw std::logic_error("unhandled operation");
   }
 
-  // count, datatype, comm of a call that moves one message.
+  // count, datatype, comm of a call that moves one message. A recorder leaves out what MPI
+  // ignores (a scatter's send type on the ranks that only receive): the other side's stands in.
   void message(const CallCtx& x, mus::data& d) {
+    const Expr* recvType = param(x.c, Param::RecvType);
     d.set("count", count(x, param(x.c, Param::Count), "count"));
-    d.set("datatype", datatype(x, need(x.c, Param::Datatype), "datatype"));
+    d.set("datatype", datatype(x, recvType && !param(x.c, Param::Datatype) ? *recvType : need(x.c, Param::Datatype),
+                               "datatype"));
     d.set("comm", comm(x));
   }
 

@@ -31,6 +31,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <numeric>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -308,8 +309,13 @@ class Renderer {
   std::string peerOffset(std::int64_t offset, const RankList& r) {
     const Rank p = p_.numRanks;
     offset = ((offset % p) + p) % p;
+    // Prefer the direction that stays inside 0 … P-1 for every rank (no MOD needed), then the
+    // shorter one.
+    auto fits = [&](std::int64_t o) { return *r.first() + o >= 0 && *r.last() + o < p; };
     std::int64_t signedOff = offset > p / 2 ? offset - p : offset;
-    const bool inRange = *r.first() + signedOff >= 0 && *r.last() + signedOff < p;
+    const std::int64_t other = signedOff > 0 ? signedOff - p : signedOff + p;
+    if (!fits(signedOff) && offset != 0 && fits(other)) signedOff = other;
+    const bool inRange = fits(signedOff);
     data d;
     d.set("wrap", !inRange);
     d.set("var", "t");
@@ -336,9 +342,11 @@ class Renderer {
     ExecIndex idx;
     std::int64_t mult = 1;
     for (auto it = loopStack_.rbegin(); it != loopStack_.rend(); ++it) {
-      if (!it->second) return std::nullopt;
-      idx.push_back({it->first, mult});
-      mult *= *it->second;
+      // The index is a formula of the loop variables only when every entry of every
+      // enclosing loop runs the same number of iterations.
+      if (!it->sameEveryEntry) return std::nullopt;
+      idx.push_back({it->id, mult});
+      mult *= it->trips;
     }
     std::reverse(idx.begin(), idx.end());
     return idx;
@@ -391,25 +399,14 @@ class Renderer {
       case Expr::Kind::ByExecution: {
         if (!index) throw std::logic_error("ByExecution without an execution index");
         const auto n = static_cast<std::int64_t>(e.children.size());
-        ExecIndex terms;
-        for (auto [loop, mult] : *index)
-          if (mult % n != 0) terms.push_back({loop, mult % n});
         for (std::int64_t i = 0; i < n; ++i) {
           Case d = c;
-          if (terms.empty()) {
-            if (i != 0) continue;  // the index is always 0 mod n
-          } else {
-            if (terms.size() == 1 && terms[0].second == 1) {
-              auto trips = loopTrips_.find(terms[0].first);
-              if (trips != loopTrips_.end() && i >= trips->second && trips->second <= n) continue;  // never reached
-            }
-            Cond cd;
-            cd.kind = Cond::Kind::Exec;
-            cd.index = terms;
-            cd.period = n;
-            cd.residues = {i};
-            d.conds.push_back(cd);
-          }
+          Cond cd;
+          cd.kind = Cond::Kind::Exec;
+          cd.index = *index;
+          cd.period = n;
+          cd.residues = {i};
+          if (!addCond(d, std::move(cd))) continue;  // this execution never happens
           refineOne(std::move(d), key, e.children[static_cast<std::size_t>(i)], index, out);
         }
         return;
@@ -421,11 +418,87 @@ class Renderer {
           cd.kind = Cond::Kind::First;
           cd.loop = e.loop;
           cd.first = k == 0;
-          d.conds.push_back(cd);
+          if (!addCond(d, std::move(cd))) continue;
           refineOne(std::move(d), key, e.children[static_cast<std::size_t>(k)], index, out);
         }
         return;
     }
+  }
+
+  // ----------------------------------------------------------------------- conditions
+  // The trip count of a loop: the one being rendered, or its constant count.
+  std::optional<std::int64_t> tripsOf(int loop) const {
+    for (const auto& l : loopStack_)
+      if (l.id == loop) return l.trips;
+    auto it = loopTrips_.find(loop);
+    if (it == loopTrips_.end()) return std::nullopt;
+    return it->second;
+  }
+
+  // The index terms that matter modulo the period.
+  static ExecIndex reducedTerms(const Cond& c) {
+    ExecIndex terms;
+    for (auto [loop, mult] : c.index) {
+      std::int64_t m = ((mult % c.period) + c.period) % c.period;
+      if (m != 0) terms.push_back({loop, m});
+    }
+    return terms;
+  }
+
+  // A single loop variable whose trip count does not exceed the period: no MOD needed, and
+  // residues at or above the trip count never occur.
+  std::optional<std::int64_t> plainTrips(const Cond& c) const {
+    ExecIndex terms = reducedTerms(c);
+    if (terms.size() != 1 || terms[0].second != 1) return std::nullopt;
+    auto trips = tripsOf(terms[0].first);
+    if (!trips || *trips > c.period) return std::nullopt;
+    return trips;
+  }
+
+  enum class Truth { Never, Always, Sometimes };
+
+  // Drops impossible residues and decides whether the condition always or never holds.
+  Truth normalize(Cond& c) const {
+    if (c.kind != Cond::Kind::Exec) return Truth::Sometimes;
+    if (reducedTerms(c).empty()) return c.residues.count(0) ? Truth::Always : Truth::Never;
+    std::int64_t reachable = c.period;
+    if (auto trips = plainTrips(c)) {
+      reachable = *trips;
+      for (auto it = c.residues.begin(); it != c.residues.end();) it = *it >= reachable ? c.residues.erase(it) : std::next(it);
+    }
+    if (c.residues.empty()) return Truth::Never;
+    if (static_cast<std::int64_t>(c.residues.size()) >= reachable) return Truth::Always;
+    return Truth::Sometimes;
+  }
+
+  // Adds a condition to a case, combining it with one on the same execution index (period
+  // lcm, residues that satisfy both) or the same loop's first iteration. False if the case
+  // can no longer apply.
+  bool addCond(Case& c, Cond cd) {
+    Truth t = normalize(cd);
+    if (t == Truth::Never) return false;
+    if (t == Truth::Always) return true;
+    for (auto it = c.conds.begin(); it != c.conds.end(); ++it) {
+      if (cd.kind == Cond::Kind::First && it->kind == Cond::Kind::First && it->loop == cd.loop)
+        return it->first == cd.first;
+      if (cd.kind != Cond::Kind::Exec || it->kind != Cond::Kind::Exec || it->index != cd.index) continue;
+      const std::int64_t l = std::lcm(it->period, cd.period);
+      if (l > 1'000'000) continue;  // keep both tests rather than enumerate a huge period
+      Cond both = cd;
+      both.period = l;
+      both.residues.clear();
+      for (std::int64_t r = 0; r < l; ++r)
+        if (it->residues.count(r % it->period) && cd.residues.count(r % cd.period)) both.residues.insert(r);
+      Truth tb = normalize(both);
+      if (tb == Truth::Never) return false;
+      if (tb == Truth::Always)
+        c.conds.erase(it);
+      else
+        *it = std::move(both);
+      return true;
+    }
+    c.conds.push_back(std::move(cd));
+    return true;
   }
 
   // Flattens named parameter expressions into cases over `ranks`.
@@ -474,7 +547,7 @@ class Renderer {
           if (ca.kind == Cond::Kind::Exec) {
             if (!ca.sameTest(cb)) continue;
             ca.residues.insert(cb.residues.begin(), cb.residues.end());
-            if (static_cast<std::int64_t>(ca.residues.size()) == ca.period) a.conds.erase(a.conds.begin() + static_cast<std::ptrdiff_t>(diff));
+            if (normalize(ca) == Truth::Always) a.conds.erase(a.conds.begin() + static_cast<std::ptrdiff_t>(diff));
           } else {
             if (ca.loop != cb.loop || ca.first == cb.first) continue;
             a.conds.erase(a.conds.begin() + static_cast<std::ptrdiff_t>(diff));
@@ -518,23 +591,20 @@ class Renderer {
     }
     data d;
     list terms;
-    for (std::size_t i = 0; i < c.index.size(); ++i) {
-      usedLoops_.insert(c.index[i].first);
+    const ExecIndex index = reducedTerms(c);
+    for (std::size_t i = 0; i < index.size(); ++i) {
+      usedLoops_.insert(index[i].first);
       data t;
-      t.set("var", loopVar(c.index[i].first));
-      t.set("scaled", c.index[i].second != 1);
-      t.set("mult", std::to_string(c.index[i].second));
-      t.set("last", i + 1 == c.index.size());
+      t.set("var", loopVar(index[i].first));
+      t.set("scaled", index[i].second != 1);
+      t.set("mult", std::to_string(index[i].second));
+      t.set("last", i + 1 == index.size());
       terms.push_back(t);
     }
     // A single loop variable that never reaches the period needs no MOD.
-    bool plain = false;
-    if (c.index.size() == 1 && c.index[0].second == 1) {
-      auto trips = loopTrips_.find(c.index[0].first);
-      plain = trips != loopTrips_.end() && trips->second <= c.period;
-    }
+    const bool plain = plainTrips(c).has_value();
     d.set("terms", terms);
-    d.set("paren", !plain && c.index.size() > 1);
+    d.set("paren", !plain && index.size() > 1);
     d.set("mod", !plain);
     d.set("period", std::to_string(c.period));
     d.set("one", c.residues.size() == 1);
@@ -554,6 +624,16 @@ class Renderer {
     data d;
     d.set("conds", conds);
     return fill("conjunction", d);
+  }
+
+  bool complementary(const Cond& a, const Cond& b) const {
+    if (a.kind == Cond::Kind::First) return b.kind == Cond::Kind::First && a.loop == b.loop && a.first != b.first;
+    if (!a.sameTest(b)) return false;
+    for (auto r : a.residues)
+      if (b.residues.count(r)) return false;
+    Cond u = a;
+    u.residues.insert(b.residues.begin(), b.residues.end());
+    return normalize(u) == Truth::Always;
   }
 
   std::string ifStmt(const std::string& cond, const std::vector<std::string>& then,
@@ -590,23 +670,19 @@ class Renderer {
         out.insert(out.end(), stmts.begin(), stmts.end());
         continue;
       }
-      // IF first THEN … OTHERWISE …: conditions equal but for first/other of one loop.
+      // IF c THEN … OTHERWISE …: another group whose single condition is the complement
+      // (the other iterations of the same loop, or the remaining residues of the same index).
       std::size_t partner = groups.size();
-      if (conds.size() == 1 && conds[0].kind == Cond::Kind::First)
-        for (std::size_t j = i + 1; j < groups.size(); ++j)
-          if (!done[j] && groups[j].first.size() == 1 && groups[j].first[0].kind == Cond::Kind::First &&
-              groups[j].first[0].loop == conds[0].loop && groups[j].first[0].first != conds[0].first) {
-            partner = j;
-            break;
-          }
+      if (conds.size() == 1)
+        for (std::size_t j = i + 1; j < groups.size() && partner == groups.size(); ++j)
+          if (!done[j] && groups[j].first.size() == 1 && complementary(conds[0], groups[j].first[0])) partner = j;
       if (partner < groups.size()) {
         done[partner] = true;
-        const bool firstHere = conds[0].first;
-        const auto& firstStmts = firstHere ? stmts : groups[partner].second;
-        const auto& restStmts = firstHere ? groups[partner].second : stmts;
-        Cond c = conds[0];
-        c.first = true;
-        out.push_back(ifStmt(condText(c), firstStmts, &restStmts));
+        // First iteration first; otherwise the group that comes first keeps its place.
+        const bool swap = conds[0].kind == Cond::Kind::First && !conds[0].first;
+        const auto& thenStmts = swap ? groups[partner].second : stmts;
+        const auto& elseStmts = swap ? stmts : groups[partner].second;
+        out.push_back(ifStmt(condText(swap ? groups[partner].first[0] : conds[0]), thenStmts, &elseStmts));
         continue;
       }
       out.push_back(ifStmt(condsText(conds), stmts, nullptr));
@@ -676,7 +752,7 @@ class Renderer {
     std::vector<std::string> stmts = guarded(cs, [&](const Case& c) -> std::vector<std::string> {
       const auto trips = static_cast<std::int64_t>(std::llround(c.values.at("iterations").value));
       if (trips <= 0) return {};
-      loopStack_.push_back({loop.id, trips});
+      loopStack_.push_back({loop.id, trips, loop.iterations.isConst()});
       postedInLoop_.push_back(RankList());
       std::vector<Piece> inner;
       for (const auto& b : loop.body) renderStmt(b, c.ranks, inner);
@@ -912,6 +988,8 @@ class Renderer {
                                   {"type", param(c, typeP)},
                                   {"tag", param(c, tagP)}},
                                  idx);
+    // Every rank posts one request per execution, whichever case applies.
+    if (async) addRequests(ranks, 1);
     return guarded(cs, [&](const Case& k) -> std::vector<std::string> {
       if (!k.values.count("dest")) throw std::invalid_argument("a send without a destination");
       Partner to = partner(k.values.at("dest"), k.ranks, false);
@@ -920,7 +998,6 @@ class Renderer {
         return {};
       }
       Desc t = acting(k.ranks, to.relative);
-      if (async) addRequests(k.ranks, 1);
       data d;
       d.set("tasks", t.text);
       d.set("s", t.single ? "S" : "");
@@ -948,6 +1025,7 @@ class Renderer {
                                   {"type", param(c, typeP)},
                                   {"tag", param(c, tagP)}},
                                  idx);
+    if (async) addRequests(ranks, 1);
     return guarded(cs, [&](const Case& k) -> std::vector<std::string> {
       if (!k.values.count("source")) throw std::invalid_argument("a receive without a source");
       Partner from = partner(k.values.at("source"), k.ranks, true);
@@ -957,7 +1035,6 @@ class Renderer {
       }
       // ALL TASKS cannot receive (§3.2): the receivers are a target-position description.
       Desc t = target(k.ranks, "t", from.relative);
-      if (async) addRequests(k.ranks, 1);
       data d;
       d.set("tasks", t.text);
       d.set("s", t.single ? "S" : "");
@@ -1085,6 +1162,14 @@ class Renderer {
     return 0;
   }
 
+  // Count times datatype size of a rank's own contribution (0 without a count).
+  double scalarBytes(const CallStmt& c, Rank r) const {
+    const Expr* n = param(c, Param::Count);
+    const Expr* t = param(c, Param::Datatype);
+    if (!n) return 0;
+    return valueAt(*n, r) * (t ? static_cast<double>(typeSize(Expr::constant(valueAt(*t, r)))) : 1.0);
+  }
+
   double vectorBytes(const CallStmt& c, Param vec, Param typeP, Rank r) const {
     auto it = c.vectors.find(vec);
     if (it == c.vectors.end()) return 0;
@@ -1203,9 +1288,7 @@ class Renderer {
             s = allToAll(g, bytes);
             break;
           case Op::Allgatherv: {
-            const auto avg = static_cast<std::int64_t>(std::llround(meanOver(g, [&](Rank r) {
-              return valueAt(*param(c, Param::Count), r) * static_cast<double>(typeSize(Expr::constant(valueAt(*param(c, Param::Datatype), r))));
-            })));
+            const auto avg = static_cast<std::int64_t>(std::llround(meanOver(g, [&](Rank r) { return scalarBytes(c, r); })));
             s = allToAll(g, avg);
             detail = "averaged contribution";
             note("MPI_Allgatherv is a many-to-many MULTICAST of the average contribution (MPI_Alltoall, §5.4).");
@@ -1224,9 +1307,7 @@ class Renderer {
             if (g.size() > 1) s = multicast(acting(g, false), singleDesc(root).text, bytes);
             break;
           case Op::Gatherv: {
-            const auto avg = static_cast<std::int64_t>(std::llround(meanOver(g, [&](Rank r) {
-              return valueAt(*param(c, Param::Count), r) * static_cast<double>(typeSize(Expr::constant(valueAt(*param(c, Param::Datatype), r))));
-            })));
+            const auto avg = static_cast<std::int64_t>(std::llround(meanOver(g, [&](Rank r) { return scalarBytes(c, r); })));
             if (g.size() > 1) s = multicast(acting(g, false), singleDesc(root).text, avg);
             detail = "averaged contribution";
             note("MPI_Gatherv is a many-to-one MULTICAST of the average contribution (§5.4).");
@@ -1324,7 +1405,12 @@ class Renderer {
   std::map<std::string, mustache> templates_;
   std::vector<std::string> notes_;
   std::map<int, std::int64_t> loopTrips_;
-  std::vector<std::pair<int, std::optional<std::int64_t>>> loopStack_;
+  struct OpenLoop {
+    int id;
+    std::int64_t trips;   // of the entry being rendered
+    bool sameEveryEntry;  // the trip count is a constant
+  };
+  std::vector<OpenLoop> loopStack_;
   std::set<int> usedLoops_;
   std::vector<std::pair<RankList, std::int64_t>> outstanding_;
   std::vector<RankList> postedInLoop_;

@@ -254,7 +254,6 @@ RankList RankList::fromSorted(const std::vector<Rank>& ranks) {
 std::optional<RankList> RankList::fromSections(const std::vector<RankTuple>& sections, std::string& problem) {
   constexpr Rank kLimit = Rank{1} << 31;
   std::vector<RankTuple> pieces;
-  Rank total = 0;
   for (std::size_t i = 0; i < sections.size(); ++i) {
     RankTuple t = sections[i];
     const std::string which = sections.size() > 1 ? fmt::format("section {} ", i + 1) : std::string();
@@ -289,33 +288,37 @@ std::optional<RankList> RankList::fromSections(const std::vector<RankTuple>& sec
       }
       nestTuple(std::move(t), pieces);
     }
-    total += size;
   }
   // A nested tuple names each of its ranks once; tuples can only share ranks if their ranges
-  // overlap, and only then do we look at the members.
+  // overlap, and only then (for each cluster of overlapping ranges) do we look at the members.
   std::sort(pieces.begin(), pieces.end(), [](const RankTuple& a, const RankTuple& b) { return a.start < b.start; });
-  bool overlap = false;
-  Rank maxLast = pieces.empty() ? 0 : pieces.front().last();
-  for (std::size_t i = 1; i < pieces.size() && !overlap; ++i) {
-    overlap = pieces[i].start <= maxLast;
-    maxLast = std::max(maxLast, pieces[i].last());
+  for (std::size_t i = 0; i < pieces.size();) {
+    std::size_t j = i + 1;
+    Rank maxLast = pieces[i].last(), members = pieces[i].size();
+    for (; j < pieces.size() && pieces[j].start <= maxLast; ++j) {
+      maxLast = std::max(maxLast, pieces[j].last());
+      members += pieces[j].size();
+    }
+    if (j - i > 1) {
+      if (members > kMaxIrregularRanks) {
+        problem = fmt::format("has overlapping sections of {} ranks, more than the {} tracegen checks for repeated ranks",
+                              members, kMaxIrregularRanks);
+        return std::nullopt;
+      }
+      RankList cluster;
+      cluster.tuples_.assign(pieces.begin() + static_cast<std::ptrdiff_t>(i), pieces.begin() + static_cast<std::ptrdiff_t>(j));
+      RankIterator it(cluster);  // drops repeated ranks
+      Rank distinct = 0, r = 0;
+      while (it.next(r)) ++distinct;
+      if (distinct != members) {
+        problem = fmt::format("names a rank more than once ({} repetitions in overlapping sections)", members - distinct);
+        return std::nullopt;
+      }
+    }
+    i = j;
   }
   RankList out;
   out.tuples_ = std::move(pieces);
-  if (overlap) {
-    if (total > kMaxIrregularRanks) {
-      problem = fmt::format("has overlapping sections of {} ranks in all, more than the {} tracegen checks for repeated ranks",
-                            total, kMaxIrregularRanks);
-      return std::nullopt;
-    }
-    RankIterator it(out);  // drops repeated ranks
-    Rank distinct = 0, r = 0;
-    while (it.next(r)) ++distinct;
-    if (distinct != total) {
-      problem = fmt::format("names a rank more than once ({} repetitions in overlapping sections)", total - distinct);
-      return std::nullopt;
-    }
-  }
   out.normalise();
   return out;
 }

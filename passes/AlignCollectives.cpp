@@ -767,6 +767,7 @@ class Aligner {
     }
     const CollKey key = coll_.at(group.front()).key;
     checkValues(*merged, key);
+    const SiteId site = merged->site;
     std::vector<SiteId> oldSites;
     for (const Event* p : parts)
       if (p->site != merged->site && p->site != kNoSite) oldSites.push_back(p->site);
@@ -788,7 +789,6 @@ class Aligner {
     }
     t_.events = std::move(events);
     origOf_ = std::move(orig);
-    const SiteId site = t_.events[gap].site;
     for (SiteId s : oldSites) rekey(s, site);
     ++ctx_.counter("collectives-aligned");
     ctx_.counter("events-removed") += static_cast<std::int64_t>(pos.size() - 1);

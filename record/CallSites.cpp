@@ -5,7 +5,10 @@
 #include <sys/auxv.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+
+#include "record/Hash.h"
 
 namespace tracegen::record {
 
@@ -27,9 +30,19 @@ bool startsWith(const char* s, const char* prefix) { return std::strncmp(s, pref
 CallSites::CallSites(int maxDepth) : maxDepth_(maxDepth) {
   selfBase_ = baseOf(reinterpret_cast<const void*>(&baseOf));
   exeBase_ = baseOf(reinterpret_cast<const void*>(getauxval(AT_PHDR)));
-  // backtrace() loads the unwinder on first use; do it now rather than inside a timed call.
+  const char* pref = std::getenv("TRACEGEN_UNWIND");
+  if (!pref || std::strcmp(pref, "glibc") != 0) {
+    // RTLD_LOCAL: libunwind's own _Unwind_* symbols must not interpose on the application's.
+    void* lib = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) lib = dlopen("libunwind.so", RTLD_NOW | RTLD_LOCAL);
+    if (lib) {
+      void* sym = dlsym(lib, "unw_backtrace");
+      std::memcpy(&unwind_, &sym, sizeof sym);
+    }
+  }
+  // The unwinders load and index their data on first use; do it now, not inside a timed call.
   void* warm[4];
-  (void)backtrace(warm, 4);
+  (void)(unwind_ ? unwind_(warm, 4) : backtrace(warm, 4));
 }
 
 const CallSites::Frame& CallSites::frame(void* addr) {
@@ -64,18 +77,26 @@ const CallSites::Frame& CallSites::frame(void* addr) {
 
 std::uint32_t CallSites::capture() {
   void* stack[64];
-  const int n = backtrace(stack, 64);
-  scratch_.clear();
-  int kept = 0;
-  for (int i = 0; i < n && kept < maxDepth_; ++i) {
+  const int n = unwind_ ? unwind_(stack, 64) : backtrace(stack, 64);
+  kept_.clear();
+  std::uint64_t key = 0x73697465ull;
+  for (int i = 0; i < n && static_cast<int>(kept_.size()) < maxDepth_; ++i) {
     const Frame& f = frame(stack[i]);
     if (f.skip) continue;
     if (f.stop) break;
-    if (kept++ > 0) scratch_ += '_';
-    scratch_ += f.text;
+    kept_.push_back(stack[i]);
+    key = combine(key, static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(stack[i])));
+  }
+  if (auto it = raw_.find(key); it != raw_.end() && it->second.frames == kept_) return it->second.site;
+  scratch_.clear();
+  for (std::size_t i = 0; i < kept_.size(); ++i) {
+    if (i > 0) scratch_ += '_';
+    scratch_ += frame(kept_[i]).text;
   }
   if (scratch_.empty()) scratch_ = "unknown";
-  return intern(scratch_);
+  const std::uint32_t site = intern(scratch_);
+  raw_[key] = RawSite{kept_, site};
+  return site;
 }
 
 std::uint32_t CallSites::intern(const std::string& name) {

@@ -1,6 +1,8 @@
 // Call-site signatures: which place in the application made an MPI call.
 //
-// At every intercepted call the stack is walked with glibc's backtrace(). Frames in the recorder
+// At every intercepted call the stack is walked: with libunwind's unw_backtrace when
+// libunwind.so.8 can be loaded (it caches unwind information; some ten times faster than glibc's
+// backtrace(), which is the fallback; TRACEGEN_UNWIND=glibc forces it). Frames in the recorder
 // itself and in the MPI libraries are skipped, and the walk stops at the C library (the frames
 // below main are the same for every call). Each remaining return address becomes
 // (module, offset from the module's load address) via dladdr, so the same call site has the
@@ -9,7 +11,9 @@
 // hex joined by '_' (frames of modules other than the executable are prefixed `module+`),
 // e.g. `1a2b_1c40_1f00`, and interned: a site's index is what events carry while recording.
 // Two calls of one MPI function from different places, or from one place reached through
-// different callers, have different signatures.
+// different callers, have different signatures. The walk itself yields raw addresses, which
+// differ between processes but not within one: a cache from the raw chain to the interned site
+// makes a repeated call site cost one hash lookup after the walk.
 #pragma once
 
 #include <cstdint>
@@ -35,12 +39,19 @@ class CallSites {
     bool stop = false;   // C library: the stack below main
     std::string text;    // `1a2b` or `libfoo.so+1a2b`
   };
+  struct RawSite {
+    std::vector<void*> frames;  // the kept raw addresses
+    std::uint32_t site;
+  };
   const Frame& frame(void* addr);
 
+  int (*unwind_)(void**, int) = nullptr;  // libunwind's unw_backtrace, or null for glibc's
   int maxDepth_;
   std::uintptr_t selfBase_ = 0;
   std::uintptr_t exeBase_ = 0;
   std::unordered_map<void*, Frame> frames_;
+  std::unordered_map<std::uint64_t, RawSite> raw_;
+  std::vector<void*> kept_;
   std::unordered_map<std::string, std::uint32_t> index_;
   std::vector<std::string> names_;
   std::string scratch_;

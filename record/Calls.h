@@ -195,45 +195,49 @@ inline void commCopy(CallScope& s, MPI_Comm comm, MPI_Comm newcomm, const char* 
   s.set(Param::NewComm, s.newComm(newcomm, kind));
 }
 
-// ---- request completion. `before` holds the requests' offsets taken before the call.
+// ---- request completion. `picks` identify the call's requests, taken before the call.
 
 // MPI_Wait, MPI_Test: the completed request's offset, or -1 if nothing completed.
-inline void completeOne(CallScope& s, MPI_Request handle, std::int64_t before, bool done) {
-  const bool real = done && handle != MPI_REQUEST_NULL;
-  s.set(Param::Request, real ? before : kRequestNull);
-  if (real) s.completed(handle);
+inline void completeOne(CallScope& s, const RequestPick& p, bool done) {
+  const bool real = done && p.handle != MPI_REQUEST_NULL;
+  s.set(Param::Request, real ? p.offset : kRequestNull);
+  if (real) s.completed(p);
 }
 
 // MPI_Waitall, MPI_Testall: all requests of the array (null entries -1), or none.
-inline void completeAll(CallScope& s, const std::vector<MPI_Request>& handles, const std::vector<std::int64_t>& before,
-                        bool done) {
+inline void completeAll(CallScope& s, const std::vector<RequestPick>& picks, bool done) {
   if (!done) {
     s.offsets(nullptr, 0);
     return;
   }
-  s.offsets(before.data(), static_cast<int>(before.size()));
-  for (MPI_Request h : handles)
-    if (h != MPI_REQUEST_NULL) s.completed(h);
+  std::vector<std::int64_t> offsets;
+  for (const RequestPick& p : picks) {
+    offsets.push_back(p.offset);
+    if (p.handle != MPI_REQUEST_NULL) s.completed(p);
+  }
+  s.offsets(offsets.data(), static_cast<int>(offsets.size()));
 }
 
 // MPI_Waitany, MPI_Testany, MPI_Waitsome, MPI_Testsome: the requests at the (0-based) indices.
-inline void completeSome(CallScope& s, const std::vector<MPI_Request>& handles, const std::vector<std::int64_t>& before,
-                         const int* indices, int n) {
+inline void completeSome(CallScope& s, const std::vector<RequestPick>& picks, const int* indices, int n) {
   std::vector<std::int64_t> done;
   for (int i = 0; i < n; ++i) {
     const int k = indices[i];
-    if (k < 0 || static_cast<std::size_t>(k) >= handles.size()) continue;
-    done.push_back(before[static_cast<std::size_t>(k)]);
-    if (handles[static_cast<std::size_t>(k)] != MPI_REQUEST_NULL) s.completed(handles[static_cast<std::size_t>(k)]);
+    if (k < 0 || static_cast<std::size_t>(k) >= picks.size()) continue;
+    const RequestPick& p = picks[static_cast<std::size_t>(k)];
+    done.push_back(p.offset);
+    if (p.handle != MPI_REQUEST_NULL) s.completed(p);
   }
   s.offsets(done.data(), static_cast<int>(done.size()));
 }
 
-inline void offsetsBefore(CallScope& s, const MPI_Request* reqs, int n, std::vector<MPI_Request>& handles,
-                          std::vector<std::int64_t>& before) {
-  handles.assign(reqs, reqs + n);
-  before.clear();
-  for (MPI_Request r : handles) before.push_back(s.offsetOf(r));
+// Picks for an array of requests; the application's handles are stored from `where` on, one
+// every `stride` bytes (C MPI_Request or Fortran INTEGER).
+inline void pickAll(CallScope& s, const MPI_Request* handles, const void* where, std::size_t stride, int n,
+                    std::vector<RequestPick>& picks) {
+  picks.clear();
+  const auto* base = static_cast<const char*>(where);
+  for (int i = 0; i < n; ++i) picks.push_back(s.pick(handles[i], base + static_cast<std::size_t>(i) * stride, picks));
 }
 
 }  // namespace tracegen::record::calls

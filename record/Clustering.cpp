@@ -417,6 +417,20 @@ Trace buildGlobal(std::vector<Partial> partials, const ClusterTable& table, Rank
   return g;
 }
 
+std::vector<std::string> communicatorConflicts(const Trace& t) {
+  std::vector<std::string> out;
+  for (const Communicator& c : t.comms)
+    for (std::size_t i = 0; i < c.instances.size(); ++i)
+      for (std::size_t j = i + 1; j < c.instances.size(); ++j)
+        if (c.instances[i].intersects(c.instances[j])) {
+          out.push_back("communicator " + std::to_string(c.id) + " has overlapping instances " + c.instances[i].pretty() +
+                        " and " + c.instances[j].pretty());
+          i = c.instances.size();  // one line per id
+          break;
+        }
+  return out;
+}
+
 Trace clusterInProcess(std::vector<RankInput> ranks, ClusterMode mode, ClusterReport* report) {
   const auto p = static_cast<std::int64_t>(ranks.size());
   std::vector<Signature> sigs;

@@ -110,6 +110,11 @@ void addPartials(std::vector<Partial>& into, std::vector<Partial> from);
 Trace buildGlobal(std::vector<Partial> partials, const ClusterTable& table, Rank numRanks,
                   std::size_t lcsLimit = std::size_t{1} << 25);
 
+// Communicator ids whose instances overlap: ranks that created communicators in different orders
+// gave one id to intersecting communicators, which the trace model cannot describe. One line per
+// such id (empty when the table is consistent).
+std::vector<std::string> communicatorConflicts(const Trace& t);
+
 // What a rank brings to Finalize.
 struct RankInput {
   Trace trace;                  // LoopCompressor::toTrace, with the rank's datatypes

@@ -4,6 +4,16 @@
 
 namespace tracegen::record {
 
+ElasticSeq ElasticSeq::repeated(std::int64_t v, std::int64_t n) {
+  ElasticSeq s;
+  if (n > 0) {
+    s.vals_.assign(1, v);
+    s.pi_.assign(1, 0);
+    s.n_ = n;
+  }
+  return s;
+}
+
 void ElasticSeq::push(std::int64_t v) {
   if (n_ == 0) {
     vals_.assign(1, v);

@@ -19,6 +19,9 @@ namespace tracegen::record {
 
 class ElasticSeq {
  public:
+  // n copies of v.
+  static ElasticSeq repeated(std::int64_t v, std::int64_t n);
+
   void push(std::int64_t v);
   // Appends every value of `other` in order (the later executions of a merged loop body).
   void append(const ElasticSeq& other);

@@ -33,8 +33,7 @@ static_assert(sizeof(Fint) == sizeof(int), "Fortran INTEGER arrays are passed to
 
 namespace {
 
-thread_local std::vector<MPI_Request> t_handles;
-thread_local std::vector<std::int64_t> t_before;
+thread_local std::vector<tracegen::record::RequestPick> t_picks;
 thread_local std::vector<MPI_Request> t_converted;
 
 // The MPI library's Fortran profiling entry `pmpi_<base>` under whichever mangling it exports.
@@ -148,7 +147,7 @@ static void isendImpl(Op op, IsendF f, void* buf, Fint* count, Fint* type, Fint*
   run(op, [&] { f(buf, count, type, dest, tag, comm, req, ierr); },
       [&](CallScope& s) {
         calls::p2p(s, Param::Dest, *count, T(type), *dest, *tag, C(comm));
-        s.created(PMPI_Request_f2c(*req));
+        s.created(PMPI_Request_f2c(*req), req);
       });
 }
 #define TG_FSEND(base, UPPER, OP)                                                                                   \
@@ -183,7 +182,7 @@ static void irecv_impl(void* buf, Fint* count, Fint* type, Fint* source, Fint* t
   run(Op::Irecv, [&] { pmpi_irecv()(buf, count, type, source, tag, comm, req, ierr); },
       [&](CallScope& s) {
         calls::p2p(s, Param::Source, *count, T(type), *source, *tag, C(comm));
-        s.created(PMPI_Request_f2c(*req));
+        s.created(PMPI_Request_f2c(*req), req);
       });
 }
 TG_FORTRAN(recv, MPI_RECV, (void* buf, Fint* count, Fint* type, Fint* source, Fint* tag, Fint* comm, Fint* status, Fint* ierr),
@@ -258,7 +257,7 @@ static void completion(Op op, Call&& call, const Fint* reqs, Fint n, const std::
     call();
     return;
   }
-  calls::offsetsBefore(s, convertRequests(reqs, n), n, t_handles, t_before);
+  calls::pickAll(s, convertRequests(reqs, n), reqs, sizeof(Fint), n, t_picks);
   s.begin();
   call();
   s.end();
@@ -275,30 +274,30 @@ static std::vector<int> zeroBased(const Fint* idx, int n) {
 
 static void wait_impl(Fint* req, Fint* status, Fint* ierr) {
   completion(Op::Wait, [&] { pmpi_wait()(req, status, ierr); }, req, 1,
-             [&](CallScope& s) { calls::completeOne(s, t_handles[0], t_before[0], true); });
+             [&](CallScope& s) { calls::completeOne(s, t_picks[0], true); });
 }
 static void test_impl(Fint* req, Fint* flag, Fint* status, Fint* ierr) {
   completion(Op::Test, [&] { pmpi_test()(req, flag, status, ierr); }, req, 1,
-             [&](CallScope& s) { calls::completeOne(s, t_handles[0], t_before[0], *flag != 0); });
+             [&](CallScope& s) { calls::completeOne(s, t_picks[0], *flag != 0); });
 }
 static void waitall_impl(Fint* count, Fint* reqs, Fint* statuses, Fint* ierr) {
   completion(Op::Waitall, [&] { pmpi_waitall()(count, reqs, statuses, ierr); }, reqs, *count,
-             [&](CallScope& s) { calls::completeAll(s, t_handles, t_before, true); });
+             [&](CallScope& s) { calls::completeAll(s, t_picks, true); });
 }
 static void testall_impl(Fint* count, Fint* reqs, Fint* flag, Fint* statuses, Fint* ierr) {
   completion(Op::Testall, [&] { pmpi_testall()(count, reqs, flag, statuses, ierr); }, reqs, *count,
-             [&](CallScope& s) { calls::completeAll(s, t_handles, t_before, *flag != 0); });
+             [&](CallScope& s) { calls::completeAll(s, t_picks, *flag != 0); });
 }
 static void waitany_impl(Fint* count, Fint* reqs, Fint* index, Fint* status, Fint* ierr) {
   completion(Op::Waitany, [&] { pmpi_waitany()(count, reqs, index, status, ierr); }, reqs, *count, [&](CallScope& s) {
     const int k = *index - 1;
-    calls::completeSome(s, t_handles, t_before, &k, *index == MPI_UNDEFINED ? 0 : 1);
+    calls::completeSome(s, t_picks, &k, *index == MPI_UNDEFINED ? 0 : 1);
   });
 }
 static void testany_impl(Fint* count, Fint* reqs, Fint* index, Fint* flag, Fint* status, Fint* ierr) {
   completion(Op::Testany, [&] { pmpi_testany()(count, reqs, index, flag, status, ierr); }, reqs, *count, [&](CallScope& s) {
     const int k = *index - 1;
-    calls::completeSome(s, t_handles, t_before, &k, (*flag != 0 && *index != MPI_UNDEFINED) ? 1 : 0);
+    calls::completeSome(s, t_picks, &k, (*flag != 0 && *index != MPI_UNDEFINED) ? 1 : 0);
   });
 }
 static void waitsome_impl(Fint* incount, Fint* reqs, Fint* outcount, Fint* indices, Fint* statuses, Fint* ierr) {
@@ -306,7 +305,7 @@ static void waitsome_impl(Fint* incount, Fint* reqs, Fint* outcount, Fint* indic
              [&](CallScope& s) {
                const int n = *outcount == MPI_UNDEFINED ? 0 : *outcount;
                const std::vector<int> k = zeroBased(indices, n);
-               calls::completeSome(s, t_handles, t_before, k.data(), n);
+               calls::completeSome(s, t_picks, k.data(), n);
              });
 }
 static void testsome_impl(Fint* incount, Fint* reqs, Fint* outcount, Fint* indices, Fint* statuses, Fint* ierr) {
@@ -314,7 +313,7 @@ static void testsome_impl(Fint* incount, Fint* reqs, Fint* outcount, Fint* indic
              [&](CallScope& s) {
                const int n = *outcount == MPI_UNDEFINED ? 0 : *outcount;
                const std::vector<int> k = zeroBased(indices, n);
-               calls::completeSome(s, t_handles, t_before, k.data(), n);
+               calls::completeSome(s, t_picks, k.data(), n);
              });
 }
 TG_FORTRAN(wait, MPI_WAIT, (Fint * req, Fint* status, Fint* ierr), (req, status, ierr))

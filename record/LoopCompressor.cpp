@@ -54,19 +54,26 @@ LoopCompressor::Node LoopCompressor::makeEvent(const CallRecord& call) {
   h = combine(h, static_cast<std::uint64_t>(n.site));
   for (const Slot& s : n.slots) h = combine(h, static_cast<std::uint64_t>(s.param));
   n.shape = h;
+  n.execs = 1;
   if (call.computeUs >= 0) addStat(n.stats, Phase::Compute, call.prevSite, call.computeUs);
   if (call.mpiUs >= 0) addStat(n.stats, Phase::Mpi, call.prevSite, call.mpiUs);
   return n;
 }
 
 std::uint64_t LoopCompressor::loopShape(const std::vector<Node>& body) {
+  if (body.size() == 1) return body[0].shape;  // a loop around one event is shaped like the event
   std::uint64_t h = combine(kLoopSeed, static_cast<std::uint64_t>(body.size()));
   for (const Node& b : body) h = combine(h, b.shape);
   return h;
 }
 
 bool LoopCompressor::sameShape(const Node& a, const Node& b) {
-  if (a.shape != b.shape || a.loop != b.loop) return false;
+  if (a.shape != b.shape) return false;
+  if (a.loop != b.loop) {  // an event matches a loop around that one event
+    const Node& loop = a.loop ? a : b;
+    const Node& event = a.loop ? b : a;
+    return loop.body.size() == 1 && sameShape(loop.body[0], event);
+  }
   if (a.loop) return a.body.size() == b.body.size() && rangesMatch(a.body, 0, b.body, 0, a.body.size());
   if (a.op != b.op || a.site != b.site || a.slots.size() != b.slots.size()) return false;
   for (std::size_t i = 0; i < a.slots.size(); ++i)
@@ -88,7 +95,18 @@ void LoopCompressor::commit(Node& n) {
   }
 }
 
+// An event executed `execs` times becomes a loop of one iteration per execution.
+void LoopCompressor::wrapInLoop(Node& event) {
+  Node loop;
+  loop.loop = true;
+  loop.shape = event.shape;
+  loop.iters = ElasticSeq::repeated(1, event.execs);
+  loop.body.push_back(std::move(event));
+  event = std::move(loop);
+}
+
 void LoopCompressor::mergeInto(Node& into, Node& from) {
+  if (into.loop != from.loop) wrapInLoop(into.loop ? from : into);
   if (into.loop) {
     commit(into);
     commit(from);
@@ -96,6 +114,7 @@ void LoopCompressor::mergeInto(Node& into, Node& from) {
     for (std::size_t i = 0; i < into.body.size(); ++i) mergeInto(into.body[i], from.body[i]);
     return;
   }
+  into.execs += from.execs;
   for (std::size_t i = 0; i < into.slots.size(); ++i) into.slots[i].values.append(from.slots[i].values);
   for (const Stat& s : from.stats) {
     auto it = std::find_if(into.stats.begin(), into.stats.end(),

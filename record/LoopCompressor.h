@@ -5,8 +5,10 @@
 // ElasticSeq per parameter, time accumulators keyed by the predecessor's call site) or a loop
 // (its body, a sequence of nodes, and an ElasticSeq of trip counts, one per entry into the loop).
 // Nodes compare by *shape*: operation, site and parameter names for events, body shapes for
-// loops; values and trip counts are not part of the shape. After each appended event the tail
-// is matched, as ScalaTrace does:
+// loops; values and trip counts are not part of the shape, and an event has the shape of a loop
+// whose body is that one event (it is such a loop, run once: `for k < n: send` with n = 1 at
+// one timestep and 3 at the next still folds). After each appended event the tail is matched,
+// as ScalaTrace does:
 //   (a) if a loop is followed by exactly its body's shape, that iteration is folded into it;
 //   (b) otherwise, if the last w nodes repeat the w before them (smallest w first, w up to the
 //       window), both windows become a loop of two iterations.
@@ -92,6 +94,7 @@ class LoopCompressor {
     std::uint32_t site = 0;
     std::vector<Slot> slots;  // sorted by parameter
     std::vector<Stat> stats;
+    std::int64_t execs = 0;   // executions folded into this event
     ElasticSeq iters;        // committed trip counts, one per completed entry
     std::int64_t open = 0;   // trip count of the entry still running (top level only)
     std::vector<Node> body;
@@ -102,6 +105,7 @@ class LoopCompressor {
   static bool sameShape(const Node& a, const Node& b);
   static bool rangesMatch(const std::vector<Node>& a, std::size_t ai, const std::vector<Node>& b, std::size_t bi, std::size_t n);
   static void commit(Node& n);
+  static void wrapInLoop(Node& event);
   static void mergeInto(Node& into, Node& from);
   static void addStat(std::vector<Stat>& stats, Phase phase, std::int64_t after, double us);
   void compressTail();

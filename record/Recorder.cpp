@@ -61,6 +61,10 @@ class Recorder {
   Recorder(Op initOp);
 
   void finish();
+  void releaseComm() {
+    if (comm_ != MPI_COMM_NULL) PMPI_Comm_free(&comm_);
+    if (worldGroup_ != MPI_GROUP_NULL) PMPI_Group_free(&worldGroup_);
+  }
 
   std::mutex mutex;
   CallSites sites;
@@ -82,9 +86,9 @@ class Recorder {
     comms_.erase(it);
     return id;
   }
-  std::int64_t requestOffset(MPI_Request r);
-  void requestCreated(MPI_Request r);
-  void requestCompleted(MPI_Request r) { live_.erase(r); }
+  RequestPick pickRequest(MPI_Request r, const void* where, const std::vector<RequestPick>& taken);
+  void requestCreated(MPI_Request r, const void* where);
+  void requestCompleted(const RequestPick& p);
 
  private:
   void sendBytes(int dest, int tag, const Bytes& b);
@@ -105,7 +109,11 @@ class Recorder {
   std::unordered_map<MPI_Comm, std::int64_t> comms_;
   std::int64_t nextComm_ = 1000;
   std::vector<CommEntry> commEntries_;
-  std::unordered_map<MPI_Request, std::int64_t> live_;
+  struct LiveRequest {
+    std::int64_t index;  // creation number
+    const void* where;   // the variable the handle was returned in
+  };
+  std::unordered_map<MPI_Request, std::vector<LiveRequest>> live_;
   std::int64_t createdRequests_ = 0;
 
  public:
@@ -231,24 +239,51 @@ std::int64_t Recorder::registerComm(MPI_Comm c, const char* kind) {
   return id;
 }
 
-std::int64_t Recorder::requestOffset(MPI_Request r) {
-  if (r == MPI_REQUEST_NULL) return kRequestNull;
+RequestPick Recorder::pickRequest(MPI_Request r, const void* where, const std::vector<RequestPick>& taken) {
+  RequestPick p;
+  p.handle = r;
+  if (r == MPI_REQUEST_NULL) return p;
   auto it = live_.find(r);
-  if (it == live_.end()) {
+  auto isTaken = [&](std::int64_t index) {
+    return std::any_of(taken.begin(), taken.end(), [&](const RequestPick& t) { return t.handle == r && t.index == index; });
+  };
+  const LiveRequest* chosen = nullptr;
+  if (it != live_.end()) {
+    // The newest request returned in this variable, else the oldest one with this handle.
+    for (auto e = it->second.rbegin(); e != it->second.rend() && !chosen; ++e)
+      if (e->where == where && !isTaken(e->index)) chosen = &*e;
+    for (auto e = it->second.begin(); e != it->second.end() && !chosen; ++e)
+      if (!isTaken(e->index)) chosen = &*e;
+  }
+  if (!chosen) {
     flags |= kFlagUnknownRequest;
-    return kRequestNull;
+    return p;
   }
-  const std::int64_t k = createdRequests_ - it->second;  // k-th most recent request-creating call
-  if (k < 1 || k >= kRequestRing) {
+  p.index = chosen->index;
+  const std::int64_t k = createdRequests_ - p.index;  // k-th most recent request-creating call
+  if (k < 1 || k >= kRequestRing)
     flags |= kFlagRequestOverflow;
-    return kRequestNull;
-  }
-  return kRequestRing - k;
+  else
+    p.offset = kRequestRing - k;
+  return p;
 }
 
-void Recorder::requestCreated(MPI_Request r) {
-  if (r != MPI_REQUEST_NULL) live_[r] = createdRequests_;
+void Recorder::requestCreated(MPI_Request r, const void* where) {
+  if (r != MPI_REQUEST_NULL) {
+    std::vector<LiveRequest>& v = live_[r];
+    if (v.size() >= 64)  // requests never completed through a wrapper: forget the unreachable ones
+      std::erase_if(v, [&](const LiveRequest& e) { return createdRequests_ - e.index >= kRequestRing; });
+    v.push_back({createdRequests_, where});
+  }
   ++createdRequests_;  // every request-creating call counts, as the trace's cursor counts them
+}
+
+void Recorder::requestCompleted(const RequestPick& p) {
+  if (p.index < 0) return;
+  auto it = live_.find(p.handle);
+  if (it == live_.end()) return;
+  std::erase_if(it->second, [&](const LiveRequest& e) { return e.index == p.index; });
+  if (it->second.empty()) live_.erase(it);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -346,6 +381,8 @@ void Recorder::finish() {
   } catch (const InputError& e) {
     std::fprintf(stderr, "tracegen-record: warning: the merged trace fails verification: %s\n", e.what());
   }
+  for (const std::string& c : communicatorConflicts(global))
+    std::fprintf(stderr, "tracegen-record: warning: %s (ranks created communicators in different orders)\n", c.c_str());
   std::ofstream out(path, std::ios::binary);
   writeTracegenText(global, out);
   out.close();
@@ -445,13 +482,13 @@ int CallScope::commSize(MPI_Comm c) {
   return n;
 }
 
-std::int64_t CallScope::offsetOf(MPI_Request r) {
+RequestPick CallScope::pick(MPI_Request r, const void* where, const std::vector<RequestPick>& taken) {
   std::lock_guard<std::mutex> lock(rec_->mutex);
-  return rec_->requestOffset(r);
+  return rec_->pickRequest(r, where, taken);
 }
 
-void CallScope::created(MPI_Request r) { rec_->requestCreated(r); }
-void CallScope::completed(MPI_Request r) { rec_->requestCompleted(r); }
+void CallScope::created(MPI_Request r, const void* where) { rec_->requestCreated(r, where); }
+void CallScope::completed(const RequestPick& p) { rec_->requestCompleted(p); }
 std::int64_t CallScope::newComm(MPI_Comm c, const char* kind) { return rec_->registerComm(c, kind); }
 std::int64_t CallScope::freedComm(MPI_Comm old) { return rec_->forgetComm(old); }
 std::int64_t CallScope::commId(MPI_Comm c) { return rec_->commId(c); }
@@ -492,6 +529,7 @@ void recorderFinish() {
   } catch (const std::exception& e) {
     std::fprintf(stderr, "tracegen-record: rank %d: no trace written: %s\n", r->rank, e.what());
   }
+  r->releaseComm();
 }
 
 }  // namespace tracegen::record

@@ -22,12 +22,21 @@
 
 #include <cstdint>
 #include <mutex>
+#include <vector>
 
 #include "ir/Ops.h"
 
 namespace tracegen::record {
 
 class Recorder;
+
+// One request named by a completing call, identified before the call (completion frees the
+// handle).
+struct RequestPick {
+  MPI_Request handle = MPI_REQUEST_NULL;
+  std::int64_t index = -1;           // the request-creating call (rank's numbering), -1: none
+  std::int64_t offset = kRequestNull;  // as the trace stores it, 9999 = the latest creation
+};
 
 class CallScope {
  public:
@@ -53,10 +62,14 @@ class CallScope {
   void offsets(const std::int64_t* values, int n);  // Requests, with Count = n
   int commSize(MPI_Comm c);
 
-  // Requests. offsetOf() is taken before the PMPI call (completion frees the handle).
-  std::int64_t offsetOf(MPI_Request r);
-  void created(MPI_Request r);    // a request-creating call returned r
-  void completed(MPI_Request r);  // r's operation completed (its handle may be reused)
+  // Requests are known by handle and by the address of the variable that holds them: MPI
+  // libraries may return one shared handle (Open MPI's ompi_request_empty) for every request
+  // that completed at once, and the address tells those apart. pick() runs before the PMPI call;
+  // `taken` lists the picks already made for the same call, so that equal handles in one array
+  // name different requests.
+  RequestPick pick(MPI_Request r, const void* where, const std::vector<RequestPick>& taken);
+  void created(MPI_Request r, const void* where);  // a request-creating call returned r there
+  void completed(const RequestPick& p);            // p's operation completed
   // Communicators made or freed by the call.
   std::int64_t newComm(MPI_Comm c, const char* kind);  // 0 for MPI_COMM_NULL
   // The id of a communicator MPI_Comm_free has just freed (by its old handle); -1 if unknown.

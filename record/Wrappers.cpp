@@ -17,8 +17,7 @@ using tracegen::record::CallScope;
 namespace calls = tracegen::record::calls;
 
 namespace {
-thread_local std::vector<MPI_Request> t_handles;
-thread_local std::vector<std::int64_t> t_before;
+thread_local std::vector<tracegen::record::RequestPick> t_picks;
 }  // namespace
 
 // ---- environment
@@ -70,7 +69,7 @@ TG_SEND(MPI_Bsend, Op::Bsend)
     const int rc = P##NAME(buf, count, type, dest, tag, comm, req);                                               \
     s.end();                                                                                                      \
     calls::p2p(s, Param::Dest, count, type, dest, tag, comm);                                                     \
-    s.created(*req);                                                                                              \
+    s.created(*req, req);                                                                                         \
     s.commit();                                                                                                   \
     return rc;                                                                                                    \
   }
@@ -98,7 +97,7 @@ TG_EXPORT int MPI_Irecv(void* buf, int count, MPI_Datatype type, int source, int
   const int rc = PMPI_Irecv(buf, count, type, source, tag, comm, req);
   s.end();
   calls::p2p(s, Param::Source, count, type, source, tag, comm);
-  s.created(*req);
+  s.created(*req, req);
   s.commit();
   return rc;
 }
@@ -157,12 +156,11 @@ TG_EXPORT int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Stat
 TG_EXPORT int MPI_Wait(MPI_Request* req, MPI_Status* status) {
   CallScope s(Op::Wait);
   if (!s.active()) return PMPI_Wait(req, status);
-  const MPI_Request h = *req;
-  const std::int64_t before = s.offsetOf(h);
+  const tracegen::record::RequestPick p = s.pick(*req, req, {});
   s.begin();
   const int rc = PMPI_Wait(req, status);
   s.end();
-  calls::completeOne(s, h, before, true);
+  calls::completeOne(s, p, true);
   s.commit();
   return rc;
 }
@@ -170,12 +168,11 @@ TG_EXPORT int MPI_Wait(MPI_Request* req, MPI_Status* status) {
 TG_EXPORT int MPI_Test(MPI_Request* req, int* flag, MPI_Status* status) {
   CallScope s(Op::Test);
   if (!s.active()) return PMPI_Test(req, flag, status);
-  const MPI_Request h = *req;
-  const std::int64_t before = s.offsetOf(h);
+  const tracegen::record::RequestPick p = s.pick(*req, req, {});
   s.begin();
   const int rc = PMPI_Test(req, flag, status);
   s.end();
-  calls::completeOne(s, h, before, *flag != 0);
+  calls::completeOne(s, p, *flag != 0);
   s.commit();
   return rc;
 }
@@ -183,11 +180,11 @@ TG_EXPORT int MPI_Test(MPI_Request* req, int* flag, MPI_Status* status) {
 TG_EXPORT int MPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[]) {
   CallScope s(Op::Waitall);
   if (!s.active()) return PMPI_Waitall(count, reqs, statuses);
-  calls::offsetsBefore(s, reqs, count, t_handles, t_before);
+  calls::pickAll(s, reqs, reqs, sizeof(MPI_Request), count, t_picks);
   s.begin();
   const int rc = PMPI_Waitall(count, reqs, statuses);
   s.end();
-  calls::completeAll(s, t_handles, t_before, true);
+  calls::completeAll(s, t_picks, true);
   s.commit();
   return rc;
 }
@@ -195,11 +192,11 @@ TG_EXPORT int MPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[]) 
 TG_EXPORT int MPI_Testall(int count, MPI_Request reqs[], int* flag, MPI_Status statuses[]) {
   CallScope s(Op::Testall);
   if (!s.active()) return PMPI_Testall(count, reqs, flag, statuses);
-  calls::offsetsBefore(s, reqs, count, t_handles, t_before);
+  calls::pickAll(s, reqs, reqs, sizeof(MPI_Request), count, t_picks);
   s.begin();
   const int rc = PMPI_Testall(count, reqs, flag, statuses);
   s.end();
-  calls::completeAll(s, t_handles, t_before, *flag != 0);
+  calls::completeAll(s, t_picks, *flag != 0);
   s.commit();
   return rc;
 }
@@ -207,11 +204,11 @@ TG_EXPORT int MPI_Testall(int count, MPI_Request reqs[], int* flag, MPI_Status s
 TG_EXPORT int MPI_Waitany(int count, MPI_Request reqs[], int* index, MPI_Status* status) {
   CallScope s(Op::Waitany);
   if (!s.active()) return PMPI_Waitany(count, reqs, index, status);
-  calls::offsetsBefore(s, reqs, count, t_handles, t_before);
+  calls::pickAll(s, reqs, reqs, sizeof(MPI_Request), count, t_picks);
   s.begin();
   const int rc = PMPI_Waitany(count, reqs, index, status);
   s.end();
-  calls::completeSome(s, t_handles, t_before, index, *index == MPI_UNDEFINED ? 0 : 1);
+  calls::completeSome(s, t_picks, index, *index == MPI_UNDEFINED ? 0 : 1);
   s.commit();
   return rc;
 }
@@ -219,11 +216,11 @@ TG_EXPORT int MPI_Waitany(int count, MPI_Request reqs[], int* index, MPI_Status*
 TG_EXPORT int MPI_Testany(int count, MPI_Request reqs[], int* index, int* flag, MPI_Status* status) {
   CallScope s(Op::Testany);
   if (!s.active()) return PMPI_Testany(count, reqs, index, flag, status);
-  calls::offsetsBefore(s, reqs, count, t_handles, t_before);
+  calls::pickAll(s, reqs, reqs, sizeof(MPI_Request), count, t_picks);
   s.begin();
   const int rc = PMPI_Testany(count, reqs, index, flag, status);
   s.end();
-  calls::completeSome(s, t_handles, t_before, index, (*flag != 0 && *index != MPI_UNDEFINED) ? 1 : 0);
+  calls::completeSome(s, t_picks, index, (*flag != 0 && *index != MPI_UNDEFINED) ? 1 : 0);
   s.commit();
   return rc;
 }
@@ -231,11 +228,11 @@ TG_EXPORT int MPI_Testany(int count, MPI_Request reqs[], int* index, int* flag, 
 TG_EXPORT int MPI_Waitsome(int incount, MPI_Request reqs[], int* outcount, int indices[], MPI_Status statuses[]) {
   CallScope s(Op::Waitsome);
   if (!s.active()) return PMPI_Waitsome(incount, reqs, outcount, indices, statuses);
-  calls::offsetsBefore(s, reqs, incount, t_handles, t_before);
+  calls::pickAll(s, reqs, reqs, sizeof(MPI_Request), incount, t_picks);
   s.begin();
   const int rc = PMPI_Waitsome(incount, reqs, outcount, indices, statuses);
   s.end();
-  calls::completeSome(s, t_handles, t_before, indices, *outcount == MPI_UNDEFINED ? 0 : *outcount);
+  calls::completeSome(s, t_picks, indices, *outcount == MPI_UNDEFINED ? 0 : *outcount);
   s.commit();
   return rc;
 }
@@ -243,11 +240,11 @@ TG_EXPORT int MPI_Waitsome(int incount, MPI_Request reqs[], int* outcount, int i
 TG_EXPORT int MPI_Testsome(int incount, MPI_Request reqs[], int* outcount, int indices[], MPI_Status statuses[]) {
   CallScope s(Op::Testsome);
   if (!s.active()) return PMPI_Testsome(incount, reqs, outcount, indices, statuses);
-  calls::offsetsBefore(s, reqs, incount, t_handles, t_before);
+  calls::pickAll(s, reqs, reqs, sizeof(MPI_Request), incount, t_picks);
   s.begin();
   const int rc = PMPI_Testsome(incount, reqs, outcount, indices, statuses);
   s.end();
-  calls::completeSome(s, t_handles, t_before, indices, *outcount == MPI_UNDEFINED ? 0 : *outcount);
+  calls::completeSome(s, t_picks, indices, *outcount == MPI_UNDEFINED ? 0 : *outcount);
   s.commit();
   return rc;
 }

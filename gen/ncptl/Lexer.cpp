@@ -283,8 +283,10 @@ class Scanner {
       }
       v = v * 10 + dv;
     }
+    auto isOrdinal = [](const std::string& x) { return x == "ST" || x == "ND" || x == "RD" || x == "TH"; };
     std::size_t i = 0;
-    if (i < suffix.size()) {
+    // `95TH` is an ordinal, not 95 tera followed by `H`.
+    if (!isOrdinal(suffix) && i < suffix.size()) {
       const char s = suffix[i];
       if (s == 'K' || s == 'M' || s == 'G' || s == 'T') {
         const int power = s == 'K' ? 1 : s == 'M' ? 2 : s == 'G' ? 3 : 4;
@@ -302,7 +304,7 @@ class Scanner {
       }
     }
     const std::string rest = suffix.substr(i);
-    if (!rest.empty() && rest != "ST" && rest != "ND" && rest != "RD" && rest != "TH") {
+    if (!rest.empty() && !isOrdinal(rest)) {
       error(begin, pos_, line_, "invalid integer literal '" + spelled +
                                     "': the only suffixes are one of K, M, G, T or E<digits>, then ST, ND, RD or TH");
       return;

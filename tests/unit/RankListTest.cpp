@@ -337,6 +337,44 @@ TEST(RankList, ForEachStopsEarly) {
   EXPECT_EQ(seen, (std::vector<Rank>{0, 1, 2}));
 }
 
+TEST(RankList, FromSectionsChecksFileInput) {
+  std::string problem;
+  auto ok = [&](std::vector<RankTuple> sections) {
+    problem.clear();
+    auto l = RankList::fromSections(sections, problem);
+    EXPECT_TRUE(l.has_value()) << problem;
+    EXPECT_TRUE(problem.empty());
+    return l.value_or(RankList());
+  };
+  auto bad = [&](std::vector<RankTuple> sections, const std::string& what) {
+    problem.clear();
+    auto l = RankList::fromSections(sections, problem);
+    EXPECT_FALSE(l.has_value()) << "accepted " << l->str();
+    EXPECT_NE(problem.find(what), std::string::npos) << problem;
+  };
+  EXPECT_EQ(ok({RankTuple{0, {{4, 1}}}}), RankList::all(4));
+  EXPECT_EQ(ok(scalaTraceTuples("3 -2 0 2 12 3 1 -2 4 2 4 2 3 -1 15 1 0")).toVector(),
+            (std::vector<Rank>{0, 1, 2, 4, 7, 8, 11, 12, 13, 14, 15}));
+  // Interleaved dimensions are legal if no rank repeats: {0,2,4} + {0,3}.
+  EXPECT_EQ(ok({RankTuple{0, {{3, 2}, {2, 3}}}}).toVector(), (std::vector<Rank>{0, 2, 3, 4, 5, 7}));
+  // Sections that interleave without sharing ranks: evens and odds.
+  EXPECT_EQ(ok({RankTuple{0, {{4, 2}}}, RankTuple{1, {{4, 2}}}}), RankList::all(8));
+  // A million ranks and a small irregular section far away: only the small one is looked at.
+  EXPECT_EQ(ok({RankTuple{0, {{1048576, 1}}}, RankTuple{2000000, {{3, 2}, {2, 3}}}}).size(), 1048576 + 6);
+  EXPECT_EQ(ok({RankTuple{0, {{1024, 1}, {1024, 2048}}}}).size(), 1048576);
+  bad({RankTuple{2, {{2, 0}}}}, "names a rank more than once");
+  bad({RankTuple{0, {{3, 1}}}, RankTuple{2, {}}}, "names a rank more than once");
+  bad({RankTuple{0, {{2, 1}, {2, 1}}}}, "names a rank more than once");
+  bad({RankTuple{0, {{2, 5}, {2, 5}}}}, "names a rank more than once");
+  bad({RankTuple{0, {{2, 1}}}, RankTuple{0, {}}}, "names a rank more than once");
+  bad({RankTuple{0, {{0, 1}}}}, "0 iterations");
+  bad({RankTuple{0, {{65536, 1}, {65536, 65536}, {2, 1}}}}, "more than 2^31 members");
+  bad({RankTuple{Rank{1} << 40, {}}}, "beyond 32 bits");
+  // Irregular or overlapping beyond what is checked member by member.
+  bad({RankTuple{0, {{3, 2}, {1000000, 3}}}}, "interleaves its dimensions");
+  bad({RankTuple{0, {{2000000, 1}}}, RankTuple{5, {}}}, "overlapping sections");
+}
+
 // --------------------------------------------------------------------------------------------
 // Property test
 

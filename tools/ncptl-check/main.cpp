@@ -1,7 +1,7 @@
 // ncptl-check: checks coNCePTuaL programs against the language reference's grammar, static
 // rules and generator checklist (gen/ncptl/Checker.h).
 //
-//   ncptl-check [--generated] [--no-simulate] [--no-warnings] FILE...
+//   ncptl-check [--generated] [--no-simulate] [--no-warnings] [--verbose] FILE...
 //
 // Prints clang-style diagnostics (`file:line: error: what`, the source line, a marker) to
 // stderr. Exit status: 0 if every file is accepted (warnings allowed), 2 otherwise (errors,
@@ -18,12 +18,13 @@
 namespace {
 
 void usage(std::ostream& os) {
-  os << "usage: ncptl-check [--generated] [--no-simulate] [--no-warnings] FILE...\n"
+  os << "usage: ncptl-check [--generated] [--no-simulate] [--no-warnings] [--verbose] FILE...\n"
         "  --generated    also require the generator subset «G» and the generator checklist\n"
         "                 (braced bodies, ASSERT THAT ... WITH num_tasks = P)\n"
         "  --no-simulate  skip the per-task simulation (unawaited operations, unmatched\n"
         "                 UNSUSPECTING sends, deadlocking blocking patterns)\n"
         "  --no-warnings  print errors only\n"
+        "  --verbose      say for every file whether it was accepted and simulated\n"
         "exit status: 0 all files accepted, 2 otherwise\n";
 }
 
@@ -45,6 +46,7 @@ bool readFile(const std::string& path, std::string& out) {
 int main(int argc, char** argv) {
   tracegen::ncptl::CheckOptions options;
   bool warnings = true;
+  bool verbose = false;
   std::vector<std::string> files;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -54,6 +56,8 @@ int main(int argc, char** argv) {
       options.simulate = false;
     } else if (a == "--no-warnings" || a == "-w") {
       warnings = false;
+    } else if (a == "--verbose" || a == "-v") {
+      verbose = true;
     } else if (a == "--help" || a == "-h") {
       usage(std::cout);
       return 0;
@@ -82,6 +86,9 @@ int main(int argc, char** argv) {
       if (warnings || d.severity == tracegen::ncptl::Diagnostic::Severity::Error)
         std::cerr << tracegen::ncptl::formatDiagnostic(f == "-" ? "<stdin>" : f, text, d);
     if (!result.ok()) allOk = false;
+    if (verbose)
+      std::cerr << f << ": " << (result.ok() ? "accepted" : "rejected") << " (" << result.errorCount() << " error(s); "
+                << (result.simulated ? "per-task simulation done" : "no per-task simulation") << ")\n";
   }
   return allOk ? 0 : 2;
 }

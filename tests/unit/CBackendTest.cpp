@@ -1,0 +1,463 @@
+// The C+MPI backend on hand-built programs: every kind of statement renders as the MPI call it
+// stands for, every kind of expression renders as the C it should, the program carries only
+// the helpers it uses, and the file compiles cleanly with mpicc -std=c11 -Wall -Wextra
+// -Werror (with Open MPI, and with MPICH's header when one is installed). Running the
+// benchmarks and counting their calls is tests/e2e/c_backend.sh.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <optional>
+#include <regex>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "gen/Backend.h"
+#include "gen/Backends.h"
+#include "gen/Traversal.h"
+#include "ir/Readers.h"
+#include "passes/PassManager.h"
+#include "passes/RankRanges.h"
+
+using namespace tracegen;
+using namespace tracegen::gen;
+
+namespace {
+
+constexpr std::int64_t kInt = 3, kDouble = 10, kDerived = 1001;
+
+Expr C(double v) { return Expr::constant(v); }
+Expr Off(std::int64_t k) { return Expr::rankOffset(k); }
+Expr byRank(std::vector<RankList> groups, std::vector<Expr> children) {
+  Expr e;
+  e.kind = Expr::Kind::ByRank;
+  e.groups = std::move(groups);
+  e.children = std::move(children);
+  return e;
+}
+Expr byExecution(std::vector<Expr> children) {
+  Expr e;
+  e.kind = Expr::Kind::ByExecution;
+  e.children = std::move(children);
+  return e;
+}
+Expr firstIteration(int loop, Expr first, Expr rest) {
+  Expr e;
+  e.kind = Expr::Kind::FirstIteration;
+  e.loop = loop;
+  e.children = {std::move(first), std::move(rest)};
+  return e;
+}
+
+// A program under construction, with a trace that holds the events its statements name.
+class Builder {
+ public:
+  explicit Builder(Rank ranks) {
+    trace_.numRanks = ranks;
+    program_.numRanks = ranks;
+    program_.source = "hand-built.tgt";
+    program_.origin = "hand-written";
+    program_.datatypes = {{kInt, "MPI_INT", 4}, {kDouble, "MPI_DOUBLE", 8}, {kDerived, "type1001", 24}};
+    program_.comms = standardCommunicators(ranks);
+    trace_.events.reserve(1000);  // statements point into it
+  }
+
+  RankList all() const { return RankList::all(program_.numRanks); }
+
+  Stmt call(Op op, std::map<Param, Expr> params, std::map<Param, std::vector<Expr>> vectors = {},
+            Expr compute = C(0), std::optional<RankList> ranks = std::nullopt, std::string site = "") {
+    Event& e = trace_.events.emplace_back();
+    e.id = static_cast<std::int64_t>(trace_.events.size() - 1);
+    e.op = op;
+    e.site = site.empty() ? kNoSite : trace_.internSite(site);
+    Stmt s;
+    s.kind = Stmt::Kind::Call;
+    s.ranks = ranks ? *ranks : all();
+    s.call.event = &e;
+    s.call.op = op;
+    s.call.params = std::move(params);
+    s.call.vectors = std::move(vectors);
+    s.call.computeUs = std::move(compute);
+    return s;
+  }
+
+  Stmt loop(int id, Expr iterations, std::vector<Stmt> body, std::optional<RankList> ranks = std::nullopt) {
+    Stmt s;
+    s.kind = Stmt::Kind::Loop;
+    s.ranks = ranks ? *ranks : all();
+    s.loop.id = id;
+    s.loop.iterations = std::move(iterations);
+    s.loop.body = std::move(body);
+    program_.loops = std::max(program_.loops, id + 1);
+    return s;
+  }
+
+  // MPI_Init, the statements, MPI_Finalize.
+  const Program& program(std::vector<Stmt> body) {
+    program_.trace = &trace_;
+    program_.body.clear();
+    program_.body.push_back(call(Op::Init, {}));
+    for (auto& s : body) program_.body.push_back(std::move(s));
+    program_.body.push_back(call(Op::Finalize, {}));
+    return program_;
+  }
+
+  Program& raw() { return program_; }
+
+ private:
+  Trace trace_;
+  Program program_;
+};
+
+std::map<Param, Expr> p2p(Param peer, Expr peerValue, std::int64_t count = 100, std::int64_t type = kDouble) {
+  return {{Param::Comm, C(kCommWorld)}, {Param::Count, C(static_cast<double>(count))},
+          {Param::Datatype, C(static_cast<double>(type))}, {peer, std::move(peerValue)}, {Param::Tag, C(7)}};
+}
+
+std::string render(const Program& p) {
+  auto backend = createBackend("c");
+  return backend->render(p, GenOptions{"tracegen hand-built.tgt -o bench.c", "bench.c"});
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// Compiles a generated file with `compiler` (a command line taking the file last); returns
+// the compiler's output, empty on success.
+std::string compileWith(const std::string& compiler, const std::string& source, const std::string& tag) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() /
+                       ("tracegen-cbackend-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
+                        "-" + tag + "-" + std::to_string(std::rand()));
+  fs::create_directories(dir);
+  const fs::path file = dir / "bench.c", log = dir / "log.txt";
+  std::ofstream(file) << source;
+  const std::string cmd = compiler + " -c -o " + (dir / "bench.o").string() + " " + file.string() + " > " +
+                          log.string() + " 2>&1";
+  const int status = std::system(cmd.c_str());
+  std::string output;
+  if (status != 0) {
+    std::ifstream in(log);
+    output = std::string(std::istreambuf_iterator<char>(in), {});
+    if (output.empty()) output = "exit status " + std::to_string(status);
+  }
+  fs::remove_all(dir);
+  return output;
+}
+
+bool haveMpicc() { return std::system("command -v mpicc > /dev/null 2>&1") == 0; }
+
+void expectCompiles(const std::string& source, const std::string& tag) {
+  if (!haveMpicc()) GTEST_SKIP() << "mpicc is not installed";
+  EXPECT_EQ(compileWith("mpicc -std=c11 -Wall -Wextra -Werror -O2", source, tag), "") << source;
+}
+
+// MPICH's header, for a second library's view of the same file (GCC 12 with MPICH 4.0.2 warns
+// about MPI_STATUSES_IGNORE in MPI_Waitall). TRACEGEN_MPICH_INCLUDE names its directory.
+std::string mpichInclude() {
+  if (const char* dir = std::getenv("TRACEGEN_MPICH_INCLUDE"); dir && *dir) return dir;
+  for (const char* dir : {"/usr/include/x86_64-linux-gnu/mpich", "/usr/include/mpich", "/usr/include/aarch64-linux-gnu/mpich"})
+    if (std::filesystem::exists(std::string(dir) + "/mpi.h")) return dir;
+  return "";
+}
+
+// A program with one statement of every kind the backend knows.
+const Program& everyStatement(Builder& b) {
+  std::vector<Stmt> s;
+  auto send = [&](Op op) { s.push_back(b.call(op, p2p(Param::Dest, Off(1)))); };
+  auto recv = [&](Op op) { s.push_back(b.call(op, p2p(Param::Source, Off(3)))); };
+  for (Op op : {Op::Send, Op::Ssend, Op::Rsend, Op::Bsend}) send(op);
+  for (Op op : {Op::Isend, Op::Issend, Op::Irsend, Op::Ibsend, Op::SendInit}) send(op);
+  recv(Op::Recv);
+  recv(Op::Irecv);
+  recv(Op::RecvInit);
+  auto sr = p2p(Param::Dest, Off(1));
+  sr[Param::Source] = Off(3);
+  sr[Param::RecvCount] = C(50);
+  sr[Param::RecvType] = C(kInt);
+  sr[Param::RecvTag] = C(8);
+  s.push_back(b.call(Op::Sendrecv, sr));
+  s.push_back(b.call(Op::SendrecvReplace, sr));
+  s.push_back(b.call(Op::Probe, {{Param::Comm, C(kCommWorld)}, {Param::Source, C(kAnySource)}, {Param::Tag, C(-1)}}));
+  s.push_back(b.call(Op::Iprobe, {{Param::Comm, C(kCommWorld)}, {Param::Source, Off(2)}, {Param::Tag, C(7)}}));
+  s.push_back(b.call(Op::Wait, {{Param::Request, C(9999)}}));
+  s.push_back(b.call(Op::Test, {{Param::Request, C(-1)}}));
+  for (Op op : {Op::Waitall, Op::Waitany, Op::Waitsome, Op::Testall, Op::Testany, Op::Testsome})
+    s.push_back(b.call(op, {{Param::Count, C(3)}}, {{Param::Requests, {C(9997), C(9998), C(9999)}}}));
+  const std::map<Param, Expr> world{{Param::Comm, C(kCommWorld)}};
+  auto coll = [&](Op op, std::map<Param, Expr> extra, std::map<Param, std::vector<Expr>> vectors = {}) {
+    std::map<Param, Expr> params{{Param::Comm, C(kCommWorld)}, {Param::Count, C(10)}, {Param::Datatype, C(kDouble)}};
+    for (auto& [k, v] : extra) params[k] = v;
+    s.push_back(b.call(op, params, std::move(vectors)));
+  };
+  s.push_back(b.call(Op::Barrier, world));
+  coll(Op::Bcast, {{Param::Root, C(0)}});
+  coll(Op::Reduce, {{Param::Root, C(1)}, {Param::ReduceOp, C(3)}});
+  coll(Op::Allreduce, {{Param::ReduceOp, C(1)}});
+  coll(Op::Scan, {{Param::ReduceOp, C(3)}});
+  coll(Op::Gather, {{Param::Root, C(0)}, {Param::RecvCount, C(10)}, {Param::RecvType, C(kDouble)}});
+  coll(Op::Scatter, {{Param::Root, C(0)}, {Param::RecvCount, C(10)}, {Param::RecvType, C(kDouble)}});
+  coll(Op::Allgather, {{Param::RecvCount, C(10)}, {Param::RecvType, C(kDouble)}});
+  coll(Op::Alltoall, {{Param::RecvCount, C(10)}, {Param::RecvType, C(kDouble)}});
+  const std::vector<Expr> counts{C(1), C(2), C(3), C(4)}, displs{C(0), C(1), C(3), C(6)};
+  coll(Op::Gatherv, {{Param::Root, C(0)}, {Param::RecvType, C(kDouble)}},
+       {{Param::RecvCounts, counts}, {Param::Displs, displs}});
+  coll(Op::Allgatherv, {{Param::RecvType, C(kDouble)}}, {{Param::RecvCounts, counts}, {Param::Displs, counts}});
+  coll(Op::Scatterv, {{Param::Root, C(0)}, {Param::RecvCount, C(2)}, {Param::RecvType, C(kDouble)}},
+       {{Param::SendCounts, counts}, {Param::Displs, displs}});
+  // What a recorder writes on the ranks that only receive a scatter: no send type, no counts.
+  s.push_back(b.call(Op::Scatterv, {{Param::Comm, C(kCommWorld)}, {Param::Root, C(0)}, {Param::RecvCount, C(2)},
+                                    {Param::RecvType, C(kInt)}}));
+  coll(Op::Alltoallv, {{Param::RecvType, C(kDouble)}},
+       {{Param::SendCounts, counts}, {Param::Displs, displs}, {Param::RecvCounts, counts}, {Param::RecvDispls, displs}});
+  coll(Op::ReduceScatter, {{Param::ReduceOp, C(3)}}, {{Param::RecvCounts, counts}});
+  // Communicators and groups: the rows of a 2x2 grid, a duplicate, a communicator from a group.
+  s.push_back(b.call(Op::CommSplit, {{Param::Comm, C(kCommWorld)}, {Param::Color, byRank({RankList::progression(0, 2), RankList::progression(2, 2)}, {C(0), C(1)})}, {Param::Key, Off(0)}}));
+  auto onRow = p2p(Param::Dest, byRank({RankList::progression(0, 2), RankList::progression(2, 2)}, {Off(1), Off(3)}));
+  onRow[Param::Comm] = C(1000);
+  onRow[Param::Dest] = byRank({RankList::fromSorted({0, 2}), RankList::fromSorted({1, 3})}, {Off(1), Off(3)});
+  s.push_back(b.call(Op::Send, onRow));
+  s.push_back(b.call(Op::CommDup, {{Param::Comm, C(1000)}}));
+  s.push_back(b.call(Op::CommGroup, {{Param::Comm, C(kCommWorld)}}));
+  s.push_back(b.call(Op::GroupIncl, {{Param::Group, C(1000)}, {Param::Count, C(2)}}, {{Param::GroupRanks, {C(0), C(1)}}}));
+  s.push_back(b.call(Op::GroupExcl, {{Param::Group, C(1000)}, {Param::Count, C(1)}}, {{Param::GroupRanks, {C(3)}}}));
+  s.push_back(b.call(Op::GroupRangeIncl, {{Param::Group, C(1000)}, {Param::Count, C(1)}}, {{Param::GroupRanges, {C(0), C(3), C(2)}}}));
+  s.push_back(b.call(Op::GroupUnion, {{Param::Group1, C(1001)}, {Param::Group2, C(1002)}}));
+  s.push_back(b.call(Op::CommCreate, {{Param::Comm, C(kCommWorld)}, {Param::Group, C(1001)}}));
+  s.push_back(b.call(Op::GroupFree, {{Param::Group, C(1001)}}));
+  s.push_back(b.call(Op::CommFree, {{Param::Comm, C(1001)}}));
+  return b.program(std::move(s));
+}
+
+// ---------------------------------------------------------------------------------------------
+
+TEST(CBackend, Registered) {
+  auto backend = createBackend("c");
+  ASSERT_NE(backend, nullptr);
+  EXPECT_EQ(backend->name(), "c");
+  EXPECT_EQ(backend->extension(), ".c");
+  const std::vector<std::string> names = backendNames();
+  EXPECT_NE(std::find(names.begin(), names.end(), "c"), names.end());
+  EXPECT_EQ(createBackend("fortran"), nullptr);
+  EXPECT_NE(createCBackend(), nullptr);
+}
+
+TEST(CBackend, EveryStatementKindIsItsOwnMpiCall) {
+  Builder b(4);
+  const std::string c = render(everyStatement(b));
+  for (const char* fn : {"MPI_Init(&argc, &argv);", "MPI_Send(", "MPI_Ssend(", "MPI_Rsend(", "MPI_Bsend(",
+                         "MPI_Isend(", "MPI_Issend(", "MPI_Irsend(", "MPI_Ibsend(", "MPI_Send_init(", "MPI_Recv(",
+                         "MPI_Irecv(", "MPI_Recv_init(", "MPI_Sendrecv(", "MPI_Sendrecv_replace(", "MPI_Probe(",
+                         "MPI_Iprobe(", "MPI_Wait(", "MPI_Test(", "MPI_Waitall(", "MPI_Waitany(", "MPI_Waitsome(",
+                         "MPI_Testall(", "MPI_Testany(", "MPI_Testsome(", "MPI_Barrier(", "MPI_Bcast(", "MPI_Reduce(",
+                         "MPI_Allreduce(", "MPI_Scan(", "MPI_Gather(", "MPI_Scatter(", "MPI_Allgather(",
+                         "MPI_Alltoall(", "MPI_Gatherv(", "MPI_Allgatherv(", "MPI_Scatterv(", "MPI_Alltoallv(",
+                         "MPI_Reduce_scatter(", "MPI_Comm_split(", "MPI_Comm_dup(", "MPI_Comm_create(",
+                         "MPI_Comm_free(", "MPI_Comm_group(", "MPI_Group_incl(", "MPI_Group_excl(",
+                         "MPI_Group_range_incl(", "MPI_Group_union(", "MPI_Group_free(", "MPI_Finalize();"})
+    EXPECT_TRUE(contains(c, fn)) << fn;
+  // One comment per call, naming its event.
+  EXPECT_TRUE(contains(c, "/* E0 MPI_Send */"));
+  // Every bookkeeping call goes through PMPI: the only MPI_ calls are the application's.
+  std::regex call(R"(\bMPI_[A-Z][a-z_]*\()");
+  std::size_t calls = 0;
+  for (auto it = std::sregex_iterator(c.begin(), c.end(), call); it != std::sregex_iterator(); ++it) ++calls;
+  EXPECT_EQ(calls, b.raw().body.size());
+  EXPECT_TRUE(contains(c, "PMPI_Reduce(&mine, &slowest"));
+  // A real status array for MPI_Waitall, never MPI_STATUSES_IGNORE.
+  EXPECT_TRUE(contains(c, "MPI_Waitall(3, requests, statuses);"));
+  EXPECT_FALSE(contains(c, "MPI_STATUSES_IGNORE"));
+  // Parameters as traced.
+  EXPECT_TRUE(contains(c, "MPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &status);"));
+  EXPECT_TRUE(contains(c, "MPI_Reduce(send_buf, recv_buf, msg_count(10), MPI_DOUBLE, MPI_SUM, 1, MPI_COMM_WORLD);"));
+  EXPECT_TRUE(contains(c, "MPI_Allreduce(send_buf, recv_buf, msg_count(10), MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);"));
+  EXPECT_TRUE(contains(c, "const int recvcounts[4] = { msg_count(1), msg_count(2), msg_count(3), msg_count(4) };"));
+  EXPECT_TRUE(contains(c, "const int displs[4] = { msg_count(0), msg_count(1), msg_count(3), msg_count(6) };"));
+  EXPECT_TRUE(contains(c, "pack_displs(4, recvcounts, displs);"));  // Allgatherv: ScalaTrace stores counts there
+  EXPECT_TRUE(contains(c, "MPI_Wait(recent_request(1), &status);"));
+  EXPECT_TRUE(contains(c, "MPI_Test(recent_request(0), &flag, &status);"));
+  EXPECT_TRUE(contains(c, "const int recency[3] = { 3, 2, 1 };"));
+  EXPECT_TRUE(contains(c, "#define REQUEST_RING 3"));
+  EXPECT_TRUE(contains(c, "int ranges[1][3] = { {0, 3, 2} };"));
+  // Sub-communicators: created by the calls themselves, peers translated to their numbering.
+  EXPECT_TRUE(contains(c, "MPI_Comm_split(MPI_COMM_WORLD, (rank < 2 ? 0 : 1), rank, new_comm());"));
+  EXPECT_TRUE(contains(c, "comm_rank(1000, (")) << c;
+  EXPECT_TRUE(contains(c, "comm_of(1000)"));
+  EXPECT_TRUE(contains(c, "MPI_Comm_free(comm_slot(1001));"));
+  EXPECT_TRUE(contains(c, "MPI_Comm_create(MPI_COMM_WORLD, group_of(1001), new_comm());"));
+  EXPECT_TRUE(contains(c, "MPI_Group_union(group_of(1001), group_of(1002), new_group());"));
+  EXPECT_TRUE(contains(c, "MPI_Scatterv(send_buf, sendcounts, displs, MPI_INT, recv_buf, msg_count(2), MPI_INT, 0,"));
+  EXPECT_TRUE(contains(c, "PMPI_Buffer_attach("));  // MPI_Bsend needs a buffer
+  EXPECT_FALSE(contains(c, " \n")) << "trailing white space";
+  expectCompiles(c, "every");
+}
+
+TEST(CBackend, EveryStatementKindCompilesWithMpichHeader) {
+  const std::string include = mpichInclude();
+  if (include.empty()) GTEST_SKIP() << "no MPICH header (set TRACEGEN_MPICH_INCLUDE)";
+  Builder b(4);
+  const std::string c = render(everyStatement(b));
+  EXPECT_EQ(compileWith("cc -std=c11 -Wall -Wextra -Werror -O2 -I" + include, c, "mpich"), "");
+}
+
+TEST(CBackend, ExpressionsRender) {
+  Builder b(4);
+  const RankList odd = RankList::progression(1, 2, 2), even = RankList::progression(0, 2, 2);
+  std::vector<Stmt> body;
+  // A constant, a peer relative to the rank, a negative offset, offset 0.
+  body.push_back(b.call(Op::Send, p2p(Param::Dest, Off(1), 1024)));
+  body.push_back(b.call(Op::Send, p2p(Param::Dest, Off(-1))));
+  body.push_back(b.call(Op::Send, p2p(Param::Dest, Off(0))));
+  // A choice by rank group.
+  body.push_back(b.call(Op::Recv, p2p(Param::Source, byRank({even, odd}, {Off(1), Off(3)}))));
+  // Cycles over executions: constants, peers relative to the rank, datatypes.
+  auto cyc = p2p(Param::Dest, byExecution({Off(1), Off(2)}), 0);
+  cyc[Param::Count] = byExecution({C(1000), C(1000), C(0)});
+  cyc[Param::Datatype] = byExecution({C(kInt), C(kDouble)});
+  body.push_back(b.call(Op::Send, cyc));
+  // A loop with a first-iteration choice of computation, inside rank guards.
+  std::vector<Stmt> inner;
+  inner.push_back(b.call(Op::Barrier, {{Param::Comm, C(kCommWorld)}}, {}, firstIteration(7, C(212.5), C(1840.25))));
+  body.push_back(b.loop(7, C(5), std::move(inner)));
+  body.push_back(b.call(Op::Barrier, {{Param::Comm, C(kCommWorld)}}, {}, C(0), odd));
+  body.push_back(b.call(Op::Barrier, {{Param::Comm, C(kCommWorld)}}, {}, C(0), odd));
+  // A loop whose trip count cycles from one entry to the next.
+  std::vector<Stmt> cycled;
+  cycled.push_back(b.call(Op::Barrier, {{Param::Comm, C(kCommWorld)}}));
+  body.push_back(b.loop(8, byExecution({C(1), C(1), C(3)}), std::move(cycled)));
+  // A derived datatype and computation by rank.
+  body.push_back(b.call(Op::Send, p2p(Param::Dest, Off(1), 2, kDerived), {},
+                        byRank({even, odd}, {C(10), C(0.5)})));
+  const std::string c = render(b.program(std::move(body)));
+
+  EXPECT_TRUE(contains(c, "MPI_Send(send_buf, msg_count(1024), MPI_DOUBLE, (rank + 1) % nranks, 7, MPI_COMM_WORLD);"));
+  EXPECT_TRUE(contains(c, "MPI_Send(send_buf, msg_count(100), MPI_DOUBLE, (rank + 3) % nranks, 7, MPI_COMM_WORLD);"));
+  EXPECT_TRUE(contains(c, "MPI_Send(send_buf, msg_count(100), MPI_DOUBLE, rank, 7, MPI_COMM_WORLD);"));
+  // The shorter condition is tested; the other group is what remains.
+  const std::string evenC = rankExpr(even, 4).c, oddC = rankExpr(odd, 4).c;
+  const bool evenFirst = evenC.size() <= oddC.size();
+  EXPECT_TRUE(contains(c, evenFirst ? "(" + evenC + " ? (rank + 1) % nranks : (rank + 3) % nranks)"
+                                    : "(" + oddC + " ? (rank + 3) % nranks : (rank + 1) % nranks)"))
+      << c;
+  // Cycles: the statement's own execution counter indexes tables named after the parameter.
+  EXPECT_TRUE(contains(c, "static long calls = 0;"));
+  EXPECT_TRUE(contains(c, "static const int count_values[3] = { 1000, 1000, 0 };"));
+  EXPECT_TRUE(contains(c, "static const int dest_offsets[2] = { 1, 2 };"));
+  EXPECT_TRUE(contains(c, "const MPI_Datatype datatype_values[2] = { MPI_INT, MPI_DOUBLE };"));
+  EXPECT_TRUE(contains(c, "MPI_Send(send_buf, msg_count(count_values[calls % 3]), datatype_values[calls % 2],\n"));
+  EXPECT_TRUE(contains(c, "(rank + dest_offsets[calls % 2]) % nranks, 7, MPI_COMM_WORLD);"));
+  EXPECT_TRUE(contains(c, "++calls;"));
+  // Loops are for loops with named variables; the first iteration is a test of the variable.
+  EXPECT_TRUE(contains(c, "for (long i7 = 0; i7 < 5; ++i7) {"));
+  EXPECT_TRUE(contains(c, "compute((i7 == 0 ? 212.5 : 1840.25));"));
+  EXPECT_TRUE(contains(c, "static long entries = 0;"));
+  EXPECT_TRUE(contains(c, "for (long i8 = 0, trips8 = ((const int[]){ 1, 1, 3 })[entries % 3]; i8 < trips8; ++i8) {"));
+  EXPECT_TRUE(contains(c, "++entries;"));
+  // Rank sets are conditions; statements with the same ranks share one.
+  std::string oddGuard = oddC;
+  if (oddGuard.front() == '(') oddGuard = oddGuard.substr(1, oddGuard.size() - 2);
+  const auto guard = c.find("if (" + oddGuard + ") {");
+  ASSERT_NE(guard, std::string::npos) << c;
+  EXPECT_EQ(c.find("if (" + oddGuard + ") {", guard + 1), std::string::npos);
+  // Datatypes that are not MPI's: contiguous bytes made at start-up through PMPI.
+  EXPECT_TRUE(contains(c, "static MPI_Datatype type1001; /* type1001, 24 bytes */"));
+  EXPECT_TRUE(contains(c, "PMPI_Type_contiguous(24, MPI_BYTE, &type1001);"));
+  EXPECT_TRUE(contains(c, "MPI_Send(send_buf, msg_count(2), type1001,"));
+  EXPECT_TRUE(contains(c, evenFirst ? "compute((" + evenC + " ? 10 : 0.5));" : "compute((" + oddC + " ? 0.5 : 10));"));
+  EXPECT_TRUE(contains(c, "#define LARGEST_MESSAGE_BYTES 8192LL"));  // 1024 doubles
+  expectCompiles(c, "expressions");
+}
+
+TEST(CBackend, HeaderSaysWhereItCameFrom) {
+  Builder b(2);
+  b.raw().notes = {"Compute times were converted from instruction counts at 1e+09 instructions per second.",
+                   "A note that closes a comment */ early."};
+  const std::string c = render(b.program({b.call(Op::Barrier, {{Param::Comm, C(kCommWorld)}}, {}, C(3))}));
+  EXPECT_TRUE(contains(c, " *   trace      hand-built.tgt\n"));
+  EXPECT_TRUE(contains(c, " *   origin     hand-written\n"));
+  EXPECT_TRUE(contains(c, " *   ranks      2\n"));
+  EXPECT_TRUE(contains(c, " *   generated  tracegen hand-built.tgt -o bench.c\n"));
+  EXPECT_TRUE(contains(c, " *   - Compute times were converted from instruction counts"));
+  EXPECT_TRUE(contains(c, "closes a comment * / early."));
+  EXPECT_TRUE(contains(c, "--compute-scale PERCENT"));
+  EXPECT_TRUE(contains(c, "--msg-scale PERCENT"));
+  EXPECT_TRUE(contains(c, "printf(\"elapsed: %.6f s\\n\", slowest);"));
+  // The comment may not end before the code starts.
+  EXPECT_EQ(c.find("*/"), c.find(" */\n#define _POSIX_C_SOURCE") + 1);
+}
+
+TEST(CBackend, OnlyTheHelpersItUses) {
+  Builder b(2);
+  const std::string c = render(b.program({b.call(Op::Barrier, {{Param::Comm, C(kCommWorld)}})}));
+  for (const char* helper : {"compute(", "msg_count(", "new_request(", "recent_request(", "comm_rank(", "comm_of(",
+                             "new_group(", "pack_displs(", "MPI_Status status", "PMPI_Buffer_attach"})
+    EXPECT_FALSE(contains(c, helper)) << helper;
+  EXPECT_FALSE(contains(c, "\n\n\n")) << "blank lines collapse";
+  expectCompiles(c, "minimal");
+}
+
+TEST(CBackend, SplitsLongCallsAtArguments) {
+  Builder b(64);
+  std::vector<Expr> counts;
+  for (int i = 0; i < 64; ++i) counts.push_back(C(1000 + i));
+  const std::string c = render(b.program({b.call(
+      Op::Gatherv, {{Param::Comm, C(kCommWorld)}, {Param::Count, C(10)}, {Param::Datatype, C(kDouble)},
+                    {Param::Root, C(0)}},
+      {{Param::RecvCounts, counts}})}));
+  std::size_t longest = 0;
+  for (std::size_t pos = 0, end; pos < c.size(); pos = end + 1) {
+    end = c.find('\n', pos);
+    if (end == std::string::npos) end = c.size();
+    longest = std::max(longest, end - pos);
+  }
+  EXPECT_LE(longest, 110u);
+  expectCompiles(c, "wrapped");
+}
+
+TEST(CBackend, RejectsWhatItCannotReproduce) {
+  {
+    Builder b(2);
+    Program p = b.program({b.call(Op::Allreduce, {{Param::Comm, C(kCommWorld)}, {Param::Count, C(1)},
+                                                  {Param::Datatype, C(kDouble)}, {Param::ReduceOp, C(1000)}})});
+    EXPECT_THROW(render(p), std::invalid_argument);  // a user-defined operator
+  }
+  {
+    Builder b(2);
+    Program p = b.program({b.call(Op::Send, p2p(Param::Dest, Off(1), 1, 77))});
+    EXPECT_THROW(render(p), std::invalid_argument);  // a datatype the trace does not describe
+  }
+  {
+    Builder b(2);
+    Program p = b.program({});
+    p.body.erase(p.body.begin());
+    EXPECT_THROW(render(p), std::invalid_argument);  // no MPI_Init
+  }
+}
+
+// The whole pipeline on the bundled samples: read, lower, traverse, render, compile.
+TEST(CBackend, SamplesThroughThePipeline) {
+  for (const char* name : {"ring-4.tgt", "stencil-2d-4.tgt", "master-worker-3.tgt"}) {
+    const std::string path = std::string(TRACEGEN_SOURCE_DIR) + "/samples/traces/" + name;
+    Trace trace = readTraceFile(path);
+    PassContext ctx;
+    ctx.fileName = path;
+    PassManager(defaultPipeline()).run(trace, ctx);
+    const Program program = buildProgram(trace, path);
+    const std::string c = render(program);
+    EXPECT_TRUE(contains(c, "elapsed: %.6f s")) << name;
+    EXPECT_TRUE(contains(c, "MPI_Finalize();")) << name;
+    if (std::string(name) == "stencil-2d-4.tgt") {
+      EXPECT_TRUE(contains(c, "for (long i0 = 0; i0 < 50; ++i0) {"));
+      EXPECT_TRUE(contains(c, "/* E5 MPI_Waitall at stencil.c:66 */"));
+      EXPECT_TRUE(contains(c, "compute((i0 == 0 ? 212.5 : 1840.25));"));
+    }
+    expectCompiles(c, name);
+  }
+}
+
+}  // namespace

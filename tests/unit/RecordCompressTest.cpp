@@ -1,0 +1,284 @@
+// The recorder's intra-rank compression: ElasticSeq (values kept as their shortest period) and
+// LoopCompressor (tail matching into RSD/PRSD loops), checked against brute force and by
+// expanding the compressed trace with RankCursor.
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <random>
+
+#include "record/ElasticSeq.h"
+#include "record/LoopCompressor.h"
+#include "record/TimeStats.h"
+#include "tests/support/RecordSim.h"
+
+using namespace tracegen;
+using namespace tracegen::record;
+using tracegen::record::test::expand;
+using tracegen::record::test::SimRank;
+
+namespace {
+
+// The shortest p with s[i] == s[i mod p] for all i, by brute force.
+std::vector<std::int64_t> naivePeriod(const std::vector<std::int64_t>& s) {
+  for (std::size_t p = 1; p <= s.size(); ++p) {
+    bool ok = true;
+    for (std::size_t i = p; i < s.size() && ok; ++i) ok = s[i] == s[i % p];
+    if (ok) return {s.begin(), s.begin() + static_cast<std::ptrdiff_t>(p)};
+  }
+  return {};
+}
+
+ElasticSeq seqOf(const std::vector<std::int64_t>& v) {
+  ElasticSeq s;
+  for (auto x : v) s.push(x);
+  return s;
+}
+
+const Event* findEvent(const Trace& t, Op op) {
+  for (const auto& e : t.events)
+    if (e.op == op) return &e;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST(RecordElasticSeq, KeepsTheShortestPeriod) {
+  EXPECT_EQ(seqOf({5, 5, 5, 5}).period(), (std::vector<std::int64_t>{5}));
+  EXPECT_EQ(seqOf({1, 2, 1, 2, 1}).period(), (std::vector<std::int64_t>{1, 2}));
+  EXPECT_EQ(seqOf({1, 2, 3, 1, 2}).period(), (std::vector<std::int64_t>{1, 2, 3}));
+  EXPECT_EQ(seqOf({1, 1, 2}).period(), (std::vector<std::int64_t>{1, 1, 2}));
+  EXPECT_EQ(seqOf({1, 2, 3, 1, 2}).size(), 5);
+  // A long constant run then a different value: nothing shorter than the whole reproduces it.
+  std::vector<std::int64_t> v(1000, 5);
+  v.push_back(6);
+  EXPECT_EQ(seqOf(v).period().size(), 1001u);
+}
+
+TEST(RecordElasticSeq, MatchesBruteForceOnRandomSequences) {
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 400; ++trial) {
+    const int alphabet = 1 + trial % 3;
+    std::vector<std::int64_t> v;
+    // Mostly periodic sequences with occasional glitches, which exercise re-folding.
+    const std::size_t period = 1 + rng() % 5, n = 1 + rng() % 60;
+    std::vector<std::int64_t> unit(period);
+    for (auto& x : unit) x = static_cast<std::int64_t>(rng() % static_cast<unsigned>(alphabet));
+    for (std::size_t i = 0; i < n; ++i)
+      v.push_back(rng() % 17 == 0 ? static_cast<std::int64_t>(rng() % 4) : unit[i % period]);
+    ElasticSeq s;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      s.push(v[i]);
+      const std::vector<std::int64_t> prefix(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(i + 1));
+      ASSERT_EQ(s.period(), naivePeriod(prefix)) << "trial " << trial << " after " << i + 1 << " values";
+    }
+    // Appending a sequence equals pushing its values one by one.
+    const std::size_t cut = rng() % (v.size() + 1);
+    ElasticSeq a = seqOf({v.begin(), v.begin() + static_cast<std::ptrdiff_t>(cut)});
+    a.append(seqOf({v.begin() + static_cast<std::ptrdiff_t>(cut), v.end()}));
+    EXPECT_EQ(a, s) << "trial " << trial;
+  }
+}
+
+TEST(RecordElasticSeq, AppendingARepetitionIsConstantTime) {
+  // 10,000 appends of the same three-value body: the period stays three values.
+  ElasticSeq body = seqOf({1, 2, 3});
+  ElasticSeq all;
+  for (int i = 0; i < 10000; ++i) all.append(body);
+  EXPECT_EQ(all.size(), 30000);
+  EXPECT_EQ(all.period(), (std::vector<std::int64_t>{1, 2, 3}));
+}
+
+TEST(RecordLoopCompressor, FoldsARepeatedCallIntoOneLoop) {
+  SimRank r(0, 4);
+  r.call(Op::Init, "init");
+  for (int i = 0; i < 100; ++i) r.call(Op::Barrier, "barrier", {{Param::Comm, kCommWorld}});
+  r.call(Op::Finalize, "fin");
+  const Trace t = r.trace();
+  ASSERT_EQ(t.events.size(), 3u);
+  const Event& b = t.events[1];
+  ASSERT_EQ(b.loops.size(), 1u);
+  EXPECT_EQ(b.loops[0].iter[0].values, (std::vector<std::int64_t>{100}));
+  EXPECT_EQ(b.loops[0].mem[0].values, (std::vector<std::int64_t>{1}));
+  EXPECT_EQ(expand(t, 0).size(), 102u);
+}
+
+TEST(RecordLoopCompressor, NestsLoops) {
+  // for t < 50: { for k < 3: { Isend; Irecv } Waitall }: a PRSD of two levels, body Waitall last.
+  SimRank r(1, 4);
+  r.call(Op::Init, "init");
+  for (int t = 0; t < 50; ++t) {
+    for (int k = 0; k < 3; ++k) {
+      r.p2p(Op::Isend, "isend", 2, 8);
+      r.p2p(Op::Irecv, "irecv", 0, 8);
+    }
+    r.call(Op::Waitall, "waitall", {{Param::Count, 6}}, {{Param::Requests, {9994, 9995, 9996, 9997, 9998, 9999}}});
+  }
+  r.call(Op::Finalize, "fin");
+  const Trace t = r.trace();
+  ASSERT_EQ(t.events.size(), 5u);
+  const Event& head = t.events[1];
+  ASSERT_EQ(head.loops.size(), 2u);  // outer first
+  EXPECT_EQ(head.loops[0].iter[0].values, (std::vector<std::int64_t>{50}));
+  EXPECT_EQ(head.loops[0].mem[0].values, (std::vector<std::int64_t>{3}));
+  EXPECT_EQ(head.loops[1].iter[0].values, (std::vector<std::int64_t>{3}));
+  EXPECT_EQ(head.loops[1].mem[0].values, (std::vector<std::int64_t>{2}));
+  // Peers are relative: rank 1 sends to 2 (+1) and receives from 0 (+3 mod 4).
+  const ParamValues* dest = head.param(Param::Dest);
+  ASSERT_NE(dest, nullptr);
+  EXPECT_TRUE(dest->relative);
+  EXPECT_EQ(dest->groups[0].values, (std::vector<std::int64_t>{1}));
+  EXPECT_EQ(t.events[2].param(Param::Source)->groups[0].values, (std::vector<std::int64_t>{3}));
+  // The waits complete exactly the six requests created before each of them.
+  const auto calls = expand(t, 1);
+  ASSERT_EQ(calls.size(), 2u + 50u * 7u);
+  EXPECT_NE(calls[7].find("completes=[1,2,3,4,5,6,]"), std::string::npos) << calls[7];
+  EXPECT_NE(calls[14].find("completes=[8,9,10,11,12,13,]"), std::string::npos) << calls[14];
+}
+
+TEST(RecordLoopCompressor, SizeDoesNotGrowWithIterations) {
+  auto run = [](int iterations) {
+    SimRank r(0, 4);
+    r.call(Op::Init, "init");
+    for (int t = 0; t < iterations; ++t) {
+      r.p2p(Op::Isend, "isend", 1, 64, t % 2);  // tags alternate: an elastic value of period 2
+      r.p2p(Op::Irecv, "irecv", 3, 64, t % 2);
+      r.call(Op::Waitall, "waitall", {{Param::Count, 2}}, {{Param::Requests, {9998, 9999}}});
+      r.call(Op::Allreduce, "allreduce", {{Param::Comm, kCommWorld}, {Param::Count, 1}, {Param::Datatype, 10}, {Param::ReduceOp, 3}});
+    }
+    r.call(Op::Finalize, "fin");
+    return std::make_pair(r.trace(), r.compressor().totalNodes());
+  };
+  const auto [small, smallNodes] = run(10);
+  const auto [large, largeNodes] = run(10000);
+  EXPECT_EQ(smallNodes, largeNodes);
+  ASSERT_EQ(small.events.size(), large.events.size());
+  for (std::size_t i = 0; i < small.events.size(); ++i)
+    for (std::size_t k = 0; k < small.events[i].params.size(); ++k)
+      EXPECT_EQ(small.events[i].params[k].groups[0].values, large.events[i].params[k].groups[0].values);
+  EXPECT_EQ(large.events[1].param(Param::Tag)->groups[0].values, (std::vector<std::int64_t>{0, 1}));
+  EXPECT_EQ(large.events[1].loops[0].iter[0].values, (std::vector<std::int64_t>{10000}));
+  EXPECT_EQ(expand(large, 0).size(), 2u + 4u * 10000u);
+}
+
+TEST(RecordLoopCompressor, VaryingInnerTripCountsBecomeElastic) {
+  // for t < 30: { for k < t%3+1: Send } Barrier: the inner loop's trip counts cycle 1 2 3.
+  SimRank r(0, 2);
+  r.call(Op::Init, "init");
+  for (int t = 0; t < 30; ++t) {
+    for (int k = 0; k <= t % 3; ++k) r.p2p(Op::Send, "send", 1, 4);
+    r.call(Op::Barrier, "barrier", {{Param::Comm, kCommWorld}});
+  }
+  r.call(Op::Finalize, "fin");
+  const Trace t = r.trace();
+  std::size_t sends = 0;
+  for (const auto& line : expand(t, 0)) sends += line.rfind("MPI_Send", 0) == 0;
+  EXPECT_EQ(sends, 60u);
+  EXPECT_LE(t.events.size(), 6u);
+  bool elastic = false;
+  for (const auto& e : t.events)
+    for (const auto& lv : e.loops)
+      if (lv.iter[0].values.size() > 1) elastic = true;
+  EXPECT_TRUE(elastic) << "the per-entry trip counts should form a value list";
+}
+
+TEST(RecordLoopCompressor, RandomProgramsExpandToWhatWasRecorded) {
+  // Random nested loop programs with random per-iteration parameters: whatever the compressor
+  // folds, the cursor must give back exactly the recorded calls, i.e. what a compressor with a
+  // window of 0 (one event per call, no loops) gives back.
+  std::mt19937 rng(11);
+  for (int trial = 0; trial < 150; ++trial) {
+    const Rank size = 5, rank = static_cast<Rank>(rng() % 5);
+    SimRank r(rank, size, 1 + rng() % 8);
+    SimRank ref(rank, size, 0);  // no compression: the calls as recorded
+    std::vector<std::function<void(SimRank&, int)>> blocks;
+    const int nblocks = 1 + static_cast<int>(rng() % 4);
+    for (int b = 0; b < nblocks; ++b) {
+      const int kind = static_cast<int>(rng() % 4), reps = 1 + static_cast<int>(rng() % 5);
+      const std::int64_t peer = static_cast<std::int64_t>(rng() % 5), mod = 1 + static_cast<std::int64_t>(rng() % 3);
+      const std::string site = fmt::format("s{}", rng() % 6);
+      blocks.push_back([=](SimRank& s, int t) {
+        for (int k = 0; k < reps + (kind == 3 ? t % 2 : 0); ++k) {
+          if (kind == 0) s.p2p(Op::Send, site + "send", peer, 8 + (t % mod));
+          if (kind == 1) s.p2p(Op::Recv, site + "recv", (peer + k) % 5, 8);
+          if (kind == 2) s.call(Op::Allreduce, site + "ar", {{Param::Comm, kCommWorld}, {Param::Count, t % mod}, {Param::Datatype, 10}, {Param::ReduceOp, 3}});
+          if (kind == 3) s.call(Op::Barrier, site + "bar", {{Param::Comm, kCommWorld}});
+        }
+      });
+    }
+    const int steps = 1 + static_cast<int>(rng() % 40);
+    for (SimRank* s : {&r, &ref}) {
+      s->call(Op::Init, "init");
+      for (int t = 0; t < steps; ++t)
+        for (auto& b : blocks) b(*s, t);
+      s->call(Op::Finalize, "fin");
+    }
+    const Trace a = r.trace(), b = ref.trace();
+    ASSERT_EQ(b.events.size(), static_cast<std::size_t>(ref.compressor().calls()));
+    ASSERT_EQ(expand(a, rank), expand(b, rank)) << "trial " << trial;
+    EXPECT_LE(a.events.size(), b.events.size());
+  }
+}
+
+TEST(RecordLoopCompressor, TimingsAreKeyedByThePredecessorsSite) {
+  SimRank r(0, 2);
+  r.call(Op::Init, "init");
+  for (int t = 0; t < 20; ++t) {
+    r.call(Op::Barrier, "a", {{Param::Comm, kCommWorld}}, {}, 5.0, 1.0);
+    r.call(Op::Barrier, "b", {{Param::Comm, kCommWorld}}, {}, 50.0, 1.0);
+  }
+  r.call(Op::Finalize, "fin", {}, {}, 7.0);
+  const Trace t = r.trace();
+  const Event* a = nullptr;
+  for (const auto& e : t.events)
+    if (t.siteName(e.site) == "a") a = &e;
+  ASSERT_NE(a, nullptr);
+  // "a" follows Init once and "b" 19 times: two compute histograms, two MPI-time histograms.
+  std::map<std::string, std::int64_t> compute;
+  for (const auto& s : a->stats)
+    if (s.phase == Phase::Compute) compute[std::string(t.siteName(s.after))] = s.hist.n;
+  EXPECT_EQ(compute, (std::map<std::string, std::int64_t>{{"init", 1}, {"b", 19}}));
+  const Event* fin = findEvent(t, Op::Finalize);
+  ASSERT_NE(fin, nullptr);
+  ASSERT_EQ(fin->stats.size(), 1u);  // Finalize: compute only
+  EXPECT_EQ(fin->stats[0].phase, Phase::Compute);
+  EXPECT_DOUBLE_EQ(fin->stats[0].hist.mean(), 7.0);
+}
+
+TEST(RecordLoopCompressor, PeersOutsideTheWorldStayAbsolute) {
+  SimRank r(2, 4);
+  r.call(Op::Init, "init");
+  r.p2p(Op::Send, "send", kProcNull, 4);
+  r.p2p(Op::Recv, "recv", kAnySource, 4);
+  r.call(Op::Finalize, "fin");
+  const Trace t = r.trace();
+  const ParamValues* dest = t.events[1].param(Param::Dest);
+  ASSERT_NE(dest, nullptr);
+  EXPECT_FALSE(dest->relative);
+  EXPECT_EQ(dest->groups[0].values, (std::vector<std::int64_t>{kProcNull}));
+  const ParamValues* source = t.events[2].param(Param::Source);
+  EXPECT_TRUE(source->relative);  // MPI_ANY_SOURCE is allowed in a relative list
+  EXPECT_EQ(source->groups[0].values, (std::vector<std::int64_t>{kAnySource}));
+}
+
+TEST(RecordTimeStats, FixedBinsMergeInAnyOrder) {
+  TimeAcc a, b;
+  for (double v : {0.5, 3.0, 3.5, 40.0}) a.add(v);
+  for (double v : {2000.0, 0.25}) b.add(v);
+  Histogram ab = toHistogram(a, 0), ba = toHistogram(b, 1);
+  mergeHistogram(ab, toHistogram(b, 1));
+  mergeHistogram(ba, toHistogram(a, 0));
+  EXPECT_EQ(ab.n, 6);
+  EXPECT_EQ(ab.bins.size(), static_cast<std::size_t>(kTimeBins));
+  EXPECT_DOUBLE_EQ(ab.min, 0.25);
+  EXPECT_EQ(ab.minRank, 1);
+  EXPECT_DOUBLE_EQ(ab.max, 2000.0);
+  EXPECT_NEAR(ab.mean(), (0.5 + 3 + 3.5 + 40 + 2000 + 0.25) / 6, 1e-9);
+  EXPECT_NEAR(ba.mean(), ab.mean(), 1e-9);
+  for (std::size_t i = 0; i < ab.bins.size(); ++i) EXPECT_EQ(ab.bins[i].freq, ba.bins[i].freq);
+  // Written form: three significant digits; an empty bin sits on its lower edge.
+  roundHistogram(ab);
+  EXPECT_DOUBLE_EQ(ab.bins[2].avg, 40.0);
+  EXPECT_EQ(ab.bins[6].freq, 0);
+  EXPECT_DOUBLE_EQ(ab.bins[6].min, 1e5);
+  EXPECT_DOUBLE_EQ(ab.bins[6].max, 1e5);
+}
