@@ -316,7 +316,8 @@ class CWriter {
         uses_.compute = true;
         mus::data d;
         d.set("label", label(s.call));
-        d.set("compute", expr(s.call.computeUs, computeStyle(), Scope{}));
+        // MPI_Finalize runs once: a value that cycles over executions takes its first.
+        d.set("compute", expr(s.call.computeUs, computeStyle(), Scope{"0", "compute_us", nullptr}));
         measured += indent(guarded(s.ranks, all(), ensureNewline(templates_.render("finalize_compute", d))), 2);
       }
       mus::data inner;
@@ -402,8 +403,14 @@ class CWriter {
     std::string what;
     if (l.iterations.isConst()) {
       what = fmt::format("{} iterations", asInt(l.iterations.value));
+    } else if (l.iterations.kind == Expr::Kind::ByExecution &&
+               std::all_of(l.iterations.children.begin(), l.iterations.children.end(),
+                           [](const Expr& c) { return c.isConst(); })) {
+      std::vector<std::int64_t> counts;
+      for (const auto& c : l.iterations.children) counts.push_back(asInt(c.value));
+      what = fmt::format("{} iterations on successive entries", fmt::join(counts, ", "));
     } else {
-      what = "iterations per entry as below";
+      what = "a number of iterations that differs by rank";
     }
     std::string head;
     if (l.head) head = fmt::format(", headed by {}", eventName(*l.head));

@@ -21,7 +21,8 @@
 // of §4.8), and the program ends with one for every rank still waiting.
 //
 // Templates (templates/ncptl/*.mustache) spell every piece of program text; this file only
-// decides values, rank sets and indentation.
+// decides values, rank sets and indentation. The result is checked with gen/ncptl/Checker.h
+// before it is returned.
 #include "gen/NcptlBackend.h"
 
 #include <algorithm>
@@ -36,6 +37,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "gen/ncptl/Checker.h"
 #include "gen/ncptl/Lexer.h"
 #include "passes/RankRanges.h"
 
@@ -784,14 +786,18 @@ class Renderer {
     if (stmts.empty()) return;
     Piece pc;
     const Event* head = loop.head;
-    std::string detail = cs.size() == 1 && cs[0].values.at("iterations").isConst()
-                             ? fmt::format("{} iterations", std::llround(cs[0].values.at("iterations").value))
-                             : std::string("iteration counts vary");
-    CallStmt fake;
-    fake.event = head;
-    data c = commentData(fmt::format("loop {} headed by {}", loop.id, head ? std::string(opName(head->op)) : "a call"),
-                    head ? &fake : nullptr, detail);
-    pc.comments.push_back(fill("comment", c));
+    data c;
+    c.set("id", std::to_string(loop.id));
+    c.set("op", head ? std::string(opName(head->op)) : std::string("a call"));
+    c.set("hasEvent", head != nullptr);
+    c.set("event", head ? std::to_string(head->id) : std::string());
+    const std::string site = siteOf(head);
+    c.set("hasSite", !site.empty());
+    c.set("site", site);
+    const bool fixed = cs.size() == 1 && cs[0].values.at("iterations").isConst();
+    c.set("varies", !fixed);
+    c.set("trips", fixed ? std::to_string(std::llround(cs[0].values.at("iterations").value)) : std::string());
+    pc.comments.push_back(fill("loop_comment", c));
     pc.stmts = std::move(stmts);
     out.push_back(std::move(pc));
   }
@@ -1421,8 +1427,22 @@ class NcptlBackend : public Backend {
  public:
   std::string_view name() const override { return "ncptl"; }
   std::string_view extension() const override { return ".ncptl"; }
+  // Every program is checked before it is handed out (grammar, static rules, generator
+  // checklist, per-task simulation): a failure is a bug of this backend, not of the input.
   std::string render(const Program& program, const GenOptions& options) const override {
-    return Renderer(program, options).run();
+    std::string text = Renderer(program, options).run();
+    ncptl::CheckOptions co;
+    co.generated = true;
+    const ncptl::CheckResult r = ncptl::check(text, co);
+    if (!r.ok()) {
+      std::string why;
+      int shown = 0;
+      for (const auto& d : r.diagnostics)
+        if (d.severity == ncptl::Diagnostic::Severity::Error && shown++ < 5)
+          why += ncptl::formatDiagnostic(options.outputName.empty() ? "<generated>" : options.outputName, text, d);
+      throw std::logic_error("the generated coNCePTuaL program fails its check:\n" + why);
+    }
+    return text;
   }
 };
 

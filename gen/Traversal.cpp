@@ -406,62 +406,88 @@ class ProgramWriter {
     return c;
   }
 
-  // A vector parameter: element k of execution x is values[(x*n + k) mod listLength], where n
-  // is the vector's length for the rank (the request count of a Waitall, the communicator
-  // size of a v-collective). Ranks with shorter vectors get filler elements they never read.
+  // A vector parameter: the rank's value list is consumed n values per execution (n the
+  // request count of a Waitall, which may change between calls, or a communicator size), so
+  // execution x reads values[(s_x + k) mod L] for k < n_x, with s_x the values consumed
+  // before it. (n_x, s_x) repeats with some period m; element k of the vector is then a cycle
+  // of m values. Ranks with shorter vectors get filler elements they never read.
   std::vector<Expr> vectorExpr(const Event& e, const ParamValues& pv, const RankList& ranks) {
     auto fail = [&](const std::string& why) {
       throw std::invalid_argument(fmt::format("event {} ({}): parameter '{}' {}", e.id, opName(e.op), paramName(pv.param), why));
     };
-    auto groups = groupsFor(pv, ranks);
-    std::vector<std::int64_t> lengths;
-    std::int64_t longest = 0;
-    for (auto& [r, g] : groups) {
-      std::int64_t n = vectorLength(e, pv.param, r);
-      if (n < 0 || (n > 0 && static_cast<std::int64_t>(g->values.size()) % n != 0))
-        fail(fmt::format("has {} values, not a whole number of vectors of {}", g->values.size(), n));
-      lengths.push_back(n);
-      longest = std::max(longest, n);
-    }
     const double filler = pv.param == Param::Requests ? static_cast<double>(kRequestNull) : 0.0;
+    struct Layout {
+      RankList ranks;
+      const ValueGroup* values;
+      std::vector<std::int64_t> lengths, starts;  // per execution of one period
+    };
+    std::vector<Layout> layouts;
+    std::int64_t longest = 0;
+    constexpr std::size_t kMaxPeriod = 4096;
+    for (auto& [r, g] : groupsFor(pv, ranks)) {
+      std::vector<std::int64_t> counts = vectorLengths(e, pv.param, r);
+      const auto L = static_cast<std::int64_t>(g->values.size());
+      Layout layout{r, g, {}, {}};
+      std::int64_t consumed = 0;
+      for (std::size_t x = 0;; ++x) {
+        if (x > 0 && x % counts.size() == 0 && consumed % L == 0) break;
+        if (x == kMaxPeriod) fail("changes length in a pattern too long to generate");
+        std::int64_t n = counts[x % counts.size()];
+        if (n < 0) fail(fmt::format("has a negative length {}", n));
+        layout.lengths.push_back(n);
+        layout.starts.push_back(consumed % L);
+        consumed += n;
+        longest = std::max(longest, n);
+      }
+      layouts.push_back(std::move(layout));
+    }
     std::vector<Expr> out;
     for (std::int64_t k = 0; k < longest; ++k) {
       std::vector<RankList> rankGroups;
       std::vector<Expr> children;
-      for (std::size_t gi = 0; gi < groups.size(); ++gi) {
-        const auto& [r, g] = groups[gi];
-        rankGroups.push_back(r);
-        if (k >= lengths[gi]) {
-          children.push_back(Expr::constant(filler));
-          continue;
+      for (const auto& layout : layouts) {
+        rankGroups.push_back(layout.ranks);
+        std::vector<Expr> cycle;
+        const auto L = static_cast<std::int64_t>(layout.values->values.size());
+        for (std::size_t x = 0; x < layout.lengths.size(); ++x)
+          cycle.push_back(k < layout.lengths[x]
+                              ? Expr::constant(static_cast<double>(
+                                    layout.values->values[static_cast<std::size_t>((layout.starts[x] + k) % L)]))
+                              : Expr::constant(filler));
+        bool same = std::all_of(cycle.begin(), cycle.end(), [&](const Expr& c) { return c == cycle.front(); });
+        if (same) {
+          children.push_back(cycle.front());
+        } else {
+          Expr byExec;
+          byExec.kind = Expr::Kind::ByExecution;
+          byExec.children = std::move(cycle);
+          children.push_back(std::move(byExec));
         }
-        std::vector<std::int64_t> cycle;
-        for (auto x = static_cast<std::size_t>(k); x < g->values.size(); x += static_cast<std::size_t>(lengths[gi]))
-          cycle.push_back(g->values[x]);
-        children.push_back(listExpr(cycle, false));
       }
       out.push_back(simplifyByRank(std::move(rankGroups), std::move(children)));
     }
     return out;
   }
 
-  // The vector length for the ranks `ranks` (which share one value list of the parameter).
-  std::int64_t vectorLength(const Event& e, Param p, const RankList& ranks) const {
+  // The vector length of each execution, cyclic, for the ranks `ranks` (which share one value
+  // list of the parameter).
+  std::vector<std::int64_t> vectorLengths(const Event& e, Param p, const RankList& ranks) const {
     if (p == Param::Requests || p == Param::GroupRanks || p == Param::GroupRanges) {
       const ParamValues* count = e.param(Param::Count);
       const ValueGroup* g = count ? count->groupFor(*ranks.first()) : nullptr;
-      if (!g || std::adjacent_find(g->values.begin(), g->values.end(), std::not_equal_to<>()) != g->values.end())
-        throw std::invalid_argument(
-            fmt::format("event {} ({}): the vector length changes between calls", e.id, opName(e.op)));
-      return p == Param::GroupRanges ? 3 * g->values.front() : g->values.front();
+      if (!g) throw std::invalid_argument(fmt::format("event {} ({}): no count for its vector", e.id, opName(e.op)));
+      std::vector<std::int64_t> n = g->values;
+      if (p == Param::GroupRanges)
+        for (auto& v : n) v *= 3;
+      return n;
     }
     auto comm = e.uniformValue(Param::Comm).value_or(kCommWorld);
-    if (comm == kCommWorld) return trace_.numRanks;
-    if (comm == kCommSelf) return 1;
+    if (comm == kCommWorld) return {trace_.numRanks};
+    if (comm == kCommSelf) return {1};
     const Communicator* c = trace_.comm(comm);
     const RankList* inst = c ? c->instanceFor(*ranks.first()) : nullptr;
     if (!inst) throw std::invalid_argument(fmt::format("event {} ({}): communicator {} is unknown", e.id, opName(e.op), comm));
-    return inst->size();
+    return {inst->size()};
   }
 
   void trackMessageSize(const Event& e, const RankList& ranks) {

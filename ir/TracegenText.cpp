@@ -40,7 +40,7 @@ constexpr std::int64_t kFormatVersion = 1;
 constexpr Rank kMaxRanks = std::numeric_limits<std::int32_t>::max();  // MPI ranks are C ints
 constexpr std::int64_t kMaxRankDims = 16;
 constexpr std::int64_t kMaxLoopLevels = 64;
-constexpr Rank kMaxInterleavedSection = Rank{1} << 20;
+constexpr Rank kMaxInterleavedSection = Rank{1} << 16;
 constexpr std::int64_t kFirstUserDatatype = 1000;
 // Written where a call site is absent (the ScalaTrace reader's NULL signature).
 constexpr std::string_view kNoSiteName = "-";
@@ -492,15 +492,16 @@ class TracegenTextParser {
                 "the first number of a section is its number of {iters stride} pairs");
       ts.expect(">");
       const Rank size = checkSection(ts, t);
+      // A section whose dimensions do not nest may repeat ranks, which RankList would fold
+      // away, so its distinct members are counted here. Bounding such sections bounds that
+      // count and RankList's splitting of them into nested pieces.
+      const bool nested = nestedSection(t);
+      if (!nested && size > kMaxInterleavedSection)
+        ts.fail(fmt::format("ranklist section {} interleaves its dimensions over {} ranks (at most {} supported)", sectionText(t), size,
+                            kMaxInterleavedSection),
+                "write it as several sections whose dimensions nest");
       RankList section({t});
-      // A section whose dimensions do not nest may repeat ranks; RankList would fold the
-      // repeats away, so count its distinct members first. Bounding such sections bounds
-      // that count (and RankList's splitting of them into nested pieces).
-      if (!nestedSection(t)) {
-        if (size > kMaxInterleavedSection)
-          ts.fail(fmt::format("ranklist section {} interleaves its dimensions over {} ranks (at most {} supported)", sectionText(t),
-                              size, kMaxInterleavedSection),
-                  "write it as several sections whose dimensions nest");
+      if (!nested) {
         Rank distinct = 0;
         section.forEach([&](Rank) {
           ++distinct;
@@ -526,8 +527,7 @@ class TracegenTextParser {
           ts.fail(fmt::format("ranklist names ranks {} more than once (its sections overlap)", RankList::intersect(*o, *sec).pretty()));
       open.push_back(sec);
     }
-    RankList list(std::move(tuples));
-    return list;
+    return RankList(std::move(tuples));
   }
 
   // `[@ RANKLIST]` at the end of a value line; without it the group is the event's ranks.

@@ -116,6 +116,10 @@ class ResolveCommsPass : public Pass {
         return std::tie(parent, parentFirst, occurrence) < std::tie(o.parent, o.parentFirst, o.occurrence);
       }
     };
+    // A communicator created from a user communicator (a dup of a row) is matched within
+    // the parent's instance, which is known only once the parent is: the table is rebuilt
+    // until it stops changing (once per level of nesting).
+    auto buildTable = [&](const std::map<std::int64_t, Communicator>& known, bool final) {
     std::map<Key, std::map<std::int64_t, std::vector<std::pair<std::int64_t, Rank>>>> groups;  // color -> (key, rank)
     std::map<Key, std::pair<const Event*, std::int64_t>> kinds;
     for (Rank r = 0; r < P; ++r) {
@@ -123,8 +127,11 @@ class ResolveCommsPass : public Pass {
       for (const auto& c : created[static_cast<std::size_t>(r)]) {
         Rank parentFirst = 0;
         if (c.parent == kCommSelf) parentFirst = r;
-        else if (const Communicator* pc = trace.comm(c.parent); pc && c.parent != kCommWorld)
-          if (const RankList* inst = pc->instanceFor(r)) parentFirst = *inst->first();
+        else if (c.parent != kCommWorld) {
+          const Communicator* pc = trace.comm(c.parent);
+          if (auto it = known.find(c.parent); it != known.end()) pc = &it->second;
+          if (const RankList* inst = pc ? pc->instanceFor(r) : nullptr) parentFirst = *inst->first();
+        }
         std::size_t occ = occurrences[{c.parent, parentFirst}]++;
         Key k{c.parent, parentFirst, occ};
         std::int64_t color = c.event->op == Op::CommSplit ? c.color : 0;
@@ -144,7 +151,7 @@ class ResolveCommsPass : public Pass {
           ranks.push_back(members[i].second);
           if (i > 0 && members[i].second < members[i - 1].second) reordered = true;
         }
-        if (reordered)
+        if (reordered && final)
           ctx.warn(fmt::format("event {} ({}): a split key reorders ranks; the communicator keeps ascending world order",
                                e->id, opName(e->op)));
         std::sort(ranks.begin(), ranks.end());
@@ -164,11 +171,21 @@ class ResolveCommsPass : public Pass {
           RankList inst = RankList::fromSorted(ranks);
           if (std::find(comm.instances.begin(), comm.instances.end(), inst) == comm.instances.end()) {
             comm.instances.push_back(inst);
-            ++ctx.counter("instances");
+            if (final) ++ctx.counter("instances");
           }
         }
       }
     }
+    return table;
+    };
+    std::map<std::int64_t, Communicator> table;
+    for (std::size_t round = 0; round <= created.size() && round < 64; ++round) {
+      std::map<std::int64_t, Communicator> next = buildTable(table, false);
+      bool stable = next == table;
+      table = std::move(next);
+      if (stable) break;
+    }
+    table = buildTable(table, true);
     for (auto& [id, comm] : table) {
       if (trace.comm(id)) continue;  // described by the trace itself
       trace.comms.push_back(std::move(comm));

@@ -1,10 +1,13 @@
 // Parameters of each intercepted MPI operation, shared by the C wrappers (Wrappers.cpp) and
 // the Fortran ones (FortranWrappers.cpp), which convert their handles to C first.
 //
-// Only arguments that are significant at the calling rank are recorded (a gather's receive
-// count only at the root, no send count with MPI_IN_PLACE), so nothing is read from arguments
-// the MPI standard lets a rank leave undefined. Request-completing calls name exactly the
-// requests they completed (docs/recording.md, "Requests").
+// Arguments that are significant at the calling rank are recorded. Of the others (a gather's
+// receive count and type at a rank that is not the root), a count and datatype pair is recorded
+// as passed when the datatype is one the recorder knows (predefined, or derived and seen before)
+// — SPMD programs pass the same values everywhere, and recording them keeps the root's event
+// and the others' alike — and left out otherwise, so that no undefined handle is ever queried.
+// Vectors and MPI_IN_PLACE sides are recorded only where significant. Request-completing calls
+// name exactly the requests they completed (docs/recording.md, "Requests").
 #pragma once
 
 #include <mpi.h>
@@ -80,7 +83,7 @@ inline void gather(CallScope& s, bool sendInPlace, int sendcount, MPI_Datatype s
     s.set(Param::Count, sendcount);
     s.type(Param::Datatype, sendtype);
   }
-  if (atRoot) {
+  if (atRoot || s.knownType(recvtype)) {
     s.set(Param::RecvCount, recvcount);
     s.type(Param::RecvType, recvtype);
   }
@@ -108,7 +111,7 @@ inline void scatter(CallScope& s, int sendcount, MPI_Datatype sendtype, bool rec
   s.comm(comm);
   s.root(root);
   const bool atRoot = rankIn(comm) == root;
-  if (atRoot) {
+  if (atRoot || s.knownType(sendtype)) {
     s.set(Param::Count, sendcount);
     s.type(Param::Datatype, sendtype);
   }

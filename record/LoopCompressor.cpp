@@ -1,6 +1,7 @@
 #include "record/LoopCompressor.h"
 
 #include <algorithm>
+#include <numeric>
 
 #include "record/Hash.h"
 
@@ -42,11 +43,11 @@ LoopCompressor::Node LoopCompressor::makeEvent(const CallRecord& call) {
   n.op = call.op;
   n.site = call.site;
   for (const auto& [p, v] : call.scalars) {
-    n.slots.push_back({p, {}});
+    n.slots.push_back({p, {}, 0});
     n.slots.back().values.push(v);
   }
   for (const auto& ref : call.vectors) {
-    n.slots.push_back({ref.param, {}});
+    n.slots.push_back({ref.param, {}, static_cast<std::int64_t>(ref.length)});
     for (std::size_t i = 0; i < ref.length; ++i) n.slots.back().values.push(call.vectorValues[ref.offset + i]);
   }
   std::stable_sort(n.slots.begin(), n.slots.end(), [](const Slot& a, const Slot& b) { return a.param < b.param; });
@@ -115,7 +116,10 @@ void LoopCompressor::mergeInto(Node& into, Node& from) {
     return;
   }
   into.execs += from.execs;
-  for (std::size_t i = 0; i < into.slots.size(); ++i) into.slots[i].values.append(from.slots[i].values);
+  for (std::size_t i = 0; i < into.slots.size(); ++i) {
+    into.slots[i].values.append(from.slots[i].values);
+    if (into.slots[i].vectorLength != from.slots[i].vectorLength) into.slots[i].vectorLength = -1;
+  }
   for (const Stat& s : from.stats) {
     auto it = std::find_if(into.stats.begin(), into.stats.end(),
                            [&](const Stat& t) { return t.phase == s.phase && t.after == s.after; });
@@ -206,7 +210,15 @@ void LoopCompressor::flatten(const std::vector<Node>& seq, Trace& out, Rank rank
         if (relative)
           values.transform([&](std::int64_t v) { return v == kAnySource ? v : ((v - rank) % numRanks + numRanks) % numRanks; });
       }
-      e.setParam(s.param, {ValueGroup{self, values.period()}}, relative);
+      std::vector<std::int64_t> list = values.period();
+      if (s.vectorLength > 0) {
+        // Whole vectors: repeat the period up to a multiple of the vector length (at most the
+        // whole sequence, which is one).
+        const auto p = static_cast<std::int64_t>(list.size());
+        const std::int64_t want = std::min(std::lcm(p, s.vectorLength), values.size());
+        for (std::int64_t i = p; i < want; ++i) list.push_back(list[static_cast<std::size_t>(i % p)]);
+      }
+      e.setParam(s.param, {ValueGroup{self, std::move(list)}}, relative);
     }
     for (const Stat& s : node.stats) {
       TimeStat ts;

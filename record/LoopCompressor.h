@@ -70,7 +70,8 @@ class LoopCompressor {
   // The rank's trace in the trace model, all ranklists {rank}. siteNames maps the CallRecord
   // site indices to names. Dest, source and key become relative, (peer - rank + P) mod P, on
   // events whose values all lie in [0, P) (MPI_ANY_SOURCE allowed); otherwise they stay absolute.
-  // Empty vector parameters (a Testall that never completed) are left out.
+  // Empty vector parameters (a Testall that never completed) are left out; a vector parameter of
+  // constant length n is written as whole vectors (its list's length a multiple of n).
   Trace toTrace(Rank rank, Rank numRanks, const std::vector<std::string>& siteNames) const;
 
   std::int64_t calls() const { return calls_; }
@@ -81,6 +82,9 @@ class LoopCompressor {
   struct Slot {
     Param param;
     ElasticSeq values;
+    // Values per execution: 0 for a scalar, n for a vector of n values at every execution, -1
+    // for a vector whose length varies (Waitsome).
+    std::int64_t vectorLength = 0;
   };
   struct Stat {
     Phase phase;

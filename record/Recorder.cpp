@@ -10,6 +10,7 @@
 #include <cstring>
 #include <exception>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <string>
 #include <unordered_map>
@@ -61,6 +62,13 @@ class Recorder {
   Recorder(Op initOp);
 
   void finish();
+  // Out of memory while recording: stop recording (the application goes on) and say so. Called
+  // with the mutex held.
+  void stop(const std::exception& e) {
+    recording = false;
+    failed = true;
+    std::fprintf(stderr, "tracegen-record: rank %d: recording stopped, no trace will be written: %s\n", rank, e.what());
+  }
   void releaseComm() {
     if (comm_ != MPI_COMM_NULL) PMPI_Comm_free(&comm_);
     if (worldGroup_ != MPI_GROUP_NULL) PMPI_Group_free(&worldGroup_);
@@ -72,11 +80,19 @@ class Recorder {
   std::int64_t prevSite = -1;
   double lastEnd = 0;
   bool recording = false;
+  bool failed = false;    // recording stopped early: no trace (all ranks learn it at Finalize)
+  bool finished = false;
   int rank = 0;
   int size = 1;
 
   std::int64_t datatypeId(MPI_Datatype t);
   std::int64_t opId(MPI_Op op);
+  bool knownType(MPI_Datatype t) const {
+    if (t == MPI_DATATYPE_NULL) return false;
+    if (predefined_.count(t)) return true;
+    auto it = derived_.lower_bound({t, std::numeric_limits<int>::min()});
+    return it != derived_.end() && it->first.first == t;
+  }
   std::int64_t commId(MPI_Comm c);
   std::int64_t registerComm(MPI_Comm c, const char* kind);
   std::int64_t forgetComm(MPI_Comm c) {
@@ -329,6 +345,13 @@ std::string Recorder::outputPath() const {
 
 void Recorder::finish() {
   const double start = nowUs();
+  // Every rank takes part in the reduction below, so all must know whether one cannot.
+  int bad = failed ? 1 : 0;
+  PMPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, comm_);
+  if (bad) {
+    if (rank == 0) std::fprintf(stderr, "tracegen-record: no trace written: recording failed on some rank\n");
+    return;
+  }
   Trace own = compressor.toTrace(rank, size, sites.names());
   for (const auto& [id, d] : usedTypes_) own.datatypes.push_back(d);
   const std::size_t ownEvents = own.events.size();
@@ -419,9 +442,14 @@ CallScope::CallScope(Op op) : op_(op) {
   rec_ = g_recorder;
   std::lock_guard<std::mutex> lock(rec_->mutex);
   if (!rec_->recording) return;
+  try {
+    site_ = rec_->sites.capture();
+  } catch (const std::exception& e) {
+    rec_->stop(e);
+    return;
+  }
   active_ = true;
   entry_ = entry;
-  site_ = rec_->sites.capture();
 }
 
 CallScope::~CallScope() { --t_depth; }
@@ -441,7 +469,11 @@ void CallScope::commit() {
   c.prevSite = rec_->prevSite;
   c.computeUs = std::max(0.0, entry_ - rec_->lastEnd);
   c.mpiUs = t1_ - t0_;
-  rec_->compressor.append(c);
+  try {
+    rec_->compressor.append(c);
+  } catch (const std::exception& e) {
+    rec_->stop(e);
+  }
   rec_->prevSite = site_;
   rec_->lastEnd = nowUs();
   lock_.unlock();
@@ -450,6 +482,7 @@ void CallScope::commit() {
 void CallScope::set(Param p, std::int64_t v) { t_call.set(p, v); }
 void CallScope::comm(MPI_Comm c) { t_call.set(Param::Comm, rec_->commId(c)); }
 void CallScope::type(Param p, MPI_Datatype t) { t_call.set(p, rec_->datatypeId(t)); }
+bool CallScope::knownType(MPI_Datatype t) { return rec_->knownType(t); }
 void CallScope::reduceOp(MPI_Op op) { t_call.set(Param::ReduceOp, rec_->opId(op)); }
 
 void CallScope::peer(Param p, int r) {
@@ -513,16 +546,23 @@ void recorderFinish() {
   if (!r) return;
   {
     std::lock_guard<std::mutex> lock(r->mutex);
-    if (!r->recording) return;
-    // The Finalize event: compute time since the last call, no time inside MPI (what follows
-    // is the recorder's own work).
-    t_call.clear();
-    t_call.op = Op::Finalize;
-    t_call.site = r->sites.capture();
-    t_call.prevSite = r->prevSite;
-    t_call.computeUs = std::max(0.0, nowUs() - r->lastEnd);
-    r->compressor.append(t_call);
-    r->recording = false;
+    if (r->finished) return;
+    r->finished = true;
+    if (r->recording) {
+      // The Finalize event: compute time since the last call, no time inside MPI (what follows
+      // is the recorder's own work).
+      try {
+        t_call.clear();
+        t_call.op = Op::Finalize;
+        t_call.site = r->sites.capture();
+        t_call.prevSite = r->prevSite;
+        t_call.computeUs = std::max(0.0, nowUs() - r->lastEnd);
+        r->compressor.append(t_call);
+      } catch (const std::exception& e) {
+        r->stop(e);
+      }
+      r->recording = false;
+    }
   }
   try {
     r->finish();

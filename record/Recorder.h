@@ -54,6 +54,9 @@ class CallScope {
   void set(Param p, std::int64_t v);
   void comm(MPI_Comm c);
   void type(Param p, MPI_Datatype t);
+  // True if t is a predefined type or a derived one already seen: a handle that is safe to
+  // query even where the MPI standard lets the argument be undefined.
+  bool knownType(MPI_Datatype t);
   void peer(Param p, int rank);
   void tag(Param p, int tag);
   void root(int r) { set(Param::Root, r); }

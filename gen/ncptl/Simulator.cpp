@@ -621,8 +621,8 @@ class Simulator {
     std::vector<std::int64_t> stack;
     std::optional<std::string> found;
     // Iterative DFS (task counts can be large).
-    for (const auto& [start, unused] : adj) {
-      (void)unused;
+    for (const auto& entry : adj) {
+      const std::int64_t start = entry.first;
       if (state[start] != 0 || found) continue;
       std::vector<std::pair<std::int64_t, std::size_t>> dfs{{start, 0}};
       state[start] = 1;
@@ -686,8 +686,8 @@ class Simulator {
       }
       p.erase(keep, p.end());
     }
-    for (const auto& [loc, entry] : byLoc) {
-      (void)loc;
+    for (const auto& item : byLoc) {
+      const auto& entry = item.second;
       std::vector<std::int64_t> ts(entry.second.begin(), entry.second.end());
       error(entry.first, taskList(ts) + (ts.size() == 1 ? " posts" : " post") +
                              " this asynchronous operation inside the " +
@@ -711,8 +711,8 @@ class Simulator {
         entry.second.push_back(static_cast<std::int64_t>(t));
       }
     }
-    for (const auto& [loc, entry] : byLoc) {
-      (void)loc;
+    for (const auto& item : byLoc) {
+      const auto& entry = item.second;
       error(entry.first, taskList(entry.second) + (entry.second.size() == 1 ? " never awaits" : " never await") +
                              " the completion of this asynchronous operation: "
                          "\"Neglected to await the completion\" at run time (§3.6, §6 item 8)");

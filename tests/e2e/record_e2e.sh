@@ -9,6 +9,10 @@
 #   record_e2e.sh ... size-ranks
 #       records stencil2d on 4, 8 and 16 ranks and prints the sizes: they grow sublinearly
 #       (the 16-rank trace is less than twice the 4-rank one, where linear growth is 4x)
+#   record_e2e.sh ... compare TRACEGEN
+#       `tracegen compare` finds two recordings of the same run identical (status 0) and one of
+#       a run with one more timestep different (status 1, naming the operation); exits 77
+#       (skipped) while the command line has no `compare` yet
 #
 # Runs are short and wrapped in `timeout`; as root, Open MPI needs the two ALLOW_RUN_AS_ROOT
 # variables; --oversubscribe lets 8 or 16 ranks run on a small machine.
@@ -80,6 +84,23 @@ case $mode in
     done
     s4=$(size_of "$work/p4.trace") s16=$(size_of "$work/p16.trace")
     [ "$s16" -lt $((2 * s4)) ] || { echo "FAIL: 16 ranks give $s16 bytes, not less than twice the $s4 of 4 ranks"; exit 1; }
+    ;;
+  compare)
+    tracegen=$1
+    "$tracegen" --help 2>/dev/null | grep -Eq '^ +compare( |$)' ||
+      { echo "SKIP: tracegen has no compare command yet"; exit 77; }
+    record 4 stencil2d "$work/a.trace" 20 16 || exit 1
+    record 4 stencil2d "$work/b.trace" 20 16 || exit 1
+    record 4 stencil2d "$work/c.trace" 21 16 || exit 1
+    "$tracegen" compare "$work/a.trace" "$work/b.trace" >"$work/same.txt"
+    rc=$?
+    [ $rc -eq 0 ] || { echo "FAIL: equal recordings compare with status $rc"; cat "$work/same.txt"; exit 1; }
+    "$tracegen" compare "$work/a.trace" "$work/c.trace" >"$work/diff.txt"
+    rc=$?
+    [ $rc -eq 1 ] || { echo "FAIL: different recordings compare with status $rc"; cat "$work/diff.txt"; exit 1; }
+    grep -q "rank 0: MPI_Allreduce: 20 vs 21 calls" "$work/diff.txt" ||
+      { echo "FAIL: the difference is not reported"; cat "$work/diff.txt"; exit 1; }
+    echo "tracegen compare: equal recordings agree, an extra timestep is reported"
     ;;
   *)
     echo "unknown mode $mode"

@@ -485,6 +485,43 @@ TEST(AlignCollectives, DifferentRootsAreReported) {
   expectSameStreams(before, t);
 }
 
+TEST(AlignCollectives, MissingParametersTakeTheValueTheCursorAssumes) {
+  // A barrier recorded without a communicator is on MPI_COMM_WORLD; merged with one that
+  // names it, the communicator becomes one value for all ranks.
+  Builder b(4);
+  const RankList all = RankList::all(4);
+  b.add(Op::Init, "init", all);
+  b.add(Op::Barrier, "barrierA", ranks({0}));
+  b.coll(Op::Barrier, "barrierB", ranks({1, 2, 3}));
+  b.add(Op::Finalize, "finalize", all);
+  Trace t = std::move(b.t);
+  const Trace before = t;
+  PassContext ctx = runPass(t);
+  ASSERT_EQ(t.events.size(), 3u);
+  EXPECT_EQ(t.events[1].param(Param::Comm)->groups, (std::vector<ValueGroup>{{all, {kCommWorld}}}));
+  EXPECT_EQ(counter(ctx, "collectives-aligned"), 1);
+  expectSameStreams(before, t);
+}
+
+TEST(AlignCollectives, PartnersWhoseParametersCannotBeCombinedAreLeftAlone) {
+  // A Bcast without a root has no stored form for "no root": merging would change the calls.
+  Builder b(4);
+  const RankList all = RankList::all(4);
+  b.add(Op::Init, "init", all);
+  b.coll(Op::Bcast, "bcastA", ranks({0}));
+  Event& noRoot = b.coll(Op::Bcast, "bcastB", ranks({1, 2, 3}));
+  std::erase_if(noRoot.params, [](const ParamValues& pv) { return pv.param == Param::Root; });
+  ASSERT_EQ(noRoot.param(Param::Root), nullptr);
+  b.add(Op::Finalize, "finalize", all);
+  Trace t = std::move(b.t);
+  const Trace before = t;
+  PassContext ctx = runPass(t);
+  EXPECT_EQ(t, before);
+  EXPECT_EQ(counter(ctx, "unaligned"), 1);
+  ASSERT_EQ(ctx.warnings.size(), 1u);
+  EXPECT_NE(ctx.warnings[0].find("has no parameter 'root'"), std::string::npos) << ctx.warnings[0];
+}
+
 TEST(AlignCollectives, SuccessorHistogramsAreRekeyedAndMerged) {
   // Finalize follows the barrier on every rank: its histograms keyed by A (rank 0) and B
   // (ranks 1-3) describe one predecessor afterwards. Site B is also the site of an Isend, whose

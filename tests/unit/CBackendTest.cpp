@@ -355,6 +355,7 @@ TEST(CBackend, ExpressionsRender) {
   // Loops are for loops with named variables; the first iteration is a test of the variable.
   EXPECT_TRUE(contains(c, "for (long i7 = 0; i7 < 5; ++i7) {"));
   EXPECT_TRUE(contains(c, "compute((i7 == 0 ? 212.5 : 1840.25));"));
+  EXPECT_TRUE(contains(c, "/* loop 8: 1, 1, 3 iterations on successive entries */"));
   EXPECT_TRUE(contains(c, "static long entries = 0;"));
   EXPECT_TRUE(contains(c, "for (long i8 = 0, trips8 = ((const int[]){ 1, 1, 3 })[entries % 3]; i8 < trips8; ++i8) {"));
   EXPECT_TRUE(contains(c, "++entries;"));

@@ -164,8 +164,10 @@ Trace splitTrace() {
   recv.setParam(Param::Count, {{recv.ranks, {10}}});
   recv.setParam(Param::Datatype, {{recv.ranks, {3}}});
   recv.setParam(Param::Source, {{recv.ranks, {0}}});
+  Event& dup = add(Op::CommDup, all);
+  dup.setParam(Param::Comm, {{all, {1000}}});
   Event& bcast = add(Op::Bcast, all);
-  bcast.setParam(Param::Comm, {{all, {1000}}});
+  bcast.setParam(Param::Comm, {{all, {1001}}});  // the duplicate of the row
   bcast.setParam(Param::Count, {{all, {1}}});
   bcast.setParam(Param::Datatype, {{all, {3}}});
   bcast.setParam(Param::Root, {{all, {1}}});
@@ -184,6 +186,10 @@ TEST(ResolveComms, SplitBecomesRowInstancesAndPeersBecomeWorldRanks) {
   ASSERT_EQ(rows->instances.size(), 2u);
   EXPECT_EQ(rows->instances[0].toVector(), (std::vector<Rank>{0, 1}));
   EXPECT_EQ(rows->instances[1].toVector(), (std::vector<Rank>{2, 3}));
+  const Communicator* dups = t.comm(1001);
+  ASSERT_NE(dups, nullptr);
+  EXPECT_EQ(dups->kind, "dup");
+  EXPECT_EQ(dups->instances, rows->instances);  // one duplicate per row, not one for all
   EXPECT_TRUE(t.worldPeers);
   std::map<Rank, std::vector<Rank>> peers, roots;
   for (Rank r = 0; r < 4; ++r) {

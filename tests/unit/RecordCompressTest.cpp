@@ -282,3 +282,20 @@ TEST(RecordTimeStats, FixedBinsMergeInAnyOrder) {
   EXPECT_DOUBLE_EQ(ab.bins[6].min, 1e5);
   EXPECT_DOUBLE_EQ(ab.bins[6].max, 1e5);
 }
+
+TEST(RecordLoopCompressor, VectorParametersAreWrittenAsWholeVectors) {
+  // Waitall(3) whose offsets are all -1: the shortest period is one value, but the list must
+  // hold whole vectors of three; a Waitsome whose count varies keeps its shortest period.
+  SimRank r(0, 2);
+  r.call(Op::Init, "init");
+  for (int t = 0; t < 5; ++t) {
+    r.call(Op::Waitall, "waitall", {{Param::Count, 3}}, {{Param::Requests, {-1, -1, -1}}});
+    const std::vector<std::int64_t> some = t % 2 ? std::vector<std::int64_t>{9999} : std::vector<std::int64_t>{9999, 9999};
+    r.call(Op::Waitsome, "waitsome", {{Param::Count, static_cast<std::int64_t>(some.size())}}, {{Param::Requests, some}});
+  }
+  r.call(Op::Finalize, "fin");
+  const Trace t = r.trace();
+  EXPECT_EQ(t.events[1].param(Param::Requests)->groups[0].values, (std::vector<std::int64_t>{-1, -1, -1}));
+  EXPECT_EQ(t.events[2].param(Param::Requests)->groups[0].values, (std::vector<std::int64_t>{9999}));
+  EXPECT_EQ(t.events[2].param(Param::Count)->groups[0].values, (std::vector<std::int64_t>{2, 1}));
+}

@@ -14,6 +14,7 @@
 #include "ir/Diagnostics.h"
 #include "ir/RankCursor.h"
 #include "ir/Readers.h"
+#include "ir/Verify.h"
 
 namespace tracegen {
 namespace {
@@ -624,6 +625,79 @@ TEST(ScalaTraceReader, MillionRankTrace) {
     ASSERT_TRUE(cursor.next(c));
     EXPECT_EQ(c.op, Op::Finalize);
     EXPECT_FALSE(cursor.next(c));
+  }
+}
+
+// verifyStructure on traces built in memory (as passes do): the loop walk of every rank, or of
+// sampled ranks above maxRanksChecked, and diagnostics at the recorded lines.
+TEST(ScalaTraceReader, VerifierChecksBuiltTraces) {
+  auto build = [](std::int64_t mem) {
+    Trace t;
+    t.numRanks = 4;
+    t.comms = standardCommunicators(4);
+    t.datatypes = scalaTraceDatatypes();
+    Event init;
+    init.id = 0;
+    init.op = Op::Init;
+    init.ranks = RankList::all(4);
+    init.line = 1;
+    Event send = init;
+    send.id = 1;
+    send.op = Op::Barrier;
+    send.line = 5;
+    send.loops.push_back(LoopLevel{{{RankList::all(4), {3}}}, {{RankList::all(4), {mem}}}});
+    Event fin = init;
+    fin.id = 2;
+    fin.op = Op::Finalize;
+    fin.line = 9;
+    t.events = {init, send, fin};
+    return t;
+  };
+  EXPECT_NO_THROW(verifyStructure(build(2), "built"));
+  EXPECT_NO_THROW(verifyStructure(build(1), "built", 2));
+  try {
+    verifyStructure(build(3), "built");
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.line(), 5);
+    EXPECT_NE(e.message().find("loop level 0 spans 3 events but rank 0 has only 2 events left in the enclosing trace"),
+              std::string::npos)
+        << e.render();
+  }
+  // Sampled ranks (the first and last of every group) when P exceeds maxRanksChecked.
+  try {
+    verifyStructure(build(3), "built", 2);
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(e.message().find("rank 0 has only 2 events"), std::string::npos) << e.render();
+  }
+  // With the lines of the loop levels and parameters.
+  EventLines lines;
+  lines.loops = {{}, {7}, {}};
+  try {
+    verifyStructure(build(3), "built", 4096, lines);
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.line(), 7);
+  }
+  Trace t = build(1);
+  t.events[1].op = Op::Bcast;
+  t.events[1].setParam(Param::Datatype, {{RankList::progression(0, 3), {16}}});
+  lines.params = {{}, {{Param::Datatype, 8}}, {}};
+  try {
+    verifyStructure(t, "built", 4096, lines);
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.line(), 8);
+    EXPECT_NE(e.message().find("parameter 'datatype' has values for 3 of its 4 ranks"), std::string::npos) << e.render();
+  }
+  t.events[1].setParam(Param::Datatype, {{RankList::all(4), {1000}}});
+  try {
+    verifyStructure(t, "built");
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.line(), 5);
+    EXPECT_NE(e.message().find("datatype 1000 is not declared"), std::string::npos) << e.render();
   }
 }
 

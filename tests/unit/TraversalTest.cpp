@@ -88,7 +88,9 @@ void expectProgramMatchesTrace(const Trace& t, const Program& p) {
       EXPECT_EQ(s.eventId, call.event->id) << "rank " << r << " call " << i;
       Rank peer = call.peer;
       if (isRooted(call.op)) peer = call.root;
-      if (peer >= 0 || peer == kAnySource) EXPECT_EQ(s.peer, peer) << "rank " << r << " call " << i;
+      if (peer >= 0 || peer == kAnySource) {
+        EXPECT_EQ(s.peer, peer) << "rank " << r << " call " << i;
+      }
       EXPECT_EQ(s.count, call.count) << "rank " << r << " call " << i;
       EXPECT_NEAR(s.computeUs, std::max(call.computeUs, 0.0), 1e-6) << "rank " << r << " call " << i;
       ++i;
