@@ -8,16 +8,25 @@ ElasticSeq ElasticSeq::repeated(std::int64_t v, std::int64_t n) {
   ElasticSeq s;
   if (n > 0) {
     s.vals_.assign(1, v);
-    s.pi_.assign(1, 0);
     s.n_ = n;
   }
   return s;
 }
 
+void ElasticSeq::buildPrefixFunction() {
+  pi_.assign(vals_.size(), 0);
+  for (std::size_t i = 1; i < vals_.size(); ++i) {
+    std::int64_t k = pi_[i - 1];
+    while (k > 0 && vals_[static_cast<std::size_t>(k)] != vals_[i]) k = pi_[static_cast<std::size_t>(k - 1)];
+    if (vals_[static_cast<std::size_t>(k)] == vals_[i]) ++k;
+    pi_[i] = k;
+  }
+}
+
 void ElasticSeq::push(std::int64_t v) {
   if (n_ == 0) {
     vals_.assign(1, v);
-    pi_.assign(1, 0);
+    pi_.clear();
     n_ = 1;
     return;
   }
@@ -27,6 +36,7 @@ void ElasticSeq::push(std::int64_t v) {
     return;
   }
   // Materialise s[p..n) from the period, then v, extending the prefix function as we go.
+  if (pi_.size() != p) buildPrefixFunction();
   const auto n = static_cast<std::size_t>(n_);
   vals_.reserve(n + 1);
   pi_.reserve(n + 1);

@@ -9,7 +9,8 @@
 // divide it and predict the value), so the stored prefix is extended to n + 1 values and the
 // KMP prefix function, kept for the stored prefix, is extended with it; the new period is
 // (n + 1) - pi[n]. Extensions double the stored length between re-foldings, so appends are
-// amortised O(1) and an aperiodic sequence costs what its length costs.
+// amortised O(1) and an aperiodic sequence costs what its length costs. The prefix function is
+// built only at the first re-folding: a constant, the most common sequence, is one allocation.
 #pragma once
 
 #include <cstdint>
@@ -39,8 +40,10 @@ class ElasticSeq {
   bool operator==(const ElasticSeq& o) const { return n_ == o.n_ && vals_ == o.vals_; }
 
  private:
+  void buildPrefixFunction();
+
   std::vector<std::int64_t> vals_;  // s[0..p), p the shortest period of s[0..n)
-  std::vector<std::int64_t> pi_;    // KMP prefix function of vals_
+  std::vector<std::int64_t> pi_;    // KMP prefix function of vals_, or empty until needed
   std::int64_t n_ = 0;
 };
 

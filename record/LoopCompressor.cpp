@@ -42,6 +42,7 @@ LoopCompressor::Node LoopCompressor::makeEvent(const CallRecord& call) {
   Node n;
   n.op = call.op;
   n.site = call.site;
+  n.slots.reserve(call.scalars.size() + call.vectors.size());
   for (const auto& [p, v] : call.scalars) {
     n.slots.push_back({p, {}, 0});
     n.slots.back().values.push(v);
@@ -50,12 +51,13 @@ LoopCompressor::Node LoopCompressor::makeEvent(const CallRecord& call) {
     n.slots.push_back({ref.param, {}, static_cast<std::int64_t>(ref.length)});
     for (std::size_t i = 0; i < ref.length; ++i) n.slots.back().values.push(call.vectorValues[ref.offset + i]);
   }
-  std::stable_sort(n.slots.begin(), n.slots.end(), [](const Slot& a, const Slot& b) { return a.param < b.param; });
+  std::sort(n.slots.begin(), n.slots.end(), [](const Slot& a, const Slot& b) { return a.param < b.param; });
   std::uint64_t h = combine(kEventSeed, static_cast<std::uint64_t>(n.op));
   h = combine(h, static_cast<std::uint64_t>(n.site));
   for (const Slot& s : n.slots) h = combine(h, static_cast<std::uint64_t>(s.param));
   n.shape = h;
   n.execs = 1;
+  n.stats.reserve(2);
   if (call.computeUs >= 0) addStat(n.stats, Phase::Compute, call.prevSite, call.computeUs);
   if (call.mpiUs >= 0) addStat(n.stats, Phase::Mpi, call.prevSite, call.mpiUs);
   return n;

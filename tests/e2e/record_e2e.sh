@@ -102,6 +102,31 @@ case $mode in
       { echo "FAIL: the difference is not reported"; cat "$work/diff.txt"; exit 1; }
     echo "tracegen compare: equal recordings agree, an extra timestep is reported"
     ;;
+  roundtrip)
+    # record APP, generate its C benchmark, run the benchmark under the recorder, and compare
+    # the two recordings: identical calls and bytes on every rank. The time ratio is printed
+    # (on a shared 2-core machine it is the scheduler's as much as the benchmark's).
+    tracegen=$1 app=$2 np=$3
+    read -r -a a <<<"$(args_of "$app")"
+    t0=$(date +%s.%N)
+    record "$np" "$app" "$work/app.trace" "${a[@]}" || exit 1
+    t1=$(date +%s.%N)
+    "$tracegen" "$work/app.trace" -o "$work/bench.c" 2>"$work/gen.err" ||
+      { echo "FAIL: tracegen could not generate a benchmark from $app"; cat "$work/gen.err"; exit 1; }
+    mpicc -std=c11 -O2 -Wall -Wextra -Werror -o "$work/bench" "$work/bench.c" ||
+      { echo "FAIL: the benchmark of $app does not compile"; exit 1; }
+    t2=$(date +%s.%N)
+    timeout 300 mpiexec --oversubscribe -n "$np" env LD_PRELOAD="$recorder" TRACEGEN_OUTPUT="$work/bench.trace" \
+      "$work/bench" >"$work/bench.out" 2>&1 || { echo "FAIL: the benchmark of $app failed"; cat "$work/bench.out"; exit 1; }
+    t3=$(date +%s.%N)
+    "$tracegen" compare "$work/app.trace" "$work/bench.trace" >"$work/compare.txt"
+    rc=$?
+    [ $rc -eq 0 ] || { echo "FAIL: $app and its benchmark differ"; cat "$work/compare.txt"; exit 1; }
+    awk -v a="$t0" -v b="$t1" -v c="$t2" -v d="$t3" -v app="$app" -v np="$np" 'BEGIN {
+      printf "%s on %d ranks: application %.2f s, benchmark %.2f s, ratio %.2f (both under the recorder, mpiexec start-up included)\n",
+             app, np, b - a, d - c, (d - c) / (b - a) }'
+    tail -n 1 "$work/bench.out"
+    ;;
   *)
     echo "unknown mode $mode"
     exit 2

@@ -40,6 +40,7 @@ int main(int argc, char** argv) {
   registerInspectCommand(app, run);
   registerConvertCommand(app, run);
   registerLowerCommand(app, run);
+  registerCompareCommand(app, run);
   try {
     app.parse(args);
   } catch (const CLI::CallForHelp& e) {

@@ -1,4 +1,7 @@
-// `tracegen convert` and `tracegen lower`: trace to trace, in tracegen's text format.
+// `tracegen convert` and `tracegen lower` (trace to trace, in tracegen's text format) and
+// `tracegen compare` (two traces, per rank and operation; the comparison is CompareCommand.cpp).
+#include <iostream>
+
 #include "ir/Readers.h"
 #include "tools/tracegen/Commands.h"
 
@@ -38,6 +41,24 @@ void registerLowerCommand(CLI::App& app, CommandAction& run) {
       writeOutput(args.output, tracegenText(t));
       return 0;
     };
+  });
+}
+
+}  // namespace tracegen
+
+namespace tracegen {
+
+void registerCompareCommand(CLI::App& app, CommandAction& run) {
+  struct Args {
+    std::string a, b;
+  };
+  static Args args;
+  CLI::App* cmd = app.add_subcommand(
+      "compare", "per rank and MPI operation, counts and bytes (and total time) of two traces; exit 1 if they differ");
+  cmd->add_option("a", args.a, "first trace")->required();
+  cmd->add_option("b", args.b, "second trace")->required();
+  cmd->callback([&run] {
+    run = [] { return runCompare(args.a, args.b, std::cout); };
   });
 }
 
