@@ -60,6 +60,8 @@ Trace makeStencilTrace(Rank px, Rank py, std::int64_t timesteps, double computeU
   const SiteId init = t.internSite("stencil.c:20");
   const SiteId allreduceSite = t.internSite("stencil.c:61");
   std::int64_t nextId = 0;
+  // Events are referred to while later ones are added: no reallocation.
+  t.events.reserve(12);
   auto event = [&](Op op, const RankList& ranks, std::string_view site) -> Event& {
     Event e;
     e.id = nextId++;
