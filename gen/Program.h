@@ -37,6 +37,13 @@ struct Expr {
 
   static Expr constant(double v) { return Expr{Kind::Const, v, 0, {}, -1, {}}; }
   static Expr rankOffset(std::int64_t off) { return Expr{Kind::RankOffset, 0, off, {}, -1, {}}; }
+  static Expr byRank(std::vector<RankList> groups, std::vector<Expr> children) {
+    return Expr{Kind::ByRank, 0, 0, std::move(groups), -1, std::move(children)};
+  }
+  static Expr byExecution(std::vector<Expr> cycle) { return Expr{Kind::ByExecution, 0, 0, {}, -1, std::move(cycle)}; }
+  static Expr firstIteration(int loop, Expr first, Expr rest) {
+    return Expr{Kind::FirstIteration, 0, 0, {}, loop, {std::move(first), std::move(rest)}};
+  }
   bool isConst() const { return kind == Kind::Const; }
   // True if the value never changes from one execution to the next for a given rank.
   bool perExecutionInvariant() const;

@@ -82,20 +82,12 @@ Expr simplifyByRank(std::vector<RankList> groups, std::vector<Expr> children) {
   bool allSame = true;
   for (const auto& c : children) allSame = allSame && c == children.front();
   if (allSame) return children.front();
-  Expr e;
-  e.kind = Expr::Kind::ByRank;
-  e.groups = std::move(groups);
-  e.children = std::move(children);
-  return e;
+  return Expr::byRank(std::move(groups), std::move(children));
 }
 
 Expr firstIteration(int loop, Expr first, Expr rest) {
   if (first == rest) return first;
-  Expr e;
-  e.kind = Expr::Kind::FirstIteration;
-  e.loop = loop;
-  e.children = {std::move(first), std::move(rest)};
-  return e;
+  return Expr::firstIteration(loop, std::move(first), std::move(rest));
 }
 
 class Builder {
@@ -319,10 +311,9 @@ Expr listExpr(const std::vector<std::int64_t>& values, bool relative) {
   };
   bool allSame = std::adjacent_find(values.begin(), values.end(), std::not_equal_to<>()) == values.end();
   if (allSame) return one(values.front());
-  Expr e;
-  e.kind = Expr::Kind::ByExecution;
-  for (auto v : values) e.children.push_back(one(v));
-  return e;
+  std::vector<Expr> cycle;
+  for (auto v : values) cycle.push_back(one(v));
+  return Expr::byExecution(std::move(cycle));
 }
 
 // The groups of a parameter restricted to the statement's ranks.
@@ -458,10 +449,7 @@ class ProgramWriter {
         if (same) {
           children.push_back(cycle.front());
         } else {
-          Expr byExec;
-          byExec.kind = Expr::Kind::ByExecution;
-          byExec.children = std::move(cycle);
-          children.push_back(std::move(byExec));
+          children.push_back(Expr::byExecution(std::move(cycle)));
         }
       }
       out.push_back(simplifyByRank(std::move(rankGroups), std::move(children)));

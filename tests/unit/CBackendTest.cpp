@@ -35,24 +35,11 @@ constexpr std::int64_t kInt = 3, kDouble = 10, kDerived = 1001;
 Expr C(double v) { return Expr::constant(v); }
 Expr Off(std::int64_t k) { return Expr::rankOffset(k); }
 Expr byRank(std::vector<RankList> groups, std::vector<Expr> children) {
-  Expr e;
-  e.kind = Expr::Kind::ByRank;
-  e.groups = std::move(groups);
-  e.children = std::move(children);
-  return e;
+  return Expr::byRank(std::move(groups), std::move(children));
 }
-Expr byExecution(std::vector<Expr> children) {
-  Expr e;
-  e.kind = Expr::Kind::ByExecution;
-  e.children = std::move(children);
-  return e;
-}
+Expr byExecution(std::vector<Expr> children) { return Expr::byExecution(std::move(children)); }
 Expr firstIteration(int loop, Expr first, Expr rest) {
-  Expr e;
-  e.kind = Expr::Kind::FirstIteration;
-  e.loop = loop;
-  e.children = {std::move(first), std::move(rest)};
-  return e;
+  return Expr::firstIteration(loop, std::move(first), std::move(rest));
 }
 
 // A program under construction, with a trace that holds the events its statements name.

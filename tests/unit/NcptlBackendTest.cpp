@@ -40,25 +40,10 @@ Stmt loop(int id, std::int64_t trips, const RankList& ranks, std::vector<Stmt> b
 Expr c(double v) { return Expr::constant(v); }
 Expr off(std::int64_t o) { return Expr::rankOffset(o); }
 Expr byRank(std::vector<RankList> groups, std::vector<Expr> children) {
-  Expr e;
-  e.kind = Expr::Kind::ByRank;
-  e.groups = std::move(groups);
-  e.children = std::move(children);
-  return e;
+  return Expr::byRank(std::move(groups), std::move(children));
 }
-Expr byExec(std::vector<Expr> children) {
-  Expr e;
-  e.kind = Expr::Kind::ByExecution;
-  e.children = std::move(children);
-  return e;
-}
-Expr first(int loopId, Expr a, Expr b) {
-  Expr e;
-  e.kind = Expr::Kind::FirstIteration;
-  e.loop = loopId;
-  e.children = {std::move(a), std::move(b)};
-  return e;
-}
+Expr byExec(std::vector<Expr> children) { return Expr::byExecution(std::move(children)); }
+Expr first(int loopId, Expr a, Expr b) { return Expr::firstIteration(loopId, std::move(a), std::move(b)); }
 
 Program program(Rank p, std::vector<Stmt> body) {
   Program prog;
