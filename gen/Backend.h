@@ -27,6 +27,9 @@ class Backend {
   virtual std::string_view extension() const = 0;  // ".c", ".ncptl"
   // Throws std::invalid_argument (exit status 2) for programs it cannot express.
   virtual std::string render(const Program& program, const GenOptions& options) const = 0;
+  // Whether receive statements must name the size of the message they match rather than
+  // the size posted (buildProgram's `received`).
+  virtual bool needsReceivedBytes() const { return false; }
 };
 
 std::unique_ptr<Backend> createBackend(std::string_view name);  // nullptr if unknown

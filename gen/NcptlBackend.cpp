@@ -1025,10 +1025,13 @@ class Renderer {
 
   std::vector<std::string> recvStmts(const CallStmt& c, const RankList& ranks, const std::optional<ExecIndex>& idx,
                                      bool async, Param countP, Param typeP, Param tagP) {
+    // A RECEIVE names the message it matches (§5.1 item 6): the size sent, where the
+    // traversal knows it differs from the size posted.
+    const bool sent = c.receivedBytes.has_value();
     std::vector<Case> cs = cases(ranks,
                                  {{"source", param(c, Param::Source)},
-                                  {"count", param(c, countP)},
-                                  {"type", param(c, typeP)},
+                                  {"count", sent ? &*c.receivedBytes : param(c, countP)},
+                                  {"type", sent ? nullptr : param(c, typeP)},
                                   {"tag", param(c, tagP)}},
                                  idx);
     if (async) addRequests(ranks, 1);
@@ -1427,6 +1430,7 @@ class NcptlBackend : public Backend {
  public:
   std::string_view name() const override { return "ncptl"; }
   std::string_view extension() const override { return ".ncptl"; }
+  bool needsReceivedBytes() const override { return true; }
   // Every program is checked before it is handed out (grammar, static rules, generator
   // checklist, per-task simulation): a failure is a bug of this backend, not of the input.
   std::string render(const Program& program, const GenOptions& options) const override {

@@ -69,6 +69,9 @@ struct CallStmt {
   // Vector parameters (requests, recvcounts, ...): one expression per element.
   std::map<Param, std::vector<Expr>> vectors;
   Expr computeUs;  // computation before the call, microseconds
+  // Receives (and Sendrecv's receive) whose matched sends carry other sizes than were posted:
+  // the bytes actually received (gen/ReceivedBytes.h). Absent: the posted size is received.
+  std::optional<Expr> receivedBytes;
   // The statement's execution index as a function of the enclosing loops' variables, when it
   // runs exactly once per iteration of each enclosing loop with constant trip counts:
   // k = sum of multiplier * variable. Backends without counters (coNCePTuaL) need it for

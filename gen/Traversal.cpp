@@ -244,19 +244,43 @@ class Builder {
   }
 
   // Merges class tree `b` into `a`. Loop ids of b that merge are renamed to a's.
+  //
+  // The two sequences belong to disjoint ranks, so any common subsequence of mergeable nodes
+  // is a correct merge: each side keeps its own order and unmatched nodes may go anywhere
+  // between the matches. The alignment is chosen by dynamic programming to maximise the
+  // matched weight, with collectives weighing far more than anything else: a collective split
+  // over two statements is a different collective in languages that name all its members in
+  // one statement (coNCePTuaL), while a missed point-to-point match only costs length.
   std::vector<Node> merge(std::vector<Node> a, std::vector<Node> b) {
+    const std::size_t n = a.size(), m = b.size();
+    // best[i][j]: the best weight aligning a[i..] with b[j..].
+    std::vector<std::vector<std::int64_t>> best(n + 1, std::vector<std::int64_t>(m + 1, 0));
+    std::vector<std::vector<std::int64_t>> pairWeight(n, std::vector<std::int64_t>(m, -1));
+    for (std::size_t i = n; i-- > 0;)
+      for (std::size_t j = m; j-- > 0;) {
+        std::int64_t w = std::max(best[i + 1][j], best[i][j + 1]);
+        if (mergeable(a[i], b[j])) {
+          pairWeight[i][j] = matchWeight(a[i], b[j]);
+          w = std::max(w, pairWeight[i][j] + best[i + 1][j + 1]);
+        }
+        best[i][j] = w;
+      }
     std::vector<Node> out;
     std::size_t i = 0, j = 0;
-    while (i < a.size() || j < b.size()) {
-      if (i < a.size() && j < b.size() && mergeable(a[i], b[j])) {
+    while (i < n || j < m) {
+      if (i < n && j < m && pairWeight[i][j] >= 0 && best[i][j] == pairWeight[i][j] + best[i + 1][j + 1]) {
         out.push_back(mergeNodes(std::move(a[i]), std::move(b[j])));
         ++i;
         ++j;
-      } else if (j >= b.size() || (i < a.size() && a[i].first <= b[j].first)) {
-        out.push_back(std::move(a[i++]));
-      } else {
-        out.push_back(std::move(b[j++]));
+        continue;
       }
+      // Skip the side whose skip keeps the optimum; between matches, file order.
+      const bool canSkipA = i < n && (j == m || best[i][j] == best[i + 1][j]);
+      const bool canSkipB = j < m && (i == n || best[i][j] == best[i][j + 1]);
+      if (canSkipA && (!canSkipB || a[i].first <= b[j].first))
+        out.push_back(std::move(a[i++]));
+      else
+        out.push_back(std::move(b[j++]));
     }
     return out;
   }
@@ -266,6 +290,25 @@ class Builder {
     if (x.isLoop != y.isLoop) return false;
     if (!x.isLoop) return x.event == y.event;
     return x.iterations == y.iterations && x.first <= y.last && y.first <= x.last;
+  }
+
+  // The value of merging two mergeable nodes: for loops, what their bodies can share.
+  std::int64_t matchWeight(const Node& x, const Node& y) const {
+    constexpr std::int64_t kCollective = 1'000'000;
+    if (!x.isLoop) return opInfo(trace_.events[x.event].op).kind == OpKind::Collective ? kCollective : 1;
+    // Each pair of nodes is weighed once per weighing of its parents: the work is bounded by
+    // the product of the two trees' sizes.
+    return 1 + alignmentWeight(x.body, y.body);
+  }
+  std::int64_t alignmentWeight(const std::vector<Node>& a, const std::vector<Node>& b) const {
+    std::vector<std::vector<std::int64_t>> best(a.size() + 1, std::vector<std::int64_t>(b.size() + 1, 0));
+    for (std::size_t i = a.size(); i-- > 0;)
+      for (std::size_t j = b.size(); j-- > 0;) {
+        std::int64_t w = std::max(best[i + 1][j], best[i][j + 1]);
+        if (mergeable(a[i], b[j])) w = std::max(w, matchWeight(a[i], b[j]) + best[i + 1][j + 1]);
+        best[i][j] = w;
+      }
+    return best[0][0];
   }
 
   static void renameLoop(Expr& e, int from, int to) {
@@ -339,7 +382,8 @@ Expr paramExpr(const ParamValues& pv, const RankList& ranks) {
 
 class ProgramWriter {
  public:
-  ProgramWriter(const Trace& t, Program& p) : trace_(t), program_(p) {}
+  ProgramWriter(const Trace& t, Program& p, const ReceivedBytes* received)
+      : trace_(t), program_(p), received_(received) {}
 
   void statements(const std::vector<Node>& nodes, std::vector<Stmt>& out,
                   const std::vector<std::pair<int, std::int64_t>>* loops) {
@@ -393,6 +437,12 @@ class ProgramWriter {
       for (const auto& g : x.groups) noteRanks(g);
       c.params[pv.param] = std::move(x);
     }
+    if (received_)
+      if (auto it = received_->byEvent.find(&e); it != received_->byEvent.end()) {
+        Expr x = paramExpr(it->second, n.ranks);
+        for (const auto& g : x.groups) noteRanks(g);
+        c.receivedBytes = std::move(x);
+      }
     trackMessageSize(e, n.ranks);
     return c;
   }
@@ -512,11 +562,12 @@ class ProgramWriter {
 
   const Trace& trace_;
   Program& program_;
+  const ReceivedBytes* received_;
 };
 
 }  // namespace
 
-Program buildProgram(const Trace& trace, const std::string& source) {
+Program buildProgram(const Trace& trace, const std::string& source, const ReceivedBytes* received) {
   if (!trace.worldPeers)
     for (const auto& e : trace.events)
       if (auto comm = e.param(Param::Comm))
@@ -542,7 +593,7 @@ Program buildProgram(const Trace& trace, const std::string& source) {
     merged = firstClass ? std::move(tree) : builder.merge(std::move(merged), std::move(tree));
     firstClass = false;
   }
-  ProgramWriter writer(trace, p);
+  ProgramWriter writer(trace, p, received);
   std::vector<std::pair<int, std::int64_t>> top;
   writer.statements(merged, p.body, &top);
   return p;

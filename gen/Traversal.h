@@ -4,6 +4,7 @@
 #include <string>
 
 #include "gen/Program.h"
+#include "gen/ReceivedBytes.h"
 #include "ir/Trace.h"
 
 namespace tracegen::gen {
@@ -11,6 +12,7 @@ namespace tracegen::gen {
 // Builds the benchmark program of a lowered trace (communicators resolved, wildcards
 // resolved, timing summarised, rank expressions made). The program keeps a pointer to
 // `trace`, which must outlive it. Throws std::invalid_argument for what it cannot express.
-Program buildProgram(const Trace& trace, const std::string& source);
+// With `received`, receive statements carry the sizes their matched sends carry.
+Program buildProgram(const Trace& trace, const std::string& source, const ReceivedBytes* received = nullptr);
 
 }  // namespace tracegen::gen

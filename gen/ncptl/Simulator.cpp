@@ -472,8 +472,10 @@ class Simulator {
     return std::to_string(eval(*t.expr));
   }
 
-  void checkSize(const MsgSpec& m, const Stmt& s) {
-    if (!m.size || !m.size->amount) return;
+  // The message size in bytes with the parameter defaults; nullopt where it has none or the
+  // unit is machine-dependent (PAGE).
+  std::optional<std::int64_t> checkSize(const MsgSpec& m, const Stmt& s) {
+    if (!m.size || !m.size->amount) return std::nullopt;
     const std::int64_t amount = eval(*m.size->amount);
     std::int64_t bytes = 0;
     switch (m.size->unit) {
@@ -486,13 +488,14 @@ class Simulator {
       case Kw::KILOBYTE: bytes = amount << 10; break;
       case Kw::MEGABYTE: bytes = amount << 20; break;
       case Kw::GIGABYTE: bytes = amount << 30; break;
-      default: return;  // PAGE: machine-dependent
+      default: return std::nullopt;  // PAGE: machine-dependent
     }
     if (bytes >= (std::int64_t{1} << 31) && reportedSize_.insert(s.where.begin).second)
       error(m.size->where, "this message is " + std::to_string(bytes) + " bytes with the parameter defaults: c_mpi "
                            "messages must be smaller than 2 GiB (§4.18, §6 item 20)");
     if (amount < 0 && reportedSize_.insert(s.where.begin).second)
       error(m.size->where, "negative message size with the parameter defaults");
+    return bytes;
   }
 
   // ------------------------------------------------------------------ statements
@@ -572,7 +575,7 @@ class Simulator {
   }
 
   void send(const Stmt& s, std::int64_t mult) {
-    checkSize(s.msg, s);
+    const std::optional<std::int64_t> size = checkSize(s.msg, s);
     const std::int64_t c = count(s.msg) * mult;
     const std::int64_t perInstance = count(s.msg);
     const bool async = s.mode == Kw::ASYNCHRONOUSLY;
@@ -593,6 +596,7 @@ class Simulator {
           if (b.sends == 0 && b.recvs == 0) b.firstSend = s.where;
           if (b.sends == 0) b.firstSend = s.where;
           b.sends += c;
+          b.addBytes(b.sentBytes, size, c);
           continue;
         }
         if (recvAsync && perInstance > 0) post(dst, s.where);
@@ -654,7 +658,7 @@ class Simulator {
   }
 
   void receive(const Stmt& s, std::int64_t mult) {
-    checkSize(s.msg, s);
+    const std::optional<std::int64_t> size = checkSize(s.msg, s);
     const std::int64_t c = count(s.msg) * mult;
     const bool async = s.mode == Kw::ASYNCHRONOUSLY;
     const std::string tag = tagKey(s.msg.tag);
@@ -669,6 +673,7 @@ class Simulator {
         auto& b = balance_[{src, dst, tag}];
         if (b.recvs == 0) b.firstRecv = s.where;
         b.recvs += c;
+        b.addBytes(b.receivedBytes, size, c);
       }
     }
   }
@@ -722,6 +727,20 @@ class Simulator {
   void reportBalance() {
     int shown = 0, more = 0;
     for (const auto& [key, b] : balance_) {
+      if (b.sends == b.recvs && b.sizesKnown && b.sentBytes != b.receivedBytes) {
+        // Equal counts, other sizes: some RECEIVE names a size its message does not have.
+        const auto& [src, dst, tag] = key;
+        const std::string msg = "RECEIVEs of messages from task " + std::to_string(src) + " to task " +
+                                std::to_string(dst) + (tag == "0" ? std::string() : " with tag " + tag) + " take " +
+                                std::to_string(b.receivedBytes) + " bytes in total, but the UNSUSPECTING sends carry " +
+                                std::to_string(b.sentBytes) + ": ";
+        if (b.receivedBytes < b.sentBytes)
+          error(b.firstRecv, msg + "a receive smaller than its message is a fatal truncation (§4.7)");
+        else
+          diags_.push_back({Diagnostic::Severity::Warning, b.firstRecv,
+                            msg + "a receive larger than its message miscounts the bytes received (§5.1 item 6)"});
+        continue;
+      }
       if (b.sends == b.recvs) continue;
       if (shown >= 8) {
         ++more;
@@ -745,6 +764,12 @@ class Simulator {
 
   struct Balance {
     std::int64_t sends = 0, recvs = 0;
+    std::int64_t sentBytes = 0, receivedBytes = 0;
+    bool sizesKnown = true;  // every message of the pair has a size in bytes
+    void addBytes(std::int64_t& total, std::optional<std::int64_t> size, std::int64_t messages) {
+      if (!size) sizesKnown = false;
+      else total += *size * messages;
+    }
     SourceRange firstSend, firstRecv;
   };
 

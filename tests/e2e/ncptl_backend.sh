@@ -4,10 +4,10 @@
 # --instruction-rate 1e9 for the time-independent "ti"/"tic" traces), check it with
 # `ncptl-check --generated` (the language reference's grammar, static rules and generator
 # checklist, plus the per-task simulation: every asynchronous operation awaited, every
-# UNSUSPECTING send matched by a RECEIVE, no blocking cycles), and compare the output for the
+# UNSUSPECTING send matched by a RECEIVE of its size, no blocking cycles; no warning either), and compare the output for the
 # small samples with the golden files tests/golden/<sample>.ncptl. Finally it checks that the
 # checker is not a rubber stamp: a generated program with one AWAIT removed, and one with a
-# receive dropped, must be rejected.
+# receive dropped, must be rejected, and one with a receive resized must be warned about.
 #
 # Usage: ncptl_backend.sh TRACEGEN NCPTL_CHECK SHARED_DIR SOURCE_DIR
 # Regenerate the golden files after an intended change of the output:
@@ -37,6 +37,11 @@ check_program() {
   log=$("$check" --generated --verbose "$file" 2>&1)
   if [[ $? -ne 0 ]]; then
     fail "$name: ncptl-check rejects the generated program:"; echo "$log" | head -20; return 1
+  fi
+  # Warnings too: a generated program should give the checker nothing to say (a RECEIVE
+  # larger than its message, for one, miscounts the bytes received).
+  if grep -q ": warning:" <<<"$log"; then
+    fail "$name: ncptl-check warns about the generated program:"; echo "$log" | head -20; return 1
   fi
   if ! grep -q "per-task simulation done" <<<"$log"; then
     fail "$name: the per-task simulation did not run:"; echo "$log"; return 1
@@ -105,6 +110,20 @@ if [[ -f $mw ]]; then
     fail "ncptl-check accepts master-worker with a receive removed"
   elif ! grep -q "UNSUSPECTING messages from task 0 to task" "$work/norecv.log"; then
     fail "ncptl-check rejects master-worker without the receive for another reason:"; head -10 "$work/norecv.log"
+  else
+    pass
+  fi
+fi
+
+# ... and receives of the wrong size: the workers' stop message (0 bytes) received as a task.
+if [[ -f $mw ]]; then
+  sed 's/RECEIVE A 0 BYTE MESSAGE USING TAG 3 FROM TASK 0/RECEIVE A 8000*msg_scale\/100 BYTE MESSAGE USING TAG 3 FROM TASK 0/' \
+    "$mw" >"$work/mw-size.ncptl"
+  "$check" --generated "$work/mw-size.ncptl" >"$work/size.log" 2>&1
+  if cmp -s "$mw" "$work/mw-size.ncptl"; then
+    fail "the master-worker sample no longer has the 0-byte stop receive this test resizes"
+  elif ! grep -q "warning: RECEIVEs of messages from task 0 to task 1 with tag 3 take 8000 bytes" "$work/size.log"; then
+    fail "ncptl-check does not notice a RECEIVE larger than its message:"; head -10 "$work/size.log"
   else
     pass
   fi

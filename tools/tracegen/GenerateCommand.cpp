@@ -52,7 +52,12 @@ void registerGenerateCommand(CLI::App& app, CommandAction& run, std::string comm
       if (!backend) throw std::invalid_argument(fmt::format("no backend '{}'", language));
       PassContext ctx;
       Trace trace = readAndLower(args.input, args.pipeline, ctx);
-      gen::Program program = gen::buildProgram(trace, args.input);
+      gen::ReceivedBytes received;
+      if (backend->needsReceivedBytes()) received = gen::matchReceivedBytes(trace);
+      gen::Program program = gen::buildProgram(trace, args.input, received.matched ? &received : nullptr);
+      if (backend->needsReceivedBytes() && !received.matched)
+        program.notes.push_back(
+            "The trace is too large to match every receive with its send: receives name the size they posted.");
       if (args.pipeline.instructionRate > 0 && !trace.hasTime(Phase::Compute, TimeUnit::Microseconds) &&
           trace.hasTime(Phase::Compute, TimeUnit::KiloInstructions))
         program.notes.push_back(fmt::format(
