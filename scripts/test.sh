@@ -5,6 +5,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup-debian.sh
 jobs=$(nproc 2>/dev/null || echo 2)
+# MPICH's header as unpacked by setup-debian.sh, for the second-MPI compile checks.
+mpich_h=$(find "${TRACEGEN_MPICH_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/tracegen/mpich}" -name mpi.h 2>/dev/null | head -1)
+if [ -n "$mpich_h" ]; then export TRACEGEN_MPICH_INCLUDE=${TRACEGEN_MPICH_INCLUDE:-$(dirname "$mpich_h")}; fi
 
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
 cmake --build build -j"$jobs"

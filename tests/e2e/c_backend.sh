@@ -5,7 +5,8 @@
 # linked in, run it under mpiexec with as many ranks as the trace has and --compute-scale 0,
 # and check that it ends with `elapsed: <seconds> s` and that every rank made exactly the MPI
 # calls, and sent and received exactly the bytes, that `tracegen inspect --per-rank` reports
-# for the trace. Then, on the samples: --help exits 0, an unknown option exits 2, --msg-scale
+# for the trace; with TRACEGEN_MPICH_INCLUDE set (scripts/test.sh sets it), the file must also
+# compile cleanly against MPICH's header. Then, on the samples: --help exits 0, an unknown option exits 2, --msg-scale
 # 200 doubles the bytes, and computation (--compute-scale 100) takes the traced time.
 #
 # Usage: c_backend.sh TRACEGEN SHARED_DIR SOURCE_DIR
@@ -176,6 +177,14 @@ for trace in "${traces[@]}"; do
     fail "$base: mpicc"; head -n 30 "$work/$name.cc.err"; continue
   fi
   pass
+  # The same file against MPICH's header (compile only: Open MPI is the MPI that runs it).
+  if [ -n "${TRACEGEN_MPICH_INCLUDE:-}" ]; then
+    if ! cc -std=c11 -Wall -Wextra -Werror -O2 -c -o "$work/$name.mpich.o" -I"$TRACEGEN_MPICH_INCLUDE" \
+        "$work/$name.c" 2>"$work/$name.mpich.err"; then
+      fail "$base: compiling with MPICH's header"; head -n 30 "$work/$name.mpich.err"; continue
+    fi
+    pass
+  fi
 
   if ! run "$name" "$ranks" "$work/$name.run" --compute-scale 0; then
     fail "$base: the benchmark failed"; tail -n 20 "$work/$name.run.out" "$work/$name.run.err"; continue
