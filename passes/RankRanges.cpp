@@ -222,8 +222,10 @@ std::vector<Part> partsOf(const RankList& list, Rank numRanks) {
     Clause term = sectionTerm(t, numRanks);
     const Rank n = t.size();
     // Two ranks that are not neighbours are no pattern a reader would recognise
-    // (`rank % 15 == 0` for {0, 15}): always listed. Otherwise the shorter text wins.
-    const bool pair = n == 2 && t.dims[0].stride > 1;
+    // (`rank % 15 == 0` for {0, 15} of 16): listed, unless they are a residue class of the
+    // whole machine (`rank % 2 == 0` for {0, 2} of 4). Otherwise the shorter text wins.
+    const bool pair =
+        n == 2 && t.dims[0].stride > 1 && !(term.size() == 1 && numRanks % t.dims[0].stride == 0);
     if (n >= 2 && n <= 3) {
       Formula asTerm{false, {term}};
       Formula asRanks;

@@ -420,6 +420,10 @@ TEST(RankRanges, ListsAndUnions) {
   expectExpr(RankList::fromSorted({3, 7, 20}), 32, "list", "tasks {3, 7, 20}", "(rank == 3 || rank == 7 || rank == 20)");
   // Two ranks are listed even though `rank % 15 == 0` would be shorter.
   expectExpr(RankList::fromSorted({0, 15}), 32, "list", "tasks {0, 15}", "(rank == 0 || rank == 15)");
+  expectExpr(RankList::fromSorted({0, 7}), 16, "list", "tasks {0, 7}", "(rank == 0 || rank == 7)");
+  // ... unless they are every other rank of the machine: a residue class reads as one.
+  expectExpr(RankList::fromSorted({0, 2}), 4, "progression", "tasks t such that t MOD 2 = 0", "rank % 2 == 0");
+  expectExpr(RankList::fromSorted({1, 3}), 4, "progression", "tasks t such that t MOD 2 = 1", "rank % 2 == 1");
   expectExpr(RankList::fromSorted({3, 5, 7}), 16, "list", "tasks {3, 5, 7}", "(rank == 3 || rank == 5 || rank == 7)");
   expectExpr(RankList::fromSorted({0, 8, 9, 10, 11, 12, 13, 14, 15}), 32, "union",
              "tasks t such that t = 0 \\/ (t >= 8 /\\ t < 16)", "(rank == 0 || (rank >= 8 && rank < 16))");
