@@ -10,10 +10,13 @@
 //    computation: a constant where the predecessor is always the same call, and a "first
 //    iteration or not" choice where the event opens a loop body (its predecessor is the call
 //    before the loop in the first iteration and the body's last call afterwards).
-// 3. Merge. The class trees are merged pairwise, in file order: the same event becomes one
-//    statement for the union of ranks, and loops with the same iteration counts whose spans of
-//    the trace overlap become one loop, recursively. Anything else stays a separate statement
-//    with its own rank set. Every rank executes only the statements that name it, in textual
+// 3. Merge. The class trees are merged pairwise: the same event becomes one statement for the
+//    union of ranks, and loops with the same iteration counts whose spans of the trace overlap
+//    become one loop, recursively. Which nodes pair up is an alignment of the two sequences
+//    (dynamic programming, like a longest common subsequence) that maximises what is shared,
+//    collectives first: a collective left in two statements would be two collectives in
+//    languages that name its members in one statement. Anything else stays a separate
+//    statement with its own rank set. Every rank executes only the statements that name it, in textual
 //    order, and merging keeps each class's own order, so the program is correct by
 //    construction; merging is what makes it short (a stencil's nine rank groups share one
 //    time-step loop).
