@@ -1023,10 +1023,12 @@ class CWriter {
     return templates_.render("expr/group_of", d);
   }
 
-  // A peer or root: a world rank in the model, the call's communicator's rank in MPI.
+  // A peer or root: a world rank in the model, the call's communicator's rank in MPI. The
+  // named peers are MPI's own constants, so the benchmark makes the traced call.
   std::string peer(const CallCtx& x, const Expr& e, const std::string& name) {
     Style style{"int", [](double v) {
                   if (asInt(v) == kAnySource) return std::string("MPI_ANY_SOURCE");
+                  if (asInt(v) == kProcNull) return std::string("MPI_PROC_NULL");
                   return std::to_string(asInt(v));
                 }};
     std::string world = expr(e, style, at(x, name));

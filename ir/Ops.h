@@ -70,8 +70,8 @@ enum class Param : std::uint8_t {
   RecvType,
   ReduceOp,    // reduction operator, ScalaTrace numbering (3 = MPI_SUM)
   Root,        // absolute, communicator numbering (world numbering after resolution)
-  Dest,
-  Source,      // kAnySource for MPI_ANY_SOURCE
+  Dest,        // kProcNull for MPI_PROC_NULL
+  Source,      // kAnySource for MPI_ANY_SOURCE, kProcNull for MPI_PROC_NULL
   Tag,
   RecvTag,
   Request,     // request offset: 9999 = most recent request-creating call, -1 = MPI_REQUEST_NULL
@@ -99,6 +99,9 @@ bool isVectorParam(Param p);
 inline bool isPeerParam(Param p) { return p == Param::Dest || p == Param::Source || p == Param::Key; }
 
 constexpr std::int64_t kAnySource = -2;      // MPI_ANY_SOURCE
+// MPI_PROC_NULL as a Dest or Source value: the call completes at once without a partner and
+// moves no data. Always an absolute value (no offset from the rank can name it).
+constexpr std::int64_t kProcNull = -3;
 constexpr std::int64_t kRequestNull = -1;     // MPI_REQUEST_NULL in a request offset
 constexpr std::int64_t kLatestRequest = 9999; // ScalaTrace's offset of the most recent request
 constexpr std::int64_t kRequestRing = 10000;

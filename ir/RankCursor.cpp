@@ -149,7 +149,8 @@ void RankCursor::emit(Item& item, Call& call) {
     ParamState& s = state(p);
     if (!s.values) return -1;
     std::int64_t v = take(s, -1);
-    if (v == kAnySource) return kAnySource;
+    // Named peers are neither offsets nor communicator ranks: they pass through untranslated.
+    if (v == kAnySource || v == kProcNull) return v;
     if (s.values->relative) v = ((v + rank_) % trace_.numRanks + trace_.numRanks) % trace_.numRanks;
     bool isWorld = true;
     Rank w = toWorld(call.comm, v, isWorld);
@@ -177,24 +178,26 @@ void RankCursor::emit(Item& item, Call& call) {
   const std::int64_t bytes = call.count * typeSize(call.datatype);
 
   switch (kind) {
+    // MPI_PROC_NULL: the call is made but moves nothing, so it counts no bytes.
     case OpKind::Send:
     case OpKind::Isend:
     case OpKind::SendInit:
       call.peer = peer(Param::Dest);
-      call.bytes = bytes;
+      call.bytes = call.peer == kProcNull ? 0 : bytes;
       break;
     case OpKind::Recv:
     case OpKind::Irecv:
     case OpKind::RecvInit:
     case OpKind::Probe:
       call.peer = peer(Param::Source);
-      if (kind != OpKind::Probe) call.recvBytes = bytes;
+      if (kind != OpKind::Probe && call.peer != kProcNull) call.recvBytes = bytes;
       break;
     case OpKind::Sendrecv:
       call.peer = peer(Param::Dest);
       call.recvPeer = peer(Param::Source);
-      call.bytes = bytes;
-      call.recvBytes = e.op == Op::SendrecvReplace || recvCount < 0 ? bytes : recvCount * typeSize(recvType);
+      call.bytes = call.peer == kProcNull ? 0 : bytes;
+      if (call.recvPeer != kProcNull)
+        call.recvBytes = e.op == Op::SendrecvReplace || recvCount < 0 ? bytes : recvCount * typeSize(recvType);
       break;
     case OpKind::Collective:
       call.bytes = bytes;

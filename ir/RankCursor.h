@@ -21,16 +21,19 @@ struct Call {
   Op op = Op::Init;
   std::int64_t index = 0;  // position in the rank's stream (0 = MPI_Init)
   std::int64_t comm = kCommWorld;
-  // World ranks; -1 when the call has none, kAnySource for MPI_ANY_SOURCE. A peer on a
-  // communicator the trace does not describe stays in communicator numbering (peerIsWorld false).
+  // World ranks; -1 when the call has none, kAnySource for MPI_ANY_SOURCE, kProcNull for
+  // MPI_PROC_NULL. A peer on a communicator the trace does not describe stays in communicator
+  // numbering (peerIsWorld false).
   Rank peer = -1;      // destination of a send, source of a receive
   Rank recvPeer = -1;  // source of a Sendrecv's receive
   Rank root = -1;
   bool peerIsWorld = true;
   std::int64_t count = 0;
   std::int64_t datatype = 0;
-  std::int64_t bytes = 0;      // payload this rank sends (p2p) or contributes (collective)
-  std::int64_t recvBytes = 0;  // payload this rank posts to receive
+  // Payload this rank sends (p2p) or contributes (collective), and posts to receive; 0 for the
+  // side of a point-to-point call whose peer is MPI_PROC_NULL.
+  std::int64_t bytes = 0;
+  std::int64_t recvBytes = 0;
   std::int64_t tag = 0;
   std::int64_t recvTag = 0;
   std::int64_t reduceOp = 0;

@@ -610,7 +610,7 @@ class TracegenTextParser {
     groups.push_back(std::move(g));
   }
 
-  std::int64_t paramValue(TokenStream& ts, Param p) {
+  std::int64_t paramValue(TokenStream& ts, Param p, bool relative) {
     Token tok = ts.get();
     if (tok.punct) ts.fail(fmt::format("unexpected '{}' among the values of '{}'", tok.text, paramName(p)));
     std::int64_t v = 0;
@@ -628,6 +628,16 @@ class TracegenTextParser {
       return v;
     }
     if (p == Param::Source && tok.text == "any") return kAnySource;
+    if ((p == Param::Dest || p == Param::Source) && tok.text == "null") {
+      // An offset from the rank cannot name MPI_PROC_NULL, and the backends turn offsets
+      // into ranks: the value is absolute only.
+      if (relative)
+        ts.fail(fmt::format("'{} rel' cannot hold 'null' (MPI_PROC_NULL is not an offset from the rank)", paramName(p)),
+                fmt::format("write the ranks that address MPI_PROC_NULL on their own event with absolute peers, "
+                            "e.g. `{} null`",
+                            paramName(p)));
+      return kProcNull;
+    }
     if (!parseInt(tok.text, v)) ts.fail(fmt::format("bad number '{}' for {}", tok.text, paramName(p)));
     if ((p == Param::Dest || p == Param::Source || p == Param::Root) && (v < 0 || v >= trace_.numRanks))
       ts.fail(fmt::format("{} {} is outside the trace's ranks 0..{}", paramName(p), v, trace_.numRanks - 1));
@@ -642,7 +652,7 @@ class TracegenTextParser {
       relative = true;
     }
     ValueGroup g;
-    while (!ts.atEnd() && !ts.peekIs("@")) g.values.push_back(paramValue(ts, p));
+    while (!ts.atEnd() && !ts.peekIs("@")) g.values.push_back(paramValue(ts, p, relative));
     if (g.values.empty()) ts.fail(fmt::format("parameter '{}' without values", paramName(p)));
     g.ranks = parseGroupRanks(ts, e);
     auto [it, fresh] = event_->params.try_emplace(p);
@@ -888,7 +898,7 @@ class TracegenTextWriter {
     return name(n, "call site");
   }
 
-  void value(Param p, std::int64_t v) {
+  void value(Param p, bool relative, std::int64_t v) {
     buf_.push_back(' ');
     if (p == Param::Datatype || p == Param::RecvType) {
       auto it = types_.find(v);
@@ -898,6 +908,10 @@ class TracegenTextWriter {
       buf_.append(reduceOpName(v));
     } else if (p == Param::Source && v == kAnySource) {
       buf_.append(std::string_view("any"));
+    } else if ((p == Param::Dest || p == Param::Source) && v == kProcNull) {
+      if (relative)
+        throw std::invalid_argument(fmt::format("'{} rel' cannot hold MPI_PROC_NULL: it is not an offset", paramName(p)));
+      buf_.append(std::string_view("null"));
     } else {
       fmt::format_to(std::back_inserter(buf_), "{}", v);
     }
@@ -931,7 +945,7 @@ class TracegenTextWriter {
     for (const ParamValues* pv : params)
       for (const auto& g : pv->groups) {
         fmt::format_to(std::back_inserter(buf_), "  {}{}", paramName(pv->param), pv->relative ? " rel" : "");
-        for (auto v : g.values) value(pv->param, v);
+        for (auto v : g.values) value(pv->param, pv->relative, v);
         groupRanks(pv->groups, g, e);
         buf_.push_back('\n');
       }

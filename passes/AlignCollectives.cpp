@@ -36,8 +36,12 @@
 //    events are left alone with a warning.
 // 4. The merged event keeps the smallest partner id, that partner's site (the others go to
 //    mergedSites), the union of the ranklists, loop groups per level and parameter groups
-//    (groups with equal values are fused), and all time statistics. Roots and reduction
-//    operators that differ within one communicator instance are reported (MPI forbids them).
+//    (groups with equal values are fused), and all time statistics. A partner that lacks a
+//    parameter MPI reads at the root only (a Gatherv's receive counts on a rank that is never
+//    the root) takes another partner's values: they mean nothing there, and equal values keep
+//    the merged event as compact as an SPMD call (the recorder keeps such scalars alike for the
+//    same reason). Roots and reduction operators that differ within one communicator instance
+//    are reported (MPI forbids them).
 // 5. Timing. Histograms are keyed by the call site of the rank's previous call, and after the
 //    merge the ranks that called from site B report the merged event's site A as their
 //    predecessor (RankCursor uses Event::site). So every statistic keyed `after B` is re-keyed
@@ -235,6 +239,19 @@ std::optional<std::int64_t> absentValue(Param p) {
     case Param::Tag: return 0;
     case Param::RecvCount: return -1;
     default: return std::nullopt;
+  }
+}
+
+// Parameters MPI reads at the root only: the receive side of a gather, the send side of a
+// scatter. The recorder records them where they are significant, so a non-root's event may
+// lack them (always the vectors of Gatherv and Scatterv, which non-roots need not even pass).
+bool rootOnly(Op op, Param p) {
+  switch (op) {
+    case Op::Gather: return p == Param::RecvCount || p == Param::RecvType;
+    case Op::Gatherv: return p == Param::RecvCounts || p == Param::Displs || p == Param::RecvType;
+    case Op::Scatter: return p == Param::Count || p == Param::Datatype;
+    case Op::Scatterv: return p == Param::SendCounts || p == Param::Displs || p == Param::Datatype;
+    default: return false;
   }
 }
 
@@ -622,9 +639,27 @@ class Aligner {
     return groups;
   }
 
-  // Builds the merged event from the partners (ascending id); nullopt with a reason if their
-  // parameters cannot be combined.
-  std::optional<Event> mergedEvent(const std::vector<const Event*>& parts, std::string& why) const {
+  // Is some rank of event e the root of one of its calls on communicator `comm` (whose
+  // instances are `insts`)? Roots are in the numbering the trace uses for peers.
+  bool holdsRoot(const Event& e, std::int64_t comm, const std::vector<RankList>& insts) const {
+    const ParamValues* root = e.param(Param::Root);
+    if (!root) return false;
+    for (const auto& g : root->groups)
+      for (auto v : g.values) {
+        if (comm == kCommWorld || t_.worldPeers) {
+          if (g.ranks.contains(v)) return true;
+          continue;
+        }
+        for (const RankList& inst : insts)
+          if (v >= 0 && v < inst.size() && g.ranks.contains(inst.at(v))) return true;
+      }
+    return false;
+  }
+
+  // Builds the merged event from the partners (ascending id), collectives on communicator
+  // `comm` (instances `insts`); nullopt with a reason if their parameters cannot be combined.
+  std::optional<Event> mergedEvent(const std::vector<const Event*>& parts, std::int64_t comm,
+                                   const std::vector<RankList>& insts, std::string& why) const {
     const Event& first = *parts.front();
     Event m;
     m.id = first.id;
@@ -659,6 +694,9 @@ class Aligner {
     for (Param param : params) {  // std::set orders by Param, as Event::params must be
       ParamValues merged{param, false, {}};
       std::optional<bool> relative;
+      const ValueGroup* donor = nullptr;  // values for partners that lack a root-only parameter
+      for (const Event* p : parts)
+        if (const ParamValues* pv = p->param(param); pv && !donor) donor = &pv->groups.front();
       for (const Event* p : parts) {
         if (const ParamValues* pv = p->param(param)) {
           if (relative && *relative != pv->relative) {
@@ -667,6 +705,13 @@ class Aligner {
           }
           relative = pv->relative;
           merged.groups.insert(merged.groups.end(), pv->groups.begin(), pv->groups.end());
+        } else if (rootOnly(m.op, param)) {
+          if (holdsRoot(*p, comm, insts)) {
+            why = fmt::format("event {} has no parameter '{}' although some of its ranks are the root", p->id,
+                              paramName(param));
+            return std::nullopt;
+          }
+          merged.groups.push_back({p->ranks, donor->values});
         } else if (auto v = absentValue(param)) {
           merged.groups.push_back({p->ranks, {*v}});
         } else {
@@ -758,14 +803,14 @@ class Aligner {
       }
 
     std::string why;
-    std::optional<Event> merged = mergedEvent(parts, why);
+    const CollKey key = coll_.at(group.front()).key;
+    std::optional<Event> merged = mergedEvent(parts, key.comm, *instancesOf(key.comm), why);
     if (!merged) {
       ctx_.warn(fmt::format("align-collectives: {} are one collective call but cannot be merged: {}; left as they are",
                             fmt::join(names, ", "), why));
       ++ctx_.counter("unaligned");
       return Outcome::Failed;
     }
-    const CollKey key = coll_.at(group.front()).key;
     checkValues(*merged, key);
     const SiteId site = merged->site;
     std::vector<SiteId> oldSites;

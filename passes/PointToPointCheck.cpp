@@ -1,6 +1,7 @@
 // Point-to-point balance: every rank's expanded calls are tallied per (communicator, sender,
 // receiver); after wildcard resolution a send without a receive (or the reverse) is a trace
-// that no benchmark can replay without hanging or leaving a message behind.
+// that no benchmark can replay without hanging or leaving a message behind. Sends to and
+// receives from MPI_PROC_NULL have no partner and are not tallied.
 #include "passes/PointToPointCheck.h"
 
 #include <fmt/format.h>
@@ -51,7 +52,8 @@ void verifyPointToPoint(const Trace& trace, const std::string& fileName) {
                            fmt::format("event {} ({}): rank {} has {} {}, outside MPI_COMM_WORLD of {} ranks", e.id,
                                        opName(e.op), r, role, peer, P));
       };
-      if (kind == OpKind::Send || kind == OpKind::Isend || kind == OpKind::Sendrecv) {
+      // MPI_PROC_NULL completes at once without a partner: nothing to balance.
+      if ((kind == OpKind::Send || kind == OpKind::Isend || kind == OpKind::Sendrecv) && c.peer != kProcNull) {
         checkPeer(c.peer, "destination");
         Tally& t = tallies[{c.comm, r, c.peer}];
         if (t.sends++ == 0) t.sendEvent = &e;
@@ -63,6 +65,7 @@ void verifyPointToPoint(const Trace& trace, const std::string& fileName) {
                            fmt::format("event {} ({}): rank {} still receives from MPI_ANY_SOURCE (call {}); "
                                        "resolve-wildcards should have given it a sender",
                                        e.id, opName(e.op), r, c.index));
+        if (source == kProcNull) continue;
         checkPeer(source, "source");
         Tally& t = tallies[{c.comm, source, r}];
         if (t.recvs++ == 0) t.recvEvent = &e;

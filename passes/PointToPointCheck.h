@@ -8,7 +8,8 @@
 namespace tracegen {
 
 // Checks that every point-to-point operation has a peer that posts the matching operation:
-// no receive is left with MPI_ANY_SOURCE, every peer is a rank of MPI_COMM_WORLD, and for each
+// no receive is left with MPI_ANY_SOURCE, every peer is a rank of MPI_COMM_WORLD or
+// MPI_PROC_NULL (which needs no partner), and for each
 // (communicator, sender, receiver) the sends equal the receives (Sendrecv counts as one of
 // each; persistent requests and probes are not messages). Expands every rank with RankCursor,
 // so its cost is the number of calls. Throws InputError at the line of an offending event.

@@ -10,6 +10,7 @@
 // Then every Dest, Source and Root on a communicator other than world is rewritten from
 // communicator to world numbering, per rank, regrouping ranks whose rewritten value lists
 // agree; offsets stay offsets (now world offsets) so that SPMD patterns stay compressed.
+// MPI_ANY_SOURCE and MPI_PROC_NULL name no rank and are kept as they are.
 // The cheap case — a trace whose every call is on MPI_COMM_WORLD — only sets the flag.
 #include "passes/ResolveComms.h"
 
@@ -215,7 +216,7 @@ class ResolveCommsPass : public Pass {
           for (std::size_t i = 0; i < n; ++i) {
             std::int64_t v = vg->values[i % vg->values.size()];
             std::int64_t comm = cg->values[i % cg->values.size()];
-            if (v == kAnySource) {
+            if (v == kAnySource || v == kProcNull) {  // named peers, in no communicator's numbering
               out.push_back(v);
               continue;
             }

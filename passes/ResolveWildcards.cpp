@@ -12,7 +12,8 @@
 // communicator match in the order they were posted (a receive cannot take a message an
 // earlier pending receive could take). Standard, buffered and ready sends complete at once
 // (eager buffering); MPI_Ssend/MPI_Issend complete when matched; MPI_Recv, MPI_Wait(all)
-// and MPI_Sendrecv block until their receives are matched; a collective (and communicator
+// and MPI_Sendrecv block until their receives are matched; sends to and receives and probes
+// from MPI_PROC_NULL complete at once without a partner; a collective (and communicator
 // creation or release) blocks until every member of the communicator instance has reached
 // its k-th collective there. Wildcard receives are not matched as they are posted: a real
 // run could deliver any sender's message first, so their matching is deferred until no rank
@@ -34,7 +35,9 @@
 // of its executions of the event, as offsets (sender - rank + P) mod P in the numbering the
 // trace uses for peers, cut to its shortest period (values are consumed cyclically), and
 // ranks with equal sequences share one value group. Groups without wildcards keep their
-// lists (re-encoded as offsets if they were absolute). Loops and events are unchanged.
+// lists (re-encoded as offsets if they were absolute). An event that also receives from
+// MPI_PROC_NULL keeps absolute senders, since no offset names it. Loops and events are
+// unchanged.
 #include "passes/ResolveWildcards.h"
 
 #include <fmt/format.h>
@@ -305,6 +308,7 @@ class Simulation {
 
   void checkPeer(Rank r, const Call& c, Rank peer, bool wildcardAllowed) const {
     if (wildcardAllowed && peer == kAnySource) return;
+    if (peer == kProcNull) return;
     if (!c.peerIsWorld) fail(c, r, "has a peer on a communicator the trace does not describe (run resolve-comms first)");
     if (peer < 0 || peer >= trace_.numRanks)
       fail(c, r, fmt::format("has peer {}, outside MPI_COMM_WORLD of {} ranks", peer, trace_.numRanks));
@@ -376,6 +380,10 @@ class Simulation {
     checkPeer(r, c, to, false);
     const CommKey key = keyFor(r, c);
     const std::size_t id = msgs_.size();
+    if (to == kProcNull) {  // delivered nowhere: complete (and, if synchronous, matched) at once
+      msgs_.push_back(Message{r, to, key, tag, seq_++, sync, true});
+      return id;
+    }
     msgs_.push_back(Message{r, to, key, tag, seq_++, sync, false});
     state(to).boxes[key].inbox[r].push_back(id);
     matchPending(to, key);
@@ -396,7 +404,12 @@ class Simulation {
     R.callIndex = c.index;
     if ((R.record = recordFor(r, c))) {
       R.slot = R.record->size();
-      R.record->push_back(from == kAnySource ? kUnresolved : storedPeer(key, from));
+      R.record->push_back(from == kAnySource ? kUnresolved : from == kProcNull ? kProcNull : storedPeer(key, from));
+    }
+    if (from == kProcNull) {  // nothing to wait for: complete at once, never pending
+      R.matched = true;
+      recvs_.push_back(R);
+      return id;
     }
     recvs_.push_back(R);
     state(r).boxes[key].pending.push_back(id);
@@ -456,6 +469,10 @@ class Simulation {
   bool probeDone(Rank r, RankState& s) {
     const Call& c = s.call;
     if (c.op != Op::Probe) return true;  // MPI_Iprobe does not wait
+    if (c.peer == kProcNull) {  // returns at once, having seen nothing
+      if (auto* rec = recordFor(r, c)) rec->push_back(kProcNull);
+      return true;
+    }
     checkPeer(r, c, c.peer, true);
     const CommKey key = keyFor(r, c);
     auto it = s.boxes.find(key);
@@ -796,6 +813,12 @@ std::int64_t toOffset(std::int64_t stored, Rank r, Rank P) { return ((stored - r
 // changed.
 bool rewriteSource(Event& e, std::size_t index, const ResolutionMap& resolved, Rank P) {
   ParamValues& src = *e.param(Param::Source);
+  // MPI_PROC_NULL is no offset from any rank, so an event that receives from it keeps its
+  // senders absolute (as the trace stores them; such a list is never relative).
+  bool procNull = false;
+  for (const auto& g : src.groups)
+    procNull = procNull || std::find(g.values.begin(), g.values.end(), kProcNull) != g.values.end();
+  auto encode = [&](std::int64_t stored, Rank r) { return procNull ? stored : toOffset(stored, r, P); };
   std::map<std::vector<std::int64_t>, RankList> classes;
   auto add = [&](const std::vector<std::int64_t>& values, const RankList& ranks) {
     auto [it, inserted] = classes.emplace(values, ranks);
@@ -812,11 +835,11 @@ bool rewriteSource(Event& e, std::size_t index, const ResolutionMap& resolved, R
       std::vector<std::int64_t> values;
       auto it = wild ? resolved.find({index, r}) : resolved.end();
       if (it != resolved.end() && !it->second.empty()) {
-        for (auto v : it->second) values.push_back(v == kUnresolved ? kAnySource : toOffset(v, r, P));
+        for (auto v : it->second) values.push_back(v == kUnresolved ? kAnySource : encode(v, r));
         values.resize(shortestPeriod(values));
       } else {
         // No execution to learn from (or no wildcard): the list as it is, as offsets.
-        for (auto v : g.values) values.push_back(v == kAnySource || src.relative ? v : toOffset(v, r, P));
+        for (auto v : g.values) values.push_back(v == kAnySource || src.relative ? v : encode(v, r));
       }
       perRank[values].push_back(r);
       return true;
@@ -826,8 +849,8 @@ bool rewriteSource(Event& e, std::size_t index, const ResolutionMap& resolved, R
   std::vector<ValueGroup> groups;
   for (auto& [values, ranks] : classes) groups.push_back({std::move(ranks), values});
   std::sort(groups.begin(), groups.end(), [](const ValueGroup& a, const ValueGroup& b) { return *a.ranks.first() < *b.ranks.first(); });
-  if (src.relative && groups == src.groups) return false;
-  src.relative = true;
+  if (src.relative == !procNull && groups == src.groups) return false;
+  src.relative = !procNull;
   src.groups = std::move(groups);
   return true;
 }

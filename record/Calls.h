@@ -198,6 +198,35 @@ inline void commCopy(CallScope& s, MPI_Comm comm, MPI_Comm newcomm, const char* 
   s.set(Param::NewComm, s.newComm(newcomm, kind));
 }
 
+inline void commCreate(CallScope& s, MPI_Comm comm, MPI_Group group, MPI_Comm newcomm) {
+  s.set(Param::Group, s.groupId(group));
+  commCopy(s, comm, newcomm, "create");
+}
+
+// ---- groups: the input groups are looked up before the new one is numbered.
+
+inline void commGroup(CallScope& s, MPI_Comm comm, MPI_Group newgroup) {
+  s.comm(comm);
+  s.newGroup(newgroup);
+}
+
+// MPI_Group_incl and _excl (`width` 1: n ranks), MPI_Group_range_incl and _excl (`width` 3: n
+// first-last-stride triples, laid out one after the other in C and in Fortran alike).
+inline void groupSubset(CallScope& s, Param list, MPI_Group group, int n, const int* values, int width,
+                        MPI_Group newgroup) {
+  s.set(Param::Group, s.groupId(group));
+  s.set(Param::Count, n);
+  s.counts(list, values, n * width);
+  s.newGroup(newgroup);
+}
+
+// MPI_Group_union, _intersection and _difference.
+inline void groupPair(CallScope& s, MPI_Group group1, MPI_Group group2, MPI_Group newgroup) {
+  s.set(Param::Group1, s.groupId(group1));
+  s.set(Param::Group2, s.groupId(group2));
+  s.newGroup(newgroup);
+}
+
 // ---- request completion. `picks` identify the call's requests, taken before the call.
 
 // MPI_Wait, MPI_Test: the completed request's offset, or -1 if nothing completed.

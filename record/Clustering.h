@@ -60,6 +60,7 @@ enum RecordFlag : std::int64_t {
   kFlagReorderedComm = 1,     // a communicator whose rank order is not ascending world order
   kFlagRequestOverflow = 2,   // a wait on a request more than 9999 request-creating calls old
   kFlagUnknownRequest = 4,    // a wait on a request the recorder did not see created
+  kFlagUnknownGroup = 8,      // a call on a group no intercepted call made (MPI_GROUP_EMPTY, ...)
 };
 
 struct ClusterTable {

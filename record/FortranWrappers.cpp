@@ -75,6 +75,7 @@ void run(Op op, Call&& call, Rec&& rec) {
 MPI_Comm C(const Fint* c) { return PMPI_Comm_f2c(*c); }
 MPI_Datatype T(const Fint* t) { return PMPI_Type_f2c(*t); }
 MPI_Op O(const Fint* o) { return PMPI_Op_f2c(*o); }
+MPI_Group G(const Fint* g) { return PMPI_Group_f2c(*g); }
 const int* I(const Fint* a) { return reinterpret_cast<const int*>(a); }
 
 const MPI_Request* convertRequests(const Fint* reqs, Fint n) {
@@ -497,7 +498,7 @@ static void comm_dup_impl(Fint* comm, Fint* newcomm, Fint* ierr) {
 }
 static void comm_create_impl(Fint* comm, Fint* group, Fint* newcomm, Fint* ierr) {
   run(Op::CommCreate, [&] { pmpi_comm_create()(comm, group, newcomm, ierr); },
-      [&](CallScope& s) { calls::commCopy(s, C(comm), C(newcomm), "create"); });
+      [&](CallScope& s) { calls::commCreate(s, C(comm), G(group), C(newcomm)); });
 }
 static void comm_free_impl(Fint* comm, Fint* ierr) {
   const MPI_Comm old = C(comm);  // the handle the call frees
@@ -508,3 +509,66 @@ TG_FORTRAN(comm_split, MPI_COMM_SPLIT, (Fint * comm, Fint* color, Fint* key, Fin
 TG_FORTRAN(comm_dup, MPI_COMM_DUP, (Fint * comm, Fint* newcomm, Fint* ierr), (comm, newcomm, ierr))
 TG_FORTRAN(comm_create, MPI_COMM_CREATE, (Fint * comm, Fint* group, Fint* newcomm, Fint* ierr), (comm, group, newcomm, ierr))
 TG_FORTRAN(comm_free, MPI_COMM_FREE, (Fint * comm, Fint* ierr), (comm, ierr))
+
+// ---- groups
+
+using CommGroupF = void (*)(Fint*, Fint*, Fint*);
+using GroupSubsetF = void (*)(Fint*, Fint*, Fint*, Fint*, Fint*);
+using GroupPairF = void (*)(Fint*, Fint*, Fint*, Fint*);
+using GroupFreeF = void (*)(Fint*, Fint*);
+TG_PMPI(comm_group, CommGroupF)
+TG_PMPI(group_incl, GroupSubsetF)
+TG_PMPI(group_excl, GroupSubsetF)
+TG_PMPI(group_range_incl, GroupSubsetF)
+TG_PMPI(group_range_excl, GroupSubsetF)
+TG_PMPI(group_union, GroupPairF)
+TG_PMPI(group_intersection, GroupPairF)
+TG_PMPI(group_difference, GroupPairF)
+TG_PMPI(group_free, GroupFreeF)
+
+static void comm_group_impl(Fint* comm, Fint* group, Fint* ierr) {
+  run(Op::CommGroup, [&] { pmpi_comm_group()(comm, group, ierr); },
+      [&](CallScope& s) { calls::commGroup(s, C(comm), G(group)); });
+}
+// RANKS(n) of MPI_GROUP_INCL/EXCL, RANGES(3, n) of MPI_GROUP_RANGE_INCL/EXCL: column-major, so
+// the triples lie one after the other as in C.
+#define TG_GROUP_SUBSET(base, OP, LIST, WIDTH)                                                          \
+  static void base##_impl(Fint* group, Fint* n, Fint* values, Fint* newgroup, Fint* ierr) {             \
+    run(OP, [&] { pmpi_##base()(group, n, values, newgroup, ierr); },                                   \
+        [&](CallScope& s) { calls::groupSubset(s, LIST, G(group), *n, I(values), WIDTH, G(newgroup)); }); \
+  }
+TG_GROUP_SUBSET(group_incl, Op::GroupIncl, Param::GroupRanks, 1)
+TG_GROUP_SUBSET(group_excl, Op::GroupExcl, Param::GroupRanks, 1)
+TG_GROUP_SUBSET(group_range_incl, Op::GroupRangeIncl, Param::GroupRanges, 3)
+TG_GROUP_SUBSET(group_range_excl, Op::GroupRangeExcl, Param::GroupRanges, 3)
+#undef TG_GROUP_SUBSET
+#define TG_GROUP_PAIR(base, OP)                                                                  \
+  static void base##_impl(Fint* group1, Fint* group2, Fint* newgroup, Fint* ierr) {              \
+    run(OP, [&] { pmpi_##base()(group1, group2, newgroup, ierr); },                              \
+        [&](CallScope& s) { calls::groupPair(s, G(group1), G(group2), G(newgroup)); });          \
+  }
+TG_GROUP_PAIR(group_union, Op::GroupUnion)
+TG_GROUP_PAIR(group_intersection, Op::GroupIntersection)
+TG_GROUP_PAIR(group_difference, Op::GroupDifference)
+#undef TG_GROUP_PAIR
+static void group_free_impl(Fint* group, Fint* ierr) {
+  const MPI_Group old = G(group);  // the handle the call frees
+  run(Op::GroupFree, [&] { pmpi_group_free()(group, ierr); },
+      [&](CallScope& s) { s.set(Param::Group, s.freedGroup(old)); });
+}
+TG_FORTRAN(comm_group, MPI_COMM_GROUP, (Fint * comm, Fint* group, Fint* ierr), (comm, group, ierr))
+TG_FORTRAN(group_incl, MPI_GROUP_INCL, (Fint * group, Fint* n, Fint* ranks, Fint* newgroup, Fint* ierr),
+           (group, n, ranks, newgroup, ierr))
+TG_FORTRAN(group_excl, MPI_GROUP_EXCL, (Fint * group, Fint* n, Fint* ranks, Fint* newgroup, Fint* ierr),
+           (group, n, ranks, newgroup, ierr))
+TG_FORTRAN(group_range_incl, MPI_GROUP_RANGE_INCL, (Fint * group, Fint* n, Fint* ranges, Fint* newgroup, Fint* ierr),
+           (group, n, ranges, newgroup, ierr))
+TG_FORTRAN(group_range_excl, MPI_GROUP_RANGE_EXCL, (Fint * group, Fint* n, Fint* ranges, Fint* newgroup, Fint* ierr),
+           (group, n, ranges, newgroup, ierr))
+TG_FORTRAN(group_union, MPI_GROUP_UNION, (Fint * group1, Fint* group2, Fint* newgroup, Fint* ierr),
+           (group1, group2, newgroup, ierr))
+TG_FORTRAN(group_intersection, MPI_GROUP_INTERSECTION, (Fint * group1, Fint* group2, Fint* newgroup, Fint* ierr),
+           (group1, group2, newgroup, ierr))
+TG_FORTRAN(group_difference, MPI_GROUP_DIFFERENCE, (Fint * group1, Fint* group2, Fint* newgroup, Fint* ierr),
+           (group1, group2, newgroup, ierr))
+TG_FORTRAN(group_free, MPI_GROUP_FREE, (Fint * group, Fint* ierr), (group, ierr))

@@ -33,8 +33,8 @@
 
 namespace tracegen::record {
 
-// Peer sentinels of the recorder (MPI_ANY_SOURCE is the model's kAnySource).
-constexpr std::int64_t kProcNull = -3;  // MPI_PROC_NULL: recorded, never made relative
+// Sentinels of the recorder (MPI_ANY_SOURCE and MPI_PROC_NULL peers are the model's kAnySource
+// and kProcNull, ir/Ops.h).
 constexpr std::int64_t kAnyTag = -1;    // MPI_ANY_TAG
 constexpr std::int64_t kUndefined = -1; // MPI_UNDEFINED (split colour, Waitany index)
 
@@ -69,7 +69,8 @@ class LoopCompressor {
 
   // The rank's trace in the trace model, all ranklists {rank}. siteNames maps the CallRecord
   // site indices to names. Dest, source and key become relative, (peer - rank + P) mod P, on
-  // events whose values all lie in [0, P) (MPI_ANY_SOURCE allowed); otherwise they stay absolute.
+  // events whose values all lie in [0, P) (MPI_ANY_SOURCE allowed); otherwise (MPI_PROC_NULL,
+  // which no offset names) they stay absolute.
   // Empty vector parameters (a Testall that never completed) are left out; a vector parameter of
   // constant length n is written as whole vectors (its list's length a multiple of n).
   Trace toTrace(Rank rank, Rank numRanks, const std::vector<std::string>& siteNames) const;

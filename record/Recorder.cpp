@@ -102,6 +102,23 @@ class Recorder {
     comms_.erase(it);
     return id;
   }
+  // Every group-making call takes the next id, whatever handle it returns: the benchmark
+  // numbers its groups by call too, and MPI_GROUP_EMPTY may come back from several calls.
+  void registerGroup(MPI_Group g) {
+    const std::int64_t id = nextGroup_++;
+    if (g != MPI_GROUP_NULL) groups_[g] = id;
+  }
+  std::int64_t groupId(MPI_Group g) {
+    if (g == MPI_GROUP_NULL) return kGroupNull;
+    if (auto it = groups_.find(g); it != groups_.end()) return it->second;
+    flags |= kFlagUnknownGroup;
+    return kGroupNull;
+  }
+  std::int64_t forgetGroup(MPI_Group g) {
+    const std::int64_t id = groupId(g);
+    groups_.erase(g);
+    return id;
+  }
   RequestPick pickRequest(MPI_Request r, const void* where, const std::vector<RequestPick>& taken);
   void requestCreated(MPI_Request r, const void* where);
   void requestCompleted(const RequestPick& p);
@@ -124,6 +141,9 @@ class Recorder {
   std::int64_t nextUserOp_ = 1000;
   std::unordered_map<MPI_Comm, std::int64_t> comms_;
   std::int64_t nextComm_ = 1000;
+  static constexpr std::int64_t kGroupNull = 0;  // MPI_GROUP_NULL, as ScalaTrace numbers it
+  std::unordered_map<MPI_Group, std::int64_t> groups_;
+  std::int64_t nextGroup_ = 1000;
   std::vector<CommEntry> commEntries_;
   struct LiveRequest {
     std::int64_t index;  // creation number
@@ -419,6 +439,9 @@ void Recorder::finish() {
   if (table.flags & kFlagRequestOverflow)
     std::fprintf(stderr, "tracegen-record: warning: some waits complete requests more than 9999 request-creating calls "
                          "old; they are recorded as MPI_REQUEST_NULL\n");
+  if (table.flags & kFlagUnknownGroup)
+    std::fprintf(stderr, "tracegen-record: warning: some calls use groups that no intercepted call made (MPI_GROUP_EMPTY, "
+                         "MPI_Comm_remote_group, ...); they are recorded as MPI_GROUP_NULL\n");
   if (table.flags & kFlagUnknownRequest)
     std::fprintf(stderr, "tracegen-record: warning: some waits complete requests made by calls the recorder does not "
                          "intercept; they are recorded as MPI_REQUEST_NULL\n");
@@ -525,6 +548,9 @@ void CallScope::completed(const RequestPick& p) { rec_->requestCompleted(p); }
 std::int64_t CallScope::newComm(MPI_Comm c, const char* kind) { return rec_->registerComm(c, kind); }
 std::int64_t CallScope::freedComm(MPI_Comm old) { return rec_->forgetComm(old); }
 std::int64_t CallScope::commId(MPI_Comm c) { return rec_->commId(c); }
+void CallScope::newGroup(MPI_Group g) { rec_->registerGroup(g); }
+std::int64_t CallScope::groupId(MPI_Group g) { return rec_->groupId(g); }
+std::int64_t CallScope::freedGroup(MPI_Group old) { return rec_->forgetGroup(old); }
 
 // ---------------------------------------------------------------------------------------------
 

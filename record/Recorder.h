@@ -11,8 +11,10 @@
 //
 // Handles are numbered the way ScalaTrace numbers them, but recorded exactly: communicators
 // 1000 + creation order (with their members as world ranks, so the trace's communicator table
-// needs no guessing), derived datatypes 1000 + first use (with their sizes), user reduction
-// operators 1000 + first use, requests by recency (9999 = the latest request-creating call).
+// needs no guessing), groups 1000 + creation order (every call of MPI_Comm_group or a group
+// constructor makes one, as the generated benchmark numbers them; 0 is MPI_GROUP_NULL),
+// derived datatypes 1000 + first use (with their sizes), user reduction operators 1000 + first
+// use, requests by recency (9999 = the latest request-creating call).
 //
 // At MPI_Finalize, Recorder::finish() runs the clustering and merge of record/Clustering.h over
 // a private duplicate of MPI_COMM_WORLD and rank 0 writes the global trace.
@@ -78,6 +80,13 @@ class CallScope {
   // The id of a communicator MPI_Comm_free has just freed (by its old handle); -1 if unknown.
   std::int64_t freedComm(MPI_Comm old);
   std::int64_t commId(MPI_Comm c);
+  // Groups: a call has just made group g (it takes the next id; the trace does not store it,
+  // the order of the calls does); the id of a group passed to a call (0 for MPI_GROUP_NULL
+  // and for groups no intercepted call made, which rank 0 reports); the id of the group
+  // MPI_Group_free has just freed (by its old handle).
+  void newGroup(MPI_Group g);
+  std::int64_t groupId(MPI_Group g);
+  std::int64_t freedGroup(MPI_Group old);
 
  private:
   Recorder* rec_ = nullptr;

@@ -446,7 +446,7 @@ TG_EXPORT int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm)
   s.begin();
   const int rc = PMPI_Comm_create(comm, group, newcomm);
   s.end();
-  calls::commCopy(s, comm, *newcomm, "create");
+  calls::commCreate(s, comm, group, *newcomm);
   s.commit();
   return rc;
 }
@@ -459,6 +459,92 @@ TG_EXPORT int MPI_Comm_free(MPI_Comm* comm) {
   const int rc = PMPI_Comm_free(comm);
   s.end();
   s.set(Param::Comm, s.freedComm(old));
+  s.commit();
+  return rc;
+}
+
+// ---- groups
+
+TG_EXPORT int MPI_Comm_group(MPI_Comm comm, MPI_Group* group) {
+  CallScope s(Op::CommGroup);
+  if (!s.active()) return PMPI_Comm_group(comm, group);
+  s.begin();
+  const int rc = PMPI_Comm_group(comm, group);
+  s.end();
+  calls::commGroup(s, comm, *group);
+  s.commit();
+  return rc;
+}
+
+// The triples of ranges[n][3] are contiguous: recorded as 3n integers.
+TG_EXPORT int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup) {
+  CallScope s(Op::GroupRangeIncl);
+  if (!s.active()) return PMPI_Group_range_incl(group, n, ranges, newgroup);
+  s.begin();
+  const int rc = PMPI_Group_range_incl(group, n, ranges, newgroup);
+  s.end();
+  calls::groupSubset(s, Param::GroupRanges, group, n, n > 0 ? ranges[0] : nullptr, 3, *newgroup);
+  s.commit();
+  return rc;
+}
+
+TG_EXPORT int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup) {
+  CallScope s(Op::GroupRangeExcl);
+  if (!s.active()) return PMPI_Group_range_excl(group, n, ranges, newgroup);
+  s.begin();
+  const int rc = PMPI_Group_range_excl(group, n, ranges, newgroup);
+  s.end();
+  calls::groupSubset(s, Param::GroupRanges, group, n, n > 0 ? ranges[0] : nullptr, 3, *newgroup);
+  s.commit();
+  return rc;
+}
+
+TG_EXPORT int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup) {
+  CallScope s(Op::GroupIncl);
+  if (!s.active()) return PMPI_Group_incl(group, n, ranks, newgroup);
+  s.begin();
+  const int rc = PMPI_Group_incl(group, n, ranks, newgroup);
+  s.end();
+  calls::groupSubset(s, Param::GroupRanks, group, n, ranks, 1, *newgroup);
+  s.commit();
+  return rc;
+}
+
+TG_EXPORT int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup) {
+  CallScope s(Op::GroupExcl);
+  if (!s.active()) return PMPI_Group_excl(group, n, ranks, newgroup);
+  s.begin();
+  const int rc = PMPI_Group_excl(group, n, ranks, newgroup);
+  s.end();
+  calls::groupSubset(s, Param::GroupRanks, group, n, ranks, 1, *newgroup);
+  s.commit();
+  return rc;
+}
+
+#define TG_GROUP_PAIR(NAME, OP)                                                     \
+  TG_EXPORT int NAME(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {      \
+    CallScope s(OP);                                                                 \
+    if (!s.active()) return P##NAME(group1, group2, newgroup);                       \
+    s.begin();                                                                       \
+    const int rc = P##NAME(group1, group2, newgroup);                                \
+    s.end();                                                                         \
+    calls::groupPair(s, group1, group2, *newgroup);                                  \
+    s.commit();                                                                      \
+    return rc;                                                                       \
+  }
+TG_GROUP_PAIR(MPI_Group_union, Op::GroupUnion)
+TG_GROUP_PAIR(MPI_Group_intersection, Op::GroupIntersection)
+TG_GROUP_PAIR(MPI_Group_difference, Op::GroupDifference)
+#undef TG_GROUP_PAIR
+
+TG_EXPORT int MPI_Group_free(MPI_Group* group) {
+  CallScope s(Op::GroupFree);
+  if (!s.active()) return PMPI_Group_free(group);
+  const MPI_Group old = *group;  // the handle the call frees (and sets to MPI_GROUP_NULL)
+  s.begin();
+  const int rc = PMPI_Group_free(group);
+  s.end();
+  s.set(Param::Group, s.freedGroup(old));
   s.commit();
   return rc;
 }

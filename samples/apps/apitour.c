@@ -2,8 +2,9 @@
  *
  * Not a pattern from an application but a coverage test: each iteration makes every
  * point-to-point, completion and collective call once or twice on a ring (right = rank + 1),
- * on a derived datatype, with MPI_ANY_SOURCE and MPI_ANY_TAG, with MPI_IN_PLACE, and on
- * communicators from MPI_Comm_dup, MPI_Comm_split and MPI_Comm_create.
+ * on a derived datatype, on MPI_PROC_NULL, with MPI_ANY_SOURCE and MPI_ANY_TAG, with
+ * MPI_IN_PLACE, on communicators from MPI_Comm_dup, MPI_Comm_split and MPI_Comm_create, and
+ * every group constructor.
  * Polling calls (MPI_Test*, MPI_Iprobe) are made exactly once each, whatever they return, and
  * followed by waits, so that two runs make the same calls with the same byte counts: the
  * end-to-end tests compare a recorded trace with a count of the calls.
@@ -32,8 +33,10 @@ int main(int argc, char** argv) {
   void* bbuf = malloc((size_t)bsize);
   MPI_Buffer_attach(bbuf, bsize);
 
-  /* Communicators: a duplicate, two halves, and the even ranks (odd ones get MPI_COMM_NULL). */
-  MPI_Comm dup, half, evens;
+  /* Communicators: a duplicate, two halves, the even ranks and the odd ones (each rank gets
+     MPI_COMM_NULL from one of the two MPI_Comm_create, so both take the same number on every
+     rank), the odd ranks' group made by every group constructor in turn. */
+  MPI_Comm dup, half, evens, odds;
   MPI_Comm_dup(MPI_COMM_WORLD, &dup);
   MPI_Comm_split(MPI_COMM_WORLD, rank < size / 2, rank, &half);
   MPI_Group world_group, even_group;
@@ -42,6 +45,21 @@ int main(int argc, char** argv) {
   for (int r = 0; r < size && neven < 64; r += 2) even_ranks[neven++] = r;
   MPI_Group_incl(world_group, neven, even_ranks, &even_group);
   MPI_Comm_create(MPI_COMM_WORLD, even_group, &evens);
+  int every_other[1][3] = {{0, size - 1, 2}}, zero = 0;
+  MPI_Group evens_again, odds_by_difference, world_again, odds_by_excl, odds_by_range, odd_group;
+  MPI_Group_range_incl(world_group, 1, every_other, &evens_again);
+  MPI_Group_difference(world_group, evens_again, &odds_by_difference);
+  MPI_Group_union(world_group, odds_by_difference, &world_again);
+  MPI_Group_excl(world_again, neven, even_ranks, &odds_by_excl);
+  MPI_Group_range_excl(world_group, 1, every_other, &odds_by_range);
+  MPI_Group_intersection(odds_by_excl, odds_by_range, &odd_group);
+  MPI_Comm_create(MPI_COMM_WORLD, odd_group, &odds);
+  MPI_Group_free(&evens_again);
+  MPI_Group_free(&odds_by_difference);
+  MPI_Group_free(&world_again);
+  MPI_Group_free(&odds_by_excl);
+  MPI_Group_free(&odds_by_range);
+  MPI_Group_free(&odd_group);
 
   /* N doubles per rank for the gathers, and room for N triples (3N doubles) at any size. */
   double* a = calloc(N * (size_t)(size + 4), sizeof(double));
@@ -76,6 +94,16 @@ int main(int argc, char** argv) {
     }
     MPI_Bsend(a, N / 2, MPI_DOUBLE, right, 3, MPI_COMM_WORLD);
     MPI_Recv(b, N / 2, MPI_DOUBLE, left, 3, MPI_COMM_WORLD, &st);
+    MPI_Send(a, 8, MPI_DOUBLE, MPI_PROC_NULL, 4, MPI_COMM_WORLD);
+
+    /* A non-periodic shift: the last rank sends to MPI_PROC_NULL, rank 0 receives from it. */
+    MPI_Sendrecv(a, N / 2, MPI_DOUBLE, rank + 1 < size ? rank + 1 : MPI_PROC_NULL, 4, b, N / 2, MPI_DOUBLE,
+                 rank > 0 ? rank - 1 : MPI_PROC_NULL, 4, MPI_COMM_WORLD, &st);
+
+    /* A group made and freed every iteration: its id grows, the loop still folds. */
+    MPI_Group without_first;
+    MPI_Group_excl(world_group, 1, &zero, &without_first);
+    MPI_Group_free(&without_first);
 
     /* Ready sends need the receive posted first. */
     MPI_Irecv(b, N, MPI_DOUBLE, left, 5, MPI_COMM_WORLD, &req[0]);
@@ -137,12 +165,14 @@ int main(int argc, char** argv) {
     MPI_Reduce_scatter(a, b, counts, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     MPI_Scan(a, b, 4, MPI_DOUBLE, MPI_PROD, MPI_COMM_WORLD);
     if (evens != MPI_COMM_NULL) MPI_Barrier(evens);
+    if (odds != MPI_COMM_NULL) MPI_Allreduce(MPI_IN_PLACE, a, 2, MPI_DOUBLE, MPI_SUM, odds);
     MPI_Barrier(MPI_COMM_WORLD);
     check += b[0];
   }
   if (rank == 0) printf("apitour: %d ranks, %d iterations, check %.3f\n", size, iters, check);
 
   if (evens != MPI_COMM_NULL) MPI_Comm_free(&evens);
+  if (odds != MPI_COMM_NULL) MPI_Comm_free(&odds);
   MPI_Group_free(&even_group);
   MPI_Group_free(&world_group);
   MPI_Comm_free(&half);

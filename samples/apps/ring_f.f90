@@ -3,8 +3,10 @@
 ! A ring exchange written with `use mpi`: each iteration every rank passes a block to its right
 ! neighbour with MPI_SENDRECV, then exchanges with both neighbours through MPI_IRECV, MPI_ISEND
 ! and MPI_WAITALL, sums a value over a sub-communicator of its half of the ranks
-! (MPI_COMM_SPLIT) with MPI_ALLREDUCE, and synchronises with MPI_BARRIER. Rank 0 broadcasts the
-! iteration count first (MPI_BCAST) and the sub-communicator is freed at the end
+! (MPI_COMM_SPLIT) with MPI_ALLREDUCE, sends a block to MPI_PROC_NULL, synchronises the even
+! ranks on a communicator made from a group (MPI_COMM_GROUP, MPI_GROUP_RANGE_INCL,
+! MPI_COMM_CREATE, MPI_GROUP_FREE) and all ranks with MPI_BARRIER. Rank 0 broadcasts the
+! iteration count first (MPI_BCAST) and the sub-communicators are freed at the end
 ! (MPI_COMM_FREE). Open MPI's Fortran bindings call PMPI directly, so without the recorder's
 ! Fortran entry points none of these calls would be recorded.
 !
@@ -14,7 +16,8 @@ program ring_f
   implicit none
   integer, parameter :: n = 256
   integer :: ierr, rank, nprocs, right, left, it, iters, halfcomm, nargs
-  integer :: requests(4)
+  integer :: worldgroup, evengroup, evencomm
+  integer :: requests(4), evenrange(3, 1)
   integer :: status(MPI_STATUS_SIZE)
   double precision :: sendbuf(n), recvbuf(n), fromleft(n), fromright(n), local, total
   character(len=32) :: arg
@@ -30,6 +33,13 @@ program ring_f
   end if
   call MPI_BCAST(iters, 1, MPI_INTEGER, 0, MPI_COMM_WORLD, ierr)
   call MPI_COMM_SPLIT(MPI_COMM_WORLD, rank / ((nprocs + 1) / 2), rank, halfcomm, ierr)
+  ! The even ranks' communicator (the odd ones get MPI_COMM_NULL).
+  call MPI_COMM_GROUP(MPI_COMM_WORLD, worldgroup, ierr)
+  evenrange(:, 1) = (/ 0, nprocs - 1, 2 /)
+  call MPI_GROUP_RANGE_INCL(worldgroup, 1, evenrange, evengroup, ierr)
+  call MPI_COMM_CREATE(MPI_COMM_WORLD, evengroup, evencomm, ierr)
+  call MPI_GROUP_FREE(evengroup, ierr)
+  call MPI_GROUP_FREE(worldgroup, ierr)
 
   right = mod(rank + 1, nprocs)
   left = mod(rank + nprocs - 1, nprocs)
@@ -46,9 +56,12 @@ program ring_f
     local = sum(recvbuf) + sum(fromleft) - sum(fromright)
     call MPI_ALLREDUCE(local, total, 1, MPI_DOUBLE_PRECISION, MPI_SUM, halfcomm, ierr)
     sendbuf = 0.5d0 * (recvbuf + sendbuf)
+    call MPI_SEND(sendbuf, 8, MPI_DOUBLE_PRECISION, MPI_PROC_NULL, 4, MPI_COMM_WORLD, ierr)
+    if (evencomm /= MPI_COMM_NULL) call MPI_BARRIER(evencomm, ierr)
     call MPI_BARRIER(MPI_COMM_WORLD, ierr)
   end do
   if (rank == 0) print '(a,i0,a,i0,a,es12.5)', 'ring_f: ', nprocs, ' ranks, ', iters, ' iterations, total ', total
+  if (evencomm /= MPI_COMM_NULL) call MPI_COMM_FREE(evencomm, ierr)
   call MPI_COMM_FREE(halfcomm, ierr)
   call MPI_FINALIZE(ierr)
 end program ring_f

@@ -3,7 +3,8 @@
  * Preloaded like the recorder (LD_PRELOAD=libtracegen-count.so), it counts per rank every call
  * of the MPI functions the recorder intercepts (MPI_Init and MPI_Finalize included), the
  * point-to-point bytes sent (count x type size of every send, and of the send half of
- * MPI_Sendrecv[_replace]) and the bytes posted to receive (count x type size of every receive).
+ * MPI_Sendrecv[_replace]) and the bytes posted to receive (count x type size of every receive);
+ * a send to or receive from MPI_PROC_NULL is a call but moves no bytes.
  * C calls are caught through the profiling interface; Fortran calls through the usual Fortran
  * manglings (mpi_send_, mpi_send, mpi_send__, MPI_SEND), which count and then call the MPI
  * library's Fortran profiling entry (pmpi_send_), since Open MPI's Fortran bindings call PMPI
@@ -27,7 +28,8 @@
   X(Recv) X(Irecv) X(Sendrecv) X(Sendrecv_replace) X(Probe) X(Iprobe) X(Wait) X(Waitall) X(Waitany) X(Waitsome)    \
   X(Test) X(Testall) X(Testany) X(Testsome) X(Barrier) X(Bcast) X(Reduce) X(Allreduce) X(Gather) X(Gatherv)        \
   X(Scatter) X(Scatterv) X(Allgather) X(Allgatherv) X(Alltoall) X(Alltoallv) X(Reduce_scatter) X(Scan)            \
-  X(Comm_split) X(Comm_dup) X(Comm_create) X(Comm_free)
+  X(Comm_split) X(Comm_dup) X(Comm_create) X(Comm_free) X(Comm_group) X(Group_incl) X(Group_excl)               \
+  X(Group_range_incl) X(Group_range_excl) X(Group_union) X(Group_intersection) X(Group_difference) X(Group_free)
 
 #define TG_ENUM(n) OP_##n,
 enum { TG_OPS(TG_ENUM) OP_COUNT, SLOT_SENT = OP_COUNT, SLOT_RECEIVED, SLOTS };
@@ -51,11 +53,14 @@ static long long bytes_of(long long count, MPI_Datatype type) {
   if (type != MPI_DATATYPE_NULL) PMPI_Type_size(type, &size);
   return count * size;
 }
-static void sent(long long count, MPI_Datatype type) {
-  if (depth == 0) __atomic_fetch_add(&slots[SLOT_SENT], bytes_of(count, type), __ATOMIC_RELAXED);
+/* A message to or from MPI_PROC_NULL moves nothing: the call counts, its bytes do not. (The
+ * Fortran MPI_PROC_NULL is the C one in the MPI libraries we build with.) */
+static void sent(long long count, MPI_Datatype type, int peer) {
+  if (depth == 0 && peer != MPI_PROC_NULL) __atomic_fetch_add(&slots[SLOT_SENT], bytes_of(count, type), __ATOMIC_RELAXED);
 }
-static void received(long long count, MPI_Datatype type) {
-  if (depth == 0) __atomic_fetch_add(&slots[SLOT_RECEIVED], bytes_of(count, type), __ATOMIC_RELAXED);
+static void received(long long count, MPI_Datatype type, int peer) {
+  if (depth == 0 && peer != MPI_PROC_NULL)
+    __atomic_fetch_add(&slots[SLOT_RECEIVED], bytes_of(count, type), __ATOMIC_RELAXED);
 }
 
 static void after_init(void) { PMPI_Comm_dup(MPI_COMM_WORLD, &count_comm); }
@@ -117,7 +122,7 @@ EXPORT int MPI_Finalize(void) {
 #define TG_C_SEND(NAME)                                                                           \
   EXPORT int MPI_##NAME(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) { \
     count_op(OP_##NAME);                                                                          \
-    sent(count, type);                                                                            \
+    sent(count, type, dest);                                                                      \
     return PMPI_##NAME(buf, count, type, dest, tag, comm);                                        \
   }
 TG_C_SEND(Send)
@@ -127,7 +132,7 @@ TG_C_SEND(Bsend)
 #define TG_C_ISEND(NAME)                                                                                         \
   EXPORT int MPI_##NAME(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request* r) { \
     count_op(OP_##NAME);                                                                                         \
-    sent(count, type);                                                                                           \
+    sent(count, type, dest);                                                                                     \
     return PMPI_##NAME(buf, count, type, dest, tag, comm, r);                                                    \
   }
 TG_C_ISEND(Isend)
@@ -137,26 +142,26 @@ TG_C_ISEND(Ibsend)
 
 EXPORT int MPI_Recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm, MPI_Status* st) {
   count_op(OP_Recv);
-  received(count, type);
+  received(count, type, source);
   return PMPI_Recv(buf, count, type, source, tag, comm, st);
 }
 EXPORT int MPI_Irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm, MPI_Request* r) {
   count_op(OP_Irecv);
-  received(count, type);
+  received(count, type, source);
   return PMPI_Irecv(buf, count, type, source, tag, comm, r);
 }
 EXPORT int MPI_Sendrecv(const void* sbuf, int scount, MPI_Datatype stype, int dest, int stag, void* rbuf, int rcount,
                         MPI_Datatype rtype, int source, int rtag, MPI_Comm comm, MPI_Status* st) {
   count_op(OP_Sendrecv);
-  sent(scount, stype);
-  received(rcount, rtype);
+  sent(scount, stype, dest);
+  received(rcount, rtype, source);
   return PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, st);
 }
 EXPORT int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int stag, int source, int rtag,
                                 MPI_Comm comm, MPI_Status* st) {
   count_op(OP_Sendrecv_replace);
-  sent(count, type);
-  received(count, type);
+  sent(count, type, dest);
+  received(count, type, source);
   return PMPI_Sendrecv_replace(buf, count, type, dest, stag, source, rtag, comm, st);
 }
 EXPORT int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* st) {
@@ -275,6 +280,31 @@ EXPORT int MPI_Comm_free(MPI_Comm* comm) {
   count_op(OP_Comm_free);
   return PMPI_Comm_free(comm);
 }
+EXPORT int MPI_Comm_group(MPI_Comm comm, MPI_Group* group) {
+  count_op(OP_Comm_group);
+  return PMPI_Comm_group(comm, group);
+}
+#define TG_C_GROUP_RANKS(NAME, ARRAY)                                                          \
+  EXPORT int MPI_##NAME(MPI_Group group, int n, ARRAY, MPI_Group* newgroup) {                  \
+    count_op(OP_##NAME);                                                                       \
+    return PMPI_##NAME(group, n, ranks, newgroup);                                             \
+  }
+TG_C_GROUP_RANKS(Group_incl, const int ranks[])
+TG_C_GROUP_RANKS(Group_excl, const int ranks[])
+TG_C_GROUP_RANKS(Group_range_incl, int ranks[][3])
+TG_C_GROUP_RANKS(Group_range_excl, int ranks[][3])
+#define TG_C_GROUP_PAIR(NAME)                                                                  \
+  EXPORT int MPI_##NAME(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {             \
+    count_op(OP_##NAME);                                                                       \
+    return PMPI_##NAME(group1, group2, newgroup);                                              \
+  }
+TG_C_GROUP_PAIR(Group_union)
+TG_C_GROUP_PAIR(Group_intersection)
+TG_C_GROUP_PAIR(Group_difference)
+EXPORT int MPI_Group_free(MPI_Group* group) {
+  count_op(OP_Group_free);
+  return PMPI_Group_free(group);
+}
 
 /* ---- Fortran entry points: count, then call the library's pmpi_<name>_ */
 
@@ -338,7 +368,7 @@ typedef void (*fisend)(void*, F*, F*, F*, F*, F*, F*, F*);
   static void lower##_body(void* b, F* c, F* t, F* d, F* g, F* m, F* e) {                   \
     TG_FPTR(lower, fsend);                                                                  \
     count_op(OP);                                                                           \
-    sent(*c, PMPI_Type_f2c(*t));                                                            \
+    sent(*c, PMPI_Type_f2c(*t), *d);                                                        \
     TG_CALL(lower##_ptr(b, c, t, d, g, m, e));                                              \
   }                                                                                         \
   TG_F4(lower, UPPER, (void* b, F* c, F* t, F* d, F* g, F* m, F* e), (b, c, t, d, g, m, e))
@@ -346,7 +376,7 @@ typedef void (*fisend)(void*, F*, F*, F*, F*, F*, F*, F*);
   static void lower##_body(void* b, F* c, F* t, F* d, F* g, F* m, F* r, F* e) {                      \
     TG_FPTR(lower, fisend);                                                                          \
     count_op(OP);                                                                                    \
-    sent(*c, PMPI_Type_f2c(*t));                                                                     \
+    sent(*c, PMPI_Type_f2c(*t), *d);                                                                 \
     TG_CALL(lower##_ptr(b, c, t, d, g, m, r, e));                                                    \
   }                                                                                                  \
   TG_F4(lower, UPPER, (void* b, F* c, F* t, F* d, F* g, F* m, F* r, F* e), (b, c, t, d, g, m, r, e))
@@ -363,14 +393,14 @@ typedef void (*frecv)(void*, F*, F*, F*, F*, F*, F*, F*);
 static void mpi_recv_body(void* b, F* c, F* t, F* s, F* g, F* m, F* st, F* e) {
   TG_FPTR(mpi_recv, frecv);
   count_op(OP_Recv);
-  received(*c, PMPI_Type_f2c(*t));
+  received(*c, PMPI_Type_f2c(*t), *s);
   TG_CALL(mpi_recv_ptr(b, c, t, s, g, m, st, e));
 }
 TG_F4(mpi_recv, MPI_RECV, (void* b, F* c, F* t, F* s, F* g, F* m, F* st, F* e), (b, c, t, s, g, m, st, e))
 static void mpi_irecv_body(void* b, F* c, F* t, F* s, F* g, F* m, F* r, F* e) {
   TG_FPTR(mpi_irecv, frecv);
   count_op(OP_Irecv);
-  received(*c, PMPI_Type_f2c(*t));
+  received(*c, PMPI_Type_f2c(*t), *s);
   TG_CALL(mpi_irecv_ptr(b, c, t, s, g, m, r, e));
 }
 TG_F4(mpi_irecv, MPI_IRECV, (void* b, F* c, F* t, F* s, F* g, F* m, F* r, F* e), (b, c, t, s, g, m, r, e))
@@ -380,8 +410,8 @@ static void mpi_sendrecv_body(void* sb, F* sc, F* stp, F* d, F* sg, void* rb, F*
                               F* e) {
   TG_FPTR(mpi_sendrecv, fsendrecv);
   count_op(OP_Sendrecv);
-  sent(*sc, PMPI_Type_f2c(*stp));
-  received(*rc, PMPI_Type_f2c(*rt));
+  sent(*sc, PMPI_Type_f2c(*stp), *d);
+  received(*rc, PMPI_Type_f2c(*rt), *s);
   TG_CALL(mpi_sendrecv_ptr(sb, sc, stp, d, sg, rb, rc, rt, s, rg, m, st, e));
 }
 TG_F4(mpi_sendrecv, MPI_SENDRECV,
@@ -391,8 +421,8 @@ typedef void (*fsrr)(void*, F*, F*, F*, F*, F*, F*, F*, F*, F*);
 static void mpi_sendrecv_replace_body(void* b, F* c, F* t, F* d, F* sg, F* s, F* rg, F* m, F* st, F* e) {
   TG_FPTR(mpi_sendrecv_replace, fsrr);
   count_op(OP_Sendrecv_replace);
-  sent(*c, PMPI_Type_f2c(*t));
-  received(*c, PMPI_Type_f2c(*t));
+  sent(*c, PMPI_Type_f2c(*t), *d);
+  received(*c, PMPI_Type_f2c(*t), *s);
   TG_CALL(mpi_sendrecv_replace_ptr(b, c, t, d, sg, s, rg, m, st, e));
 }
 TG_F4(mpi_sendrecv_replace, MPI_SENDRECV_REPLACE, (void* b, F* c, F* t, F* d, F* sg, F* s, F* rg, F* m, F* st, F* e),
@@ -458,3 +488,16 @@ TG_F_PLAIN(mpi_comm_split, MPI_COMM_SPLIT, OP_Comm_split, f5, (F * m, F* c, F* k
 TG_F_PLAIN(mpi_comm_dup, MPI_COMM_DUP, OP_Comm_dup, f3, (F * m, F* n, F* e), (m, n, e))
 TG_F_PLAIN(mpi_comm_create, MPI_COMM_CREATE, OP_Comm_create, f4, (F * m, F* g, F* n, F* e), (m, g, n, e))
 TG_F_PLAIN(mpi_comm_free, MPI_COMM_FREE, OP_Comm_free, f2, (F * m, F* e), (m, e))
+TG_F_PLAIN(mpi_comm_group, MPI_COMM_GROUP, OP_Comm_group, f3, (F * m, F* g, F* e), (m, g, e))
+TG_F_PLAIN(mpi_group_incl, MPI_GROUP_INCL, OP_Group_incl, f5, (F * g, F* n, F* r, F* ng, F* e), (g, n, r, ng, e))
+TG_F_PLAIN(mpi_group_excl, MPI_GROUP_EXCL, OP_Group_excl, f5, (F * g, F* n, F* r, F* ng, F* e), (g, n, r, ng, e))
+TG_F_PLAIN(mpi_group_range_incl, MPI_GROUP_RANGE_INCL, OP_Group_range_incl, f5, (F * g, F* n, F* r, F* ng, F* e),
+           (g, n, r, ng, e))
+TG_F_PLAIN(mpi_group_range_excl, MPI_GROUP_RANGE_EXCL, OP_Group_range_excl, f5, (F * g, F* n, F* r, F* ng, F* e),
+           (g, n, r, ng, e))
+TG_F_PLAIN(mpi_group_union, MPI_GROUP_UNION, OP_Group_union, f4, (F * a, F* b, F* ng, F* e), (a, b, ng, e))
+TG_F_PLAIN(mpi_group_intersection, MPI_GROUP_INTERSECTION, OP_Group_intersection, f4, (F * a, F* b, F* ng, F* e),
+           (a, b, ng, e))
+TG_F_PLAIN(mpi_group_difference, MPI_GROUP_DIFFERENCE, OP_Group_difference, f4, (F * a, F* b, F* ng, F* e),
+           (a, b, ng, e))
+TG_F_PLAIN(mpi_group_free, MPI_GROUP_FREE, OP_Group_free, f2, (F * g, F* e), (g, e))

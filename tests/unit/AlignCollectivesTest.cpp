@@ -522,6 +522,112 @@ TEST(AlignCollectives, PartnersWhoseParametersCannotBeCombinedAreLeftAlone) {
   EXPECT_NE(ctx.warnings[0].find("has no parameter 'root'"), std::string::npos) << ctx.warnings[0];
 }
 
+// A root-only vector parameter for `ranks`: one value list for all of them.
+void setVector(Event& e, Param p, std::vector<std::int64_t> values) { e.setParam(p, {{e.ranks, std::move(values)}}); }
+
+TEST(AlignCollectives, NonRootGathervAndScattervTakeTheRootsVectors) {
+  // As recorded: the root of an MPI_Gatherv passes receive counts, displacements and type,
+  // the other ranks do not (MPI reads them at the root only); MPI_Scatterv likewise for the
+  // send side. The events of one call still merge, the non-roots taking the root's values.
+  Builder b(4);
+  const RankList all = RankList::all(4);
+  b.add(Op::Init, "init", all);
+  Event& gatherRoot = b.coll(Op::Gatherv, "gathervRoot", ranks({3}));
+  gatherRoot.setParam(Param::Root, {{ranks({3}), {3}}});
+  setVector(gatherRoot, Param::RecvCounts, {1, 2, 3, 1});
+  setVector(gatherRoot, Param::Displs, {0, 64, 128, 192});
+  gatherRoot.setParam(Param::RecvType, {{ranks({3}), {kDouble}}});
+  b.coll(Op::Gatherv, "gathervOthers", ranks({0, 1, 2})).setParam(Param::Root, {{ranks({0, 1, 2}), {3}}});
+  Event& scatterRoot = b.add(Op::Scatterv, "scattervRoot", ranks({0}));
+  scatterRoot.setParam(Param::Comm, {{ranks({0}), {kCommWorld}}});
+  scatterRoot.setParam(Param::Root, {{ranks({0}), {0}}});
+  setVector(scatterRoot, Param::SendCounts, {1, 2, 3, 1});
+  setVector(scatterRoot, Param::Displs, {0, 64, 128, 192});
+  scatterRoot.setParam(Param::Datatype, {{ranks({0}), {kDouble}}});
+  scatterRoot.setParam(Param::RecvCount, {{ranks({0}), {1}}});
+  scatterRoot.setParam(Param::RecvType, {{ranks({0}), {kDouble}}});
+  Event& scatterOthers = b.add(Op::Scatterv, "scattervOthers", ranks({1, 2, 3}));
+  scatterOthers.setParam(Param::Comm, {{ranks({1, 2, 3}), {kCommWorld}}});
+  scatterOthers.setParam(Param::Root, {{ranks({1, 2, 3}), {0}}});
+  scatterOthers.setParam(Param::RecvCount, {{ranks({1, 2, 3}), {2}}});
+  scatterOthers.setParam(Param::RecvType, {{ranks({1, 2, 3}), {kDouble}}});
+  b.add(Op::Finalize, "finalize", all);
+  Trace t = std::move(b.t);
+  const Trace before = t;
+  PassContext ctx = runPass(t);
+
+  EXPECT_TRUE(ctx.warnings.empty()) << ctx.warnings.front();
+  ASSERT_EQ(ops(t), (std::vector<Op>{Op::Init, Op::Gatherv, Op::Scatterv, Op::Finalize}));
+  EXPECT_EQ(counter(ctx, "collectives-aligned"), 2);
+  const Event& gatherv = t.events[1];
+  EXPECT_EQ(gatherv.ranks, all);
+  // One value list for all ranks: as compact as an SPMD call.
+  EXPECT_EQ(gatherv.param(Param::RecvCounts)->groups, (std::vector<ValueGroup>{{all, {1, 2, 3, 1}}}));
+  EXPECT_EQ(gatherv.param(Param::Displs)->groups, (std::vector<ValueGroup>{{all, {0, 64, 128, 192}}}));
+  EXPECT_EQ(gatherv.param(Param::RecvType)->groups, (std::vector<ValueGroup>{{all, {kDouble}}}));
+  const Event& scatterv = t.events[2];
+  EXPECT_EQ(scatterv.param(Param::SendCounts)->groups, (std::vector<ValueGroup>{{all, {1, 2, 3, 1}}}));
+  EXPECT_EQ(scatterv.param(Param::Datatype)->groups, (std::vector<ValueGroup>{{all, {kDouble}}}));
+  // The calls are unchanged but for the send type a non-root's MPI_Scatterv now names, which
+  // MPI ignores there (it sends nothing: its count stays 0).
+  for (Rank r = 0; r < 4; ++r) {
+    auto was = stream(before, r, true), is = stream(t, r, true);
+    ASSERT_EQ(was.size(), is.size());
+    for (std::size_t i = 0; i < was.size(); ++i) {
+      if (was[i].op == Op::Scatterv && r != 0) {
+        EXPECT_EQ(was[i].datatype, 0);
+        EXPECT_EQ(is[i].bytes, 0);
+        was[i].datatype = is[i].datatype;
+      }
+      EXPECT_TRUE(was[i] == is[i]) << "rank " << r << " call " << i << " (" << opName(was[i].op) << ")";
+    }
+  }
+}
+
+TEST(AlignCollectives, RowRootsLendTheirVectorsWithinTheirRows) {
+  // MPI_Gatherv on the rows {0,1} and {2,3} of a split, rooted at each row's rank 1 (world
+  // ranks 1 and 3), peers in row numbering: the non-roots 0 and 2 take a root's vectors.
+  Builder b(4);
+  b.t.comms.push_back({1000, "split", {ranks({0, 1}), ranks({2, 3})}});
+  const RankList all = RankList::all(4);
+  b.add(Op::Init, "init", all);
+  Event& roots = b.coll(Op::Gatherv, "gathervRoots", ranks({1, 3}), 1000);
+  roots.setParam(Param::Root, {{ranks({1, 3}), {1}}});
+  setVector(roots, Param::RecvCounts, {4, 4});
+  setVector(roots, Param::Displs, {0, 4});
+  roots.setParam(Param::RecvType, {{ranks({1, 3}), {kDouble}}});
+  b.coll(Op::Gatherv, "gathervOthers", ranks({0, 2}), 1000).setParam(Param::Root, {{ranks({0, 2}), {1}}});
+  b.add(Op::Finalize, "finalize", all);
+  Trace t = std::move(b.t);
+  const Trace before = t;
+  PassContext ctx = runPass(t);
+  EXPECT_TRUE(ctx.warnings.empty()) << ctx.warnings.front();
+  ASSERT_EQ(t.events.size(), 3u);
+  EXPECT_EQ(t.events[1].param(Param::RecvCounts)->groups, (std::vector<ValueGroup>{{all, {4, 4}}}));
+  expectSameStreams(before, t);
+}
+
+TEST(AlignCollectives, ARootWithoutItsVectorsIsNotMerged) {
+  // Here the ranks without receive counts include the root (rank 0): no values may be lent to
+  // it, so the events stay apart with a warning.
+  Builder b(4);
+  const RankList all = RankList::all(4);
+  b.add(Op::Init, "init", all);
+  b.coll(Op::Gatherv, "gathervA", ranks({0, 1}));  // root 0, no receive side
+  Event& others = b.coll(Op::Gatherv, "gathervB", ranks({2, 3}));
+  setVector(others, Param::RecvCounts, {1, 1, 1, 1});
+  b.add(Op::Finalize, "finalize", all);
+  Trace t = std::move(b.t);
+  const Trace before = t;
+  PassContext ctx = runPass(t);
+  EXPECT_EQ(t, before);
+  EXPECT_EQ(counter(ctx, "unaligned"), 1);
+  ASSERT_EQ(ctx.warnings.size(), 1u);
+  EXPECT_NE(ctx.warnings[0].find("event 1 has no parameter 'recvcounts' although some of its ranks are the root"),
+            std::string::npos)
+      << ctx.warnings[0];
+}
+
 TEST(AlignCollectives, SuccessorHistogramsAreRekeyedAndMerged) {
   // Finalize follows the barrier on every rank: its histograms keyed by A (rank 0) and B
   // (ranks 1-3) describe one predecessor afterwards. Site B is also the site of an Isend, whose

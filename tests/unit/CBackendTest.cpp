@@ -427,9 +427,36 @@ TEST(CBackend, RejectsWhatItCannotReproduce) {
   }
 }
 
+// MPI_PROC_NULL peers are MPI's constant; a rank that a creation call leaves without the new
+// communicator (the trace's newcomm 0) gets MPI_COMM_NULL kept apart from every numbered one.
+TEST(CBackend, ProcNullPeersAndRanksOutsideACreatedCommunicator) {
+  Builder b(4);
+  const RankList evens = RankList::fromSorted({0, 2}), odds = RankList::fromSorted({1, 3});
+  std::vector<Stmt> s;
+  s.push_back(b.call(Op::Send, p2p(Param::Dest, C(static_cast<double>(kProcNull)))));
+  s.push_back(b.call(Op::Irecv, p2p(Param::Source, byRank({evens, odds}, {C(static_cast<double>(kProcNull)), Off(3)}))));
+  s.push_back(b.call(Op::Wait, {{Param::Request, C(9999)}}));
+  s.push_back(b.call(Op::CommGroup, {{Param::Comm, C(kCommWorld)}}));
+  s.push_back(b.call(Op::GroupIncl, {{Param::Group, C(1000)}, {Param::Count, C(2)}}, {{Param::GroupRanks, {C(0), C(2)}}}));
+  s.push_back(b.call(Op::CommCreate, {{Param::Comm, C(kCommWorld)}, {Param::Group, C(1001)},
+                                      {Param::NewComm, byRank({evens, odds}, {C(1000), C(0)})}}));
+  auto onEvens = p2p(Param::Dest, C(static_cast<double>(kProcNull)));
+  onEvens[Param::Comm] = C(1000);
+  s.push_back(b.call(Op::Send, onEvens, {}, C(0), evens));
+  s.push_back(b.call(Op::CommFree, {{Param::Comm, C(1000)}}, {}, C(0), evens));
+  const std::string c = render(b.program(std::move(s)));
+  EXPECT_TRUE(contains(c, "MPI_Send(send_buf, msg_count(100), MPI_DOUBLE, MPI_PROC_NULL, 7, MPI_COMM_WORLD);")) << c;
+  EXPECT_TRUE(contains(c, "(rank % 2 == 0 ? MPI_PROC_NULL : (rank + 3) % nranks)")) << c;
+  EXPECT_TRUE(contains(c, "comm_rank(1000, MPI_PROC_NULL)")) << c;
+  EXPECT_TRUE(contains(c, "new_comm_at((rank % 2 == 0 ? 1000 : 0))")) << c;
+  EXPECT_TRUE(contains(c, "if (id == 0)\n    return &no_comm;")) << c;
+  EXPECT_FALSE(contains(c, " -3") || contains(c, "(-3")) << c;  // the model's number never leaks
+  expectCompiles(c, "proc-null");
+}
+
 // The whole pipeline on the bundled samples: read, lower, traverse, render, compile.
 TEST(CBackend, SamplesThroughThePipeline) {
-  for (const char* name : {"ring-4.tgt", "stencil-2d-4.tgt", "master-worker-3.tgt"}) {
+  for (const char* name : {"ring-4.tgt", "stencil-2d-4.tgt", "master-worker-3.tgt", "shift-null-4.tgt"}) {
     const std::string path = std::string(TRACEGEN_SOURCE_DIR) + "/samples/traces/" + name;
     Trace trace = readTraceFile(path);
     PassContext ctx;
@@ -443,6 +470,9 @@ TEST(CBackend, SamplesThroughThePipeline) {
       EXPECT_TRUE(contains(c, "for (long i0 = 0; i0 < 50; ++i0) {"));
       EXPECT_TRUE(contains(c, "/* E5 MPI_Waitall at stencil.c:66 */"));
       EXPECT_TRUE(contains(c, "compute((i0 == 0 ? 212.5 : 1840.25));"));
+    }
+    if (std::string(name) == "shift-null-4.tgt") {
+      EXPECT_TRUE(contains(c, "MPI_PROC_NULL")) << c;
     }
     expectCompiles(c, name);
   }

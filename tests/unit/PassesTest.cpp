@@ -9,8 +9,10 @@
 #include "bench/SyntheticStencil.h"
 #include "ir/Diagnostics.h"
 #include "ir/RankCursor.h"
+#include "ir/Readers.h"
 #include "ir/Summary.h"
 #include "passes/PassManager.h"
+#include "passes/PointToPointCheck.h"
 
 using namespace tracegen;
 
@@ -218,4 +220,35 @@ TEST(ResolveComms, WorldOnlyTracesAreLeftAsTheyAre) {
   EXPECT_TRUE(t.worldPeers);
   t.worldPeers = false;
   EXPECT_TRUE(t == before);
+}
+
+TEST(ResolveComms, ProcNullPeersStayNamedThroughTheDefaultPipeline) {
+  // Sends to and receives from MPI_PROC_NULL on a row communicator: resolve-comms translates
+  // the row neighbours into world ranks and leaves MPI_PROC_NULL alone, and the lowered trace
+  // makes the same calls and passes the point-to-point check (MPI_PROC_NULL needs no partner).
+  const std::string path = std::string(TRACEGEN_SOURCE_DIR) + "/samples/traces/shift-null-4.tgt";
+  Trace t = readTraceFile(path);
+  const auto before = summarizeRanks(t);
+  PassContext ctx;
+  ctx.fileName = path;
+  PassManager(defaultPipeline()).run(t, ctx);
+  EXPECT_TRUE(t.worldPeers);
+  EXPECT_GT(ctx.stats["resolve-comms"]["peers-rewritten"], 0);
+  EXPECT_NO_THROW(verifyPointToPoint(t, path));
+  const auto after = summarizeRanks(t);
+  for (std::size_t r = 0; r < before.size(); ++r) {
+    EXPECT_EQ(before[r].ops, after[r].ops) << "rank " << r;
+    EXPECT_EQ(before[r].bytesSent, after[r].bytesSent) << "rank " << r;
+    EXPECT_EQ(before[r].bytesReceived, after[r].bytesReceived) << "rank " << r;
+  }
+  for (Rank r = 0; r < 4; ++r) {
+    std::vector<Rank> isendPeers;
+    RankCursor c(t, r);
+    Call call;
+    while (c.next(call))
+      if (call.op == Op::Isend) isendPeers.push_back(call.peer);
+    const Rank partner = r ^ 1;
+    EXPECT_EQ(isendPeers, r % 2 == 0 ? (std::vector<Rank>{kProcNull, partner}) : (std::vector<Rank>{partner, kProcNull}))
+        << "rank " << r;
+  }
 }

@@ -260,6 +260,37 @@ TEST(RecordLoopCompressor, PeersOutsideTheWorldStayAbsolute) {
   EXPECT_EQ(source->groups[0].values, (std::vector<std::int64_t>{kAnySource}));
 }
 
+TEST(RecordLoopCompressor, GroupsMadeInALoopFoldWithTheirGrowingIds) {
+  // Group ids as Recorder numbers them: the rank's k-th group is 1000 + k, never reused, so a
+  // group made, used and freed in every iteration has a new id each time (as a communicator
+  // made in a loop does). The ids are values, not shape: the loop still folds, and its value
+  // lists hold the ids in order.
+  SimRank r(0, 2);
+  r.call(Op::Init, "init");
+  r.call(Op::CommGroup, "group", {{Param::Comm, kCommWorld}});  // group 1000
+  std::vector<std::int64_t> made, comms;
+  for (std::int64_t k = 0; k < 10; ++k) {
+    made.push_back(1001 + k);
+    comms.push_back(1000 + k);
+    r.call(Op::GroupExcl, "excl", {{Param::Group, 1000}, {Param::Count, 1}}, {{Param::GroupRanks, {1}}});
+    r.call(Op::CommCreate, "create", {{Param::Comm, kCommWorld}, {Param::Group, made.back()}, {Param::NewComm, comms.back()}});
+    r.call(Op::GroupFree, "free", {{Param::Group, made.back()}});
+  }
+  r.call(Op::Finalize, "fin");
+  const Trace t = r.trace();
+  ASSERT_EQ(t.events.size(), 6u);  // Init, Comm_group, 10 x (Group_excl, Comm_create, Group_free), Finalize
+  const Event* excl = findEvent(t, Op::GroupExcl);
+  ASSERT_NE(excl, nullptr);
+  ASSERT_EQ(excl->loops.size(), 1u);
+  EXPECT_EQ(excl->loops[0].iter[0].values, (std::vector<std::int64_t>{10}));
+  EXPECT_EQ(excl->loops[0].mem[0].values, (std::vector<std::int64_t>{3}));
+  EXPECT_EQ(excl->param(Param::Group)->groups[0].values, (std::vector<std::int64_t>{1000}));
+  EXPECT_EQ(findEvent(t, Op::CommCreate)->param(Param::Group)->groups[0].values, made);
+  EXPECT_EQ(findEvent(t, Op::CommCreate)->param(Param::NewComm)->groups[0].values, comms);
+  EXPECT_EQ(findEvent(t, Op::GroupFree)->param(Param::Group)->groups[0].values, made);
+  EXPECT_EQ(expand(t, 0).size(), 2u + 30u + 1u);
+}
+
 TEST(RecordTimeStats, FixedBinsMergeInAnyOrder) {
   TimeAcc a, b;
   for (double v : {0.5, 3.0, 3.5, 40.0}) a.add(v);

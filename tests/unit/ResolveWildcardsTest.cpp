@@ -559,5 +559,42 @@ TEST(PointToPoint, SendrecvCountsBothWays) {
   EXPECT_THROW(verifyPointToPoint(t, "unit"), InputError);
 }
 
+TEST(ResolveWildcards, ProcNullCompletesAtOnceWithoutPartner) {
+  // Rank 0 receives first from anyone, then from MPI_PROC_NULL (one event, two executions);
+  // rank 1 makes a synchronous send to rank 0 and probes MPI_PROC_NULL; rank 2 makes a
+  // synchronous send to MPI_PROC_NULL and waits for a receive from it. Nothing waits for a
+  // partner that does not exist: only rank 1's message can take the wildcard.
+  Trace t = newTrace(3);
+  const std::int64_t recvId = addEvent(t, Op::Recv, onRanks({0}, recvFrom({kAnySource, kProcNull}, {{2, 1}}))).id;
+  addEvent(t, Op::Ssend, onRanks({1}, sendTo({0})));
+  addEvent(t, Op::Ssend, onRanks({2}, sendTo({kProcNull})));
+  addEvent(t, Op::Irecv, onRanks({2}, recvFrom({kProcNull})));
+  addEvent(t, Op::Wait, onRanks({2}, waitLatest()));
+  addEvent(t, Op::Probe, onRanks({1}, recvFrom({kProcNull})));
+  finish(t);
+  PassContext ctx = runPass(t);
+  EXPECT_FALSE(anyWildcardLeft(t));
+  EXPECT_EQ(sources(t, 0, recvId), (std::vector<Rank>{1, kProcNull}));
+  // MPI_PROC_NULL is no offset: the resolved senders stay absolute.
+  EXPECT_FALSE(t.events[static_cast<std::size_t>(recvId)].param(Param::Source)->relative);
+  EXPECT_EQ(counter(ctx, "wildcards-resolved"), 1);
+  EXPECT_TRUE(ctx.warnings.empty());
+  verifyStructure(t, "unit");
+  EXPECT_NO_THROW(verifyPointToPoint(t, "unit"));
+}
+
+TEST(PointToPoint, ProcNullNeedsNoPartner) {
+  Trace t = newTrace(2);
+  addEvent(t, Op::Send, onRanks({0}, sendTo({kProcNull})));
+  addEvent(t, Op::Recv, onRanks({1}, recvFrom({kProcNull})));
+  Part p = sendTo({kProcNull});
+  p.params[Param::Source] = {kProcNull};
+  addEvent(t, Op::Sendrecv, onAll(2, p));
+  finish(t);
+  EXPECT_NO_THROW(verifyPointToPoint(t, "unit"));
+  t.events[1].param(Param::Dest)->groups[0].values = {1};  // now a real message rank 1 does not receive
+  EXPECT_THROW(verifyPointToPoint(t, "unit"), InputError);
+}
+
 }  // namespace
 }  // namespace tracegen

@@ -17,6 +17,7 @@
 #include "ir/Diagnostics.h"
 #include "ir/RankCursor.h"
 #include "ir/Readers.h"
+#include "ir/Summary.h"
 
 namespace tracegen {
 namespace {
@@ -282,6 +283,57 @@ TEST(TracegenTextTest, MasterWorkerSampleBalancesAnySourceReceives) {
   EXPECT_EQ(t.siteName(reduce.mergedSites[0]), "worker.c:40");
 }
 
+TEST(TracegenTextTest, ProcNullSampleExpandsWithoutPartners) {
+  Trace t = readTraceFile(samplePath("shift-null-4.tgt").string());
+  EXPECT_TRUE(roundTrips(t, "shift-null-4"));
+  const std::string text = tracegenText(t);
+  EXPECT_NE(text.find("\n  dest null @ <1 3 {1 0}>\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\n  source null @ <1 0 {1 0}>\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\n  dest null 1 @ <1 0 {2 2}>\n"), std::string::npos) << text;
+  const Event& sendrecv = t.events[1];
+  EXPECT_FALSE(sendrecv.param(Param::Dest)->relative);
+  EXPECT_EQ(sendrecv.param(Param::Dest)->groupFor(3)->values, std::vector<std::int64_t>{kProcNull});
+
+  Expansion ex = expand(t);
+  // Init, Sendrecv, Comm_split, 2 x (Isend, Recv, Wait), Probe, Comm_free, Finalize.
+  for (const auto& calls : ex.calls) ASSERT_EQ(calls.size(), 12u);
+  const auto& r0 = ex.calls[0];
+  EXPECT_EQ(r0[1].peer, 1);
+  EXPECT_EQ(r0[1].bytes, 32);
+  EXPECT_EQ(r0[1].recvPeer, kProcNull);  // the shift's first rank receives nothing
+  EXPECT_EQ(r0[1].recvBytes, 0);
+  const auto& r3 = ex.calls[3];
+  EXPECT_EQ(r3[1].peer, kProcNull);  // and its last rank sends nothing
+  EXPECT_EQ(r3[1].bytes, 0);
+  EXPECT_EQ(r3[1].recvPeer, 2);
+  EXPECT_EQ(r3[1].recvBytes, 32);
+  // On the row communicator MPI_PROC_NULL is no communicator rank to translate.
+  for (Rank r = 0; r < 4; ++r) {
+    const auto& c = ex.calls[static_cast<std::size_t>(r)];
+    const Rank partner = r ^ 1;
+    const bool nullFirst = r % 2 == 0;
+    EXPECT_EQ(c[3].op, Op::Isend);
+    EXPECT_EQ(c[3].peer, nullFirst ? kProcNull : partner) << "rank " << r;
+    EXPECT_TRUE(c[3].peerIsWorld);
+    EXPECT_EQ(c[3].bytes, nullFirst ? 0 : 64);
+    EXPECT_EQ(c[6].peer, nullFirst ? partner : kProcNull) << "rank " << r;
+    EXPECT_EQ(c[4].op, Op::Recv);
+    EXPECT_EQ(c[4].peer, nullFirst ? kProcNull : partner);
+    EXPECT_EQ(c[4].recvBytes, nullFirst ? 0 : 64);
+    EXPECT_EQ(c[5].completes, std::vector<std::int64_t>{3});
+    EXPECT_EQ(c[9].op, Op::Probe);
+    EXPECT_EQ(c[9].peer, kProcNull);
+  }
+  // The calls count, their bytes do not.
+  const auto summary = summarizeRanks(t);
+  EXPECT_EQ(summary[0].ops.at("MPI_Sendrecv"), 1);
+  EXPECT_EQ(summary[0].ops.at("MPI_Isend"), 2);
+  EXPECT_EQ(summary[0].bytesSent, 32 + 64);
+  EXPECT_EQ(summary[0].bytesReceived, 64);
+  EXPECT_EQ(summary[3].bytesSent, 64);
+  EXPECT_EQ(summary[3].bytesReceived, 32 + 64);
+}
+
 // A trace that uses what neither ScalaTrace nor the samples do: explicit datatype ids, user
 // communicators, world peers, compute times, absent sites, numbered reduction operators,
 // non-uniform loop and parameter groups, an empty origin.
@@ -383,6 +435,10 @@ TEST(TracegenTextTest, WriterRejectsNamesThatWouldNotReadBack) {
   Trace undeclared = t;
   undeclared.datatypes.clear();
   EXPECT_THROW(tracegenText(undeclared), std::invalid_argument);
+  // MPI_PROC_NULL is no offset: a relative peer list cannot hold it.
+  Trace relativeNull = t;
+  relativeNull.events[1].setParam(Param::Dest, {{relativeNull.events[1].ranks, {1, kProcNull}}}, true);
+  EXPECT_THROW(tracegenText(relativeNull), std::invalid_argument);
 }
 
 TEST(TracegenTextTest, RankListSpellings) {
@@ -620,6 +676,21 @@ TEST(TracegenTextTest, ErrorRankListOutsideWorld) {
   expectError(withLine(9, "  dest 4"), 9, "dest 4 is outside");
 }
 
+TEST(TracegenTextTest, ProcNullIsAnAbsolutePeerOnly) {
+  // `null` is MPI_PROC_NULL where a dest or source may be, on lines without `rel`.
+  Trace t = readTracegenText(sourceFromString("null.tgt", withLine(9, "  dest null")));
+  EXPECT_EQ(t.events[1].param(Param::Dest)->groups[0].values, std::vector<std::int64_t>{kProcNull});
+  t = readTracegenText(sourceFromString("null.tgt", withLine(14, "  source 0 null")));
+  EXPECT_EQ(t.events[2].param(Param::Source)->groups[0].values, (std::vector<std::int64_t>{0, kProcNull}));
+  expectError(withLine(9, "  dest rel null"), 9, "'dest rel' cannot hold 'null'");
+  expectError(withLine(14, "  source rel 3 null"), 14, "'source rel' cannot hold 'null'");
+  expectError(withLine(9, "  dest NULL"), 9, "bad number 'NULL' for dest");
+  expectError(withLine(9, "  dest -3"), 9, "dest -3 is outside");
+  expectError(withLine(10, "  tag null"), 10, "bad number 'null' for tag");
+  expectError(withLine(10, "  tag 0\n  root null"), 11, "bad number 'null' for root");
+  expectError(withLine(9, "  dest any"), 9, "bad number 'any' for dest");
+}
+
 TEST(TracegenTextTest, ErrorMalformedRankList) {
   expectError(withLine(6, "event 1 MPI_Send @ <2 0 {2 2}>"), 6, "declares 2 dimensions but has 1 {iters stride} pair");
   expectError(withLine(6, "event 1 MPI_Send @ <1 0 {2 2} {1 0}>"), 6, "declares 1 dimension but has 2");
@@ -706,7 +777,8 @@ TEST(TracegenTextTest, DamagedInputOnlyRaisesInputErrors) {
       EXPECT_NO_THROW(readTracegenText(sourceFromString("cut.tgt", join(prefix)))) << "prefix of " << n << " lines";
   }
   const std::vector<std::string> junk = {"<", ">", "{", "}", "@", "=", "[", "]", "(", ")", "-1", "0", "99999999999999999999",
-                                         "9223372036854775807", "-9223372036854775808", "any", "rel", "event", "loop", "x", "1e308", "#"};
+                                         "9223372036854775807", "-9223372036854775808", "any", "null", "rel", "event",
+                                         "loop", "x", "1e308", "#"};
   std::mt19937 rng(20240611);
   int accepted = 0;
   for (int round = 0; round < 3000; ++round) {
