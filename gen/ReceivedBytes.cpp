@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ir/RankCursor.h"
+#include "ir/Periodic.h"
 
 namespace tracegen::gen {
 
@@ -21,20 +22,6 @@ using PairKey = std::tuple<std::int64_t, Rank, Rank>;  // communicator, sender, 
 
 bool isSend(OpKind k) { return k == OpKind::Send || k == OpKind::Isend || k == OpKind::Sendrecv; }
 bool isReceive(OpKind k) { return k == OpKind::Recv || k == OpKind::Irecv || k == OpKind::Sendrecv; }
-
-// Smallest p with v[i] == v[i - p] for all i >= p (cyclic consumption of the first p values
-// gives back v); the KMP border of the whole list.
-std::size_t shortestPeriod(const std::vector<std::int64_t>& v) {
-  if (v.empty()) return 0;
-  std::vector<std::size_t> border(v.size(), 0);
-  for (std::size_t i = 1; i < v.size(); ++i) {
-    std::size_t k = border[i - 1];
-    while (k > 0 && v[i] != v[k]) k = border[k - 1];
-    if (v[i] == v[k]) ++k;
-    border[i] = k;
-  }
-  return v.size() - border.back();
-}
 
 bool withinBudget(const Trace& trace, std::int64_t budget) {
   // Estimated from rank 0, as the verifier does: SPMD ranks make similar numbers of calls.

@@ -54,6 +54,7 @@
 #include <unordered_map>
 
 #include "ir/RankCursor.h"
+#include "ir/Periodic.h"
 
 namespace tracegen {
 
@@ -792,20 +793,6 @@ class Simulation {
   std::vector<std::string> notes_;
   Failure failure_;
 };
-
-// Smallest p such that the list is p-periodic (v[i] == v[i - p]); cyclic consumption of its
-// first p values then reproduces it. Computed from the KMP border of the whole list.
-std::size_t shortestPeriod(const std::vector<std::int64_t>& v) {
-  if (v.empty()) return 0;
-  std::vector<std::size_t> border(v.size(), 0);
-  for (std::size_t i = 1; i < v.size(); ++i) {
-    std::size_t k = border[i - 1];
-    while (k > 0 && v[i] != v[k]) k = border[k - 1];
-    if (v[i] == v[k]) ++k;
-    border[i] = k;
-  }
-  return v.size() - border.back();
-}
 
 std::int64_t toOffset(std::int64_t stored, Rank r, Rank P) { return ((stored - r) % P + P) % P; }
 
