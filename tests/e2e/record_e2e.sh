@@ -126,6 +126,9 @@ case $mode in
       printf "%s on %d ranks: application %.2f s, benchmark %.2f s, ratio %.2f (both under the recorder, mpiexec start-up included)\n",
              app, np, b - a, d - c, (d - c) / (b - a) }'
     tail -n 1 "$work/bench.out"
+    # The traced time (computation plus time in MPI, summed over ranks), without start-up.
+    awk -v app="$app" '$1 == "all" { printf "%s: traced time %s s in the application, %s s in the benchmark, ratio %s\n", app, $2, $3, $4 }' \
+      "$work/compare.txt"
     ;;
   *)
     echo "unknown mode $mode"
