@@ -431,14 +431,24 @@ class ProgramWriter {
     c.computeUs = n.compute;
     for (const auto& g : c.computeUs.groups) noteRanks(g);
     if (loops) c.executionIndex = *loops;
+    std::optional<std::int64_t> window;
     for (const auto& pv : e.params) {
       if (isVectorParam(pv.param)) {
-        c.vectors[pv.param] = vectorExpr(e, pv, n.ranks);
+        c.vectors[pv.param] = vectorExpr(e, pv, n.ranks, window);
         continue;
       }
       Expr x = paramExpr(pv, n.ranks);
       for (const auto& g : x.groups) noteRanks(g);
       c.params[pv.param] = std::move(x);
+    }
+    if (window) {
+      c.params[Param::Count] = Expr::constant(static_cast<double>(*window));
+      program_.notes.push_back(fmt::format(
+          "{} of trace event {} completed a timing-dependent set of requests that follows no pattern the program "
+          "can spell: it {} the rank's {} most recent requests instead, a superset of those the application's "
+          "call completed.",
+          opName(e.op), e.id, e.op == Op::Testall || e.op == Op::Testany || e.op == Op::Testsome ? "tests" : "waits on",
+          *window));
     }
     if (received_)
       if (auto it = received_->byEvent.find(&e); it != received_->byEvent.end()) {
@@ -455,7 +465,16 @@ class ProgramWriter {
   // execution x reads values[(s_x + k) mod L] for k < n_x, with s_x the values consumed
   // before it. (n_x, s_x) repeats with some period m; element k of the vector is then a cycle
   // of m values. Ranks with shorter vectors get filler elements they never read.
-  std::vector<Expr> vectorExpr(const Event& e, const ParamValues& pv, const RankList& ranks) {
+  //
+  // Which requests an MPI_Waitsome, MPI_Testsome, MPI_Waitany or MPI_Testany completes depends
+  // on timing, and with it which entries of later waits are still live; over a long run these
+  // lists may follow no pattern. A wait or test on several requests then gets `window`: it
+  // takes the rank's `window` most recent requests, every request any of its executions named.
+  // That is a superset of what the application's call completed, and each of those requests
+  // belongs to an operation whose partner the application had reached by then, so the call
+  // cannot block for good.
+  std::vector<Expr> vectorExpr(const Event& e, const ParamValues& pv, const RankList& ranks,
+                               std::optional<std::int64_t>& window) {
     auto fail = [&](const std::string& why) {
       throw std::invalid_argument(fmt::format("event {} ({}): parameter '{}' {}", e.id, opName(e.op), paramName(pv.param), why));
     };
@@ -475,7 +494,10 @@ class ProgramWriter {
       std::int64_t consumed = 0;
       for (std::size_t x = 0;; ++x) {
         if (x > 0 && x % counts.size() == 0 && consumed % L == 0) break;
-        if (x == kMaxPeriod) fail("changes length in a pattern too long to generate");
+        if (x == kMaxPeriod) {
+          if (pv.param == Param::Requests) return recentWindow(pv, ranks, window);
+          fail("changes length in a pattern too long to generate");
+        }
         std::int64_t n = counts[x % counts.size()];
         if (n < 0) fail(fmt::format("has a negative length {}", n));
         layout.lengths.push_back(n);
@@ -507,6 +529,19 @@ class ProgramWriter {
       }
       out.push_back(simplifyByRank(std::move(rankGroups), std::move(children)));
     }
+    return out;
+  }
+
+  // The requests 9999, 9998, ... back to the oldest one any execution of the event names.
+  std::vector<Expr> recentWindow(const ParamValues& pv, const RankList& ranks, std::optional<std::int64_t>& window) {
+    std::int64_t w = 1;
+    for (auto& [r, g] : groupsFor(pv, ranks))
+      for (auto v : g->values)
+        if (v != kRequestNull && v <= kLatestRequest && v > kLatestRequest - kRequestRing)
+          w = std::max(w, kLatestRequest - v + 1);
+    window = w;
+    std::vector<Expr> out;
+    for (std::int64_t k = 0; k < w; ++k) out.push_back(Expr::constant(static_cast<double>(kLatestRequest - k)));
     return out;
   }
 

@@ -176,3 +176,51 @@ TEST(Traversal, NpbTracesReplayExactlyOnEveryRank) {
   }
 }
 
+
+TEST(Traversal, WaitsomeWithoutPatternWaitsOnTheRecentRequests) {
+  // 5,000 iterations of Isend, Irecv and a Waitsome that completed one or two requests, as
+  // timing had it (a pseudo-random sequence: no period), then a Waitall for what is left.
+  std::string counts, requests, rest;
+  std::uint32_t x = 12345;
+  for (int i = 0; i < 5000; ++i) {
+    x = x * 1103515245u + 12345u;
+    const bool both = (x >> 16) & 1;
+    counts += both ? " 2" : " 1";
+    requests += both ? " 9998 9999" : " 9999";
+    rest += both ? " -1 -1" : " 9998 -1";
+  }
+  const std::string text = "tracegen-trace 1\nranks 2\norigin test\ndatatype MPI_DOUBLE 8\n"
+                           "event 0 MPI_Init @ <1 0 {2 1}>\n  site a\n"
+                           "event 1 MPI_Isend @ <1 0 {2 1}>\n  site b\n  loop 0 iter 5000\n  loop 0 mem 4\n"
+                           "  count 8\n  datatype MPI_DOUBLE\n  dest rel 1\n  tag 0\n"
+                           "event 2 MPI_Irecv @ <1 0 {2 1}>\n  site c\n  count 8\n  datatype MPI_DOUBLE\n"
+                           "  source rel 1\n  tag 0\n"
+                           "event 3 MPI_Waitsome @ <1 0 {2 1}>\n  site d\n  count" + counts + "\n  requests" + requests + "\n"
+                           "event 4 MPI_Waitall @ <1 0 {2 1}>\n  site e\n  count 2\n  requests" + rest + "\n"
+                           "event 5 MPI_Finalize @ <1 0 {2 1}>\n  site f\n";
+  Trace t = readTracegenText(sourceFromString("waitsome.tgt", text));
+  PassContext ctx;
+  PassManager({"resolve-comms", "summarize-timing"}).run(t, ctx);
+  Program p = buildProgram(t, "waitsome");
+  const Stmt* waitsome = nullptr;
+  for (const auto& s : p.body)
+    if (s.kind == Stmt::Kind::Loop)
+      for (const auto& b : s.loop.body)
+        if (b.kind == Stmt::Kind::Call && b.call.op == Op::Waitsome) waitsome = &b;
+  ASSERT_NE(waitsome, nullptr);
+  // Every request any execution named (offsets 9999 and 9998), and a count to match.
+  EXPECT_EQ(waitsome->call.vectors.at(Param::Requests), (std::vector<Expr>{Expr::constant(9999), Expr::constant(9998)}));
+  EXPECT_EQ(waitsome->call.params.at(Param::Count), Expr::constant(2));
+  // The Waitall's entries (null where the Waitsome completed the request) follow the same
+  // non-pattern: it waits on both recent requests.
+  const Stmt* waitall = nullptr;
+  for (const auto& s : p.body)
+    if (s.kind == Stmt::Kind::Loop)
+      for (const auto& b : s.loop.body)
+        if (b.kind == Stmt::Kind::Call && b.call.op == Op::Waitall) waitall = &b;
+  ASSERT_NE(waitall, nullptr);
+  EXPECT_EQ(waitall->call.vectors.at(Param::Requests), (std::vector<Expr>{Expr::constant(9999), Expr::constant(9998)}));
+  ASSERT_EQ(p.notes.size(), 2u);
+  EXPECT_NE(p.notes[0].find("MPI_Waitsome of trace event 3"), std::string::npos) << p.notes[0];
+  EXPECT_NE(p.notes[1].find("MPI_Waitall of trace event 4"), std::string::npos) << p.notes[1];
+}
