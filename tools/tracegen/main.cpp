@@ -18,7 +18,7 @@
 using namespace tracegen;
 
 int main(int argc, char** argv) {
-  CLI::App app{"tracegen: turn a compressed, clustered MPI trace into a runnable benchmark"};
+  CLI::App app{"tracegen: turn a compressed, clustered MPI trace into a runnable benchmark", "tracegen"};
   app.set_version_flag("--version", "tracegen 0.1.0");
   app.require_subcommand(1, 1);
   app.footer(
