@@ -23,21 +23,11 @@ using PairKey = std::tuple<std::int64_t, Rank, Rank>;  // communicator, sender, 
 bool isSend(OpKind k) { return k == OpKind::Send || k == OpKind::Isend || k == OpKind::Sendrecv; }
 bool isReceive(OpKind k) { return k == OpKind::Recv || k == OpKind::Irecv || k == OpKind::Sendrecv; }
 
-bool withinBudget(const Trace& trace, std::int64_t budget) {
-  // Estimated from rank 0, as the verifier does: SPMD ranks make similar numbers of calls.
-  const std::int64_t perRank = budget / std::max<Rank>(trace.numRanks, 1);
-  std::int64_t calls = 0;
-  RankCursor c(trace, 0);
-  Call call;
-  while (calls <= perRank && c.next(call)) ++calls;
-  return calls <= perRank;
-}
-
 }  // namespace
 
 ReceivedBytes matchReceivedBytes(const Trace& trace, std::int64_t callBudget) {
   ReceivedBytes out;
-  if (trace.numRanks <= 0 || !withinBudget(trace, callBudget)) return out;
+  if (trace.numRanks <= 0 || !expansionWithinBudget(trace, callBudget)) return out;
   const Rank P = trace.numRanks;
   auto inWorld = [&](Rank r) { return r >= 0 && r < P; };
 

@@ -260,4 +260,13 @@ void RankCursor::emit(Item& item, Call& call) {
   prevSite_ = e.site;
 }
 
+bool expansionWithinBudget(const Trace& trace, std::int64_t budget, const std::string& fileName) {
+  const std::int64_t perRank = budget / std::max<Rank>(trace.numRanks, 1);
+  std::int64_t calls = 0;
+  RankCursor cursor(trace, 0, fileName);
+  Call call;
+  while (calls <= perRank && cursor.next(call)) ++calls;
+  return calls <= perRank;
+}
+
 }  // namespace tracegen

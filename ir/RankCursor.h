@@ -98,4 +98,9 @@ class RankCursor {
   std::deque<std::int64_t> requests_;  // stream indices of recent request-creating calls
 };
 
+// Whether expanding every rank's calls stays within `budget` calls, estimated from rank 0 (SPMD
+// ranks make similar numbers of calls) by expanding at most budget / P of its calls. For the
+// whole-run walks (point-to-point matching) that are worth doing only up to a size.
+bool expansionWithinBudget(const Trace& trace, std::int64_t budget, const std::string& fileName = "<trace>");
+
 }  // namespace tracegen

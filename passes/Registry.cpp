@@ -54,14 +54,8 @@ void verifyAfterPass(const Trace& trace, PassContext& ctx, const std::string& pa
     return;
   }
   if (passName != "resolve-wildcards") return;
-  // Estimated from rank 0 (SPMD ranks make similar numbers of calls).
   constexpr std::int64_t kCallBudget = 10'000'000;
-  const std::int64_t perRankBudget = kCallBudget / std::max<Rank>(trace.numRanks, 1);
-  std::int64_t calls = 0;
-  RankCursor c(trace, 0, ctx.fileName);
-  Call call;
-  while (calls <= perRankBudget && c.next(call)) ++calls;
-  if (calls > perRankBudget) {
+  if (!expansionWithinBudget(trace, kCallBudget, ctx.fileName)) {
     ++ctx.counter("p2p-check-skipped");
     return;
   }

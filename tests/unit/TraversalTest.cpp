@@ -202,22 +202,21 @@ TEST(Traversal, WaitsomeWithoutPatternWaitsOnTheRecentRequests) {
   PassContext ctx;
   PassManager({"resolve-comms", "summarize-timing"}).run(t, ctx);
   Program p = buildProgram(t, "waitsome");
-  const Stmt* waitsome = nullptr;
-  for (const auto& s : p.body)
-    if (s.kind == Stmt::Kind::Loop)
-      for (const auto& b : s.loop.body)
-        if (b.kind == Stmt::Kind::Call && b.call.op == Op::Waitsome) waitsome = &b;
+  auto inLoop = [&](Op op) -> const Stmt* {  // the call `op` in the program's loop
+    for (const auto& s : p.body)
+      if (s.kind == Stmt::Kind::Loop)
+        for (const auto& b : s.loop.body)
+          if (b.kind == Stmt::Kind::Call && b.call.op == op) return &b;
+    return nullptr;
+  };
+  const Stmt* waitsome = inLoop(Op::Waitsome);
   ASSERT_NE(waitsome, nullptr);
   // Every request any execution named (offsets 9999 and 9998), and a count to match.
   EXPECT_EQ(waitsome->call.vectors.at(Param::Requests), (std::vector<Expr>{Expr::constant(9999), Expr::constant(9998)}));
   EXPECT_EQ(waitsome->call.params.at(Param::Count), Expr::constant(2));
   // The Waitall's entries (null where the Waitsome completed the request) follow the same
   // non-pattern: it waits on both recent requests.
-  const Stmt* waitall = nullptr;
-  for (const auto& s : p.body)
-    if (s.kind == Stmt::Kind::Loop)
-      for (const auto& b : s.loop.body)
-        if (b.kind == Stmt::Kind::Call && b.call.op == Op::Waitall) waitall = &b;
+  const Stmt* waitall = inLoop(Op::Waitall);
   ASSERT_NE(waitall, nullptr);
   EXPECT_EQ(waitall->call.vectors.at(Param::Requests), (std::vector<Expr>{Expr::constant(9999), Expr::constant(9998)}));
   ASSERT_EQ(p.notes.size(), 2u);
