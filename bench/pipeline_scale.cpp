@@ -1,8 +1,10 @@
-// Scale benchmark of the default lowering pipeline on a synthetic 2-D stencil trace.
+// Scale benchmark of the default lowering pipeline on synthetic clustered traces: a 2-D
+// five-point stencil (nonblocking halo exchange, Allreduce) or an LU-like wavefront (blocking
+// receives from MPI_ANY_SOURCE, one tag per direction).
 //
-// Prints, for one rank count per run (so that peak memory is that run's own): the time to
-// build the trace, the time of each pass, and the process's peak resident memory. Run
-// bench/run-scale.sh for the table over 1,024, 16,384 and 262,144 ranks.
+// Prints, for one trace per run (so that peak memory is that run's own): the time to build the
+// trace, the time and counters of each pass, and the process's peak resident memory. Run
+// bench/run-scale.sh for the tables.
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -12,6 +14,7 @@
 #include <string>
 
 #include "bench/SyntheticStencil.h"
+#include "bench/SyntheticWavefront.h"
 #include "passes/PassManager.h"
 
 namespace {
@@ -27,15 +30,16 @@ long peakRssKiB() {
 int main(int argc, char** argv) {
   using namespace tracegen;
   using clock = std::chrono::steady_clock;
-  long ranks = argc > 1 ? std::strtol(argv[1], nullptr, 10) : 16384;
-  long timesteps = argc > 2 ? std::strtol(argv[2], nullptr, 10) : 1000;
+  const std::string kind = argc > 1 ? argv[1] : "stencil";
+  long ranks = argc > 2 ? std::strtol(argv[2], nullptr, 10) : 16384;
+  long timesteps = argc > 3 ? std::strtol(argv[3], nullptr, 10) : 1000;
   Rank px = static_cast<Rank>(std::llround(std::sqrt(static_cast<double>(ranks))));
-  if (ranks < 4 || px * px != ranks) {
-    fmt::print(stderr, "usage: {} RANKS [TIMESTEPS]   (RANKS a square >= 4)\n", argv[0]);
+  if ((kind != "stencil" && kind != "wavefront") || ranks < 4 || px * px != ranks) {
+    fmt::print(stderr, "usage: {} stencil|wavefront RANKS [TIMESTEPS]   (RANKS a square >= 4)\n", argv[0]);
     return 2;
   }
   auto t0 = clock::now();
-  Trace trace = makeStencilTrace(px, px, timesteps);
+  Trace trace = kind == "stencil" ? makeStencilTrace(px, px, timesteps) : makeWavefrontTrace(px, px, timesteps);
   double build = std::chrono::duration<double>(clock::now() - t0).count();
   PassContext ctx;
   ctx.fileName = "synthetic";
@@ -43,10 +47,14 @@ int main(int argc, char** argv) {
   auto t1 = clock::now();
   pm.run(trace, ctx);
   double total = std::chrono::duration<double>(clock::now() - t1).count();
-  fmt::print("ranks {} grid {}x{} timesteps {} events {}\n", ranks, px, px, timesteps, trace.events.size());
-  fmt::print("  build trace        {:9.3f} s\n", build);
-  for (const auto& t : pm.timings()) fmt::print("  {:<18} {:9.3f} s\n", t.pass, t.seconds);
-  fmt::print("  pipeline total     {:9.3f} s (verifier included)\n", total);
-  fmt::print("  peak memory        {:9.1f} MiB\n", static_cast<double>(peakRssKiB()) / 1024.0);
+  fmt::print("{} ranks {} grid {}x{} timesteps {} events {}\n", kind, ranks, px, px, timesteps, trace.events.size());
+  fmt::print("  build trace          {:9.3f} s\n", build);
+  for (const auto& t : pm.timings()) {
+    fmt::print("  {:<20} {:9.3f} s\n", t.pass, t.seconds);
+    for (const auto& [counter, value] : ctx.stats[t.pass]) fmt::print("  {:>28}  {}\n", value, counter);
+  }
+  for (const auto& w : ctx.warnings) fmt::print("  warning: {}\n", w);
+  fmt::print("  pipeline total       {:9.3f} s (verifier included)\n", total);
+  fmt::print("  peak memory          {:9.1f} MiB\n", static_cast<double>(peakRssKiB()) / 1024.0);
   return 0;
 }

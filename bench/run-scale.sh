@@ -1,5 +1,25 @@
 #!/usr/bin/env bash
-# Time and peak memory of the default pipeline at 1,024, 16,384 and 262,144 ranks.
+# Cost of the default pipeline (checks included) on the compressed form, printed as figures:
+#   1. the synthetic 2-D stencil at 1,024 / 16,384 / 1,048,576 ranks (1,000 timesteps);
+#   2. an LU-like wavefront with wildcard receives at 16,384 ranks (250 timesteps);
+#   3. generation of C from every bundled trace (and ../shared/traces when present): wall time
+#      and peak memory of the whole `tracegen` process.
+# Usage: bash bench/run-scale.sh [BUILD_DIR]
 set -euo pipefail
-bin=${1:-build/bench/tracegen_pipeline_scale}
-for ranks in 1024 16384 262144; do "$bin" "$ranks" 1000; done
+cd "$(dirname "$0")/.."
+build=${1:-build}
+bin=$build/bench/tracegen_pipeline_scale
+tracegen=$build/tools/tracegen/tracegen
+measure() { /usr/bin/time -f "%e s  %M KiB" "$@"; }
+
+echo "== synthetic stencil (time grows <= 4x from 1,024 to 1,048,576 ranks; each < 1 s, < 100 MB)"
+for ranks in 1024 16384 1048576; do measure "$bin" stencil "$ranks" 1000 2>&1 | grep -E "^stencil|check-communication|decided|simulated|pipeline total|peak memory| s  .*KiB"; done
+echo "== LU-like wavefront with wildcard receives (< 10 s, < 1 GiB at 16,384 ranks)"
+for ranks in 1024 16384; do measure "$bin" wavefront "$ranks" 250 2>&1 | grep -E "^wavefront|resolve-wildcards|check-communication|decided|symbolically|simulated|folded|pipeline total|peak memory| s  .*KiB"; done
+echo "== every trace, tracegen TRACE -o OUT.c (< 100 ms, < 50 MB each)"
+shopt -s nullglob
+for t in samples/traces/*.tgt tests/data/scalatrace/*.trace ../shared/traces/*.trace; do
+  printf "%-48s " "$(basename "$t")"
+  measure "$tracegen" "$t" -o /dev/null --instruction-rate 1e9 2>&1 | grep -E " s  .*KiB" | tr '\n' ' '
+  echo
+done

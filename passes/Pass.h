@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +27,10 @@ struct PassOptions {
   double instructionRate = 0;
   // Upper bound on the states the wildcard matcher explores before giving up.
   std::int64_t wildcardSearchBudget = 100000;
+  // Upper bound on the calls a simulation of the whole program may expand (over all ranks and
+  // all restarts of the wildcard search): what the compressed-form analysis cannot decide is
+  // simulated up to this size, and said undecided beyond it.
+  std::int64_t callBudget = 20'000'000;
 };
 
 struct PassContext {
@@ -35,6 +40,9 @@ struct PassContext {
   // Counters by pass name, then counter name (`tracegen --stats`).
   std::map<std::string, std::map<std::string, std::int64_t>> stats;
   std::string currentPass;
+  // Facts the pipeline has established so far (e.g. "communication-checked": every message
+  // matched and no deadlock), for later passes and the verifier.
+  std::set<std::string> established;
 
   std::int64_t& counter(const std::string& name) { return stats[currentPass][name]; }
   void warn(std::string message) { warnings.push_back(std::move(message)); }

@@ -1,10 +1,14 @@
 #include "passes/Registry.h"
 
+#include <fmt/format.h>
+
 #include <set>
 
 #include "ir/RankCursor.h"
 #include "ir/Verify.h"
 #include "passes/AlignCollectives.h"
+#include "passes/CheckCommunication.h"
+#include "passes/CommunicationAnalysis.h"
 #include "passes/PointToPointCheck.h"
 #include "passes/RankRanges.h"
 #include "passes/ResolveComms.h"
@@ -16,11 +20,13 @@ namespace tracegen {
 const std::vector<PassEntry>& passRegistry() {
   // The default pipeline, in order: peers in world numbering first (alignment and matching
   // compare ranks), collectives aligned before the matcher walks the ranks through them,
+  // wildcards resolved before every trace's matching and deadlock freedom are checked,
   // timing summarised on the final event structure, rank sets named last.
   static const std::vector<PassEntry> kPasses = {
       {"resolve-comms", createResolveCommsPass, true},
       {"align-collectives", createAlignCollectivesPass, true},
       {"resolve-wildcards", createResolveWildcardsPass, true},
+      {"check-communication", createCheckCommunicationPass, true},
       {"summarize-timing", createSummarizeTimingPass, true},
       {"rank-ranges", createRankRangesPass, true},
   };
@@ -42,24 +48,20 @@ bool hasWildcard(const Trace& trace) {
 
 void verifyAfterPass(const Trace& trace, PassContext& ctx, const std::string& passName) {
   verifyStructure(trace, ctx.fileName);
-  // Point-to-point matching is checked once wildcards are resolved. Matching is a property of
-  // the whole run, so it needs every rank's expansion: done up to a budget of calls, which
-  // covers every trace a person reads (the NPB traces: 0.3 million calls; a few seconds per 10 million); past it the check
-  // is skipped and said so, as the pipeline's other checks stay structural.
-  bool wildcardsResolved = false;
-  for (const auto& [name, counters] : ctx.stats) wildcardsResolved = wildcardsResolved || name == "resolve-wildcards";
-  if (!wildcardsResolved) return;
+  // Once check-communication has established that every message is matched and the program
+  // completes, later passes must keep it so: no wildcard may come back, and the compressed-form
+  // analysis must not find a problem it is sure of. (The check itself, with its simulation
+  // where the analysis cannot decide, is check-communication's; the verifier stays cheap.)
+  if (!ctx.established.count("communication-checked") || passName == "check-communication" ||
+      passName == "resolve-wildcards")
+    return;
   if (hasWildcard(trace)) {
     verifyPointToPoint(trace, ctx.fileName);  // reports the unresolved receive
     return;
   }
-  if (passName != "resolve-wildcards") return;
-  constexpr std::int64_t kCallBudget = 10'000'000;
-  if (!expansionWithinBudget(trace, kCallBudget, ctx.fileName)) {
-    ++ctx.counter("p2p-check-skipped");
-    return;
-  }
-  verifyPointToPoint(trace, ctx.fileName);
+  const CommunicationVerdict v = analyseCommunication(trace);
+  if (!v.definiteProblem.empty())
+    throw ProgramError(fmt::format("pass {} broke the trace's communication: {}", passName, v.definiteProblem));
 }
 
 }  // namespace tracegen

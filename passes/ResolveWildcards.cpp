@@ -55,6 +55,7 @@
 
 #include "ir/RankCursor.h"
 #include "ir/Periodic.h"
+#include "passes/CommunicationAnalysis.h"
 
 namespace tracegen {
 
@@ -182,8 +183,9 @@ class Simulation {
  public:
   enum class Outcome { Completed, Failed, Pruned, OutOfBudget };
 
-  Simulation(const Trace& trace, const std::string& fileName, const std::vector<char>& resolvableEvent)
-      : trace_(trace), fileName_(fileName), resolvable_(resolvableEvent) {
+  Simulation(const Trace& trace, const std::string& fileName, const std::vector<char>& resolvableEvent,
+             std::int64_t callBudget = -1)
+      : trace_(trace), fileName_(fileName), resolvable_(resolvableEvent), callBudget_(callBudget) {
     ranks_.reserve(static_cast<std::size_t>(trace.numRanks));
     for (Rank r = 0; r < trace.numRanks; ++r) ranks_.emplace_back(trace, r, fileName);
   }
@@ -195,11 +197,16 @@ class Simulation {
     for (Rank r = 0; r < trace_.numRanks; ++r) wake(r);
     std::size_t depth = 0;
     for (;;) {
-      while (!queue_.empty()) {
+      while (!queue_.empty() && !outOfCalls_ && !mismatch_) {
         Rank r = queue_.front();
         queue_.pop_front();
         state(r).queued = false;
         advance(r);
+      }
+      if (outOfCalls_) return Outcome::OutOfBudget;
+      if (mismatch_) {
+        failure_ = *mismatch_;
+        return Outcome::Failed;
       }
       std::vector<Option> opts = options();
       if (opts.empty()) break;
@@ -232,6 +239,18 @@ class Simulation {
   }
 
   const Failure& failure() const { return failure_; }
+  std::int64_t callsSimulated() const { return calls_; }
+  // Messages sent that no receive took, one line each (at most kMaxListedRanks).
+  std::vector<std::string> unreceivedMessages(std::size_t& count) const {
+    std::vector<std::string> lines;
+    count = 0;
+    for (const auto& m : msgs_) {
+      if (m.matched) continue;
+      if (++count <= kMaxListedRanks)
+        lines.push_back(fmt::format("rank {} to rank {} on communicator {} (tag {})", m.sender, m.receiver, m.key.id, m.tag));
+    }
+    return lines;
+  }
   ResolutionMap& resolutions() { return resolutions_; }
   std::int64_t wildcardsResolved() const { return wildcardsResolved_; }
   const std::vector<std::string>& notes() const { return notes_; }
@@ -250,6 +269,7 @@ class Simulation {
   struct CollState {
     Rank arrived = 0, departed = 0, size = 0;
     Op op = Op::Barrier;
+    Rank firstRank = 0;
   };
   struct RankState {
     RankState(const Trace& t, Rank r, const std::string& f) : cursor(t, r, f) {}
@@ -429,9 +449,20 @@ class Simulation {
     if (c.arrived == 0) {
       c.size = mem.size();
       c.op = s.call.op;
-    } else if (c.op != s.call.op && notes_.size() < kMaxListedRanks) {
-      notes_.push_back(fmt::format("collective {} on communicator {}: rank {} calls {} where another member calls {}",
-                                   s.collIndex + 1, key.id, r, opName(s.call.op), opName(c.op)));
+      c.firstRank = r;
+    } else if (c.op != s.call.op && !mismatch_) {
+      // Members of a communicator must call its collectives in the same order: MPI pairs the
+      // k-th collective of each, and a Bcast paired with a Barrier never completes.
+      Failure f;
+      f.blocked = {std::min(r, c.firstRank), std::max(r, c.firstRank)};
+      f.cycle = {f.blocked[0], f.blocked[1], f.blocked[0]};
+      f.message = fmt::format(
+          "potential deadlock: collectives called in different orders\n  collective {} on communicator {}: rank {} "
+          "calls {} in {} while rank {} calls {}\n  cycle: rank {} -> rank {} -> rank {}",
+          s.collIndex + 1, key.id, r, opName(s.call.op), whereText(r), c.firstRank, opName(c.op), f.cycle[0], f.cycle[1],
+          f.cycle[2]);
+      f.firstBlocked = fmt::format("rank {} waits in {}", r, whereText(r));
+      mismatch_ = std::move(f);
     }
     if (++c.arrived == c.size) mem.forEach([&](Rank m) {
       wake(m);
@@ -566,11 +597,16 @@ class Simulation {
     RankState& s = state(r);
     while (!s.finished) {
       if (!s.hasCall) {
+        if (callBudget_ >= 0 && calls_ >= callBudget_) {
+          outOfCalls_ = true;
+          return;
+        }
         if (!s.cursor.next(s.call)) {
           s.finished = true;
           ++finished_;
           break;
         }
+        ++calls_;
         s.hasCall = true;
         s.started = false;
       }
@@ -792,6 +828,10 @@ class Simulation {
   ResolutionMap resolutions_;
   std::vector<std::string> notes_;
   Failure failure_;
+  std::int64_t callBudget_ = -1;
+  std::int64_t calls_ = 0;
+  bool outOfCalls_ = false;
+  std::optional<Failure> mismatch_;
 };
 
 std::int64_t toOffset(std::int64_t stored, Rank r, Rank P) { return ((stored - r) % P + P) % P; }
@@ -849,10 +889,24 @@ void ResolveWildcardsPass::run(Trace& trace, PassContext& ctx) {
   for (const auto& e : trace.events) any = any || sourceHasWildcard(e);
   if (!any) return;  // the common case: nothing to expand
 
+  // Senders that only one rank can be need no simulation (per rank class, see
+  // CommunicationAnalysis.cpp): a wavefront's receives from MPI_ANY_SOURCE with one tag per
+  // direction, at any scale.
+  if (const std::int64_t forced = resolveForcedWildcards(trace); forced > 0) {
+    ctx.counter("wildcard-groups-resolved-symbolically") = forced;
+    any = false;
+    for (const auto& e : trace.events) any = any || sourceHasWildcard(e);
+    if (!any) return;
+  }
+
   std::vector<char> resolvableEvent(trace.events.size(), 0);
   for (std::size_t i = 0; i < trace.events.size(); ++i) resolvableEvent[i] = resolvable(trace.events[i]) ? 1 : 0;
 
   const std::int64_t budget = ctx.options.wildcardSearchBudget;
+  // Every run counts its calls against one budget, so restarts (each replays its prefix) and
+  // the first run alike are bounded.
+  const std::int64_t callBudget = ctx.options.callBudget;
+  std::int64_t callsSimulated = 0;
   std::vector<Node> path;
   std::int64_t states = 0, restarts = 0, firstRunStates = 0;  // decisions of later runs / of the first
   std::optional<Failure> first;
@@ -863,10 +917,18 @@ void ResolveWildcardsPass::run(Trace& trace, PassContext& ctx) {
     throw ProgramError(msg);
   };
   for (;;) {
-    sim = std::make_unique<Simulation>(trace, ctx.fileName, resolvableEvent);
+    sim = std::make_unique<Simulation>(trace, ctx.fileName, resolvableEvent,
+                                       callBudget < 0 ? -1 : std::max<std::int64_t>(0, callBudget - callsSimulated));
     // The earliest-arrival run is bounded by the trace itself; the budget bounds the search.
     const bool firstRun = restarts == 0;
     const auto outcome = firstRun ? sim->run(path, firstRunStates, -1) : sim->run(path, states, budget);
+    callsSimulated += sim->callsSimulated();
+    ctx.counter("calls-simulated") = callsSimulated;
+    if (outcome == Simulation::Outcome::OutOfBudget && !first)
+      throw ProgramError(fmt::format(
+          "cannot decide whether the wildcard receives can be matched: the simulation reached its budget of {} calls "
+          "(--call-budget) after {} restart{}",
+          callBudget, restarts, restarts == 1 ? "" : "s"));
     if (outcome == Simulation::Outcome::Completed) break;
     if (outcome == Simulation::Outcome::Failed && !first) first = sim->failure();
     const std::string tried = fmt::format("{} restart{}", restarts, restarts == 1 ? "" : "s");
@@ -906,10 +968,50 @@ void ResolveWildcardsPass::run(Trace& trace, PassContext& ctx) {
   for (std::size_t i = 0; i < trace.events.size(); ++i)
     if (resolvableEvent[i] && rewriteSource(trace.events[i], i, sim->resolutions(), trace.numRanks)) ++rewritten;
   ctx.counter("wildcards-resolved") = sim->wildcardsResolved();
+  // The run that completed simulated the whole program: every rank finished, every receive
+  // was matched. What it left unreceived is said once, here.
+  ctx.established.insert("communication-checked");
+  ctx.counter("events-simulated") = static_cast<std::int64_t>(trace.events.size());
+  std::size_t unreceived = 0;
+  auto lines = sim->unreceivedMessages(unreceived);
+  if (unreceived > 0) {
+    std::string msg = fmt::format("{} message{} sent but never received:", unreceived, unreceived == 1 ? "" : "s");
+    for (const auto& l : lines) msg += "\n  " + l;
+    if (unreceived > lines.size()) msg += fmt::format("\n  ... and {} more", unreceived - lines.size());
+    ctx.warn(msg);
+  }
   ctx.counter("events-rewritten") = rewritten;
   ctx.counter("search-restarts") = restarts;
 }
 
 std::unique_ptr<Pass> createResolveWildcardsPass() { return std::make_unique<ResolveWildcardsPass>(); }
+
+SimulationResult simulateCommunication(const Trace& trace, const std::string& fileName, std::int64_t callBudget) {
+  const std::vector<char> noWildcards(trace.events.size(), 0);
+  Simulation sim(trace, fileName, noWildcards, callBudget);
+  std::vector<Node> path;
+  std::int64_t states = 0;
+  SimulationResult result;
+  const auto outcome = sim.run(path, states, -1);
+  result.calls = sim.callsSimulated();
+  if (outcome == Simulation::Outcome::OutOfBudget) {
+    result.outOfBudget = true;
+    return result;
+  }
+  if (outcome != Simulation::Outcome::Completed) {
+    const Failure& f = sim.failure();
+    if (f.deadlock) throw DeadlockError(f.message, f.blocked, f.cycle);
+    throw ProgramError(f.message);
+  }
+  std::size_t count = 0;
+  auto lines = sim.unreceivedMessages(count);
+  if (count > 0) {
+    std::string msg = fmt::format("{} message{} sent but never received:", count, count == 1 ? "" : "s");
+    for (const auto& l : lines) msg += "\n  " + l;
+    if (count > lines.size()) msg += fmt::format("\n  ... and {} more", count - lines.size());
+    result.unreceived = std::move(msg);
+  }
+  return result;
+}
 
 }  // namespace tracegen

@@ -47,4 +47,15 @@ class ResolveWildcardsPass : public Pass {
 
 std::unique_ptr<Pass> createResolveWildcardsPass();
 
+// One simulated run of a trace whose receives name their senders (no wildcard left): every
+// rank advances until it blocks, as in resolve-wildcards. Throws DeadlockError if ranks block
+// for ever (including collectives called in different orders), ProgramError if every rank
+// finishes but receives stay unmatched. Stops after `callBudget` calls (negative: no limit).
+struct SimulationResult {
+  std::int64_t calls = 0;
+  bool outOfBudget = false;
+  std::string unreceived;  // messages no receive took, or empty
+};
+SimulationResult simulateCommunication(const Trace& trace, const std::string& fileName, std::int64_t callBudget);
+
 }  // namespace tracegen
