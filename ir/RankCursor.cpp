@@ -133,7 +133,13 @@ Rank RankCursor::toWorld(std::int64_t comm, std::int64_t commRank, bool& isWorld
 
 void RankCursor::emit(Item& item, Call& call) {
   const Event& e = *item.event;
+  // A fresh call, keeping the vectors' storage: this runs once per expanded call.
+  std::vector<std::int64_t> vec = std::move(call.vec), completes = std::move(call.completes);
+  vec.clear();
+  completes.clear();
   call = Call{};
+  call.vec = std::move(vec);
+  call.completes = std::move(completes);
   call.event = &e;
   call.op = e.op;
   call.index = index_++;
@@ -248,6 +254,10 @@ void RankCursor::emit(Item& item, Call& call) {
   }
 
   // The timing summary, where a pass has made one, is what a benchmark reproduces.
+  if (!withTimes_) {
+    prevSite_ = e.site;
+    return;
+  }
   for (const auto& ct : e.compute)
     if (ct.after == prevSite_) call.computeUs = ct.us;
   for (const auto& st : e.stats) {

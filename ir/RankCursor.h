@@ -52,6 +52,10 @@ class RankCursor {
   RankCursor(const Trace& trace, Rank rank, std::string fileName = "<trace>");
   bool next(Call& call);
   Rank rank() const { return rank_; }
+  // Whether calls carry their compute time (on by default); walks that only follow the
+  // communication (the simulations of the passes) turn it off, as it costs a histogram's mean
+  // per call.
+  void setComputeTimes(bool on) { withTimes_ = on; }
   // The rank's compressed trace: indices into trace.events.
   std::vector<std::size_t> eventIndices() const;
 
@@ -95,6 +99,7 @@ class RankCursor {
   std::vector<Frame> stack_;
   std::int64_t index_ = 0;
   SiteId prevSite_ = kNoSite;
+  bool withTimes_ = true;
   std::deque<std::int64_t> requests_;  // stream indices of recent request-creating calls
 };
 

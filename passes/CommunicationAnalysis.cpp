@@ -863,6 +863,7 @@ std::int64_t estimateCalls(const Trace& trace, std::int64_t budget, const std::s
     const Rank size = cls.size();
     const std::int64_t perRankLimit = (budget - total) / size + 1;
     RankCursor cursor(trace, *cls.first(), fileName);
+    cursor.setComputeTimes(false);
     Call c;
     std::int64_t calls = 0;
     while (calls < perRankLimit && cursor.next(c)) ++calls;

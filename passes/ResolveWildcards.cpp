@@ -272,7 +272,7 @@ class Simulation {
     Rank firstRank = 0;
   };
   struct RankState {
-    RankState(const Trace& t, Rank r, const std::string& f) : cursor(t, r, f) {}
+    RankState(const Trace& t, Rank r, const std::string& f) : cursor(t, r, f) { cursor.setComputeTimes(false); }
     RankCursor cursor;
     Call call;
     bool hasCall = false, started = false, finished = false, queued = false;
@@ -818,8 +818,9 @@ class Simulation {
   std::vector<RankState> ranks_;
   std::deque<Rank> queue_;
   Rank finished_ = 0;
-  std::vector<Message> msgs_;
-  std::vector<Receive> recvs_;
+  // Deques: they grow by blocks, without the copies (and page faults) of a doubling vector.
+  std::deque<Message> msgs_;
+  std::deque<Receive> recvs_;
   std::set<std::size_t> wildcards_;  // pending wildcard receives, in posting order
   std::map<std::pair<CommKey, std::int64_t>, CollState> colls_;
   std::map<CommKey, RankList> members_;
