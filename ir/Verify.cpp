@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "ir/Diagnostics.h"
+#include "ir/RankClasses.h"
 
 namespace tracegen {
 
@@ -118,24 +119,15 @@ void verifyStructure(const Trace& trace, const std::string& fileName, Rank maxRa
       throw InputError(fileName, line,
                        fmt::format("event {}: {} {} names ranks outside 0..{}", e.id, what, l.pretty(), P - 1));
   };
-  std::set<Rank> sample;
-  auto addSample = [&](const RankList& l) {
-    if (P > maxRanksChecked && !l.empty()) {
-      sample.insert(*l.first());
-      sample.insert(*l.last());
-    }
-  };
   for (std::size_t i = 0; i < trace.events.size(); ++i) {
     const Event& e = trace.events[i];
     inRange(e, e.line, e.ranks, "ranklist");
-    addSample(e.ranks);
     for (std::size_t k = 0; k < e.loops.size(); ++k) {
       const LoopLevel& lv = e.loops[k];
       const int line = lines.loopLine(i, k, e.line);
       for (const auto* groups : {&lv.iter, &lv.mem})
         for (const auto& g : *groups) {
           inRange(e, line, g.ranks, "loop group");
-          addSample(g.ranks);
           if (g.values.empty()) throw InputError(fileName, line, fmt::format("event {}: loop group without values", e.id));
         }
     }
@@ -144,7 +136,6 @@ void verifyStructure(const Trace& trace, const std::string& fileName, Rank maxRa
       Rank covered = 0;
       for (const auto& g : pv.groups) {
         inRange(e, line, g.ranks, "parameter group");
-        addSample(g.ranks);
         covered += g.ranks.size();
         if (g.values.empty())
           throw InputError(fileName, line, fmt::format("event {}: parameter '{}' has an empty value list", e.id, paramName(pv.param)));
@@ -159,10 +150,12 @@ void verifyStructure(const Trace& trace, const std::string& fileName, Rank maxRa
                                      paramName(pv.param), covered, e.ranks.size()));
     }
   }
+  // Loops are checked for every rank: small traces rank by rank, others once per rank class
+  // (ranks of a class have the same events and loop groups, so the same walk).
   if (P <= maxRanksChecked) {
     for (Rank r = 0; r < P; ++r) LoopChecker(trace, fileName, lines, r).run();
   } else {
-    for (Rank r : sample) LoopChecker(trace, fileName, lines, r).run();
+    for (const auto& cls : rankClasses(trace, /*byParameters=*/false)) LoopChecker(trace, fileName, lines, *cls.first()).run();
   }
 }
 

@@ -13,8 +13,9 @@ namespace tracegen {
 // partitioning their event's ranks, datatypes and communicators that exist, and loops that
 // fit each rank's own event sequence (a body never runs past the events the rank has, nor an
 // inner loop past its enclosing body). The loop check walks each rank's compressed trace
-// without expanding it; above `maxRanksChecked` ranks it checks the first and last rank of
-// every distinct rank group instead of every rank. Throws InputError.
+// without expanding it: rank by rank up to `maxRanksChecked` ranks, above that once per rank
+// class (ir/RankClasses.h: ranks with the same events and loop groups walk the same way), so
+// every rank is checked at every scale. Throws InputError.
 void verifyStructure(const Trace& trace, const std::string& fileName, Rank maxRanksChecked = 4096);
 
 // Where the parts of each event were read from, so that diagnostics name the offending line

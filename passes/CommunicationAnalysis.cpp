@@ -50,6 +50,7 @@
 #include <optional>
 #include <set>
 
+#include "ir/RankClasses.h"
 #include "ir/RankCursor.h"
 
 namespace tracegen {
@@ -771,43 +772,6 @@ class Analysis {
 };
 
 }  // namespace
-
-std::vector<RankList> rankClasses(const Trace& trace) {
-  std::vector<RankList> classes{RankList::all(trace.numRanks)};
-  auto refine = [&](const RankList& by) {
-    std::vector<RankList> next;
-    next.reserve(classes.size() + 1);
-    for (auto& c : classes) {
-      if (!c.intersects(by)) {
-        next.push_back(std::move(c));
-        continue;
-      }
-      if (c.isSubsetOf(by)) {
-        next.push_back(std::move(c));
-        continue;
-      }
-      RankList in = RankList::intersect(c, by);
-      RankList out = RankList::subtract(c, by);
-      next.push_back(std::move(in));
-      if (!out.empty()) next.push_back(std::move(out));
-    }
-    classes = std::move(next);
-  };
-  for (const auto& e : trace.events) {
-    refine(e.ranks);
-    for (const auto& lv : e.loops) {
-      for (const auto& g : lv.iter)
-        if (lv.iter.size() > 1) refine(g.ranks);
-      for (const auto& g : lv.mem)
-        if (lv.mem.size() > 1) refine(g.ranks);
-    }
-    for (const auto& p : e.params)
-      if (p.groups.size() > 1)
-        for (const auto& g : p.groups) refine(g.ranks);
-  }
-  std::sort(classes.begin(), classes.end(), [](const RankList& a, const RankList& b) { return *a.first() < *b.first(); });
-  return classes;
-}
 
 CommunicationVerdict analyseCommunication(const Trace& trace) { return Analysis(trace).run(); }
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/RankClasses.h"
 #include "ir/Trace.h"
 
 namespace tracegen {
@@ -33,10 +34,6 @@ struct CommunicationVerdict {
   std::int64_t collectiveSequences = 0;  // (class, communicator) sequences compared
   std::int64_t graphNodes = 0;          // nodes of the per-class wait-for graph
 };
-
-// Ranks with the same compressed trace: the same events, loops and parameter value groups.
-// Found by partition refinement on the rank lists, never by enumerating ranks.
-std::vector<RankList> rankClasses(const Trace& trace);
 
 // Decides, per rank class and per loop, whether every point-to-point message is matched and
 // the program completes. Throws nothing for undecidable input: says Undecided and why.

@@ -30,7 +30,7 @@ struct PassOptions {
   // Upper bound on the calls a simulation of the whole program may expand (over all ranks and
   // all restarts of the wildcard search): what the compressed-form analysis cannot decide is
   // simulated up to this size, and said undecided beyond it.
-  std::int64_t callBudget = 20'000'000;
+  std::int64_t callBudget = 10'000'000;
 };
 
 struct PassContext {

@@ -684,7 +684,7 @@ class Simulation {
         } else {
           waitsFor.insert(c.peer);
         }
-        return fmt::format("for a message from {} to probe", fromText(c.peer));
+        return fmt::format("for a message to probe from {}", fromText(c.peer));
       }
       case OpKind::Wait:
       case OpKind::WaitAll: {

@@ -22,7 +22,7 @@ struct PipelineOptions {
   std::string timing = "avg";
   double instructionRate = 0;
   std::int64_t searchBudget = 100000;
-  std::int64_t callBudget = 20'000'000;
+  std::int64_t callBudget = 10'000'000;
 };
 void addPipelineOptions(CLI::App& cmd, PipelineOptions& opts);
 // Reads the trace, runs the pipeline, prints --stats to stderr. Throws on errors.
