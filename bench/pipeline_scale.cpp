@@ -15,6 +15,7 @@
 
 #include "bench/SyntheticStencil.h"
 #include "bench/SyntheticWavefront.h"
+#include "ir/Readers.h"
 #include "passes/PassManager.h"
 
 namespace {
@@ -35,12 +36,17 @@ int main(int argc, char** argv) {
   long timesteps = argc > 3 ? std::strtol(argv[3], nullptr, 10) : 1000;
   Rank px = static_cast<Rank>(std::llround(std::sqrt(static_cast<double>(ranks))));
   if ((kind != "stencil" && kind != "wavefront") || ranks < 4 || px * px != ranks) {
-    fmt::print(stderr, "usage: {} stencil|wavefront RANKS [TIMESTEPS]   (RANKS a square >= 4)\n", argv[0]);
+    fmt::print(stderr, "usage: {} stencil|wavefront RANKS [TIMESTEPS [WRITE.tgt]]   (RANKS a square >= 4)\n", argv[0]);
     return 2;
   }
+  const std::string writeTo = argc > 4 ? argv[4] : "";  // also write the built trace (.tgt) there
   auto t0 = clock::now();
   Trace trace = kind == "stencil" ? makeStencilTrace(px, px, timesteps) : makeWavefrontTrace(px, px, timesteps);
   double build = std::chrono::duration<double>(clock::now() - t0).count();
+  if (!writeTo.empty()) {
+    std::ofstream out(writeTo);
+    writeTracegenText(trace, out);
+  }
   PassContext ctx;
   ctx.fileName = "synthetic";
   PassManager pm(defaultPipeline());
