@@ -22,7 +22,7 @@ const char* const kTdLu = "scalatrace2-npb-td-lu-A-4.trace";
 const char* const kTiCg = "scalatrace2-npb-ti-cg-A-4.trace";
 
 std::string readFile(const std::string& name) {
-  std::ifstream in(std::string(TRACEGEN_SHARED_DIR) + "/traces/" + name, std::ios::binary);
+  std::ifstream in(std::string(TRACEGEN_TEST_DATA_DIR) + "/scalatrace/" + name, std::ios::binary);
   std::ostringstream ss;
   ss << in.rdbuf();
   return ss.str();

@@ -165,7 +165,7 @@ TEST(Traversal, NpbTracesReplayExactlyOnEveryRank) {
   for (const char* name : {"scalatrace2-npb-td-lu-A-4.trace", "scalatrace2-npb-ti-lu-A-4.trace",
                            "scalatrace2-npb-tic-lu-A-4.trace", "scalatrace2-npb-ti-cg-A-4.trace"}) {
     SCOPED_TRACE(name);
-    Trace t = readTraceFile(std::string(TRACEGEN_SHARED_DIR) + "/traces/" + name);
+    Trace t = readTraceFile(std::string(TRACEGEN_TEST_DATA_DIR) + "/scalatrace/" + name);
     PassContext ctx;
     ctx.options.instructionRate = 1e9;
     PassManager({"resolve-comms", "summarize-timing"}).run(t, ctx);
