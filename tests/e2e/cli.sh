@@ -76,6 +76,12 @@ expect_status "unknown opcode" 2 "badop.trace:7: error: unknown operation code 9
 expect_status "empty file" 2 "empty.trace:.*error: empty" -- "$tracegen" inspect "$work/empty.trace"
 head -c 300 /dev/urandom >"$work/garbage.trace"; printf '\x00' >>"$work/garbage.trace"
 expect_status "binary garbage" 2 "garbage.trace:[0-9]+: error:" -- "$tracegen" inspect "$work/garbage.trace"
+# A fragment (no MPI_Init, no MPI_Finalize) is generated, with the added calls said on stderr.
+frag="$src/tests/data/scalatrace-structures/fragment-4.trace"
+expect_status "fragment warns" 0 "^tracegen: warning: .*fragment-4.trace:1: the trace starts with event 5 \(MPI_Barrier\), not MPI_Init" \
+  -- "$tracegen" "$frag" -o "$work/frag.c"
+check "fragment gets MPI_Init and MPI_Finalize" grep -q "MPI_Finalize();" "$work/frag.c"
+expect_status "fragment warns at its end" 0 "not MPI_Finalize: it is read as a fragment" -- "$tracegen" lower "$frag" -o -
 head -c 20000 "$lu" >"$work/truncated.trace"
 expect_status "truncated" 2 "truncated.trace:[0-9]+: error:" -- "$tracegen" inspect "$work/truncated.trace"
 expect_status "missing file" 2 "error: cannot open" -- "$tracegen" inspect "$work/none.trace"
