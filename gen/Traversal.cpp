@@ -22,12 +22,40 @@
 //    time-step loop).
 // 4. Values. Parameters become expressions: a constant, an offset from the rank for relative
 //    peers, a choice by rank group, or a cycle over the statement's executions.
+//
+// Loops whose body length changes from one entry to the next. ScalaTrace's LCS loop builds
+// write `mem` (and `iter`) as vectors consumed once per entry (§8 "Value vectors"): with
+// `mem: ( 3 2 2 1 1 )` the loop's body is the head and the next two events of the rank on the
+// first entry, the next one on the second and third, the head alone on the last two, and
+// the events it leaves out follow the loop instead. Such a class's tree cannot be read off the
+// file statically; it is built by running the class's representative once (the expansion of
+// §11.1, counting rather than emitting calls) and recording, in every body, which loop (head,
+// level, body length) or event starts at which position of the rank's events, and on which
+// executions of the body. Each distinct body length becomes a loop statement of its own
+// whose trip count cycles over the body's executions, 0 where that length was not used, and
+// the events that are not in every execution go under a guard: a one-statement loop whose
+// trip count cycles through 1 and 0. So the example inside a 5-iteration loop becomes
+//
+//     for (5)  { A; for (2,0,0,0,0 per entry) { B C D }; for (0,1,1,0,0) { B C };
+//                for (0,0,0,1,1) { B }; guard (0,0,0,1,1) { C }; guard (0,1,1,1,1) { D } }
+//
+// which every backend already renders (a loop with a trip count per entry) and which reads as
+// the trace does: one statement per loop shape. An event that ends up in several statements
+// keeps the values the trace gives its executions: each statement carries the event's
+// execution numbers it stands for, and its parameter and compute cycles are taken from those
+// (the FirstIteration choice of step 2 when that describes them). The run is bounded
+// (kSimulatedCalls per class); a trace whose pattern repeats only over longer than
+// kMaxCycle executions cannot be written as cycles and is refused.
 #include "gen/Traversal.h"
 
 #include <algorithm>
 #include <fmt/format.h>
 #include <functional>
+#include <map>
+#include <memory>
+#include <optional>
 #include <stdexcept>
+#include <tuple>
 
 #include "passes/RankRanges.h"
 
@@ -79,7 +107,47 @@ struct Node {
   RankList ranks;
   Expr compute;  // event node
   std::size_t first = 0, last = 0;  // span of trace events
+  // Event node of a class whose tree was simulated (see the opening comment), standing for
+  // only some of the event's executions by those ranks: per class, the event's execution
+  // numbers (from 0, per rank) of this node's executions in order. Empty: every execution.
+  std::vector<std::pair<RankList, std::shared_ptr<const std::vector<std::int64_t>>>> executions;
 };
+
+// The longest cycle of per-execution values a statement is given, and the most calls one
+// class's representative is run for to build a tree whose loops change shape per entry.
+constexpr std::size_t kMaxCycle = 4096;
+constexpr std::int64_t kSimulatedCalls = std::int64_t{1} << 22;
+
+// The shortest prefix p of `seq` with seq[i] == p[i mod |p|] for every i. Of the cycles that
+// fit, one that repeats a whole number of times is preferred where it is not much longer (a
+// trip count per entry of (0 1 1 0 0) over 5 entries reads as the trace does; (0 1 1 0) is
+// as correct but looks like a pattern that is not there).
+template <class T>
+std::vector<T> shortestCycle(const std::vector<T>& seq) {
+  const std::size_t n = seq.size();
+  if (n == 0) return {};
+  // The prefix function: n minus the longest proper border is the shortest period.
+  std::vector<std::size_t> border(n, 0);
+  for (std::size_t i = 1; i < n; ++i) {
+    std::size_t k = border[i - 1];
+    while (k > 0 && !(seq[i] == seq[k])) k = border[k - 1];
+    if (seq[i] == seq[k]) ++k;
+    border[i] = k;
+  }
+  std::size_t p = n - border[n - 1];
+  auto isPeriod = [&](std::size_t d) {
+    for (std::size_t i = d; i < n; ++i)
+      if (!(seq[i] == seq[i - d])) return false;
+    return true;
+  };
+  if (n % p != 0)
+    for (std::size_t d = p + 1; d <= std::min(n, kMaxCycle); ++d)
+      if (n % d == 0 && isPeriod(d)) {
+        p = d;
+        break;
+      }
+  return std::vector<T>(seq.begin(), seq.begin() + static_cast<std::ptrdiff_t>(p));
+}
 
 Expr simplifyByRank(std::vector<RankList> groups, std::vector<Expr> children) {
   bool allSame = true;
@@ -125,13 +193,16 @@ class Builder {
     return classes;
   }
 
-  // The loop tree of one class, from its first rank.
-  std::vector<Node> classTree(const RankList& cls) {
+  struct Item {
+    std::size_t event;
+    std::vector<std::pair<const ValueGroup*, const ValueGroup*>> levels;  // iter, mem
+  };
+
+  // The loop tree of one class, from its first rank. `simulated`: built by running the rank
+  // (its loops change shape per entry), with computation already assigned.
+  std::vector<Node> classTree(const RankList& cls, bool& simulated) {
     const Rank r = *cls.first();
-    struct Item {
-      std::size_t event;
-      std::vector<std::pair<const ValueGroup*, const ValueGroup*>> levels;  // iter, mem
-    };
+    bool changesShape = false;
     std::vector<Item> items;
     for (std::size_t i = 0; i < trace_.events.size(); ++i) {
       const Event& e = trace_.events[i];
@@ -145,15 +216,14 @@ class Builder {
         for (const auto& g : lv.mem)
           if (g.ranks.contains(r)) mem = &g;
         if (!iter || !mem) break;
-        if (mem->values.size() != 1 &&
-            std::adjacent_find(mem->values.begin(), mem->values.end(), std::not_equal_to<>()) != mem->values.end())
-          throw std::invalid_argument(fmt::format(
-              "event {} ({}): a loop whose body length changes from one entry to the next cannot be generated yet",
-              e.id, opName(e.op)));
+        changesShape = changesShape || std::adjacent_find(mem->values.begin(), mem->values.end(),
+                                                          std::not_equal_to<>()) != mem->values.end();
         it.levels.push_back({iter, mem});
       }
       items.push_back(std::move(it));
     }
+    simulated = changesShape;
+    if (changesShape) return simulatedTree(cls, items);
     std::function<Node(std::size_t, std::size_t, std::size_t&)> loop;
     std::function<void(std::size_t, std::size_t, std::vector<Node>&)> sequence;
     auto eventNode = [&](std::size_t j) {
@@ -200,6 +270,194 @@ class Builder {
     };
     std::vector<Node> top;
     sequence(0, items.size(), top);
+    return top;
+  }
+
+  // The tree of a class whose loops change shape from one entry to the next (see the opening
+  // comment): the representative's expansion, recorded per body position.
+  std::vector<Node> simulatedTree(const RankList& cls, const std::vector<Item>& items) {
+    struct Sim {
+      bool isLoop = false;
+      std::size_t item = 0;
+      std::int64_t executions = 0;  // loop: iterations run so far, over all entries
+      std::int64_t iteration = 0;   // loop: the current iteration within its entry
+      // Children by (position, loop level or -1 for the event, body length): within one
+      // execution of a body each position starts at most one child, in increasing position.
+      std::map<std::tuple<std::size_t, int, std::int64_t>, Sim> children;
+      std::vector<std::pair<std::int64_t, std::int64_t>> entries;  // (parent's execution, trips; 1 for events)
+      std::vector<std::int64_t> eventExecutions;  // event: the event's execution number, per execution
+      std::vector<double> compute;
+      std::vector<char> firstIteration;  // event: whether the enclosing loop was in its first iteration
+    };
+    std::vector<std::vector<std::size_t>> iterPos(items.size()), memPos(items.size());
+    for (std::size_t j = 0; j < items.size(); ++j) {
+      iterPos[j].assign(items[j].levels.size(), 0);
+      memPos[j].assign(items[j].levels.size(), 0);
+    }
+    std::vector<std::int64_t> eventCount(items.size(), 0);
+    SiteId prev = kNoSite;
+    bool started = false;
+    std::int64_t steps = 0;
+    auto step = [&] {
+      if (++steps > kSimulatedCalls)
+        throw std::invalid_argument(fmt::format(
+            "a loop whose body length changes from one entry to the next is generated by expanding the ranks' calls, "
+            "and rank {} makes more than {}", *cls.first(), kSimulatedCalls));
+    };
+    auto cyclic = [](const ValueGroup* g, std::size_t& pos) {
+      std::int64_t v = g->values[pos];
+      pos = (pos + 1) % g->values.size();
+      return v;
+    };
+    std::function<void(Sim&, std::size_t)> event = [&](Sim& parent, std::size_t j) {
+      step();
+      Sim& c = parent.children[{j, -1, 0}];
+      c.item = j;
+      c.entries.push_back({parent.executions - 1, 1});
+      c.eventExecutions.push_back(eventCount[j]++);
+      const Event& e = trace_.events[items[j].event];
+      c.compute.push_back(started ? computeAfter(e, prev) : 0.0);  // the first call has no predecessor
+      started = true;
+      c.firstIteration.push_back(parent.iteration == 0);
+      prev = e.site;
+    };
+    std::function<void(Sim&, std::size_t, std::size_t)> sequence;
+    std::function<std::size_t(Sim&, std::size_t, std::size_t, std::size_t)> loop =
+        [&](Sim& parent, std::size_t h, std::size_t k, std::size_t limit) -> std::size_t {
+      step();
+      const auto [iter, mem] = items[h].levels[k];
+      const std::int64_t m = cyclic(mem, memPos[h][k]);
+      const std::int64_t n = cyclic(iter, iterPos[h][k]);
+      const Event& e = trace_.events[items[h].event];
+      if (m < 1 || n < 0 || m > static_cast<std::int64_t>(limit - h))
+        throw std::invalid_argument(fmt::format("event {} ({}): loop level {} of {} iterations over {} events does not fit "
+                                                "rank {}'s enclosing body",
+                                                e.id, opName(e.op), k, n, m, *cls.first()));
+      Sim& c = parent.children[{h, static_cast<int>(k), m}];
+      c.isLoop = true;
+      c.item = h;
+      c.entries.push_back({parent.executions - 1, n});
+      const std::size_t end = h + static_cast<std::size_t>(m);
+      for (std::int64_t i = 0; i < n; ++i) {
+        ++c.executions;
+        c.iteration = i;
+        std::size_t j = h + 1;
+        if (items[h].levels.size() > k + 1)
+          j = h + loop(c, h, k + 1, end);
+        else
+          event(c, h);
+        sequence(c, j, end);
+      }
+      return static_cast<std::size_t>(m);
+    };
+    sequence = [&](Sim& parent, std::size_t j, std::size_t end) {
+      while (j < end) {
+        if (items[j].levels.empty()) {
+          event(parent, j);
+          ++j;
+        } else {
+          j += loop(parent, j, 0, end);
+        }
+      }
+    };
+    Sim root;
+    root.executions = 1;
+    sequence(root, 0, items.size());
+
+    auto tooLong = [&](const Sim& c, const char* what) {
+      const Event& e = trace_.events[items[c.item].event];
+      return std::invalid_argument(fmt::format("event {} ({}): its {} repeat only after more than {} executions",
+                                               e.id, opName(e.op), what, kMaxCycle));
+    };
+    auto computeExpr = [&](const Sim& c, int loopId) -> Expr {
+      const auto& v = c.compute;
+      if (std::adjacent_find(v.begin(), v.end(), std::not_equal_to<>()) == v.end()) return Expr::constant(v.front());
+      // The usual shape: one value in the enclosing loop's first iteration, another after it.
+      std::optional<double> first, rest;
+      bool byIteration = loopId >= 0;
+      for (std::size_t i = 0; i < v.size() && byIteration; ++i) {
+        std::optional<double>& slot = c.firstIteration[i] ? first : rest;
+        if (slot && *slot != v[i]) byIteration = false;
+        slot = v[i];
+      }
+      if (byIteration && first && rest) return firstIteration(loopId, Expr::constant(*first), Expr::constant(*rest));
+      std::vector<double> cycle = shortestCycle(v);
+      if (cycle.size() <= kMaxCycle) {
+        std::vector<Expr> cs;
+        for (double x : cycle) cs.push_back(Expr::constant(x));
+        return Expr::byExecution(std::move(cs));
+      }
+      // No pattern a statement can spell: the mean keeps the total computation.
+      double sum = 0;
+      for (double x : v) sum += x;
+      return Expr::constant(sum / static_cast<double>(v.size()));
+    };
+    std::function<void(const Sim&, std::int64_t, int, std::vector<Node>&)> convert =
+        [&](const Sim& parent, std::int64_t parentExecutions, int loopId, std::vector<Node>& out) {
+          std::vector<Node> guarded;
+          std::vector<std::int64_t> guard;
+          auto flush = [&] {
+            if (guarded.empty()) return;
+            if (guard == std::vector<std::int64_t>{1}) {
+              for (auto& n : guarded) out.push_back(std::move(n));
+            } else {
+              Node g;
+              g.isLoop = true;
+              g.event = guarded.front().event;
+              g.loopId = nextLoopId_++;
+              g.iterations = guard;
+              g.ranks = cls;
+              g.first = guarded.front().first;
+              g.last = guarded.back().last;
+              g.body = std::move(guarded);
+              out.push_back(std::move(g));
+            }
+            guarded.clear();
+          };
+          // In position order; alternatives at one position (loops of different body lengths)
+          // in the order the rank first used them.
+          std::vector<const Sim*> children;
+          for (const auto& [key, c] : parent.children) children.push_back(&c);
+          std::stable_sort(children.begin(), children.end(), [](const Sim* a, const Sim* b) {
+            return a->item != b->item ? a->item < b->item : a->entries.front().first < b->entries.front().first;
+          });
+          for (const Sim* child : children) {
+            const Sim& c = *child;
+            std::vector<std::int64_t> perExecution(static_cast<std::size_t>(parentExecutions), 0);
+            for (auto [p, v] : c.entries) perExecution[static_cast<std::size_t>(p)] = v;
+            std::vector<std::int64_t> cycle = shortestCycle(perExecution);
+            if (cycle.size() > kMaxCycle) throw tooLong(c, c.isLoop ? "trip counts" : "appearances");
+            if (c.isLoop) {
+              flush();
+              if (c.executions == 0) continue;  // entered, never iterated: nothing to say
+              Node n;
+              n.isLoop = true;
+              n.event = items[c.item].event;
+              n.loopId = nextLoopId_++;
+              n.iterations = cycle;
+              n.ranks = cls;
+              convert(c, c.executions, n.loopId, n.body);
+              n.first = n.event;
+              n.last = n.body.back().last;
+              out.push_back(std::move(n));
+              continue;
+            }
+            Node n;
+            n.event = items[c.item].event;
+            n.ranks = cls;
+            n.first = n.last = n.event;
+            n.compute = computeExpr(c, loopId);
+            const auto& x = c.eventExecutions;
+            if (static_cast<std::int64_t>(x.size()) != eventCount[c.item] || x.back() + 1 != eventCount[c.item])
+              n.executions.push_back({cls, std::make_shared<const std::vector<std::int64_t>>(x)});
+            if (!guarded.empty() && cycle != guard) flush();
+            guard = cycle;
+            guarded.push_back(std::move(n));
+          }
+          flush();
+        };
+    std::vector<Node> top;
+    convert(root, 1, -1, top);
     return top;
   }
 
@@ -334,6 +592,8 @@ class Builder {
     n.ranks = RankList::unite(x.ranks, y.ranks);
     n.first = std::min(x.first, y.first);
     n.last = std::max(x.last, y.last);
+    n.executions = std::move(x.executions);
+    n.executions.insert(n.executions.end(), y.executions.begin(), y.executions.end());
     if (x.isLoop) {
       renameLoop(y.body, y.loopId, x.loopId);
       n.body = merge(std::move(x.body), std::move(y.body));
@@ -380,6 +640,36 @@ Expr paramExpr(const ParamValues& pv, const RankList& ranks) {
     groups.push_back(r);
     children.push_back(listExpr(g->values, pv.relative));
   }
+  return simplifyByRank(std::move(groups), std::move(children));
+}
+
+// The parameter (or received-bytes) values of an event node: the event's own lists, or for
+// the classes whose node stands for only some of the event's executions, the values of those.
+Expr nodeParamExpr(const ParamValues& pv, const Node& n) {
+  if (n.executions.empty()) return paramExpr(pv, n.ranks);
+  std::vector<RankList> groups;
+  std::vector<Expr> children;
+  RankList rest = n.ranks;
+  for (const auto& [ranks, executions] : n.executions) {
+    rest = RankList::subtract(rest, ranks);
+    for (auto& [r, g] : groupsFor(pv, ranks)) {
+      std::vector<std::int64_t> seq;
+      seq.reserve(executions->size());
+      for (auto x : *executions) seq.push_back(g->values[static_cast<std::size_t>(x) % g->values.size()]);
+      std::vector<std::int64_t> cycle = shortestCycle(seq);
+      if (cycle.size() > kMaxCycle)
+        throw std::invalid_argument(fmt::format("parameter '{}' of a call in a loop whose body length changes per entry "
+                                                "repeats only after more than {} executions",
+                                                paramName(pv.param), kMaxCycle));
+      groups.push_back(r);
+      children.push_back(listExpr(cycle, pv.relative));
+    }
+  }
+  if (!rest.empty())
+    for (auto& [r, g] : groupsFor(pv, rest)) {
+      groups.push_back(r);
+      children.push_back(listExpr(g->values, pv.relative));
+    }
   return simplifyByRank(std::move(groups), std::move(children));
 }
 
@@ -434,10 +724,15 @@ class ProgramWriter {
     std::optional<std::int64_t> window;
     for (const auto& pv : e.params) {
       if (isVectorParam(pv.param)) {
+        if (!n.executions.empty())
+          throw std::invalid_argument(fmt::format(
+              "event {} ({}): a call with vector parameters in a loop whose body length changes from one entry to "
+              "the next cannot be generated",
+              e.id, opName(e.op)));
         c.vectors[pv.param] = vectorExpr(e, pv, n.ranks, window);
         continue;
       }
-      Expr x = paramExpr(pv, n.ranks);
+      Expr x = nodeParamExpr(pv, n);
       for (const auto& g : x.groups) noteRanks(g);
       c.params[pv.param] = std::move(x);
     }
@@ -452,7 +747,7 @@ class ProgramWriter {
     }
     if (received_)
       if (auto it = received_->byEvent.find(&e); it != received_->byEvent.end()) {
-        Expr x = paramExpr(it->second, n.ranks);
+        Expr x = nodeParamExpr(it->second, n);
         for (const auto& g : x.groups) noteRanks(g);
         c.receivedBytes = std::move(x);
       }
@@ -626,8 +921,9 @@ Program buildProgram(const Trace& trace, const std::string& source, const Receiv
   std::vector<Node> merged;
   bool firstClass = true;
   for (const auto& cls : builder.rankClasses()) {
-    std::vector<Node> tree = builder.classTree(cls);
-    builder.assignCompute(tree);
+    bool simulated = false;
+    std::vector<Node> tree = builder.classTree(cls, simulated);
+    if (!simulated) builder.assignCompute(tree);
     merged = firstClass ? std::move(tree) : builder.merge(std::move(merged), std::move(tree));
     firstClass = false;
   }

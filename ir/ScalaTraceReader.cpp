@@ -5,6 +5,14 @@
 // peers stay offset-encoded (marked `relative`), MPI_ANY_SOURCE becomes kAnySource, histogram
 // paths are interned call sites. The world size P is the size of the first block's ranklist
 // (the MPI_Init event); every later ranklist must lie within [0, P).
+//
+// Fragments. A trace cut out of a longer one (its first event is not MPI_Init, or its last
+// not MPI_Finalize; its events may be numbered from any k) is read as the part of a program it
+// is: the reader adds MPI_Init before it and MPI_Finalize after it, on every rank, so that
+// everything downstream sees a whole program, and says so in Trace::warnings (the pipeline
+// passes them to PassContext::warn; the command line prints them on stderr). P is then the
+// size of the first block's ranklist, which must be 0..P-1 as for MPI_Init. A file truncated at
+// a block boundary looks the same, hence a warning rather than silence.
 #include "ir/Readers.h"
 
 #include <algorithm>
@@ -99,14 +107,7 @@ class ScalaTraceParser {
     for (std::size_t b = 0; b < blocks.size(); ++b) parseBlock(blocks[b], b);
 
     Trace& t = trace_;
-    const Event& last = t.events.back();
-    if (last.op != Op::Finalize) {
-      const SourceLine& end = *blocks.back().back();
-      throw InputError(file_.name, end.number,
-                       fmt::format("trace ends with event {} ({}), not MPI_Finalize: the file is truncated", last.id,
-                                   opName(last.op)),
-                       std::string(end.text));
-    }
+    completeFragment(blocks.back().back()->number);
     bool us = t.hasTime(Phase::Compute, TimeUnit::Microseconds);
     bool kinst = t.hasTime(Phase::Compute, TimeUnit::KiloInstructions);
     t.origin = us && kinst ? "scalatrace2-tic" : kinst ? "scalatrace2-ti" : "scalatrace2-td";
@@ -402,8 +403,11 @@ class ScalaTraceParser {
       if (head.text.size() < 7 || head.text.substr(0, 5) != "EVENT" || head.text.back() != ':' ||
           !parseInt(head.text.substr(5, head.text.size() - 6), seq))
         ts.fail("the second line of a block must be 'EVENTn: opcode signature'");
-      if (seq != static_cast<std::int64_t>(index))
-        ts.fail(fmt::format("event number {} where {} was expected (events are numbered in file order)", seq, index));
+      // A fragment may start at any event number; the numbers then follow the file's order.
+      if (index == 0 && seq >= 0 && seq < kMaxInt) firstSeq_ = seq;
+      if (seq != firstSeq_ + static_cast<std::int64_t>(index))
+        ts.fail(fmt::format("event number {} where {} was expected (events are numbered in file order)", seq,
+                            firstSeq_ + static_cast<std::int64_t>(index)));
       e.id = seq;
       std::int64_t code = ts.getInt("operation code");
       auto op = code >= 0 && code <= kMaxInt ? opFromScalaTraceCode(static_cast<int>(code)) : std::nullopt;
@@ -413,10 +417,9 @@ class ScalaTraceParser {
         ts.fail(fmt::format("unknown operation code {}", code), "MPI operation codes are 1000-1153 (§6 of the format)");
       }
       e.op = *op;
-      if (index == 0 && e.op != Op::Init)
-        ts.fail(fmt::format("the first event is {}, not MPI_Init", opName(e.op)), "a ScalaTrace 2 trace starts with MPI_Init on every rank");
       if (index > 0 && (e.op == Op::Init || e.op == Op::InitThread))
-        ts.fail(fmt::format("{} again: MPI_Init is event 0", opName(e.op)));
+        ts.fail(fmt::format("{} {}: MPI_Init can only be the first event", opName(e.op),
+                            trace_.events.front().op == Op::Init ? "again" : "after other calls"));
       if (e.op == Op::Finalize && !(e.ranks == RankList::all(trace_.numRanks)))
         ts.fail(fmt::format("MPI_Finalize on ranks {} only; every rank of 0..{} must finalize", e.ranks.pretty(),
                             trace_.numRanks - 1));
@@ -466,6 +469,36 @@ class ScalaTraceParser {
   Trace trace_;
   std::set<std::int64_t> usedTypes_;
   EventLines lines_;
+  std::int64_t firstSeq_ = 0;
+
+  // Adds MPI_Init and MPI_Finalize around a fragment (see the opening comment).
+  void completeFragment(int endLine) {
+    Trace& t = trace_;
+    const Event first = t.events.front(), last = t.events.back();
+    auto bound = [&](Op op, std::int64_t id) {
+      Event e;
+      e.id = id;
+      e.op = op;
+      e.ranks = RankList::all(t.numRanks);
+      return e;
+    };
+    if (first.op != Op::Init) {
+      t.events.insert(t.events.begin(), bound(Op::Init, last.id + 1));
+      lines_.loops.insert(lines_.loops.begin(), {});
+      lines_.params.insert(lines_.params.begin(), {});
+      t.warnings.push_back(fmt::format("{}:{}: the trace starts with event {} ({}), not MPI_Init: it is read as a fragment "
+                                       "and MPI_Init is added before it",
+                                       file_.name, first.line, first.id, opName(first.op)));
+    }
+    if (last.op != Op::Finalize) {
+      t.events.push_back(bound(Op::Finalize, last.id + (first.op != Op::Init ? 2 : 1)));
+      lines_.loops.emplace_back();
+      lines_.params.emplace_back();
+      t.warnings.push_back(fmt::format("{}:{}: the trace ends with event {} ({}), not MPI_Finalize: it is read as a "
+                                       "fragment (or the file is truncated) and MPI_Finalize is added after it",
+                                       file_.name, endLine, last.id, opName(last.op)));
+    }
+  }
 };
 
 }  // namespace

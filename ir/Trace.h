@@ -162,6 +162,9 @@ struct Trace {
   // Task expressions of the rank sets in the trace, keyed by RankList::str(); derived data,
   // filled by the rank-ranges pass and not written to the text format.
   std::unordered_map<std::string, RankExpr> rankExprs;
+  // What the reader completed or guessed (a fragment given MPI_Init/MPI_Finalize), as
+  // `file:line: what`; the pipeline reports them with the passes' warnings. Not compared.
+  std::vector<std::string> warnings;
 
   SiteId internSite(std::string_view signature);
   std::string_view siteName(SiteId s) const { return s == kNoSite ? std::string_view("-") : sites[s]; }

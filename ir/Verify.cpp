@@ -1,6 +1,8 @@
 #include "ir/Verify.h"
 
+#include <algorithm>
 #include <fmt/format.h>
+#include <functional>
 #include <map>
 #include <set>
 #include <tuple>
@@ -18,7 +20,8 @@ class LoopChecker {
       : trace_(t), file_(file), lines_(lines), rank_(r) {
     for (const Event& e : t.events) {
       if (!e.ranks.contains(r)) continue;
-      Item item{&e, {}};
+      Item item;
+      item.event = &e;
       for (std::size_t k = 0; k < e.loops.size(); ++k) {
         const ValueGroup* iter = nullptr;
         const ValueGroup* mem = nullptr;
@@ -33,18 +36,42 @@ class LoopChecker {
         for (auto v : iter->values)
           if (v < 0) fail(e, fmt::format("loop level {} has {} iterations", k, v), loopLine(e, k));
         item.mems.push_back(mem);
+        item.iters.push_back(iter);
+        item.varies = item.varies || std::adjacent_find(mem->values.begin(), mem->values.end(),
+                                                        std::not_equal_to<>()) != mem->values.end();
       }
+      item.memPos.assign(item.mems.size(), 0);
+      item.iterPos.assign(item.mems.size(), 0);
       items_.push_back(std::move(item));
+    }
+    varyingBefore_.assign(items_.size() + 1, 0);
+    for (std::size_t i = 0; i < items_.size(); ++i) varyingBefore_[i + 1] = varyingBefore_[i] + (items_[i].varies ? 1 : 0);
+  }
+
+  void run() {
+    if (varyingBefore_.back() == 0) {
+      walk(0, items_.size(), true);
+      return;
+    }
+    // Body lengths that change per entry (§8 "Value vectors"): which length meets which
+    // enclosing body depends on the cursors, so the loops that hold such a head are followed
+    // entry by entry, as the expansion does, up to a budget; RankCursor checks the rest.
+    try {
+      walkEntries(0, items_.size(), true);
+    } catch (const BudgetSpent&) {
     }
   }
 
-  void run() { walk(0, items_.size(), true); }
-
  private:
   struct Item {
-    const Event* event;
+    const Event* event = nullptr;
     std::vector<const ValueGroup*> mems;
+    std::vector<const ValueGroup*> iters;
+    std::vector<std::size_t> memPos, iterPos;  // cursors for walkEntries
+    bool varies = false;  // some level's body length changes from one entry to the next
   };
+  struct BudgetSpent {};
+  static constexpr std::int64_t kEntryBudget = std::int64_t{1} << 22;
 
   [[noreturn]] void fail(const Event& e, const std::string& what, int line = 0) const {
     throw InputError(file_, line > 0 ? line : e.line, fmt::format("event {} ({}): {}", e.id, opName(e.op), what));
@@ -85,6 +112,42 @@ class LoopChecker {
     return result;
   }
 
+  bool varyingIn(std::size_t from, std::size_t to) const { return varyingBefore_[to] != varyingBefore_[from]; }
+
+  // walk() with real cursors: every entry of a loop uses its own body length and trip count.
+  void walkEntries(std::size_t j, std::size_t end, bool top) {
+    while (j < end) j += items_[j].mems.empty() ? 1 : entry(j, 0, end, top);
+  }
+
+  std::size_t entry(std::size_t h, std::size_t k, std::size_t limit, bool top) {
+    if (++entries_ > kEntryBudget) throw BudgetSpent{};
+    Item& item = items_[h];
+    const std::int64_t m = item.mems[k]->values[item.memPos[k]];
+    const std::int64_t n = item.iters[k]->values[item.iterPos[k]];
+    item.memPos[k] = (item.memPos[k] + 1) % item.mems[k]->values.size();
+    item.iterPos[k] = (item.iterPos[k] + 1) % item.iters[k]->values.size();
+    if (m < 1) fail(*item.event, fmt::format("loop level {} has a body of {} events", k, m), loopLine(*item.event, k));
+    if (m > static_cast<std::int64_t>(limit - h))
+      fail(*item.event,
+           fmt::format("loop level {} spans {} events on an entry where rank {} has only {} events left in the enclosing {}",
+                       k, m, rank_, limit - h, top && k == 0 ? "trace" : "loop body"),
+           loopLine(*item.event, k));
+    const std::size_t end = h + static_cast<std::size_t>(m);
+    if (!varyingIn(h, end)) {
+      // Every iteration of this entry has the same shape: the static check covers it.
+      std::size_t j = item.mems.size() > k + 1 ? h + span(h, k + 1, end, false) : h + 1;
+      walk(j, end, false);
+      return static_cast<std::size_t>(m);
+    }
+    for (std::int64_t i = 0; i < n; ++i) {
+      std::size_t j = item.mems.size() > k + 1 ? h + entry(h, k + 1, end, false) : h + 1;
+      walkEntries(j, end, false);
+    }
+    return static_cast<std::size_t>(m);
+  }
+
+  std::vector<std::size_t> varyingBefore_;  // number of varying items before each position
+  std::int64_t entries_ = 0;
   const Trace& trace_;
   const std::string& file_;
   const EventLines& lines_;

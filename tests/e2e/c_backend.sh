@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# End-to-end test of the C+MPI backend. For every trace in samples/traces/ and the shared
-# traces, and one with sub-communicators written below: generate a benchmark (`tracegen TRACE -o bench.c`), compile it with mpicc under
+# End-to-end test of the C+MPI backend. For every trace in samples/traces/ and the ScalaTrace
+# traces bundled in tests/data/, and one with sub-communicators written below: generate a benchmark (`tracegen TRACE -o bench.c`), compile it with mpicc under
 # -std=c11 -Wall -Wextra -Werror with the PMPI counting library (tests/support/mpi_count.c)
 # linked in, run it under mpiexec with as many ranks as the trace has and --compute-scale 0,
 # and check that it ends with `elapsed: <seconds> s` and that every rank made exactly the MPI
@@ -9,10 +9,10 @@
 # compile cleanly against MPICH's header. Then, on the samples: --help exits 0, an unknown option exits 2, --msg-scale
 # 200 doubles the bytes, and computation (--compute-scale 100) takes the traced time.
 #
-# Usage: c_backend.sh TRACEGEN SHARED_DIR SOURCE_DIR
+# Usage: c_backend.sh TRACEGEN SOURCE_DIR
 # Exit status 77 (skipped) when mpicc or mpiexec is missing.
 set -uo pipefail
-tracegen=$1 shared=$2 src=$3
+tracegen=$1 src=$2
 
 for tool in mpicc mpiexec python3 timeout; do
   command -v "$tool" >/dev/null || { echo "SKIP: $tool not found"; exit 77; }
@@ -147,7 +147,7 @@ TRACE
 
 summary=()
 traces=()
-for t in "$src"/samples/traces/*.tgt "$src"/samples/traces/*.trace "$shared"/traces/*.trace "$shared"/traces/*.tgt \
+for t in "$src"/samples/traces/*.tgt "$src"/samples/traces/*.trace "$src"/tests/data/scalatrace*/*.trace \
     "$work/rows-comm-4.tgt"; do
   [ -f "$t" ] && traces+=("$t")
 done

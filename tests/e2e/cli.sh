@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # End-to-end checks of the tracegen command line: help, inspect (text and JSON), convert,
 # lower with --stats/--print-after, and the diagnostics and exit status of bad input.
-# Usage: cli.sh TRACEGEN SHARED_DIR SOURCE_DIR
+# Usage: cli.sh TRACEGEN SOURCE_DIR (the ScalaTrace traces are the bundled tests/data/scalatrace/)
 set -uo pipefail
-tracegen=$1 shared=$2 src=$3
+tracegen=$1 src=$2
+data=$src/tests/data/scalatrace
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 failures=0 passed=0
@@ -28,7 +29,7 @@ expect_status "help" 0 "" -- "$tracegen" --help
 expect_status "no arguments" 2 "" -- "$tracegen"
 expect_status "inspect help" 0 "" -- "$tracegen" inspect --help
 
-for trace in "$shared"/traces/*.trace; do
+for trace in "$data"/*.trace; do
   name=$(basename "$trace")
   expect_status "inspect $name" 0 "" -- "$tracegen" inspect "$trace" --per-rank
   "$tracegen" inspect "$trace" --format json >"$work/a.json" || { echo "FAIL: json $name"; failures=$((failures + 1)); }
@@ -59,14 +60,14 @@ for k in ("ranks", "events", "loops", "ops", "per_rank", "calls"):
 PY
 done
 
-lu="$shared/traces/scalatrace2-npb-td-lu-A-4.trace"
+lu="$data/scalatrace2-npb-td-lu-A-4.trace"
 expect_status "lower --stats" 0 "resolve-comms" -- "$tracegen" lower "$lu" --stats -o "$work/l.tgt"
 expect_status "lower --print-after=all" 0 "IR dump after" -- "$tracegen" lower "$lu" --print-after=all -o "$work/l.tgt"
 expect_status "lower --passes" 0 "" -- "$tracegen" lower "$lu" --passes=resolve-comms -o -
 expect_status "unknown pass" 2 "unknown pass 'bogus'" -- "$tracegen" lower "$lu" --passes=bogus -o -
 expect_status "top-level --passes" 2 "unknown pass" -- "$tracegen" --passes=bogus "$lu" -o "$work/x.c"
-expect_status "ti needs a rate" 2 "instruction-rate" -- "$tracegen" lower "$shared/traces/scalatrace2-npb-ti-cg-A-4.trace" -o -
-expect_status "ti with a rate" 0 "" -- "$tracegen" lower "$shared/traces/scalatrace2-npb-ti-cg-A-4.trace" --instruction-rate 1e9 -o -
+expect_status "ti needs a rate" 2 "instruction-rate" -- "$tracegen" lower "$data/scalatrace2-npb-ti-cg-A-4.trace" -o -
+expect_status "ti with a rate" 0 "" -- "$tracegen" lower "$data/scalatrace2-npb-ti-cg-A-4.trace" --instruction-rate 1e9 -o -
 
 # Bad input: file:line: error: and exit status 2, never a crash.
 printf 'RANKS: 1 -1 0 4 1\nEVENT0: 1084 aa\n33 2 \n34 0 \n\nRANKS: 1 -1 0 4 1\nEVENT1: 9999 bb\n\n' >"$work/badop.trace"
@@ -75,6 +76,12 @@ expect_status "unknown opcode" 2 "badop.trace:7: error: unknown operation code 9
 expect_status "empty file" 2 "empty.trace:.*error: empty" -- "$tracegen" inspect "$work/empty.trace"
 head -c 300 /dev/urandom >"$work/garbage.trace"; printf '\x00' >>"$work/garbage.trace"
 expect_status "binary garbage" 2 "garbage.trace:[0-9]+: error:" -- "$tracegen" inspect "$work/garbage.trace"
+# A fragment (no MPI_Init, no MPI_Finalize) is generated, with the added calls said on stderr.
+frag="$src/tests/data/scalatrace-structures/fragment-4.trace"
+expect_status "fragment warns" 0 "^tracegen: warning: .*fragment-4.trace:1: the trace starts with event 5 \(MPI_Barrier\), not MPI_Init" \
+  -- "$tracegen" "$frag" -o "$work/frag.c"
+check "fragment gets MPI_Init and MPI_Finalize" grep -q "MPI_Finalize();" "$work/frag.c"
+expect_status "fragment warns at its end" 0 "not MPI_Finalize: it is read as a fragment" -- "$tracegen" lower "$frag" -o -
 head -c 20000 "$lu" >"$work/truncated.trace"
 expect_status "truncated" 2 "truncated.trace:[0-9]+: error:" -- "$tracegen" inspect "$work/truncated.trace"
 expect_status "missing file" 2 "error: cannot open" -- "$tracegen" inspect "$work/none.trace"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# End-to-end test of the coNCePTuaL backend. For every trace in samples/traces/ and the shared
-# traces: generate a benchmark (`tracegen generate TRACE -o - --emit ncptl`, with
+# End-to-end test of the coNCePTuaL backend. For every trace in samples/traces/ and the ScalaTrace
+# traces bundled in tests/data/: generate a benchmark (`tracegen generate TRACE -o - --emit ncptl`, with
 # --instruction-rate 1e9 for the time-independent "ti"/"tic" traces), check it with
 # `ncptl-check --generated` (the language reference's grammar, static rules and generator
 # checklist, plus the per-task simulation: every asynchronous operation awaited, every
@@ -9,13 +9,13 @@
 # checker is not a rubber stamp: a generated program with one AWAIT removed, and one with a
 # receive dropped, must be rejected, and one with a receive resized must be warned about.
 #
-# Usage: ncptl_backend.sh TRACEGEN NCPTL_CHECK SHARED_DIR SOURCE_DIR
+# Usage: ncptl_backend.sh TRACEGEN NCPTL_CHECK SOURCE_DIR
 # Regenerate the golden files after an intended change of the output:
 #   UPDATE_GOLDEN=1 bash tests/e2e/ncptl_backend.sh build/tools/tracegen/tracegen \
-#       build/tools/ncptl-check/ncptl-check ../shared .
+#       build/tools/ncptl-check/ncptl-check .
 # (then review `git diff tests/golden`).
 set -uo pipefail
-tracegen=$(realpath "$1") check=$(realpath "$2") shared=$3 src=$4
+tracegen=$(realpath "$1") check=$(realpath "$2") src=$3
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -51,7 +51,7 @@ check_program() {
 
 traces=()
 for t in "$src"/samples/traces/*.tgt; do traces+=("samples/traces/$(basename "$t")"); done
-for t in "$shared"/traces/*.trace; do [[ -e $t ]] && traces+=("$(realpath "$t")"); done
+for t in "$src"/tests/data/scalatrace*/*.trace; do [[ -e $t ]] && traces+=("$(realpath "$t")"); done
 [[ ${#traces[@]} -gt 0 ]] || { echo "FAIL: no traces found"; exit 1; }
 
 for trace in "${traces[@]}"; do

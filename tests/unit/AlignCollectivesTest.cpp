@@ -687,7 +687,7 @@ TEST(AlignCollectives, SuccessorHistogramsAreRekeyedAndMerged) {
 }
 
 TEST(AlignCollectives, NpbTracesAreAlreadyAligned) {
-  const std::string dir = std::string(TRACEGEN_SHARED_DIR) + "/traces";
+  const std::string dir = std::string(TRACEGEN_TEST_DATA_DIR) + "/scalatrace";
   int files = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     if (entry.path().extension() != ".trace") continue;

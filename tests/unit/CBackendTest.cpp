@@ -456,7 +456,8 @@ TEST(CBackend, ProcNullPeersAndRanksOutsideACreatedCommunicator) {
 
 // The whole pipeline on the bundled samples: read, lower, traverse, render, compile.
 TEST(CBackend, SamplesThroughThePipeline) {
-  for (const char* name : {"ring-4.tgt", "stencil-2d-4.tgt", "master-worker-3.tgt", "shift-null-4.tgt"}) {
+  for (const char* name : {"ring-4.tgt", "stencil-2d-4.tgt", "master-worker-3.tgt", "shift-null-4.tgt", "vector-loop-4.tgt",
+                           "lcs-nested-2.tgt"}) {
     const std::string path = std::string(TRACEGEN_SOURCE_DIR) + "/samples/traces/" + name;
     Trace trace = readTraceFile(path);
     PassContext ctx;
@@ -470,6 +471,12 @@ TEST(CBackend, SamplesThroughThePipeline) {
       EXPECT_TRUE(contains(c, "for (long i0 = 0; i0 < 50; ++i0) {"));
       EXPECT_TRUE(contains(c, "/* E5 MPI_Waitall at stencil.c:66 */"));
       EXPECT_TRUE(contains(c, "compute((i0 == 0 ? 212.5 : 1840.25));"));
+    }
+    if (std::string(name) == "vector-loop-4.tgt") {
+      // One loop per body length of the Allreduce loop, its trip count chosen per entry.
+      EXPECT_TRUE(contains(c, "/* loop 1: 2, 0, 0, 0, 0 iterations on successive entries, headed by E2 MPI_Allreduce"))
+          << c;
+      EXPECT_TRUE(contains(c, "trips2 = ((const int[]){ 0, 1, 1, 0, 0 })[entries % 5]")) << c;
     }
     if (std::string(name) == "shift-null-4.tgt") {
       EXPECT_TRUE(contains(c, "MPI_PROC_NULL")) << c;

@@ -22,7 +22,7 @@ const char* const kTdLu = "scalatrace2-npb-td-lu-A-4.trace";
 const char* const kTiCg = "scalatrace2-npb-ti-cg-A-4.trace";
 
 std::string readFile(const std::string& name) {
-  std::ifstream in(std::string(TRACEGEN_SHARED_DIR) + "/traces/" + name, std::ios::binary);
+  std::ifstream in(std::string(TRACEGEN_TEST_DATA_DIR) + "/scalatrace/" + name, std::ios::binary);
   std::ostringstream ss;
   ss << in.rdbuf();
   return ss.str();
@@ -85,6 +85,24 @@ class Text {
  private:
   std::vector<std::string> lines_;
 };
+
+// Reads `text` as a fragment: MPI_Init and/or MPI_Finalize added, with a `file:line:` warning
+// that contains `what`.
+void expectFragment(const std::string& text, int line, const std::string& what, const std::string& file = "bad.trace") {
+  try {
+    Trace t = readTrace(sourceFromString(file, text));
+    EXPECT_EQ(t.events.front().op, Op::Init);
+    EXPECT_EQ(t.events.back().op, Op::Finalize);
+    EXPECT_TRUE(t.events.back().ranks == RankList::all(t.numRanks));
+    const std::string at = file + ":" + std::to_string(line) + ": ";
+    bool found = false;
+    for (const auto& w : t.warnings) found = found || (w.rfind(at, 0) == 0 && w.find(what) != std::string::npos);
+    EXPECT_TRUE(found) << "expected a warning '" << at << "..." << what << "'; got " << t.warnings.size() << " warnings"
+                       << (t.warnings.empty() ? std::string() : ": " + t.warnings.front());
+  } catch (const InputError& e) {
+    ADD_FAILURE() << "read as an error, expected a fragment: " << e.render();
+  }
+}
 
 // Reads `text` and expects an InputError at `line` whose message contains `what`.
 void expectError(const std::string& text, int line, const std::string& what, const std::string& file = "bad.trace") {
@@ -151,7 +169,8 @@ TEST(MalformedScalaTrace, TruncatedInTheMiddleOfALine) {
 TEST(MalformedScalaTrace, TruncatedInTheMiddleOfABlock) {
   Text t = Text::real();
   t.keepFirst(21);  // E2 without its parameters: a complete block, but not the end of the trace
-  expectError(t, 21, "trace ends with event 2 (MPI_Send), not MPI_Finalize: the file is truncated");
+  // A file cut at a block boundary reads as a fragment, with a warning that says so.
+  expectFragment(t.str(), 21, "the trace ends with event 2 (MPI_Send), not MPI_Finalize: it is read as a fragment (or the file is truncated)");
   Text u = Text::real();
   u.keepFirst(18);  // E2's RANKS line only
   expectError(u, 18, "block has no EVENT line");
@@ -161,15 +180,15 @@ TEST(MalformedScalaTrace, TruncatedAtABlockBoundaryBeforeFinalize) {
   Text t = Text::real();
   const int finalize = t.find("EVENT62:") - 1;  // its RANKS line
   t.keepFirst(finalize - 1);                    // up to and including the empty line before it
-  expectError(t, finalize - 2, "trace ends with event 61 (MPI_Allreduce), not MPI_Finalize");
+  expectFragment(t.str(), finalize - 2, "the trace ends with event 61 (MPI_Allreduce), not MPI_Finalize");
   // Without the final empty line too.
   Text u = Text::real();
   u.keepFirst(finalize - 2);
-  expectError(u, finalize - 2, "the file is truncated");
+  expectFragment(u.str(), finalize - 2, "the file is truncated");
   // Only the first block left.
   Text v = Text::real();
   v.keepFirst(5);
-  expectError(v, 4, "trace ends with event 0 (MPI_Init)");
+  expectFragment(v.str(), 4, "the trace ends with event 0 (MPI_Init)");
 }
 
 // --------------------------------------------------------------------------------------------
@@ -248,7 +267,10 @@ TEST(MalformedScalaTrace, UnknownOperationCode) {
   expectError(Text::real().replace(19, "1113", "1160"), 19, "operation code 1160 is POSIX or MPI-IO");
   expectError(Text::real().replace(19, "1113", "-5"), 19, "unknown operation code -5");
   expectError(Text::real().replace(19, "1113", "99999999999"), 19, "unknown operation code 99999999999");
-  expectError(Text::real().replace(2, "1084", "1010"), 2, "the first event is MPI_Barrier, not MPI_Init");
+  expectFragment(Text::real().replace(2, "1084", "1010").str(), 1,
+                 "the trace starts with event 0 (MPI_Barrier), not MPI_Init: it is read as a fragment");
+  // A fragment numbers its events from where it was cut, but consecutively.
+  expectError(Text::real().replace(2, "EVENT0:", "EVENT7:").replace(2, "1084", "1010"), 7, "event number 1 where 8 was expected");
   expectError(Text::real().replace(19, "1113", "1084"), 19, "MPI_Init again");
   expectError(Text::real().replace(19, "1113 481caa_48202a_482163_482257", "1113"), 19, "missing call-site signature");
   expectError(Text::real().replace(19, "482257", "482257 extra"), 19, "unexpected 'extra' after the signature");

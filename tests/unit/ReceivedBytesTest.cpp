@@ -67,7 +67,7 @@ TEST(ReceivedBytes, StopMessageIsSmallerThanThePostedReceive) {
 TEST(ReceivedBytes, ExactReceivesNeedNothing) {
   for (const char* name : {"scalatrace2-npb-td-lu-A-4.trace", "scalatrace2-npb-ti-cg-A-4.trace"}) {
     SCOPED_TRACE(name);
-    Trace t = lowered(std::string(TRACEGEN_SHARED_DIR) + "/traces/" + name);
+    Trace t = lowered(std::string(TRACEGEN_TEST_DATA_DIR) + "/scalatrace/" + name);
     ReceivedBytes rb = matchReceivedBytes(t);
     EXPECT_TRUE(rb.matched);
     EXPECT_TRUE(rb.byEvent.empty());

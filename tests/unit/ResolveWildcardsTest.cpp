@@ -478,7 +478,7 @@ TEST(ResolveWildcards, SubCommunicatorPeersStayInItsNumbering) {
 
 // (d) The real NPB LU traces (MPI_ANY_SOURCE Irecvs) and the CG trace (none).
 void resolveRealTrace(const std::string& name) {
-  const std::string path = std::string(TRACEGEN_SHARED_DIR) + "/traces/" + name;
+  const std::string path = std::string(TRACEGEN_TEST_DATA_DIR) + "/scalatrace/" + name;
   Trace t = readTraceFile(path);
   ASSERT_TRUE(anyWildcardLeft(t));
   EXPECT_THROW(verifyPointToPoint(t, path), InputError);
@@ -517,7 +517,7 @@ TEST(ResolveWildcards, RealLuTraceTimeDependent) { resolveRealTrace("scalatrace2
 TEST(ResolveWildcards, RealLuTraceTimeIndependent) { resolveRealTrace("scalatrace2-npb-ti-lu-A-4.trace"); }
 
 TEST(ResolveWildcards, RealCgTraceHasNothingToDo) {
-  const std::string path = std::string(TRACEGEN_SHARED_DIR) + "/traces/scalatrace2-npb-ti-cg-A-4.trace";
+  const std::string path = std::string(TRACEGEN_TEST_DATA_DIR) + "/scalatrace/scalatrace2-npb-ti-cg-A-4.trace";
   Trace t = readTraceFile(path);
   const Trace before = t;
   PassContext ctx;

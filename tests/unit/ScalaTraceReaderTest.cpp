@@ -1,5 +1,5 @@
 // The ScalaTrace 2 reader and the per-rank expansion (RankCursor) against the four real traces
-// in shared/traces: the figures of §14 of the format reference, its consistency identities
+// bundled in tests/data/scalatrace: the figures of §14 of the format reference, its consistency identities
 // (histogram counts, point-to-point balance, requests), and the annotated excerpts of §12.
 #include <gtest/gtest.h>
 
@@ -24,7 +24,7 @@ const char* const kTiCg = "scalatrace2-npb-ti-cg-A-4.trace";
 const char* const kTiLu = "scalatrace2-npb-ti-lu-A-4.trace";
 const char* const kTicLu = "scalatrace2-npb-tic-lu-A-4.trace";
 
-std::string tracePath(const std::string& name) { return std::string(TRACEGEN_SHARED_DIR) + "/traces/" + name; }
+std::string tracePath(const std::string& name) { return std::string(TRACEGEN_TEST_DATA_DIR) + "/scalatrace/" + name; }
 
 // One expanded call, kept small (a quarter of a million per trace).
 struct CallRec {

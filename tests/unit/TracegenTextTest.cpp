@@ -35,7 +35,7 @@ fs::path samplePath(const std::string& name) { return fs::path(TRACEGEN_SOURCE_D
 
 std::vector<fs::path> scalaTraceFiles() {
   std::vector<fs::path> files;
-  for (const auto& entry : fs::directory_iterator(fs::path(TRACEGEN_SHARED_DIR) / "traces"))
+  for (const auto& entry : fs::directory_iterator(fs::path(TRACEGEN_TEST_DATA_DIR) / "scalatrace"))
     if (entry.is_regular_file() && entry.path().extension() == ".trace") files.push_back(entry.path());
   std::sort(files.begin(), files.end());
   return files;
@@ -153,7 +153,7 @@ Expansion expand(const Trace& t) {
 
 TEST(TracegenTextTest, ScalaTraceTracesRoundTrip) {
   auto files = scalaTraceFiles();
-  ASSERT_FALSE(files.empty()) << "no ScalaTrace traces in " << TRACEGEN_SHARED_DIR "/traces";
+  ASSERT_FALSE(files.empty()) << "no ScalaTrace traces in " << TRACEGEN_TEST_DATA_DIR "/scalatrace";
   for (const auto& path : files) {
     SCOPED_TRACE(path.string());
     Trace original = readTraceFile(path.string());

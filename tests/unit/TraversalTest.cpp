@@ -58,7 +58,7 @@ class Interpreter {
         return it == c.params.end() ? fallback : it->second.eval(rank_, p_.numRanks, k, first_);
       };
       OpKind kind = opInfo(c.op).kind;
-      if (kind == OpKind::Send || kind == OpKind::Isend) call.peer = static_cast<Rank>(value(Param::Dest, -1));
+      if (kind == OpKind::Send || kind == OpKind::Isend || kind == OpKind::Sendrecv) call.peer = static_cast<Rank>(value(Param::Dest, -1));
       if (kind == OpKind::Recv || kind == OpKind::Irecv) call.peer = static_cast<Rank>(value(Param::Source, -1));
       if (isRooted(c.op)) call.peer = static_cast<Rank>(value(Param::Root, -1));
       call.count = static_cast<std::int64_t>(value(Param::Count, 0));
@@ -165,7 +165,7 @@ TEST(Traversal, NpbTracesReplayExactlyOnEveryRank) {
   for (const char* name : {"scalatrace2-npb-td-lu-A-4.trace", "scalatrace2-npb-ti-lu-A-4.trace",
                            "scalatrace2-npb-tic-lu-A-4.trace", "scalatrace2-npb-ti-cg-A-4.trace"}) {
     SCOPED_TRACE(name);
-    Trace t = readTraceFile(std::string(TRACEGEN_SHARED_DIR) + "/traces/" + name);
+    Trace t = readTraceFile(std::string(TRACEGEN_TEST_DATA_DIR) + "/scalatrace/" + name);
     PassContext ctx;
     ctx.options.instructionRate = 1e9;
     PassManager({"resolve-comms", "summarize-timing"}).run(t, ctx);
@@ -222,4 +222,104 @@ TEST(Traversal, WaitsomeWithoutPatternWaitsOnTheRecentRequests) {
   ASSERT_EQ(p.notes.size(), 2u);
   EXPECT_NE(p.notes[0].find("MPI_Waitsome of trace event 3"), std::string::npos) << p.notes[0];
   EXPECT_NE(p.notes[1].find("MPI_Waitall of trace event 4"), std::string::npos) << p.notes[1];
+}
+
+namespace {
+
+// The loop statements of a body, depth first.
+void collectLoops(const std::vector<Stmt>& body, std::vector<const Stmt*>& out) {
+  for (const auto& s : body)
+    if (s.kind == Stmt::Kind::Loop) {
+      out.push_back(&s);
+      collectLoops(s.loop.body, out);
+    }
+}
+
+std::vector<double> tripCycle(const Expr& e) {
+  if (e.isConst()) return {e.value};
+  std::vector<double> v;
+  for (const auto& c : e.children) v.push_back(c.value);
+  return v;
+}
+
+Program lowered(Trace& t, const std::string& name) {
+  PassContext ctx;
+  PassManager({"resolve-comms", "summarize-timing"}).run(t, ctx);
+  return buildProgram(t, name);
+}
+
+}  // namespace
+
+// Loops whose body length changes per entry (§8 "Value vectors"): one loop statement per
+// body length, with a trip count per entry (0 where that length was not used), and guards for
+// the events that follow the loop on some entries only. Interpreted per rank, the program
+// makes exactly the trace's calls, with their counts, peers and computation.
+TEST(Traversal, LoopsWhoseBodyChangesPerEntryReplayExactly) {
+  const std::string structures = std::string(TRACEGEN_TEST_DATA_DIR) + "/scalatrace-structures/";
+  const std::string samples = std::string(TRACEGEN_SOURCE_DIR) + "/samples/traces/";
+  for (const std::string& path : {samples + "vector-loop-4.tgt", structures + "vector-loop-4.trace",
+                                  samples + "lcs-nested-2.tgt", structures + "lcs-nested-2.trace",
+                                  structures + "fragment-4.trace"}) {
+    SCOPED_TRACE(path);
+    Trace t = readTraceFile(path);
+    Program p = lowered(t, path);
+    expectProgramMatchesTrace(t, p);
+    expectNoSplitCollective(p, p.body);
+  }
+}
+
+TEST(Traversal, OneLoopStatementPerBodyLength) {
+  Trace t = readTraceFile(std::string(TRACEGEN_SOURCE_DIR) + "/samples/traces/vector-loop-4.tgt");
+  Program p = lowered(t, "vector-loop-4");
+  std::vector<const Stmt*> loops;
+  collectLoops(p.body, loops);
+  // The time-step loop, then the Allreduce loops of bodies 3, 2 and 1 with their trip counts
+  // per time step, then the guards of the Bcast (bodies 2 and 1 leave it out) and of the
+  // Sendrecv (body 1 leaves it out).
+  ASSERT_EQ(loops.size(), 6u);
+  EXPECT_EQ(loops[0]->loop.iterations, Expr::constant(5));
+  std::vector<std::vector<double>> trips;
+  for (std::size_t i = 1; i < loops.size(); ++i) trips.push_back(tripCycle(loops[i]->loop.iterations));
+  EXPECT_EQ(trips, (std::vector<std::vector<double>>{
+                       {2, 0, 0, 0, 0}, {0, 1, 1, 0, 0}, {0, 0, 0, 1, 1}, {0, 0, 0, 1, 1}, {0, 1, 1, 1, 1}}));
+  for (std::size_t i = 1; i <= 3; ++i) EXPECT_EQ(loops[i]->loop.head->id, 2);
+  EXPECT_EQ(loops[4]->loop.body.at(0).call.op, Op::Bcast);
+  EXPECT_EQ(loops[5]->loop.body.at(0).call.op, Op::Sendrecv);
+}
+
+TEST(Traversal, ClassesWithAndWithoutVaryingBodiesMerge) {
+  // Ranks 0-1 recorded the sample's loop shapes, ranks 2-3 the same calls as one loop of the
+  // whole group: two class trees, one built by running the rank, merged into one program.
+  // (Without collectives: a collective in two shapes cannot be one statement.)
+  Trace t = readTraceFile(std::string(TRACEGEN_SOURCE_DIR) + "/samples/traces/vector-loop-4.tgt");
+  for (Event& e : t.events)
+    if (e.op == Op::Allreduce || e.op == Op::Bcast) e.op = Op::Sendrecv;
+  for (Event& e : t.events)
+    if (e.op == Op::Sendrecv) {
+      e.setParam(Param::Dest, {ValueGroup{e.ranks, std::vector<std::int64_t>{1}}}, true);
+      e.setParam(Param::Source, {ValueGroup{e.ranks, std::vector<std::int64_t>{3}}}, true);
+      e.setParam(Param::RecvCount, {ValueGroup{e.ranks, std::vector<std::int64_t>{16}}});
+      e.setParam(Param::RecvType, {ValueGroup{e.ranks, t.events[4].param(Param::RecvType)->groups[0].values}});
+    }
+  LoopLevel& lv = t.events[2].loops.at(0);
+  lv.mem = {ValueGroup{RankList::progression(0, 2), std::vector<std::int64_t>{3, 2, 2, 1, 1}}, ValueGroup{RankList::progression(2, 2), std::vector<std::int64_t>{3}}};
+  Program p = lowered(t, "vector-loop-4-classes");
+  expectProgramMatchesTrace(t, p);
+  std::vector<const Stmt*> loops;
+  collectLoops(p.body, loops);
+  bool recorded = false;
+  for (const Stmt* s : loops)
+    recorded = recorded || (s->loop.head && s->loop.head->id == 2 && s->ranks.pretty() == "2-3" &&
+                            tripCycle(s->loop.iterations) == std::vector<double>{2, 1, 1, 1, 1});
+  EXPECT_TRUE(recorded);
+  EXPECT_EQ(p.body.size(), 3u);  // one time-step loop for all ranks
+}
+
+TEST(Traversal, FragmentIsGeneratedBetweenInitAndFinalize) {
+  Trace t = readTraceFile(std::string(TRACEGEN_TEST_DATA_DIR) + "/scalatrace-structures/fragment-4.trace");
+  Program p = lowered(t, "fragment-4");
+  ASSERT_GE(p.body.size(), 3u);
+  EXPECT_EQ(p.body.front().call.op, Op::Init);
+  EXPECT_EQ(p.body.back().call.op, Op::Finalize);
+  EXPECT_EQ(p.body[1].kind, Stmt::Kind::Loop);
 }

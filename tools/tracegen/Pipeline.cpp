@@ -33,6 +33,7 @@ void addPipelineOptions(CLI::App& cmd, PipelineOptions& opts) {
 
 Trace readAndLower(const std::string& input, const PipelineOptions& opts, PassContext& ctx) {
   Trace trace = readTraceFile(input);
+  for (const auto& w : trace.warnings) ctx.warn(w);
   std::vector<std::string> names;
   if (opts.passes.empty()) {
     names = defaultPipeline();
