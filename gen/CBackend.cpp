@@ -637,7 +637,10 @@ class CWriter {
       case Op::Testany:
         uses_.status = true;
         return templates_.render("call/testany", d);
-      default:  // Waitsome, Testsome
+      case Op::Testsome:
+        uses_.statuses = std::max(uses_.statuses, static_cast<std::int64_t>(n));
+        return templates_.render("call/testsome", d);
+      default:  // Waitsome
         uses_.statuses = std::max(uses_.statuses, static_cast<std::int64_t>(n));
         return templates_.render("call/waitsome", d);
     }

@@ -88,6 +88,12 @@ enum class Param : std::uint8_t {
   GroupRanges,  // vector of 3*Count integers (Group_range_incl/excl)
   Group1,
   Group2,
+  // Where the recorder saw it: the sender each wildcard receive actually matched
+  // (status.MPI_SOURCE), one value per receive a call completed (MPI_Recv and MPI_Sendrecv: one;
+  // waits and tests: one per completed request, -1 for a request that was no wildcard receive),
+  // as the offset (world source - world rank + P) mod P. The "recorded order" a simulation
+  // falls back on when its search for a matching runs out of budget.
+  Matched,
   Count_
 };
 

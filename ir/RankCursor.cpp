@@ -242,6 +242,18 @@ void RankCursor::emit(Item& item, Call& call) {
     if (state(Param::Requests).values)
       for (auto off : call.vec) call.completes.push_back(resolveRequest(off));
   }
+  if (ParamState& m = state(Param::Matched); m.values) {
+    // One value per completed request (waits and tests on several: per entry of `completes`),
+    // one for a blocking receive; offsets from this rank in MPI_COMM_WORLD.
+    const std::size_t n = kind == OpKind::Wait || kind == OpKind::WaitAll ? call.completes.size() : 1;
+    call.matched.clear();
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::int64_t v = take(m, -1);
+      call.matched.push_back(v < 0 || v >= trace_.numRanks ? -1 : static_cast<Rank>((v + rank_) % trace_.numRanks));
+    }
+  } else {
+    call.matched.clear();
+  }
   if (createsRequest(kind)) {
     requests_.push_back(call.index);
     if (requests_.size() > static_cast<std::size_t>(kRequestRing)) requests_.pop_front();

@@ -48,6 +48,7 @@
 #include <deque>
 #include <limits>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -178,12 +179,43 @@ struct Failure {
 
 using ResolutionMap = std::map<std::pair<std::size_t, Rank>, std::vector<std::int64_t>>;
 
+// Whether a trace's tests name only what they completed: tracegen's recorder records a test
+// that completed nothing as such (docs/recording.md, "Requests"); ScalaTrace records the
+// request tested.
+bool testsNameCompletions(const Trace& trace) { return trace.origin.rfind("scalatrace", 0) != 0; }
+
+// The senders a recording saw its wildcard receives match, by (rank, stream index of the
+// MPI_Recv/MPI_Sendrecv or of the MPI_Irecv), from the `matched` parameters (Param::Matched).
+using RecordedMatches = std::map<std::pair<Rank, std::int64_t>, Rank>;
+
+RecordedMatches recordedMatches(const Trace& trace, const std::string& fileName) {
+  RecordedMatches out;
+  bool any = false;
+  for (const auto& e : trace.events) any = any || e.param(Param::Matched);
+  if (!any) return out;
+  for (Rank r = 0; r < trace.numRanks; ++r) {
+    RankCursor cursor(trace, r, fileName);
+    Call c;
+    while (cursor.next(c)) {
+      if (c.matched.empty()) continue;
+      const OpKind k = opInfo(c.op).kind;
+      if (k == OpKind::Recv || k == OpKind::Sendrecv) {
+        if (c.matched[0] >= 0) out[{r, c.index}] = c.matched[0];
+        continue;
+      }
+      for (std::size_t i = 0; i < c.completes.size() && i < c.matched.size(); ++i)
+        if (c.completes[i] >= 0 && c.matched[i] >= 0) out[{r, c.completes[i]}] = c.matched[i];
+    }
+  }
+  return out;
+}
+
 class Simulation {
  public:
   enum class Outcome { Completed, Failed, Pruned, OutOfBudget };
 
   Simulation(const Trace& trace, const std::string& fileName, const std::vector<char>& resolvableEvent)
-      : trace_(trace), fileName_(fileName), resolvable_(resolvableEvent) {
+      : trace_(trace), fileName_(fileName), resolvable_(resolvableEvent), testsBlock_(testsNameCompletions(trace)) {
     ranks_.reserve(static_cast<std::size_t>(trace.numRanks));
     for (Rank r = 0; r < trace.numRanks; ++r) ranks_.emplace_back(trace, r, fileName);
   }
@@ -231,6 +263,9 @@ class Simulation {
     return Outcome::Failed;
   }
 
+  // Makes this run follow the recorded matches (before run()).
+  void followRecording(const RecordedMatches* m) { recorded_ = m; }
+  void keepAlive(std::shared_ptr<const RecordedMatches> m) { recordedOwner_ = std::move(m); }
   const Failure& failure() const { return failure_; }
   ResolutionMap& resolutions() { return resolutions_; }
   std::int64_t wildcardsResolved() const { return wildcardsResolved_; }
@@ -393,6 +428,7 @@ class Simulation {
   }
 
   std::size_t post(Rank r, const Call& c, Rank from, std::int64_t tag) {
+    from = recordedSource(r, c, from);
     checkPeer(r, c, from, true);
     const CommKey key = keyFor(r, c);
     const std::size_t id = recvs_.size();
@@ -439,6 +475,16 @@ class Simulation {
     });
   }
 
+  // In the fallback run, a wildcard receive whose match the recording saw takes that sender,
+  // as an explicit-source receive would; others stay wildcards.
+  Rank recordedSource(Rank r, const Call& c, Rank from) {
+    if (from != kAnySource || !recorded_) return from;
+    auto it = recorded_->find({r, c.index});
+    if (it == recorded_->end()) return from;
+    ++wildcardsResolved_;
+    return it->second;
+  }
+
   bool requestDone(const Request& q) const {
     switch (q.kind) {
       case ReqKind::Done: return true;
@@ -450,8 +496,7 @@ class Simulation {
 
   bool waitDone(RankState& s) {
     const Call& c = s.call;
-    // The Test family never blocks: the traced program went on whatever the answer was.
-    if (c.op != Op::Wait && c.op != Op::Waitall && c.op != Op::Waitany && c.op != Op::Waitsome) return true;
+    if (c.op != Op::Wait && c.op != Op::Waitall && c.op != Op::Waitany && c.op != Op::Waitsome) return testDone(s);
     const bool any = c.op == Op::Waitany || c.op == Op::Waitsome;
     std::size_t live = 0, done = 0;
     for (auto idx : c.completes) {
@@ -464,6 +509,26 @@ class Simulation {
     // Waitany/Waitsome do not say which request finished, so theirs stay known.
     if (!any)
       for (auto idx : c.completes) s.requests.erase(idx);
+    return true;
+  }
+
+  // MPI_Test, Testall, Testany, Testsome: the trace says what each poll did. A recorded test
+  // names exactly the requests that call completed (docs/recording.md, "Requests"), so a poll
+  // that completed some was a poll at which they were complete: it waits for them as MPI_Wait
+  // would, and they are done afterwards. A poll that completed nothing (no request, or only
+  // MPI_REQUEST_NULL) returns at once and changes nothing. Treating successful polls as
+  // non-blocking let the rank run on with its receives unmatched, past the point where the
+  // recorded run had matched them, and later receives then found those messages claimed:
+  // a false deadlock. ScalaTrace traces name the tested request whatever the outcome, so
+  // their tests stay non-blocking.
+  bool testDone(RankState& s) {
+    const Call& c = s.call;
+    if (!testsBlock_) return true;
+    for (auto idx : c.completes) {
+      auto it = idx < 0 ? s.requests.end() : s.requests.find(idx);
+      if (it != s.requests.end() && !requestDone(it->second)) return false;
+    }
+    for (auto idx : c.completes) s.requests.erase(idx);
     return true;
   }
 
@@ -779,6 +844,11 @@ class Simulation {
   const Trace& trace_;
   const std::string& fileName_;
   const std::vector<char>& resolvable_;
+  const bool testsBlock_;  // successful tests wait for what they completed (testDone)
+  // Set for the fallback run of an exhausted search: the sender each wildcard receive matched
+  // in the recording, by (rank, stream index of the receive or of its MPI_Irecv).
+  const RecordedMatches* recorded_ = nullptr;
+  std::shared_ptr<const RecordedMatches> recordedOwner_;
   std::vector<RankState> ranks_;
   std::deque<Rank> queue_;
   Rank finished_ = 0;
@@ -842,6 +912,41 @@ bool rewriteSource(Event& e, std::size_t index, const ResolutionMap& resolved, R
   return true;
 }
 
+// The search ran out of budget: that proves nothing about the program, so it is no deadlock.
+// Says so (naming the receive whose matchings the search was trying and the budget) and runs
+// the simulation once more with every wildcard receive taking the sender the recording saw it
+// match, which is an order the application really ran. Without recorded senders there is no
+// order to fall back on: the user can only raise the budget. If even the recorded order does
+// not complete, that run's deadlock is reported.
+std::unique_ptr<Simulation> followRecordedOrder(const Trace& trace, PassContext& ctx, const std::vector<char>& resolvableEvent,
+                                                const Simulation& exhausted, const std::vector<Node>& path,
+                                                std::int64_t budget, const std::string& tried) {
+  std::string receive = "(none decided yet)";
+  if (!path.empty()) receive = exhausted.describeReceive(path.back().options[path.back().chosen].recv);
+  const std::string undecided = fmt::format(
+      "resolve-wildcards: could not decide the matching of the wildcard receives: the search budget of {} states "
+      "(--search-budget) ran out after {} while trying the wildcard receive {}",
+      budget, tried, receive);
+  auto recorded = std::make_shared<RecordedMatches>(recordedMatches(trace, ctx.fileName));
+  if (recorded->empty())
+    throw std::invalid_argument(undecided + "; the trace records no matched senders to follow instead (record it with "
+                                            "libtracegen-record.so, or raise --search-budget)");
+  ctx.warn(undecided + "; the benchmark follows the order the recording saw (status.MPI_SOURCE of each wildcard receive)");
+  auto sim = std::make_unique<Simulation>(trace, ctx.fileName, resolvableEvent);
+  sim->followRecording(recorded.get());
+  std::vector<Node> fresh;
+  std::int64_t states = 0;
+  const auto outcome = sim->run(fresh, states, -1);
+  if (outcome != Simulation::Outcome::Completed) {
+    const Failure& f = sim->failure();
+    const std::string msg = f.message + "\n  (following the matches the recording saw)";
+    if (f.deadlock) throw DeadlockError(msg, f.blocked, f.cycle);
+    throw ProgramError(msg);
+  }
+  sim->keepAlive(std::move(recorded));
+  return sim;
+}
+
 }  // namespace
 
 void ResolveWildcardsPass::run(Trace& trace, PassContext& ctx) {
@@ -870,9 +975,11 @@ void ResolveWildcardsPass::run(Trace& trace, PassContext& ctx) {
     if (outcome == Simulation::Outcome::Completed) break;
     if (outcome == Simulation::Outcome::Failed && !first) first = sim->failure();
     const std::string tried = fmt::format("{} restart{}", restarts, restarts == 1 ? "" : "s");
-    if (outcome == Simulation::Outcome::OutOfBudget)
-      giveUp(fmt::format("(the wildcard search budget of {} states ran out after {}; no completing matching found)", budget,
-                         tried));
+    if (outcome == Simulation::Outcome::OutOfBudget) {
+      sim = followRecordedOrder(trace, ctx, resolvableEvent, *sim, path, budget, tried);
+      path.clear();  // the search's decisions are not the fallback run's: nothing to explain below
+      break;
+    }
     if (!backtrack(path)) {
       if (restarts == 0) giveUp("(the wildcard receives had no other sender to choose from)");
       giveUp(fmt::format("(no matching of the wildcard receives completes: the search ended after {})", tried));

@@ -122,6 +122,34 @@ class Recorder {
   RequestPick pickRequest(MPI_Request r, const void* where, const std::vector<RequestPick>& taken);
   void requestCreated(MPI_Request r, const void* where);
   void requestCompleted(const RequestPick& p);
+  void wildcardPosted(MPI_Comm c) {
+    if (wildcards_.size() >= 4096)  // receives never completed through a wrapper (cancelled)
+      std::erase_if(wildcards_, [&](const auto& e) { return createdRequests_ - e.first >= kRequestRing; });
+    wildcards_[createdRequests_] = c;
+  }
+  std::int64_t wildcardMatched(const RequestPick& p, const MPI_Status& status) {
+    if (p.index < 0) return -1;
+    auto it = wildcards_.find(p.index);
+    if (it == wildcards_.end()) return -1;
+    const MPI_Comm c = it->second;
+    wildcards_.erase(it);
+    return matchedOffset(c, status.MPI_SOURCE);
+  }
+  std::int64_t matchedOffset(MPI_Comm c, int source) {
+    if (source < 0) return -1;  // MPI_ANY_SOURCE in the status of a cancelled or null request
+    int world = source;
+    if (c != MPI_COMM_WORLD) {
+      int inter = 0;
+      PMPI_Comm_test_inter(c, &inter);
+      if (inter) return -1;  // the remote group's numbering: not described by the trace model
+      MPI_Group g = MPI_GROUP_NULL;
+      PMPI_Comm_group(c, &g);
+      PMPI_Group_translate_ranks(g, 1, &source, worldGroup_, &world);
+      PMPI_Group_free(&g);
+      if (world == MPI_UNDEFINED || world < 0) return -1;
+    }
+    return ((world - rank) % size + size) % size;
+  }
 
  private:
   void sendBytes(int dest, int tag, const Bytes& b);
@@ -150,6 +178,7 @@ class Recorder {
     const void* where;   // the variable the handle was returned in
   };
   std::unordered_map<MPI_Request, std::vector<LiveRequest>> live_;
+  std::unordered_map<std::int64_t, MPI_Comm> wildcards_;  // pending MPI_ANY_SOURCE Irecvs by creation number
   std::int64_t createdRequests_ = 0;
 
  public:
@@ -545,6 +574,17 @@ RequestPick CallScope::pick(MPI_Request r, const void* where, const std::vector<
 
 void CallScope::created(MPI_Request r, const void* where) { rec_->requestCreated(r, where); }
 void CallScope::completed(const RequestPick& p) { rec_->requestCompleted(p); }
+void CallScope::wildcardPosted(MPI_Comm c) { rec_->wildcardPosted(c); }
+std::int64_t CallScope::wildcardMatched(const RequestPick& p, const MPI_Status& status) {
+  return rec_->wildcardMatched(p, status);
+}
+std::int64_t CallScope::matchedOffset(MPI_Comm c, int source) { return rec_->matchedOffset(c, source); }
+void CallScope::matched(const std::vector<std::int64_t>& offsets) {
+  // Only calls that completed a wildcard receive carry the parameter, so other waits keep their
+  // shape and size.
+  if (std::any_of(offsets.begin(), offsets.end(), [](std::int64_t v) { return v >= 0; }))
+    t_call.setVector(Param::Matched, offsets.data(), offsets.size());
+}
 std::int64_t CallScope::newComm(MPI_Comm c, const char* kind) { return rec_->registerComm(c, kind); }
 std::int64_t CallScope::freedComm(MPI_Comm old) { return rec_->forgetComm(old); }
 std::int64_t CallScope::commId(MPI_Comm c) { return rec_->commId(c); }
