@@ -4,14 +4,16 @@
  * sends its block with MPI_Isend to a partner that changes from round to round (rank r sends
  * to r + 1 + round mod (P - 1)), and polls its receive with MPI_Testany (even rounds) or
  * MPI_Test (odd rounds), computing between polls, until the block has arrived; then it polls
- * its send with MPI_Test. The round ends with an MPI_Sendrecv to the right neighbour from the
- * left one, on the same tag as the wildcard receives.
+ * its send with MPI_Test. A barrier, then an MPI_Sendrecv to the right neighbour from the left
+ * one, on the same tag as the wildcard receives, end the round. (The barrier keeps the program
+ * free of races: no rank sends its Sendrecv message before every wildcard receive of the round
+ * has its block.)
  *
  * The polls that fail and the one that succeeds are what the trace records. A simulation that
- * took the successful poll for one that may not have completed anything would let the rank run
- * on to the Sendrecv with its wildcard receive still open, and that receive could then take the
- * left neighbour's Sendrecv message instead of the partner's block: a matching the program never
- * makes, which leaves a receive without a sender at the end (a false deadlock).
+ * took the successful poll for one that may not have completed anything would let every rank
+ * run on through the barrier to the Sendrecv with its wildcard receive still open, which could
+ * then take the left neighbour's Sendrecv message instead of the partner's block: a matching
+ * the program never makes.
  *
  * Usage: polling [rounds=20] [n=256]
  */
@@ -68,6 +70,7 @@ int main(int argc, char** argv) {
       spin(500);
       MPI_Test(&send, &sent, MPI_STATUS_IGNORE);
     }
+    MPI_Barrier(MPI_COMM_WORLD);
     MPI_Sendrecv(out, n, MPI_DOUBLE, right, tag, ring, n, MPI_DOUBLE, left, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     sum += ring[0];
   }
