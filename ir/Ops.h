@@ -94,6 +94,10 @@ enum class Param : std::uint8_t {
   // as the offset (world source - world rank + P) mod P. The "recorded order" a simulation
   // falls back on when its search for a matching runs out of budget.
   Matched,
+  // On MPI_Test, Testany, Testall, Testsome: the failed polls (calls of this test at this call
+  // site that completed nothing) the recorder folded into this event instead of recording each:
+  // the event stands for that many calls more. 0 or absent: just itself.
+  Failed,
   Count_
 };
 

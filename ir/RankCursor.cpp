@@ -242,6 +242,7 @@ void RankCursor::emit(Item& item, Call& call) {
     if (state(Param::Requests).values)
       for (auto off : call.vec) call.completes.push_back(resolveRequest(off));
   }
+  call.failedPolls = std::max<std::int64_t>(0, take(state(Param::Failed), 0));
   if (ParamState& m = state(Param::Matched); m.values) {
     // One value per completed request (waits and tests on several: per entry of `completes`),
     // one for a blocking receive; offsets from this rank in MPI_COMM_WORLD.

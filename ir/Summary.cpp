@@ -24,8 +24,9 @@ std::vector<RankSummary> summarizeRanks(const Trace& trace, const std::string& f
     SiteId prev = kNoSite;
     std::map<Op, std::int64_t> byOp;
     while (cursor.next(call)) {
-      ++byOp[call.op];
-      ++s.calls;
+      // A test's folded failed polls (Param::Failed) are calls of it too.
+      byOp[call.op] += 1 + call.failedPolls;
+      s.calls += 1 + call.failedPolls;
       OpKind kind = opInfo(call.op).kind;
       if (isPointToPoint(kind) || kind == OpKind::SendInit || kind == OpKind::RecvInit) {
         s.bytesSent += call.bytes;

@@ -79,6 +79,8 @@ class Recorder {
   LoopCompressor compressor;
   std::int64_t prevSite = -1;
   double lastEnd = 0;
+  // Failed polls not yet recorded, by test operation and call site (CallScope::completions).
+  std::map<std::pair<Op, std::uint32_t>, std::int64_t> failedPolls;
   bool recording = false;
   bool failed = false;    // recording stopped early: no trace (all ranks learn it at Finalize)
   bool finished = false;
@@ -514,8 +516,25 @@ void CallScope::end() {
   t_call.clear();
 }
 
+namespace {
+bool isTest(Op op) { return op == Op::Test || op == Op::Testany || op == Op::Testall || op == Op::Testsome; }
+}  // namespace
+
 void CallScope::commit() {
   CallRecord& c = t_call;
+  if (isTest(op_) && completions_ >= 0) {
+    auto key = std::make_pair(op_, site_);
+    if (completions_ == 0) {
+      // A failed poll: counted, not recorded. Its time (and the computation around it) stays in
+      // the compute time of the rank's next recorded call, since lastEnd does not move.
+      ++rec_->failedPolls[key];
+      lock_.unlock();
+      return;
+    }
+    auto it = rec_->failedPolls.find(key);
+    c.set(Param::Failed, it == rec_->failedPolls.end() ? 0 : it->second);
+    if (it != rec_->failedPolls.end()) rec_->failedPolls.erase(it);
+  }
   c.op = op_;
   c.site = site_;
   c.prevSite = rec_->prevSite;
@@ -618,6 +637,26 @@ void recorderFinish() {
       // The Finalize event: compute time since the last call, no time inside MPI (what follows
       // is the recorder's own work).
       try {
+        // Failed polls no success followed: one event per test and call site, standing for all
+        // of them (a call that completed nothing, plus the rest as Param::Failed).
+        for (const auto& [key, n] : r->failedPolls) {
+          t_call.clear();
+          t_call.op = key.first;
+          t_call.site = key.second;
+          t_call.prevSite = r->prevSite;
+          t_call.computeUs = 0;
+          t_call.mpiUs = 0;
+          if (key.first == Op::Test) {
+            t_call.set(Param::Request, kRequestNull);
+          } else {
+            t_call.set(Param::Count, 0);
+            t_call.setVector(Param::Requests, nullptr, 0);
+          }
+          t_call.set(Param::Failed, n - 1);
+          r->compressor.append(t_call);
+          r->prevSite = key.second;
+        }
+        r->failedPolls.clear();
         t_call.clear();
         t_call.op = Op::Finalize;
         t_call.site = r->sites.capture();
