@@ -250,7 +250,9 @@ void RankCursor::emit(Item& item, Call& call) {
     call.matched.clear();
     for (std::size_t i = 0; i < n; ++i) {
       const std::int64_t v = take(m, -1);
-      call.matched.push_back(v < 0 || v >= trace_.numRanks ? -1 : static_cast<Rank>((v + rank_) % trace_.numRanks));
+      // -2: the request was cancelled and matched nothing (docs/trace-format.md, `matched`).
+      if (v == -2) call.matched.push_back(-2);
+      else call.matched.push_back(v < 0 || v >= trace_.numRanks ? -1 : static_cast<Rank>((v + rank_) % trace_.numRanks));
     }
   } else {
     call.matched.clear();

@@ -185,8 +185,11 @@ using ResolutionMap = std::map<std::pair<std::size_t, Rank>, std::vector<std::in
 bool testsNameCompletions(const Trace& trace) { return trace.origin.rfind("scalatrace", 0) != 0; }
 
 // The senders a recording saw its wildcard receives match, by (rank, stream index of the
-// MPI_Recv/MPI_Sendrecv or of the MPI_Irecv), from the `matched` parameters (Param::Matched).
+// MPI_Recv/MPI_Sendrecv or of the MPI_Irecv), from the `matched` parameters (Param::Matched);
+// kCancelled for receives that were cancelled (MPI_Cancel, then a wait or test) and matched
+// nothing.
 using RecordedMatches = std::map<std::pair<Rank, std::int64_t>, Rank>;
+constexpr Rank kCancelled = -2;  // the `matched` value of a cancelled request
 
 RecordedMatches recordedMatches(const Trace& trace, const std::string& fileName) {
   RecordedMatches out;
@@ -200,11 +203,11 @@ RecordedMatches recordedMatches(const Trace& trace, const std::string& fileName)
       if (c.matched.empty()) continue;
       const OpKind k = opInfo(c.op).kind;
       if (k == OpKind::Recv || k == OpKind::Sendrecv) {
-        if (c.matched[0] >= 0) out[{r, c.index}] = c.matched[0];
+        if (c.matched[0] >= 0 || c.matched[0] == kCancelled) out[{r, c.index}] = c.matched[0];
         continue;
       }
       for (std::size_t i = 0; i < c.completes.size() && i < c.matched.size(); ++i)
-        if (c.completes[i] >= 0 && c.matched[i] >= 0) out[{r, c.completes[i]}] = c.matched[i];
+        if (c.completes[i] >= 0 && (c.matched[i] >= 0 || c.matched[i] == kCancelled)) out[{r, c.completes[i]}] = c.matched[i];
     }
   }
   return out;
@@ -263,8 +266,12 @@ class Simulation {
     return Outcome::Failed;
   }
 
-  // Makes this run follow the recorded matches (before run()).
-  void followRecording(const RecordedMatches* m) { recorded_ = m; }
+  // Gives this run the recording's matches (before run()): cancelled receives complete at once;
+  // with `follow`, wildcard receives take the recorded senders.
+  void useRecording(const RecordedMatches* m, bool follow) {
+    recorded_ = m;
+    follow_ = follow;
+  }
   void keepAlive(std::shared_ptr<const RecordedMatches> m) { recordedOwner_ = std::move(m); }
   const Failure& failure() const { return failure_; }
   ResolutionMap& resolutions() { return resolutions_; }
@@ -475,12 +482,16 @@ class Simulation {
     });
   }
 
-  // In the fallback run, a wildcard receive whose match the recording saw takes that sender,
-  // as an explicit-source receive would; others stay wildcards.
+  // What the recording says of a receive: one that was cancelled matched nothing, so it
+  // completes at once as a receive from MPI_PROC_NULL does (and is resolved to it); in the
+  // fallback run, a wildcard receive whose match the recording saw takes that sender, as an
+  // explicit-source receive would. Others are left as they are.
   Rank recordedSource(Rank r, const Call& c, Rank from) {
-    if (from != kAnySource || !recorded_) return from;
+    if (!recorded_ || from == kProcNull) return from;
     auto it = recorded_->find({r, c.index});
     if (it == recorded_->end()) return from;
+    if (it->second == kCancelled) return kProcNull;
+    if (from != kAnySource || !follow_) return from;
     ++wildcardsResolved_;
     return it->second;
   }
@@ -848,6 +859,7 @@ class Simulation {
   // Set for the fallback run of an exhausted search: the sender each wildcard receive matched
   // in the recording, by (rank, stream index of the receive or of its MPI_Irecv).
   const RecordedMatches* recorded_ = nullptr;
+  bool follow_ = false;
   std::shared_ptr<const RecordedMatches> recordedOwner_;
   std::vector<RankState> ranks_;
   std::deque<Rank> queue_;
@@ -928,12 +940,12 @@ std::unique_ptr<Simulation> followRecordedOrder(const Trace& trace, PassContext&
       "(--search-budget) ran out after {} while trying the wildcard receive {}",
       budget, tried, receive);
   auto recorded = std::make_shared<RecordedMatches>(recordedMatches(trace, ctx.fileName));
-  if (recorded->empty())
+  if (std::none_of(recorded->begin(), recorded->end(), [](const auto& m) { return m.second >= 0; }))
     throw std::invalid_argument(undecided + "; the trace records no matched senders to follow instead (record it with "
                                             "libtracegen-record.so, or raise --search-budget)");
   ctx.warn(undecided + "; the benchmark follows the order the recording saw (status.MPI_SOURCE of each wildcard receive)");
   auto sim = std::make_unique<Simulation>(trace, ctx.fileName, resolvableEvent);
-  sim->followRecording(recorded.get());
+  sim->useRecording(recorded.get(), true);
   std::vector<Node> fresh;
   std::int64_t states = 0;
   const auto outcome = sim->run(fresh, states, -1);
@@ -962,6 +974,8 @@ void ResolveWildcardsPass::run(Trace& trace, PassContext& ctx) {
   std::int64_t states = 0, restarts = 0, firstRunStates = 0;  // decisions of later runs / of the first
   std::optional<Failure> first;
   std::unique_ptr<Simulation> sim;
+  // Cancelled receives, which match nothing, as the recording saw them (empty for other traces).
+  const RecordedMatches recorded = recordedMatches(trace, ctx.fileName);
   auto giveUp = [&](const std::string& why) {
     std::string msg = first->message + "\n  " + why;
     if (first->deadlock) throw DeadlockError(msg, first->blocked, first->cycle);
@@ -969,6 +983,7 @@ void ResolveWildcardsPass::run(Trace& trace, PassContext& ctx) {
   };
   for (;;) {
     sim = std::make_unique<Simulation>(trace, ctx.fileName, resolvableEvent);
+    sim->useRecording(&recorded, false);
     // The earliest-arrival run is bounded by the trace itself; the budget bounds the search.
     const bool firstRun = restarts == 0;
     const auto outcome = firstRun ? sim->run(path, firstRunStates, -1) : sim->run(path, states, budget);

@@ -131,6 +131,14 @@ class Recorder {
   }
   std::int64_t wildcardMatched(const RequestPick& p, const MPI_Status& status) {
     if (p.index < 0) return -1;
+    // A cancelled operation (MPI_Cancel, which is not intercepted, then a wait or test) matched
+    // nothing: the simulation must not wait for a sender, so it is recorded as such.
+    int cancelled = 0;
+    PMPI_Test_cancelled(&status, &cancelled);
+    if (cancelled) {
+      wildcards_.erase(p.index);
+      return -2;  // `matched` of a cancelled request (docs/trace-format.md)
+    }
     auto it = wildcards_.find(p.index);
     if (it == wildcards_.end()) return -1;
     const MPI_Comm c = it->second;
@@ -601,7 +609,7 @@ std::int64_t CallScope::matchedOffset(MPI_Comm c, int source) { return rec_->mat
 void CallScope::matched(const std::vector<std::int64_t>& offsets) {
   // Only calls that completed a wildcard receive carry the parameter, so other waits keep their
   // shape and size.
-  if (std::any_of(offsets.begin(), offsets.end(), [](std::int64_t v) { return v >= 0; }))
+  if (std::any_of(offsets.begin(), offsets.end(), [](std::int64_t v) { return v != -1; }))
     t_call.setVector(Param::Matched, offsets.data(), offsets.size());
 }
 std::int64_t CallScope::newComm(MPI_Comm c, const char* kind) { return rec_->registerComm(c, kind); }
