@@ -726,5 +726,23 @@ TEST(ResolveWildcards, MatchedSourcesOfWaitsReachTheCursor) {
   EXPECT_EQ(matched, std::vector<Rank>{2});
 }
 
+TEST(ResolveWildcards, CancelledWildcardReceiveMatchesNothing) {
+  // HPC Challenge's RandomAccess ends with a wildcard receive it cancels and then waits for.
+  // Without the recording's word (`matched` -2) the wait could only wait for a sender; with it
+  // the receive completes at once, as one from MPI_PROC_NULL, and takes no later message.
+  Trace t = newTrace(2);
+  addEvent(t, Op::Irecv, onRanks({0}, recvFrom({kAnySource})));                    // 1
+  Event& w = addEvent(t, Op::Wait, onRanks({0}, waitLatest()));                    // 2
+  w.setParam(Param::Matched, {ValueGroup{RankList::fromSorted({0}), {-2}}}, false);
+  addEvent(t, Op::Send, onRanks({1}, sendTo({0})));                                // 3
+  addEvent(t, Op::Recv, onRanks({0}, recvFrom({1})));                              // 4
+  finish(t);
+  PassContext ctx = runPass(t);
+  EXPECT_EQ(sources(t, 0, 1), std::vector<Rank>{kProcNull});
+  EXPECT_EQ(sources(t, 0, 4), std::vector<Rank>{1});
+  EXPECT_TRUE(ctx.warnings.empty());
+  EXPECT_NO_THROW(verifyPointToPoint(t, "unit"));
+}
+
 }  // namespace
 }  // namespace tracegen
