@@ -887,6 +887,9 @@ bool rewriteSource(Event& e, std::size_t index, const ResolutionMap& resolved, R
   bool procNull = false;
   for (const auto& g : src.groups)
     procNull = procNull || std::find(g.values.begin(), g.values.end(), kProcNull) != g.values.end();
+  // A cancelled receive is resolved to MPI_PROC_NULL (Simulation::recordedSource).
+  for (auto it = resolved.lower_bound({index, 0}); it != resolved.end() && it->first.first == index; ++it)
+    procNull = procNull || std::find(it->second.begin(), it->second.end(), kProcNull) != it->second.end();
   auto encode = [&](std::int64_t stored, Rank r) { return procNull ? stored : toOffset(stored, r, P); };
   std::map<std::vector<std::int64_t>, RankList> classes;
   auto add = [&](const std::vector<std::int64_t>& values, const RankList& ranks) {
