@@ -278,6 +278,7 @@ class Simulation {
   std::int64_t wildcardsResolved() const { return wildcardsResolved_; }
   const std::vector<std::string>& notes() const { return notes_; }
   Rank sender(const Option& o) const { return msgs_[o.msg].sender; }
+  std::size_t receiveCount() const { return recvs_.size(); }
   std::string describeReceive(std::size_t id) const {
     const Receive& r = recvs_[id];
     return fmt::format("of rank {} in event {} ({} at {}, call {})", r.rank, r.event->id, opName(r.event->op),
@@ -936,8 +937,14 @@ bool rewriteSource(Event& e, std::size_t index, const ResolutionMap& resolved, R
 std::unique_ptr<Simulation> followRecordedOrder(const Trace& trace, PassContext& ctx, const std::vector<char>& resolvableEvent,
                                                 const Simulation& exhausted, const std::vector<Node>& path,
                                                 std::int64_t budget, const std::string& tried) {
+  // The deepest decision the exhausted run reached (the path may go deeper than the run got:
+  // receives are numbered in posting order, the same in every replay).
   std::string receive = "(none decided yet)";
-  if (!path.empty()) receive = exhausted.describeReceive(path.back().options[path.back().chosen].recv);
+  for (auto n = path.rbegin(); n != path.rend(); ++n)
+    if (const std::size_t id = n->options[n->chosen].recv; id < exhausted.receiveCount()) {
+      receive = exhausted.describeReceive(id);
+      break;
+    }
   const std::string undecided = fmt::format(
       "resolve-wildcards: could not decide the matching of the wildcard receives: the search budget of {} states "
       "(--search-budget) ran out after {} while trying the wildcard receive {}",
