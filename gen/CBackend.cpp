@@ -612,6 +612,7 @@ class CWriter {
   void pollUntil(mus::data& d, const char* condition) const {
     const bool once = program_.origin.rfind("scalatrace", 0) == 0;
     d.set("until", once ? std::string("0") : std::string(condition));
+    d.set("poll", flag(!once));
   }
 
   std::string waitOne(const CallCtx& x, mus::data& d) {
@@ -652,7 +653,7 @@ class CWriter {
         return templates_.render("call/testany", d);
       case Op::Testsome:
         uses_.statuses = std::max(uses_.statuses, static_cast<std::int64_t>(n));
-        pollUntil(d, "left > 0");
+        pollUntil(d, "0");
         return templates_.render("call/testsome", d);
       default:  // Waitsome
         uses_.statuses = std::max(uses_.statuses, static_cast<std::int64_t>(n));
