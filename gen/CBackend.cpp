@@ -606,7 +606,9 @@ class CWriter {
   }
 
   // A test the trace says completed requests is polled until it completes them here too (the
-  // failed polls of the application are timing: a replay makes its own). tracegen's recorder
+  // failed polls of the application are timing: a replay makes its own); a failed poll names no
+  // request and returns at once. MPI_Testsome waits (MPI_Request_get_status) until all its
+  // requests are complete and then completes them in one call, as the application's did. tracegen's recorder
   // names only completed requests (docs/recording.md, "Requests"); ScalaTrace names the request
   // tested whatever the outcome, so its tests are made once, as recorded.
   void pollUntil(mus::data& d, const char* condition) const {
