@@ -16,7 +16,7 @@ constexpr std::array<std::string_view, static_cast<std::size_t>(Param::Count_)> 
     "comm",  "count",    "datatype", "recvcount", "recvtype",   "op",         "root",
     "dest",  "source",   "tag",      "recvtag",   "request",    "requests",   "recvcounts",
     "displs", "sendcounts", "rdispls", "color",   "key",        "newcomm",    "group",
-    "ranks", "ranges", "group1", "group2"};
+    "ranks", "ranges", "group1", "group2", "matched", "failed"};
 
 constexpr std::array<std::string_view, 14> kReduceOps = {
     "MPI_OP_NULL", "MPI_MAX",  "MPI_MIN", "MPI_SUM", "MPI_PROD", "MPI_MAXLOC", "MPI_MINLOC",

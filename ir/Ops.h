@@ -88,6 +88,16 @@ enum class Param : std::uint8_t {
   GroupRanges,  // vector of 3*Count integers (Group_range_incl/excl)
   Group1,
   Group2,
+  // Where the recorder saw it: the sender each wildcard receive actually matched
+  // (status.MPI_SOURCE), one value per receive a call completed (MPI_Recv and MPI_Sendrecv: one;
+  // waits and tests: one per completed request, -1 for a request that was no wildcard receive),
+  // as the offset (world source - world rank + P) mod P. The "recorded order" a simulation
+  // falls back on when its search for a matching runs out of budget.
+  Matched,
+  // On MPI_Test, Testany, Testall, Testsome: the failed polls (calls of this test at this call
+  // site that completed nothing) the recorder folded into this event instead of recording each:
+  // the event stands for that many calls more. 0 or absent: just itself.
+  Failed,
   Count_
 };
 

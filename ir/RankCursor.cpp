@@ -248,6 +248,21 @@ void RankCursor::emit(Item& item, Call& call) {
     if (state(Param::Requests).values)
       for (auto off : call.vec) call.completes.push_back(resolveRequest(off));
   }
+  call.failedPolls = std::max<std::int64_t>(0, take(state(Param::Failed), 0));
+  if (ParamState& m = state(Param::Matched); m.values) {
+    // One value per completed request (waits and tests on several: per entry of `completes`),
+    // one for a blocking receive; offsets from this rank in MPI_COMM_WORLD.
+    const std::size_t n = kind == OpKind::Wait || kind == OpKind::WaitAll ? call.completes.size() : 1;
+    call.matched.clear();
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::int64_t v = take(m, -1);
+      // -2: the request was cancelled and matched nothing (docs/trace-format.md, `matched`).
+      if (v == -2) call.matched.push_back(-2);
+      else call.matched.push_back(v < 0 || v >= trace_.numRanks ? -1 : static_cast<Rank>((v + rank_) % trace_.numRanks));
+    }
+  } else {
+    call.matched.clear();
+  }
   if (createsRequest(kind)) {
     requests_.push_back(call.index);
     if (requests_.size() > static_cast<std::size_t>(kRequestRing)) requests_.pop_front();

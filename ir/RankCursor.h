@@ -40,6 +40,13 @@ struct Call {
   std::vector<std::int64_t> vec;  // vector parameter of this call (request offsets, counts)
   // For Wait/Waitall: stream indices of the request-creating calls completed (-1 = null).
   std::vector<std::int64_t> completes;
+  // The senders (world ranks) the recording saw its wildcard receives match (Param::Matched):
+  // for MPI_Recv/MPI_Sendrecv one entry, for waits and tests one per entry of `completes`;
+  // -1 where unknown or not a wildcard receive. Empty when the trace does not say.
+  std::vector<Rank> matched;
+  // Failed polls folded into this test (Param::Failed): calls made before this one, at the same
+  // call site, that completed nothing. They count as calls of this operation.
+  std::int64_t failedPolls = 0;
   // Compute time before the call, from the histogram keyed by the previous call's site;
   // negative when the trace has no such measurement.
   double computeUs = -1;

@@ -48,6 +48,7 @@
 #include <deque>
 #include <limits>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -179,13 +180,51 @@ struct Failure {
 
 using ResolutionMap = std::map<std::pair<std::size_t, Rank>, std::vector<std::int64_t>>;
 
+// Whether a trace's tests name only what they completed: tracegen's recorder records a test
+// that completed nothing as such (docs/recording.md, "Requests"); ScalaTrace records the
+// request tested.
+bool testsNameCompletions(const Trace& trace) { return trace.origin.rfind("scalatrace", 0) != 0; }
+
+// The senders a recording saw its wildcard receives match, by (rank, stream index of the
+// MPI_Recv/MPI_Sendrecv or of the MPI_Irecv), from the `matched` parameters (Param::Matched);
+// kCancelled for receives that were cancelled (MPI_Cancel, then a wait or test) and matched
+// nothing.
+using RecordedMatches = std::map<std::pair<Rank, std::int64_t>, Rank>;
+constexpr Rank kCancelled = -2;  // the `matched` value of a cancelled request
+
+RecordedMatches recordedMatches(const Trace& trace, const std::string& fileName) {
+  RecordedMatches out;
+  bool any = false;
+  for (const auto& e : trace.events) any = any || e.param(Param::Matched);
+  if (!any) return out;
+  for (Rank r = 0; r < trace.numRanks; ++r) {
+    RankCursor cursor(trace, r, fileName);
+    Call c;
+    while (cursor.next(c)) {
+      if (c.matched.empty()) continue;
+      const OpKind k = opInfo(c.op).kind;
+      if (k == OpKind::Recv || k == OpKind::Sendrecv) {
+        if (c.matched[0] >= 0 || c.matched[0] == kCancelled) out[{r, c.index}] = c.matched[0];
+        continue;
+      }
+      for (std::size_t i = 0; i < c.completes.size() && i < c.matched.size(); ++i)
+        if (c.completes[i] >= 0 && (c.matched[i] >= 0 || c.matched[i] == kCancelled)) out[{r, c.completes[i]}] = c.matched[i];
+    }
+  }
+  return out;
+}
+
 class Simulation {
  public:
   enum class Outcome { Completed, Failed, Pruned, OutOfBudget };
 
   Simulation(const Trace& trace, const std::string& fileName, const std::vector<char>& resolvableEvent,
              std::int64_t callBudget = -1)
-      : trace_(trace), fileName_(fileName), resolvable_(resolvableEvent), callBudget_(callBudget) {
+      : trace_(trace),
+        fileName_(fileName),
+        resolvable_(resolvableEvent),
+        testsBlock_(testsNameCompletions(trace)),
+        callBudget_(callBudget) {
     ranks_.reserve(static_cast<std::size_t>(trace.numRanks));
     for (Rank r = 0; r < trace.numRanks; ++r) ranks_.emplace_back(trace, r, fileName);
   }
@@ -238,6 +277,13 @@ class Simulation {
     return Outcome::Failed;
   }
 
+  // Gives this run the recording's matches (before run()): cancelled receives complete at once;
+  // with `follow`, wildcard receives take the recorded senders.
+  void useRecording(const RecordedMatches* m, bool follow) {
+    recorded_ = m;
+    follow_ = follow;
+  }
+  void keepAlive(std::shared_ptr<const RecordedMatches> m) { recordedOwner_ = std::move(m); }
   const Failure& failure() const { return failure_; }
   std::int64_t callsSimulated() const { return calls_; }
   // Messages sent that no receive took, one line each (at most kMaxListedRanks).
@@ -255,6 +301,7 @@ class Simulation {
   std::int64_t wildcardsResolved() const { return wildcardsResolved_; }
   const std::vector<std::string>& notes() const { return notes_; }
   Rank sender(const Option& o) const { return msgs_[o.msg].sender; }
+  std::size_t receiveCount() const { return recvs_.size(); }
   std::string describeReceive(std::size_t id) const {
     const Receive& r = recvs_[id];
     return fmt::format("of rank {} in event {} ({} at {}, call {})", r.rank, r.event->id, opName(r.event->op),
@@ -413,6 +460,7 @@ class Simulation {
   }
 
   std::size_t post(Rank r, const Call& c, Rank from, std::int64_t tag) {
+    from = recordedSource(r, c, from);
     checkPeer(r, c, from, true);
     const CommKey key = keyFor(r, c);
     const std::size_t id = recvs_.size();
@@ -470,6 +518,20 @@ class Simulation {
     });
   }
 
+  // What the recording says of a receive: one that was cancelled matched nothing, so it
+  // completes at once as a receive from MPI_PROC_NULL does (and is resolved to it); in the
+  // fallback run, a wildcard receive whose match the recording saw takes that sender, as an
+  // explicit-source receive would. Others are left as they are.
+  Rank recordedSource(Rank r, const Call& c, Rank from) {
+    if (!recorded_ || from == kProcNull) return from;
+    auto it = recorded_->find({r, c.index});
+    if (it == recorded_->end()) return from;
+    if (it->second == kCancelled) return kProcNull;
+    if (from != kAnySource || !follow_) return from;
+    ++wildcardsResolved_;
+    return it->second;
+  }
+
   bool requestDone(const Request& q) const {
     switch (q.kind) {
       case ReqKind::Done: return true;
@@ -481,8 +543,7 @@ class Simulation {
 
   bool waitDone(RankState& s) {
     const Call& c = s.call;
-    // The Test family never blocks: the traced program went on whatever the answer was.
-    if (c.op != Op::Wait && c.op != Op::Waitall && c.op != Op::Waitany && c.op != Op::Waitsome) return true;
+    if (c.op != Op::Wait && c.op != Op::Waitall && c.op != Op::Waitany && c.op != Op::Waitsome) return testDone(s);
     const bool any = c.op == Op::Waitany || c.op == Op::Waitsome;
     std::size_t live = 0, done = 0;
     for (auto idx : c.completes) {
@@ -495,6 +556,26 @@ class Simulation {
     // Waitany/Waitsome do not say which request finished, so theirs stay known.
     if (!any)
       for (auto idx : c.completes) s.requests.erase(idx);
+    return true;
+  }
+
+  // MPI_Test, Testall, Testany, Testsome: the trace says what each poll did. A recorded test
+  // names exactly the requests that call completed (docs/recording.md, "Requests"), so a poll
+  // that completed some was a poll at which they were complete: it waits for them as MPI_Wait
+  // would, and they are done afterwards. A poll that completed nothing (no request, or only
+  // MPI_REQUEST_NULL) returns at once and changes nothing. Treating successful polls as
+  // non-blocking let the rank run on with its receives unmatched, past the point where the
+  // recorded run had matched them, and later receives then found those messages claimed:
+  // a false deadlock. ScalaTrace traces name the tested request whatever the outcome, so
+  // their tests stay non-blocking.
+  bool testDone(RankState& s) {
+    const Call& c = s.call;
+    if (!testsBlock_) return true;
+    for (auto idx : c.completes) {
+      auto it = idx < 0 ? s.requests.end() : s.requests.find(idx);
+      if (it != s.requests.end() && !requestDone(it->second)) return false;
+    }
+    for (auto idx : c.completes) s.requests.erase(idx);
     return true;
   }
 
@@ -815,6 +896,12 @@ class Simulation {
   const Trace& trace_;
   const std::string& fileName_;
   const std::vector<char>& resolvable_;
+  const bool testsBlock_;  // successful tests wait for what they completed (testDone)
+  // Set for the fallback run of an exhausted search: the sender each wildcard receive matched
+  // in the recording, by (rank, stream index of the receive or of its MPI_Irecv).
+  const RecordedMatches* recorded_ = nullptr;
+  bool follow_ = false;
+  std::shared_ptr<const RecordedMatches> recordedOwner_;
   std::vector<RankState> ranks_;
   std::deque<Rank> queue_;
   Rank finished_ = 0;
@@ -846,6 +933,9 @@ bool rewriteSource(Event& e, std::size_t index, const ResolutionMap& resolved, R
   bool procNull = false;
   for (const auto& g : src.groups)
     procNull = procNull || std::find(g.values.begin(), g.values.end(), kProcNull) != g.values.end();
+  // A cancelled receive is resolved to MPI_PROC_NULL (Simulation::recordedSource).
+  for (auto it = resolved.lower_bound({index, 0}); it != resolved.end() && it->first.first == index; ++it)
+    procNull = procNull || std::find(it->second.begin(), it->second.end(), kProcNull) != it->second.end();
   auto encode = [&](std::int64_t stored, Rank r) { return procNull ? stored : toOffset(stored, r, P); };
   std::map<std::vector<std::int64_t>, RankList> classes;
   auto add = [&](const std::vector<std::int64_t>& values, const RankList& ranks) {
@@ -883,6 +973,49 @@ bool rewriteSource(Event& e, std::size_t index, const ResolutionMap& resolved, R
   return true;
 }
 
+// The search ran out of budget: that proves nothing about the program, so it is no deadlock.
+// Says so (naming the receive whose matchings the search was trying and the budget) and runs
+// the simulation once more with every wildcard receive taking the sender the recording saw it
+// match, which is an order the application really ran. Without recorded senders there is no
+// order to fall back on: the user can only raise the budget. If even the recorded order does
+// not complete, that run's deadlock is reported.
+std::unique_ptr<Simulation> followRecordedOrder(const Trace& trace, PassContext& ctx, const std::vector<char>& resolvableEvent,
+                                                const Simulation& exhausted, const std::vector<Node>& path,
+                                                std::int64_t budget, std::int64_t callBudget, const std::string& tried) {
+  // The deepest decision the exhausted run reached (the path may go deeper than the run got:
+  // receives are numbered in posting order, the same in every replay).
+  std::string receive = "(none decided yet)";
+  for (auto n = path.rbegin(); n != path.rend(); ++n)
+    if (const std::size_t id = n->options[n->chosen].recv; id < exhausted.receiveCount()) {
+      receive = exhausted.describeReceive(id);
+      break;
+    }
+  const std::string undecided = fmt::format(
+      "resolve-wildcards: could not decide the matching of the wildcard receives: the search ran out of its budget "
+      "({} states, --search-budget; {} calls, --call-budget) after {} while trying the wildcard receive {}",
+      budget, callBudget, tried, receive);
+  auto recorded = std::make_shared<RecordedMatches>(recordedMatches(trace, ctx.fileName));
+  if (std::none_of(recorded->begin(), recorded->end(), [](const auto& m) { return m.second >= 0; }))
+    throw std::invalid_argument(undecided + "; the trace records no matched senders to follow instead (record it with "
+                                            "libtracegen-record.so, or raise --search-budget)");
+  ctx.warn(undecided + "; the benchmark follows the order the recording saw (status.MPI_SOURCE of each wildcard receive)");
+  auto sim = std::make_unique<Simulation>(trace, ctx.fileName, resolvableEvent, callBudget);
+  sim->useRecording(recorded.get(), true);
+  std::vector<Node> fresh;
+  std::int64_t states = 0;
+  const auto outcome = sim->run(fresh, states, -1);
+  if (outcome == Simulation::Outcome::OutOfBudget)
+    throw ProgramError(undecided + fmt::format("; following the recorded order also takes more than {} calls", callBudget));
+  if (outcome != Simulation::Outcome::Completed) {
+    const Failure& f = sim->failure();
+    const std::string msg = f.message + "\n  (following the matches the recording saw)";
+    if (f.deadlock) throw DeadlockError(msg, f.blocked, f.cycle);
+    throw ProgramError(msg);
+  }
+  sim->keepAlive(std::move(recorded));
+  return sim;
+}
+
 }  // namespace
 
 void ResolveWildcardsPass::run(Trace& trace, PassContext& ctx) {
@@ -912,6 +1045,8 @@ void ResolveWildcardsPass::run(Trace& trace, PassContext& ctx) {
   std::int64_t states = 0, restarts = 0, firstRunStates = 0;  // decisions of later runs / of the first
   std::optional<Failure> first;
   std::unique_ptr<Simulation> sim;
+  // Cancelled receives, which match nothing, as the recording saw them (empty for other traces).
+  const RecordedMatches recorded = recordedMatches(trace, ctx.fileName);
   auto giveUp = [&](const std::string& why) {
     std::string msg = first->message + "\n  " + why;
     if (first->deadlock) throw DeadlockError(msg, first->blocked, first->cycle);
@@ -920,22 +1055,20 @@ void ResolveWildcardsPass::run(Trace& trace, PassContext& ctx) {
   for (;;) {
     sim = std::make_unique<Simulation>(trace, ctx.fileName, resolvableEvent,
                                        callBudget < 0 ? -1 : std::max<std::int64_t>(0, callBudget - callsSimulated));
+    sim->useRecording(&recorded, false);
     // The earliest-arrival run is bounded by the trace itself; the budget bounds the search.
     const bool firstRun = restarts == 0;
     const auto outcome = firstRun ? sim->run(path, firstRunStates, -1) : sim->run(path, states, budget);
     callsSimulated += sim->callsSimulated();
     ctx.counter("calls-simulated") = callsSimulated;
-    if (outcome == Simulation::Outcome::OutOfBudget && !first)
-      throw ProgramError(fmt::format(
-          "cannot decide whether the wildcard receives can be matched: the simulation reached its budget of {} calls "
-          "(--call-budget) after {} restart{}",
-          callBudget, restarts, restarts == 1 ? "" : "s"));
     if (outcome == Simulation::Outcome::Completed) break;
     if (outcome == Simulation::Outcome::Failed && !first) first = sim->failure();
     const std::string tried = fmt::format("{} restart{}", restarts, restarts == 1 ? "" : "s");
-    if (outcome == Simulation::Outcome::OutOfBudget)
-      giveUp(fmt::format("(the wildcard search budget of {} states ran out after {}; no completing matching found)", budget,
-                         tried));
+    if (outcome == Simulation::Outcome::OutOfBudget) {
+      sim = followRecordedOrder(trace, ctx, resolvableEvent, *sim, path, budget, callBudget, tried);
+      path.clear();  // the search's decisions are not the fallback run's: nothing to explain below
+      break;
+    }
     if (!backtrack(path)) {
       if (restarts == 0) giveUp("(the wildcard receives had no other sender to choose from)");
       giveUp(fmt::format("(no matching of the wildcard receives completes: the search ended after {})", tried));
@@ -990,6 +1123,8 @@ std::unique_ptr<Pass> createResolveWildcardsPass() { return std::make_unique<Res
 SimulationResult simulateCommunication(const Trace& trace, const std::string& fileName, std::int64_t callBudget) {
   const std::vector<char> noWildcards(trace.events.size(), 0);
   Simulation sim(trace, fileName, noWildcards, callBudget);
+  const RecordedMatches recorded = recordedMatches(trace, fileName);  // cancelled receives complete at once
+  sim.useRecording(&recorded, false);
   std::vector<Node> path;
   std::int64_t states = 0;
   SimulationResult result;

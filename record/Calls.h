@@ -230,37 +230,65 @@ inline void groupPair(CallScope& s, MPI_Group group1, MPI_Group group2, MPI_Grou
 // ---- request completion. `picks` identify the call's requests, taken before the call.
 
 // MPI_Wait, MPI_Test: the completed request's offset, or -1 if nothing completed.
-inline void completeOne(CallScope& s, const RequestPick& p, bool done) {
+// `statuses` (where the caller has them: the C wrappers make sure of it, the Fortran ones pass
+// none) give the sender each completed wildcard receive matched (Param::Matched), one status per
+// completed request in the order the calls name them.
+inline void completeOne(CallScope& s, const RequestPick& p, bool done, const MPI_Status* status = nullptr) {
   const bool real = done && p.handle != MPI_REQUEST_NULL;
   s.set(Param::Request, real ? p.offset : kRequestNull);
+  if (real && status) s.matched({s.wildcardMatched(p, *status)});
   if (real) s.completed(p);
+  s.completions(real ? 1 : 0);
 }
 
 // MPI_Waitall, MPI_Testall: all requests of the array (null entries -1), or none.
-inline void completeAll(CallScope& s, const std::vector<RequestPick>& picks, bool done) {
+inline void completeAll(CallScope& s, const std::vector<RequestPick>& picks, bool done,
+                        const MPI_Status* statuses = nullptr) {
   if (!done) {
     s.offsets(nullptr, 0);
+    s.completions(0);
     return;
   }
-  std::vector<std::int64_t> offsets;
-  for (const RequestPick& p : picks) {
+  std::vector<std::int64_t> offsets, matched;
+  std::size_t real = 0;
+  for (std::size_t i = 0; i < picks.size(); ++i) {
+    const RequestPick& p = picks[i];
     offsets.push_back(p.offset);
-    if (p.handle != MPI_REQUEST_NULL) s.completed(p);
+    matched.push_back(statuses && p.handle != MPI_REQUEST_NULL ? s.wildcardMatched(p, statuses[i]) : -1);
+    if (p.handle != MPI_REQUEST_NULL) {
+      s.completed(p);
+      ++real;
+    }
   }
   s.offsets(offsets.data(), static_cast<int>(offsets.size()));
+  s.matched(matched);
+  s.completions(real);
 }
 
 // MPI_Waitany, MPI_Testany, MPI_Waitsome, MPI_Testsome: the requests at the (0-based) indices.
-inline void completeSome(CallScope& s, const std::vector<RequestPick>& picks, const int* indices, int n) {
-  std::vector<std::int64_t> done;
+inline void completeSome(CallScope& s, const std::vector<RequestPick>& picks, const int* indices, int n,
+                         const MPI_Status* statuses = nullptr) {
+  std::vector<std::int64_t> done, matched;
+  std::size_t real = 0;
   for (int i = 0; i < n; ++i) {
     const int k = indices[i];
     if (k < 0 || static_cast<std::size_t>(k) >= picks.size()) continue;
     const RequestPick& p = picks[static_cast<std::size_t>(k)];
     done.push_back(p.offset);
-    if (p.handle != MPI_REQUEST_NULL) s.completed(p);
+    matched.push_back(statuses && p.handle != MPI_REQUEST_NULL ? s.wildcardMatched(p, statuses[i]) : -1);
+    if (p.handle != MPI_REQUEST_NULL) {
+      s.completed(p);
+      ++real;
+    }
   }
   s.offsets(done.data(), static_cast<int>(done.size()));
+  s.matched(matched);
+  s.completions(real);
+}
+
+// A blocking receive from MPI_ANY_SOURCE: the sender it matched.
+inline void receivedFrom(CallScope& s, int source, MPI_Comm comm, const MPI_Status* status) {
+  if (source == MPI_ANY_SOURCE && status) s.matched({s.matchedOffset(comm, status->MPI_SOURCE)});
 }
 
 // Picks for an array of requests; the application's handles are stored from `where` on, one

@@ -79,6 +79,8 @@ class Recorder {
   LoopCompressor compressor;
   std::int64_t prevSite = -1;
   double lastEnd = 0;
+  // Failed polls not yet recorded, by test operation and call site (CallScope::completions).
+  std::map<std::pair<Op, std::uint32_t>, std::int64_t> failedPolls;
   bool recording = false;
   bool failed = false;    // recording stopped early: no trace (all ranks learn it at Finalize)
   bool finished = false;
@@ -122,6 +124,42 @@ class Recorder {
   RequestPick pickRequest(MPI_Request r, const void* where, const std::vector<RequestPick>& taken);
   void requestCreated(MPI_Request r, const void* where);
   void requestCompleted(const RequestPick& p);
+  void wildcardPosted(MPI_Comm c) {
+    if (wildcards_.size() >= 4096)  // receives never completed through a wrapper (cancelled)
+      std::erase_if(wildcards_, [&](const auto& e) { return createdRequests_ - e.first >= kRequestRing; });
+    wildcards_[createdRequests_] = c;
+  }
+  std::int64_t wildcardMatched(const RequestPick& p, const MPI_Status& status) {
+    if (p.index < 0) return -1;
+    // A cancelled operation (MPI_Cancel, which is not intercepted, then a wait or test) matched
+    // nothing: the simulation must not wait for a sender, so it is recorded as such.
+    int cancelled = 0;
+    PMPI_Test_cancelled(&status, &cancelled);
+    if (cancelled) {
+      wildcards_.erase(p.index);
+      return -2;  // `matched` of a cancelled request (docs/trace-format.md)
+    }
+    auto it = wildcards_.find(p.index);
+    if (it == wildcards_.end()) return -1;
+    const MPI_Comm c = it->second;
+    wildcards_.erase(it);
+    return matchedOffset(c, status.MPI_SOURCE);
+  }
+  std::int64_t matchedOffset(MPI_Comm c, int source) {
+    if (source < 0) return -1;  // MPI_ANY_SOURCE in the status of a cancelled or null request
+    int world = source;
+    if (c != MPI_COMM_WORLD) {
+      int inter = 0;
+      PMPI_Comm_test_inter(c, &inter);
+      if (inter) return -1;  // the remote group's numbering: not described by the trace model
+      MPI_Group g = MPI_GROUP_NULL;
+      PMPI_Comm_group(c, &g);
+      PMPI_Group_translate_ranks(g, 1, &source, worldGroup_, &world);
+      PMPI_Group_free(&g);
+      if (world == MPI_UNDEFINED || world < 0) return -1;
+    }
+    return ((world - rank) % size + size) % size;
+  }
 
  private:
   void sendBytes(int dest, int tag, const Bytes& b);
@@ -150,6 +188,7 @@ class Recorder {
     const void* where;   // the variable the handle was returned in
   };
   std::unordered_map<MPI_Request, std::vector<LiveRequest>> live_;
+  std::unordered_map<std::int64_t, MPI_Comm> wildcards_;  // pending MPI_ANY_SOURCE Irecvs by creation number
   std::int64_t createdRequests_ = 0;
 
  public:
@@ -485,8 +524,25 @@ void CallScope::end() {
   t_call.clear();
 }
 
+namespace {
+bool isTest(Op op) { return op == Op::Test || op == Op::Testany || op == Op::Testall || op == Op::Testsome; }
+}  // namespace
+
 void CallScope::commit() {
   CallRecord& c = t_call;
+  if (isTest(op_) && completions_ >= 0) {
+    auto key = std::make_pair(op_, site_);
+    if (completions_ == 0) {
+      // A failed poll: counted, not recorded. Its time (and the computation around it) stays in
+      // the compute time of the rank's next recorded call, since lastEnd does not move.
+      ++rec_->failedPolls[key];
+      lock_.unlock();
+      return;
+    }
+    auto it = rec_->failedPolls.find(key);
+    c.set(Param::Failed, it == rec_->failedPolls.end() ? 0 : it->second);
+    if (it != rec_->failedPolls.end()) rec_->failedPolls.erase(it);
+  }
   c.op = op_;
   c.site = site_;
   c.prevSite = rec_->prevSite;
@@ -545,6 +601,17 @@ RequestPick CallScope::pick(MPI_Request r, const void* where, const std::vector<
 
 void CallScope::created(MPI_Request r, const void* where) { rec_->requestCreated(r, where); }
 void CallScope::completed(const RequestPick& p) { rec_->requestCompleted(p); }
+void CallScope::wildcardPosted(MPI_Comm c) { rec_->wildcardPosted(c); }
+std::int64_t CallScope::wildcardMatched(const RequestPick& p, const MPI_Status& status) {
+  return rec_->wildcardMatched(p, status);
+}
+std::int64_t CallScope::matchedOffset(MPI_Comm c, int source) { return rec_->matchedOffset(c, source); }
+void CallScope::matched(const std::vector<std::int64_t>& offsets) {
+  // Only calls that completed a wildcard receive carry the parameter, so other waits keep their
+  // shape and size.
+  if (std::any_of(offsets.begin(), offsets.end(), [](std::int64_t v) { return v != -1; }))
+    t_call.setVector(Param::Matched, offsets.data(), offsets.size());
+}
 std::int64_t CallScope::newComm(MPI_Comm c, const char* kind) { return rec_->registerComm(c, kind); }
 std::int64_t CallScope::freedComm(MPI_Comm old) { return rec_->forgetComm(old); }
 std::int64_t CallScope::commId(MPI_Comm c) { return rec_->commId(c); }
@@ -578,6 +645,26 @@ void recorderFinish() {
       // The Finalize event: compute time since the last call, no time inside MPI (what follows
       // is the recorder's own work).
       try {
+        // Failed polls no success followed: one event per test and call site, standing for all
+        // of them (a call that completed nothing, plus the rest as Param::Failed).
+        for (const auto& [key, n] : r->failedPolls) {
+          t_call.clear();
+          t_call.op = key.first;
+          t_call.site = key.second;
+          t_call.prevSite = r->prevSite;
+          t_call.computeUs = 0;
+          t_call.mpiUs = 0;
+          if (key.first == Op::Test) {
+            t_call.set(Param::Request, kRequestNull);
+          } else {
+            t_call.set(Param::Count, 0);
+            t_call.setVector(Param::Requests, nullptr, 0);
+          }
+          t_call.set(Param::Failed, n - 1);
+          r->compressor.append(t_call);
+          r->prevSite = key.second;
+        }
+        r->failedPolls.clear();
         t_call.clear();
         t_call.op = Op::Finalize;
         t_call.site = r->sites.capture();

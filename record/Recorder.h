@@ -75,6 +75,20 @@ class CallScope {
   RequestPick pick(MPI_Request r, const void* where, const std::vector<RequestPick>& taken);
   void created(MPI_Request r, const void* where);  // a request-creating call returned r there
   void completed(const RequestPick& p);            // p's operation completed
+  // Wildcard receives: an MPI_Irecv from MPI_ANY_SOURCE on `c` is about to be created (call
+  // before created()); the offset (world source - world rank + P) mod P of the sender a
+  // completed request matched, from its status, or -1 if p was no wildcard receive (and, for
+  // blocking receives, of `source` on `c`). Recorded as Param::Matched: the recorded order.
+  void wildcardPosted(MPI_Comm c);
+  std::int64_t wildcardMatched(const RequestPick& p, const MPI_Status& status);
+  std::int64_t matchedOffset(MPI_Comm c, int source);
+  void matched(const std::vector<std::int64_t>& offsets);  // sets Param::Matched if any is known
+  // How many requests (not MPI_REQUEST_NULL) the completing call completed. A test that
+  // completed none is a failed poll: commit() folds it into the next successful call of the same
+  // test at the same call site (Param::Failed) instead of recording it, so that a polling loop
+  // of millions of calls costs one value per success; polls no success follows are recorded
+  // at MPI_Finalize.
+  void completions(std::size_t n) { completions_ = static_cast<std::int64_t>(n); }
   // Communicators made or freed by the call.
   std::int64_t newComm(MPI_Comm c, const char* kind);  // 0 for MPI_COMM_NULL
   // The id of a communicator MPI_Comm_free has just freed (by its old handle); -1 if unknown.
@@ -95,6 +109,7 @@ class CallScope {
   bool nested_ = false;
   std::uint32_t site_ = 0;
   double entry_ = 0, t0_ = 0, t1_ = 0;
+  std::int64_t completions_ = -1;  // -1: not a completing call
   std::unique_lock<std::mutex> lock_;
 };
 

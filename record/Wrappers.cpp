@@ -18,6 +18,16 @@ namespace calls = tracegen::record::calls;
 
 namespace {
 thread_local std::vector<tracegen::record::RequestPick> t_picks;
+thread_local std::vector<MPI_Status> t_statuses;
+
+// The recorder reads status.MPI_SOURCE of completed wildcard receives (the recorded order), so
+// it passes MPI a status even where the application ignores it.
+MPI_Status* statusOr(MPI_Status* status, MPI_Status& local) { return status == MPI_STATUS_IGNORE ? &local : status; }
+MPI_Status* statusesOr(MPI_Status* statuses, int n) {
+  if (statuses != MPI_STATUSES_IGNORE) return statuses;
+  t_statuses.resize(static_cast<std::size_t>(n > 0 ? n : 1));
+  return t_statuses.data();
+}
 }  // namespace
 
 // ---- environment
@@ -82,10 +92,13 @@ TG_ISEND(MPI_Ibsend, Op::Ibsend)
 TG_EXPORT int MPI_Recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm, MPI_Status* status) {
   CallScope s(Op::Recv);
   if (!s.active()) return PMPI_Recv(buf, count, type, source, tag, comm, status);
+  MPI_Status local;
+  status = statusOr(status, local);
   s.begin();
   const int rc = PMPI_Recv(buf, count, type, source, tag, comm, status);
   s.end();
   calls::p2p(s, Param::Source, count, type, source, tag, comm);
+  calls::receivedFrom(s, source, comm, status);
   s.commit();
   return rc;
 }
@@ -97,6 +110,7 @@ TG_EXPORT int MPI_Irecv(void* buf, int count, MPI_Datatype type, int source, int
   const int rc = PMPI_Irecv(buf, count, type, source, tag, comm, req);
   s.end();
   calls::p2p(s, Param::Source, count, type, source, tag, comm);
+  if (source == MPI_ANY_SOURCE) s.wildcardPosted(comm);
   s.created(*req, req);
   s.commit();
   return rc;
@@ -109,10 +123,13 @@ TG_EXPORT int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype send
     return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm,
                          status);
   s.begin();
+  MPI_Status local;
+  status = statusOr(status, local);
   const int rc = PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag,
                                comm, status);
   s.end();
   calls::sendrecv(s, sendcount, sendtype, dest, sendtag, recvcount, recvtype, source, recvtag, comm);
+  calls::receivedFrom(s, source, comm, status);
   s.commit();
   return rc;
 }
@@ -122,9 +139,12 @@ TG_EXPORT int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype type, int 
   CallScope s(Op::SendrecvReplace);
   if (!s.active()) return PMPI_Sendrecv_replace(buf, count, type, dest, sendtag, source, recvtag, comm, status);
   s.begin();
+  MPI_Status local;
+  status = statusOr(status, local);
   const int rc = PMPI_Sendrecv_replace(buf, count, type, dest, sendtag, source, recvtag, comm, status);
   s.end();
   calls::sendrecvReplace(s, count, type, dest, sendtag, source, recvtag, comm);
+  calls::receivedFrom(s, source, comm, status);
   s.commit();
   return rc;
 }
@@ -157,10 +177,12 @@ TG_EXPORT int MPI_Wait(MPI_Request* req, MPI_Status* status) {
   CallScope s(Op::Wait);
   if (!s.active()) return PMPI_Wait(req, status);
   const tracegen::record::RequestPick p = s.pick(*req, req, {});
+  MPI_Status local;
+  status = statusOr(status, local);
   s.begin();
   const int rc = PMPI_Wait(req, status);
   s.end();
-  calls::completeOne(s, p, true);
+  calls::completeOne(s, p, true, status);
   s.commit();
   return rc;
 }
@@ -169,10 +191,12 @@ TG_EXPORT int MPI_Test(MPI_Request* req, int* flag, MPI_Status* status) {
   CallScope s(Op::Test);
   if (!s.active()) return PMPI_Test(req, flag, status);
   const tracegen::record::RequestPick p = s.pick(*req, req, {});
+  MPI_Status local;
+  status = statusOr(status, local);
   s.begin();
   const int rc = PMPI_Test(req, flag, status);
   s.end();
-  calls::completeOne(s, p, *flag != 0);
+  calls::completeOne(s, p, *flag != 0, status);
   s.commit();
   return rc;
 }
@@ -181,10 +205,11 @@ TG_EXPORT int MPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[]) 
   CallScope s(Op::Waitall);
   if (!s.active()) return PMPI_Waitall(count, reqs, statuses);
   calls::pickAll(s, reqs, reqs, sizeof(MPI_Request), count, t_picks);
+  statuses = statusesOr(statuses, count);
   s.begin();
   const int rc = PMPI_Waitall(count, reqs, statuses);
   s.end();
-  calls::completeAll(s, t_picks, true);
+  calls::completeAll(s, t_picks, true, statuses);
   s.commit();
   return rc;
 }
@@ -193,10 +218,11 @@ TG_EXPORT int MPI_Testall(int count, MPI_Request reqs[], int* flag, MPI_Status s
   CallScope s(Op::Testall);
   if (!s.active()) return PMPI_Testall(count, reqs, flag, statuses);
   calls::pickAll(s, reqs, reqs, sizeof(MPI_Request), count, t_picks);
+  statuses = statusesOr(statuses, count);
   s.begin();
   const int rc = PMPI_Testall(count, reqs, flag, statuses);
   s.end();
-  calls::completeAll(s, t_picks, *flag != 0);
+  calls::completeAll(s, t_picks, *flag != 0, statuses);
   s.commit();
   return rc;
 }
@@ -205,10 +231,12 @@ TG_EXPORT int MPI_Waitany(int count, MPI_Request reqs[], int* index, MPI_Status*
   CallScope s(Op::Waitany);
   if (!s.active()) return PMPI_Waitany(count, reqs, index, status);
   calls::pickAll(s, reqs, reqs, sizeof(MPI_Request), count, t_picks);
+  MPI_Status local;
+  status = statusOr(status, local);
   s.begin();
   const int rc = PMPI_Waitany(count, reqs, index, status);
   s.end();
-  calls::completeSome(s, t_picks, index, *index == MPI_UNDEFINED ? 0 : 1);
+  calls::completeSome(s, t_picks, index, *index == MPI_UNDEFINED ? 0 : 1, status);
   s.commit();
   return rc;
 }
@@ -217,10 +245,12 @@ TG_EXPORT int MPI_Testany(int count, MPI_Request reqs[], int* index, int* flag, 
   CallScope s(Op::Testany);
   if (!s.active()) return PMPI_Testany(count, reqs, index, flag, status);
   calls::pickAll(s, reqs, reqs, sizeof(MPI_Request), count, t_picks);
+  MPI_Status local;
+  status = statusOr(status, local);
   s.begin();
   const int rc = PMPI_Testany(count, reqs, index, flag, status);
   s.end();
-  calls::completeSome(s, t_picks, index, (*flag != 0 && *index != MPI_UNDEFINED) ? 1 : 0);
+  calls::completeSome(s, t_picks, index, (*flag != 0 && *index != MPI_UNDEFINED) ? 1 : 0, status);
   s.commit();
   return rc;
 }
@@ -229,10 +259,11 @@ TG_EXPORT int MPI_Waitsome(int incount, MPI_Request reqs[], int* outcount, int i
   CallScope s(Op::Waitsome);
   if (!s.active()) return PMPI_Waitsome(incount, reqs, outcount, indices, statuses);
   calls::pickAll(s, reqs, reqs, sizeof(MPI_Request), incount, t_picks);
+  statuses = statusesOr(statuses, incount);
   s.begin();
   const int rc = PMPI_Waitsome(incount, reqs, outcount, indices, statuses);
   s.end();
-  calls::completeSome(s, t_picks, indices, *outcount == MPI_UNDEFINED ? 0 : *outcount);
+  calls::completeSome(s, t_picks, indices, *outcount == MPI_UNDEFINED ? 0 : *outcount, statuses);
   s.commit();
   return rc;
 }
@@ -241,10 +272,11 @@ TG_EXPORT int MPI_Testsome(int incount, MPI_Request reqs[], int* outcount, int i
   CallScope s(Op::Testsome);
   if (!s.active()) return PMPI_Testsome(incount, reqs, outcount, indices, statuses);
   calls::pickAll(s, reqs, reqs, sizeof(MPI_Request), incount, t_picks);
+  statuses = statusesOr(statuses, incount);
   s.begin();
   const int rc = PMPI_Testsome(incount, reqs, outcount, indices, statuses);
   s.end();
-  calls::completeSome(s, t_picks, indices, *outcount == MPI_UNDEFINED ? 0 : *outcount);
+  calls::completeSome(s, t_picks, indices, *outcount == MPI_UNDEFINED ? 0 : *outcount, statuses);
   s.commit();
   return rc;
 }

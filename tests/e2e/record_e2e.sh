@@ -34,6 +34,7 @@ args_of() {
     ring) echo "10 256" ;;
     apitour) echo "2" ;;
     ring_f) echo "10" ;;
+    polling) echo "20 256" ;;
     *) echo "" ;;
   esac
 }

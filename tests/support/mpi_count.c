@@ -32,7 +32,18 @@
   X(Group_range_incl) X(Group_range_excl) X(Group_union) X(Group_intersection) X(Group_difference) X(Group_free)
 
 #define TG_ENUM(n) OP_##n,
-enum { TG_OPS(TG_ENUM) OP_COUNT, SLOT_SENT = OP_COUNT, SLOT_RECEIVED, SLOTS };
+/* SLOT_DONE_*: calls of the C tests that completed a request (a poll that succeeded), written as
+ * "completing_tests": how many polls fail depends on timing, the successes do not. */
+enum {
+  TG_OPS(TG_ENUM) OP_COUNT,
+  SLOT_SENT = OP_COUNT,
+  SLOT_RECEIVED,
+  SLOT_DONE_TEST,
+  SLOT_DONE_TESTALL,
+  SLOT_DONE_TESTANY,
+  SLOT_DONE_TESTSOME,
+  SLOTS
+};
 #undef TG_ENUM
 #define TG_NAME(n) "MPI_" #n,
 static const char* const op_names[OP_COUNT] = {TG_OPS(TG_NAME)};
@@ -89,7 +100,10 @@ static void write_counts(void) {
           fprintf(f, "%s\"%s\": %lld", first ? "" : ", ", op_names[op], s[op]);
           first = 0;
         }
-        fprintf(f, "}, \"bytes_sent\": %lld, \"bytes_received\": %lld}", s[SLOT_SENT], s[SLOT_RECEIVED]);
+        fprintf(f, "}, \"completing_tests\": {\"MPI_Test\": %lld, \"MPI_Testall\": %lld, \"MPI_Testany\": %lld, "
+                   "\"MPI_Testsome\": %lld}", s[SLOT_DONE_TEST], s[SLOT_DONE_TESTALL], s[SLOT_DONE_TESTANY],
+                s[SLOT_DONE_TESTSOME]);
+        fprintf(f, ", \"bytes_sent\": %lld, \"bytes_received\": %lld}", s[SLOT_SENT], s[SLOT_RECEIVED]);
       }
       fprintf(f, "\n]}\n");
       fclose(f);
@@ -178,7 +192,10 @@ EXPORT int MPI_Wait(MPI_Request* r, MPI_Status* st) {
 }
 EXPORT int MPI_Test(MPI_Request* r, int* flag, MPI_Status* st) {
   count_op(OP_Test);
-  return PMPI_Test(r, flag, st);
+  const int active = *r != MPI_REQUEST_NULL;
+  const int rc = PMPI_Test(r, flag, st);
+  if (active && *flag) count_op(SLOT_DONE_TEST);
+  return rc;
 }
 EXPORT int MPI_Waitall(int n, MPI_Request r[], MPI_Status st[]) {
   count_op(OP_Waitall);
@@ -186,7 +203,11 @@ EXPORT int MPI_Waitall(int n, MPI_Request r[], MPI_Status st[]) {
 }
 EXPORT int MPI_Testall(int n, MPI_Request r[], int* flag, MPI_Status st[]) {
   count_op(OP_Testall);
-  return PMPI_Testall(n, r, flag, st);
+  int active = 0;
+  for (int i = 0; i < n; ++i) active = active || r[i] != MPI_REQUEST_NULL;
+  const int rc = PMPI_Testall(n, r, flag, st);
+  if (active && *flag) count_op(SLOT_DONE_TESTALL);
+  return rc;
 }
 EXPORT int MPI_Waitany(int n, MPI_Request r[], int* index, MPI_Status* st) {
   count_op(OP_Waitany);
@@ -194,7 +215,9 @@ EXPORT int MPI_Waitany(int n, MPI_Request r[], int* index, MPI_Status* st) {
 }
 EXPORT int MPI_Testany(int n, MPI_Request r[], int* index, int* flag, MPI_Status* st) {
   count_op(OP_Testany);
-  return PMPI_Testany(n, r, index, flag, st);
+  const int rc = PMPI_Testany(n, r, index, flag, st);
+  if (*flag && *index != MPI_UNDEFINED) count_op(SLOT_DONE_TESTANY);
+  return rc;
 }
 EXPORT int MPI_Waitsome(int n, MPI_Request r[], int* outcount, int indices[], MPI_Status st[]) {
   count_op(OP_Waitsome);
@@ -202,7 +225,9 @@ EXPORT int MPI_Waitsome(int n, MPI_Request r[], int* outcount, int indices[], MP
 }
 EXPORT int MPI_Testsome(int n, MPI_Request r[], int* outcount, int indices[], MPI_Status st[]) {
   count_op(OP_Testsome);
-  return PMPI_Testsome(n, r, outcount, indices, st);
+  const int rc = PMPI_Testsome(n, r, outcount, indices, st);
+  if (*outcount != MPI_UNDEFINED && *outcount > 0) count_op(SLOT_DONE_TESTSOME);
+  return rc;
 }
 EXPORT int MPI_Barrier(MPI_Comm comm) {
   count_op(OP_Barrier);
