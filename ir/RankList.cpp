@@ -735,6 +735,7 @@ void repeatRows(std::vector<RankTuple>& rows, Rank count, Rank step, std::vector
 
 void intersectSeries(const Series& a, const Series& b, std::vector<RankTuple>& out, Budget& budget) {
   alignSeries(a, b, [&](Rank k0, Rank k1, const RankTuple& row, const std::vector<RankTuple>& partners) {
+    budget.take(static_cast<Rank>(partners.size()) + 1);  // deep series recurse per level: bound them too
     std::vector<RankTuple> found;
     for (const auto& p : partners) intersectTuples(row, p, found, budget);
     repeatRows(found, k1 - k0, a.step, out);
@@ -743,6 +744,7 @@ void intersectSeries(const Series& a, const Series& b, std::vector<RankTuple>& o
 
 void subtractSeries(const Series& a, const Series& b, std::vector<RankTuple>& out, Budget& budget) {
   alignSeries(a, b, [&](Rank k0, Rank k1, const RankTuple& row, const std::vector<RankTuple>& partners) {
+    budget.take(static_cast<Rank>(partners.size()) + 1);
     std::vector<RankTuple> left{row};
     for (const auto& p : partners) {
       std::vector<RankTuple> next;

@@ -856,6 +856,26 @@ TEST(RankList, HundredMillionRankListsIntersectOnTheTuples) {
   EXPECT_EQ(RankList::unite(evens, RankList::progression(1, P / 2, 2)), all);
 }
 
+TEST(RankList, TwentyOneDimensionsExceedTheBudgetAndStayCorrect) {
+  // 2^21 ranks as 21 dimensions of 2 (digits in base 3): far more rows and nested series than
+  // kMaxPiecesPerOperation, so the operations give up on the tuples part-way and enumerate.
+  RankTuple t{0, {}};
+  Rank stride = 1;
+  for (int i = 0; i < 21; ++i, stride *= 3) t.dims.push_back({2, stride});
+  RankTuple moved = t;
+  moved.start = 1;  // digit 0 is 1 or 2: shares the members of t whose digit 0 is 1
+  const RankList a({t}), b({moved});
+  const RankList i = RankList::intersect(a, b), d = RankList::subtract(a, b);
+  EXPECT_EQ(i.size(), Rank{1} << 20);
+  EXPECT_EQ(d.size(), Rank{1} << 20);
+  EXPECT_TRUE(i.contains(1 + 27));
+  EXPECT_FALSE(i.contains(27));
+  EXPECT_TRUE(d.contains(27));
+  EXPECT_TRUE(i.isSubsetOf(b));
+  EXPECT_FALSE(d.intersects(b));
+  EXPECT_EQ(RankList::unite(i, d), a);
+}
+
 TEST(RankList, FuzzFindingH3GeneratesOn2p31m1Ranks) {
   // A trace of 2^31-1 ranks: building the program refines rank classes by every event's
   // ranklist, which used to enumerate every rank.
