@@ -635,6 +635,26 @@ std::string tupleText(const RankTuple& t) {
 // A nested 1- to 3-D tuple: rows of stride 1 to 3, rows and planes at distances just above
 // their span (blocks of a grid) or, sometimes, interleaving the dimension below.
 RankTuple bigTuple(Random& rnd) {
+  if (rnd.chance(50)) {
+    // On a grid 240 wide (64 rows per plane), as stencil decompositions are: blocks of columns
+    // (stride 1 to 3), planes of them, and long progressions whose stride divides the width,
+    // which operations cut into rows of the grid.
+    constexpr Rank W = 240, plane = W * 64;
+    RankTuple t;
+    if (rnd.chance(25)) {
+      const Rank stride = std::vector<Rank>{1, 2, 3, 4, 6}[static_cast<std::size_t>(rnd.uniform(0, 4))];
+      t.start = rnd.uniform(0, 3 * W);
+      t.dims.push_back({rnd.uniform(2, 100000 / stride), stride});
+      return t;
+    }
+    const Rank r0 = rnd.uniform(0, 40), c0 = rnd.uniform(0, W - 1), cs = rnd.uniform(1, 3);
+    const Rank cols = rnd.uniform(1, (W - c0 - 1) / cs + 1);
+    t.start = rnd.uniform(0, 3) * plane + r0 * W + c0;
+    t.dims.push_back({cols, cs});
+    t.dims.push_back({rnd.uniform(1, 64 - r0), W});
+    if (rnd.chance(30)) t.dims.push_back({rnd.uniform(2, 3), plane});
+    return t;
+  }
   RankTuple t;
   t.start = rnd.uniform(0, 3000);
   Rank span = 0;
