@@ -13,12 +13,14 @@
 // and blocks of one grid (equal outermost strides, or a progression whose stride divides the
 // other's row length) cost O(dims) per pair of rows they align. Other pairs are cut into
 // arithmetic progressions along their longest dimension within the range they share. One
-// operation cuts at most kMaxPiecesPerOperation progressions; beyond that it falls back to
-// enumerating the ranks of the lists involved, as tracegen did before. Only lists with no
-// grid structure in common and more than 2^20 progressions along their longest dimension get
-// there: a regular list below 2^31 ranks has so many only with four or more dimensions of
-// comparable length (10^8 ranks as 100^4 have 10^6), or with three of about 1000 or more;
-// regular lists of 1- and 2-D tuples, however many ranks, are never enumerated.
+// operation spends at most kMaxPiecesPerOperation units of work (a progression cut, a pair of
+// overlapping progressions compared, a pair of series rows aligned); beyond that it falls back
+// to enumerating the ranks of the lists involved, as tracegen did before. Lists sharing no grid
+// structure get there with more than about 2^20 progressions along their longest dimension
+// (four or more dimensions of comparable length: 10^8 ranks as 100^4 have 10^6; three of about
+// 1000) or when one tuple's rows cross another's long columns more than 2^20 times (two large
+// 2-D tuples on unrelated grids). Lists of 1-D tuples, blocks of one grid and everything the
+// stencil-style decompositions produce stay on the tuples however many ranks they hold.
 //
 // Results are normalised like every list (nested, disjoint, sorted by start). A result of at
 // most kExactMembers ranks is built exactly as fromAscending builds it, so small lists print
