@@ -6,8 +6,31 @@
 // stride larger than the span of the dimensions below it), which is what makes membership a
 // digit decomposition and ascending enumeration a lexicographic walk. Tuples of one list are
 // pairwise disjoint.
+//
+// Set operations (intersect, subtract, unite, intersects, isSubsetOf, operator==, shifted) also
+// work on the tuples; their cost follows the tuples, never the number of ranks (RankList.cpp
+// explains how). Pairs of tuples where one is a single rank, contiguous or equal to the other,
+// and blocks of one grid (equal outermost strides, or a progression whose stride divides the
+// other's row length) cost O(dims) per pair of rows they align. Other pairs are cut into
+// arithmetic progressions along their longest dimension within the range they share. One
+// operation spends at most kMaxPiecesPerOperation units of work (a progression cut, a pair of
+// overlapping progressions compared, a pair of series rows aligned); beyond that it falls back
+// to enumerating the ranks of the lists involved, as tracegen did before. Lists sharing no grid
+// structure get there with more than about 2^20 progressions along their longest dimension
+// (four or more dimensions of comparable length: 10^8 ranks as 100^4 have 10^6; three of about
+// 1000) or when one tuple's rows cross another's long columns more than 2^20 times (two large
+// 2-D tuples on unrelated grids). Lists of 1-D tuples, blocks of one grid and everything the
+// stencil-style decompositions produce stay on the tuples however many ranks they hold.
+//
+// Results are normalised like every list (nested, disjoint, sorted by start). A result of at
+// most kExactMembers ranks is built exactly as fromAscending builds it, so small lists print
+// as they always did; larger results keep the blocks the operation found and recompress its
+// progressions (fused where they continue each other, equal ones at a constant distance made
+// one more dimension). Equal sets may therefore print differently when built by different
+// routes; operator== compares members (on the tuples), not text.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -81,6 +104,16 @@ class RankList {
   static RankList intersect(const RankList& a, const RankList& b);
   static RankList subtract(const RankList& a, const RankList& b);
 
+  // Relative peers: { (r + offset) mod modulus : r in this list, 0 <= r < modulus } (members
+  // outside [0, modulus) are dropped; offset may be negative or beyond modulus). Each tuple is
+  // clipped at modulus - offset into O(dims) nested pieces that are moved, so a tuple that
+  // wraps around splits into a few tuples (a multi-dimensional one row-wise at the wrap point)
+  // and nothing is enumerated. modulus must be positive.
+  RankList shifted(Rank offset, Rank modulus) const;
+
+  static constexpr std::size_t kMaxPiecesPerOperation = std::size_t{1} << 20;
+  static constexpr Rank kExactMembers = 256;
+
   // `<1 0 {4 1}> <2 5 {3 4} {2 1}>`: tracegen's text form.
   std::string str() const;
   // `0-3,5,7-9`: for people; long lists are abbreviated after maxItems runs.
@@ -90,6 +123,8 @@ class RankList {
 
  private:
   void normalise();
+  // The list of disjoint nested tuples `pieces`, recompressed (see the comment at the top).
+  static RankList finish(std::vector<RankTuple> pieces);
   std::vector<RankTuple> tuples_;
 };
 

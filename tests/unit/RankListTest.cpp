@@ -1,11 +1,14 @@
 // RankList: the ScalaTrace ranklist examples of the format reference (§4), normalisation and
-// printing, a randomized property test against a std::set reference, and million-rank lists
-// that must be answered from the compressed form.
+// printing, randomized property tests of every set operation and of shifted() against a
+// std::set or sorted-vector reference (small lists, and lists large enough to take the
+// row-recompression path), and million- to 2^31-rank lists that must be answered from the
+// compressed form, including the fuzz finding H3.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <iterator>
+#include <numeric>
 #include <random>
 #include <set>
 #include <sstream>
@@ -13,7 +16,10 @@
 #include <string>
 #include <vector>
 
+#include "gen/Traversal.h"
 #include "ir/RankList.h"
+#include "ir/Readers.h"
+#include "passes/PassManager.h"
 
 namespace tracegen {
 namespace {
@@ -535,6 +541,14 @@ std::set<Rank> setOp(const std::set<Rank>& a, const std::set<Rank>& b, char op) 
   return out;
 }
 
+std::set<Rank> shiftRef(const std::set<Rank>& s, Rank offset, Rank modulus) {
+  const Rank off = ((offset % modulus) + modulus) % modulus;
+  std::set<Rank> out;
+  for (Rank r : s)
+    if (r >= 0 && r < modulus) out.insert((r + off) % modulus);
+  return out;
+}
+
 TEST(RankList, PropertyRandomListsMatchSetReference) {
   Random rnd(0x5ca1a7ace2ULL);
   int nonTrivialMerges = 0;
@@ -570,9 +584,327 @@ TEST(RankList, PropertyRandomListsMatchSetReference) {
     EXPECT_EQ(a.list == b.list, a.ranks == b.ranks) << ctx;
     EXPECT_EQ(b.list == a.list, a.ranks == b.ranks) << ctx;
     EXPECT_EQ(RankList::unite(d, i), a.list) << ctx;
+    // The same sets reached by other routes compare equal.
+    EXPECT_EQ(RankList::intersect(b.list, a.list), i) << ctx;
+    EXPECT_EQ(RankList::unite(b.list, a.list), u) << ctx;
+    EXPECT_EQ(RankList::subtract(a.list, i), d) << ctx;
+    EXPECT_EQ(RankList::subtract(u, RankList::subtract(b.list, a.list)), a.list) << ctx;
+    EXPECT_EQ(i.isSubsetOf(b.list), true) << ctx;
+    EXPECT_EQ(u == a.list, std::includes(a.ranks.begin(), a.ranks.end(), b.ranks.begin(), b.ranks.end())) << ctx;
+
+    // Relative peers: any offset, a modulus that may cut the list.
+    const Rank modulus = rnd.uniform(1, 160);
+    const Rank offset = rnd.uniform(-400, 400);
+    const std::string sctx = ctx + " [a shifted " + std::to_string(offset) + " mod " + std::to_string(modulus) + "]";
+    const RankList s = a.list.shifted(offset, modulus);
+    checkAgainstReference(s, shiftRef(a.ranks, offset, modulus), sctx);
+    if (::testing::Test::HasFatalFailure()) return;
+    EXPECT_EQ(s.shifted(-offset, modulus), RankList::intersect(a.list, RankList::all(modulus))) << sctx;
+    EXPECT_EQ(a.list.shifted(offset + 3 * modulus, modulus), s) << sctx;
   }
   // The generator must actually exercise merging, or the test proves little.
   EXPECT_GT(nonTrivialMerges, 100);
+}
+
+// --------------------------------------------------------------------------------------------
+// Larger random lists: results above kExactMembers are recompressed from rows rather than
+// rebuilt by fromAscending, so that path needs its own reference check. Members stay below
+// 2^17 so that a sorted vector is a cheap reference.
+
+struct BigList {
+  RankList list;
+  std::vector<Rank> ranks;  // sorted
+  std::string how;
+};
+
+std::vector<Rank> vecOp(const std::vector<Rank>& a, const std::vector<Rank>& b, char op) {
+  std::vector<Rank> out;
+  auto ins = std::back_inserter(out);
+  if (op == '|') std::set_union(a.begin(), a.end(), b.begin(), b.end(), ins);
+  if (op == '&') std::set_intersection(a.begin(), a.end(), b.begin(), b.end(), ins);
+  if (op == '-') std::set_difference(a.begin(), a.end(), b.begin(), b.end(), ins);
+  return out;
+}
+
+std::string tupleText(const RankTuple& t) {
+  std::string s = "<" + std::to_string(t.start);
+  for (const auto& d : t.dims) s += " {" + std::to_string(d.iters) + " " + std::to_string(d.stride) + "}";
+  return s + ">";
+}
+
+// A nested 1- to 3-D tuple: rows of stride 1 to 3, rows and planes at distances just above
+// their span (blocks of a grid) or, sometimes, interleaving the dimension below.
+RankTuple bigTuple(Random& rnd) {
+  if (rnd.chance(50)) {
+    // On a grid 240 wide (64 rows per plane), as stencil decompositions are: blocks of columns
+    // (stride 1 to 3), planes of them, and long progressions whose stride divides the width,
+    // which operations cut into rows of the grid.
+    constexpr Rank W = 240, plane = W * 64;
+    RankTuple t;
+    if (rnd.chance(25)) {
+      const Rank stride = std::vector<Rank>{1, 2, 3, 4, 6}[static_cast<std::size_t>(rnd.uniform(0, 4))];
+      t.start = rnd.uniform(0, 3 * W);
+      t.dims.push_back({rnd.uniform(2, 100000 / stride), stride});
+      return t;
+    }
+    const Rank r0 = rnd.uniform(0, 40), c0 = rnd.uniform(0, W - 1), cs = rnd.uniform(1, 3);
+    const Rank cols = rnd.uniform(1, (W - c0 - 1) / cs + 1);
+    t.start = rnd.uniform(0, 3) * plane + r0 * W + c0;
+    t.dims.push_back({cols, cs});
+    t.dims.push_back({rnd.uniform(1, 64 - r0), W});
+    if (rnd.chance(30)) t.dims.push_back({rnd.uniform(2, 3), plane});
+    return t;
+  }
+  RankTuple t;
+  t.start = rnd.uniform(0, 3000);
+  Rank span = 0;
+  const Rank depth = rnd.uniform(1, 3);
+  for (Rank d = 0; d < depth; ++d) {
+    RankDim dim;
+    dim.iters = rnd.uniform(2, d == 0 ? 90 : d == 1 ? 60 : 5);
+    dim.stride = d == 0 ? rnd.uniform(1, 3) : rnd.chance(15) ? rnd.uniform(1, 3) : span + rnd.uniform(1, 60);
+    span += (dim.iters - 1) * dim.stride;
+    t.dims.push_back(dim);
+  }
+  return t;
+}
+
+BigList bigRandomList(Random& rnd) {
+  BigList r;
+  std::vector<char> used(Rank{1} << 17, 0);
+  std::vector<RankTuple> tuples;
+  const Rank sections = rnd.uniform(1, 4);
+  for (int attempt = 0; attempt < 40 && static_cast<Rank>(tuples.size()) < sections; ++attempt) {
+    RankTuple t = bigTuple(rnd);
+    std::set<Rank> m = enumerateSpec({t});
+    if (static_cast<Rank>(m.size()) != t.size()) continue;  // names a rank twice
+    if (std::any_of(m.begin(), m.end(), [&](Rank v) { return used[static_cast<std::size_t>(v)] != 0; })) continue;
+    for (Rank v : m) used[static_cast<std::size_t>(v)] = 1;
+    tuples.push_back(t);
+    r.how += (r.how.empty() ? "" : " ") + tupleText(t);
+  }
+  for (std::size_t v = 0; v < used.size(); ++v)
+    if (used[v]) r.ranks.push_back(static_cast<Rank>(v));
+  r.list = RankList(tuples);
+  if (rnd.chance(25)) {  // the complement within a grid of N ranks
+    const Rank n = rnd.uniform(1, 100000);
+    r.list = RankList::subtract(RankList::all(n), r.list);
+    std::vector<Rank> all(static_cast<std::size_t>(n));
+    std::iota(all.begin(), all.end(), Rank{0});
+    r.ranks = vecOp(all, r.ranks, '-');
+    r.how = "[0," + std::to_string(n) + ") minus " + r.how;
+  }
+  return r;
+}
+
+void checkBig(const RankList& l, const std::vector<Rank>& ref, const std::string& ctx) {
+  SCOPED_TRACE(ctx);
+  // size() adds up the tuples, toVector() drops repeats: equal to the reference, they show the
+  // tuples are disjoint and name exactly the reference's members.
+  ASSERT_EQ(l.size(), static_cast<Rank>(ref.size())) << l.str();
+  ASSERT_EQ(l.toVector(), ref) << l.str();
+  for (std::size_t i = 0; i < l.tuples().size(); ++i) {
+    const RankTuple& t = l.tuples()[i];
+    ASSERT_TRUE(t.dims.empty() || t.isNested()) << "tuple " << i << " of " << l.str();
+    if (i > 0) {
+      ASSERT_LT(l.tuples()[i - 1].start, t.start) << l.str();
+    }
+  }
+}
+
+TEST(RankList, PropertyLargeRandomListsMatchReference) {
+  Random rnd(0xb16b00b5ULL);
+  int recompressed = 0;
+  for (int iteration = 0; iteration < 150; ++iteration) {
+    const BigList a = bigRandomList(rnd);
+    const BigList b = rnd.chance(10) ? a : bigRandomList(rnd);
+    const std::string ctx = "iteration " + std::to_string(iteration) + ": a = " + a.how + "; b = " + b.how;
+    checkBig(a.list, a.ranks, ctx + " [a]");
+    const RankList u = RankList::unite(a.list, b.list);
+    const RankList i = RankList::intersect(a.list, b.list);
+    const RankList d = RankList::subtract(a.list, b.list);
+    checkBig(u, vecOp(a.ranks, b.ranks, '|'), ctx + " [a|b]");
+    checkBig(i, vecOp(a.ranks, b.ranks, '&'), ctx + " [a&b]");
+    checkBig(d, vecOp(a.ranks, b.ranks, '-'), ctx + " [a-b]");
+    checkBig(RankList::subtract(b.list, a.list), vecOp(b.ranks, a.ranks, '-'), ctx + " [b-a]");
+    if (::testing::Test::HasFatalFailure()) return;
+    for (const RankList* r : {&u, &i, &d})
+      if (r->size() > RankList::kExactMembers) ++recompressed;
+
+    const bool meet = !vecOp(a.ranks, b.ranks, '&').empty();
+    EXPECT_EQ(a.list.intersects(b.list), meet) << ctx;
+    EXPECT_EQ(b.list.intersects(a.list), meet) << ctx;
+    EXPECT_EQ(a.list.isSubsetOf(b.list), std::includes(b.ranks.begin(), b.ranks.end(), a.ranks.begin(), a.ranks.end()))
+        << ctx;
+    EXPECT_EQ(a.list == b.list, a.ranks == b.ranks) << ctx;
+    EXPECT_TRUE(i.isSubsetOf(b.list)) << ctx;
+    EXPECT_FALSE(d.intersects(b.list)) << ctx;
+    EXPECT_EQ(RankList::unite(d, i), a.list) << ctx;
+    EXPECT_EQ(RankList::unite(b.list, a.list), u) << ctx;
+    EXPECT_EQ(RankList::fromSorted(u.toVector()), u) << ctx;
+
+    const Rank modulus = rnd.uniform(1, 120000);
+    const Rank offset = rnd.uniform(-200000, 200000);
+    std::set<Rank> aSet(a.ranks.begin(), a.ranks.end());
+    std::set<Rank> shiftedRef = shiftRef(aSet, offset, modulus);
+    checkBig(a.list.shifted(offset, modulus), {shiftedRef.begin(), shiftedRef.end()},
+             ctx + " [a shifted " + std::to_string(offset) + " mod " + std::to_string(modulus) + "]");
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  EXPECT_GT(recompressed, 100);  // the row path was exercised
+}
+
+// The nine groups of a 2-D 5-point stencil on an n x n grid, row-major: corners, edges without
+// their corners, interior.
+std::vector<RankList> stencilGroups(Rank n) {
+  auto block = [&](Rank r0, Rank c0, Rank rows, Rank cols) {
+    return RankList({RankTuple{r0 * n + c0, {{cols, 1}, {rows, n}}}});
+  };
+  return {block(0, 0, 1, 1),         block(0, 1, 1, n - 2),         block(0, n - 1, 1, 1),
+          block(1, 0, n - 2, 1),     block(1, 1, n - 2, n - 2),     block(1, n - 1, n - 2, 1),
+          block(n - 1, 0, 1, 1),     block(n - 1, 1, 1, n - 2),     block(n - 1, n - 1, 1, 1)};
+}
+
+TEST(RankList, StencilGroupsOnAMillionRanksStayCompressed) {
+  const Rank n = 1024, P = n * n;
+  const auto groups = stencilGroups(n);
+  RankList covered;
+  for (const auto& g : groups) {
+    EXPECT_FALSE(covered.intersects(g));
+    covered = RankList::unite(covered, g);
+  }
+  const RankList all = RankList::all(P);
+  EXPECT_EQ(covered, all);
+  EXPECT_EQ(covered.size(), P);
+  const RankList& interior = groups[4];
+  // Everything but the interior: row 0 and rank 1024, pairs (last column, first column) of the
+  // rows between, and the last row with the rank before it.
+  const RankList rim = RankList::subtract(all, interior);
+  EXPECT_EQ(rim, RankList({RankTuple{0, {{1025, 1}}}, RankTuple{2047, {{2, 1}, {1021, 1024}}},
+                           RankTuple{1047551, {{1025, 1}}}}));
+  EXPECT_LE(rim.tuples().size(), 4u) << rim.str();
+  EXPECT_EQ(rim.size(), 4 * n - 4);
+  EXPECT_EQ(RankList::unite(rim, interior), all);
+  EXPECT_EQ(RankList::unite(rim, groups[1]), rim);
+  EXPECT_EQ(RankList::intersect(rim, interior), RankList());
+  // Ranks with a neighbour to the east: all but the last column; to the north: all but row 0.
+  const RankList east = RankList({RankTuple{0, {{n - 1, 1}, {n, n}}}});
+  const RankList north = RankList::progression(n, P - n);
+  const RankList both = RankList::intersect(east, north);
+  EXPECT_EQ(both.str(), "<2 1024 {1023 1} {1023 1024}>");
+  EXPECT_EQ(RankList::subtract(east, north).str(), "<1 0 {1023 1}>");
+  EXPECT_EQ(RankList::intersect(interior, east), interior);
+  EXPECT_TRUE(interior.isSubsetOf(both));
+  EXPECT_FALSE(both.isSubsetOf(interior));
+  // Peers: the east neighbours of the interior are the interior moved by one column.
+  EXPECT_EQ(interior.shifted(1, P).str(), "<2 1026 {1022 1} {1022 1024}>");
+  EXPECT_EQ(interior.shifted(-n, P).str(), "<2 1 {1022 1} {1022 1024}>");
+  // Row 0 moved up by one row wraps around to the last row; a block moved across the end
+  // splits row-wise.
+  EXPECT_EQ(groups[1].shifted(-n, P), groups[7]);
+  const RankList moved = interior.shifted(P - 2 * n, P);
+  EXPECT_EQ(moved.size(), interior.size());
+  EXPECT_LE(moved.tuples().size(), 3u) << moved.str();
+  EXPECT_TRUE(moved.contains(P - n + 1));
+  EXPECT_TRUE(moved.contains(1));
+  EXPECT_FALSE(moved.contains(P - 2 * n + 1));
+  EXPECT_EQ(moved.shifted(2 * n, P), interior);
+  EXPECT_EQ(all.shifted(12345, P), all);
+  // Stride-2 progressions (checkerboard-like): evens of the interior are a 2-D tuple.
+  const RankList evens = RankList::progression(0, P / 2, 2);
+  const RankList evenInterior = RankList::intersect(interior, evens);
+  EXPECT_EQ(evenInterior.size(), interior.size() / 2);
+  EXPECT_EQ(evenInterior.str(), "<2 1026 {511 2} {1022 1024}>");
+  EXPECT_EQ(RankList::unite(evenInterior, RankList::subtract(interior, evens)), interior);
+  // Partition refinement by every group and a few peer sets: the classes cover every rank
+  // once, stay few and small.
+  std::vector<RankList> classes{all};
+  std::vector<RankList> by = groups;
+  for (const auto& g : groups) by.push_back(g.shifted(1, P));
+  by.push_back(evens);
+  for (const auto& r : by) {
+    std::vector<RankList> next;
+    for (const auto& c : classes) {
+      RankList in = RankList::intersect(c, r), out = RankList::subtract(c, r);
+      if (!in.empty()) next.push_back(std::move(in));
+      if (!out.empty()) next.push_back(std::move(out));
+    }
+    classes = std::move(next);
+  }
+  Rank total = 0;
+  std::size_t tuples = 0;
+  for (std::size_t i = 0; i < classes.size(); ++i) {
+    total += classes[i].size();
+    tuples += classes[i].tuples().size();
+    for (std::size_t j = i + 1; j < classes.size(); ++j) EXPECT_FALSE(classes[i].intersects(classes[j]));
+  }
+  EXPECT_EQ(total, P);
+  EXPECT_LE(tuples, 200u);
+}
+
+TEST(RankList, HundredMillionRankListsIntersectOnTheTuples) {
+  const Rank P = 100000000;
+  const RankList evens = RankList::progression(0, P / 2, 2);
+  const RankList threes = RankList::progression(0, (P + 2) / 3, 3);
+  EXPECT_EQ(RankList::intersect(evens, threes).str(), "<1 0 {16666667 6}>");
+  EXPECT_EQ(RankList::subtract(evens, threes).size(), P / 2 - (P + 5) / 6);
+  EXPECT_EQ(RankList::unite(evens, threes).size(), P / 2 + (P + 2) / 3 - (P + 5) / 6);
+  // Rows 0, 2, 4, ... of a 20000-wide grid, and the same shifted by 5000 columns.
+  const RankList a({RankTuple{0, {{10000, 1}, {5000, 20000}}}});
+  const RankList b({RankTuple{5000, {{10000, 1}, {5000, 20000}}}});
+  EXPECT_EQ(RankList::intersect(a, b).str(), "<2 5000 {5000 1} {5000 20000}>");
+  EXPECT_EQ(RankList::subtract(a, b).str(), "<2 0 {5000 1} {5000 20000}>");
+  const RankList ab = RankList::unite(a, b);
+  EXPECT_EQ(ab, RankList({RankTuple{0, {{15000, 1}, {5000, 20000}}}}));
+  EXPECT_LE(ab.tuples().size(), 2u) << ab.str();
+  EXPECT_EQ(a.shifted(10000, P).str(), "<2 10000 {10000 1} {5000 20000}>");
+  // Moved back by 5000 the first row wraps around: its two halves go to either end.
+  const RankList back = a.shifted(-5000, P);
+  EXPECT_EQ(back.size(), a.size());
+  EXPECT_LE(back.tuples().size(), 3u) << back.str();
+  EXPECT_TRUE(back.contains(P - 1));
+  EXPECT_TRUE(back.contains(4999));
+  EXPECT_FALSE(back.contains(5000));
+  EXPECT_TRUE(back.contains(15000));
+  EXPECT_EQ(back.shifted(5000, P), a);
+  const RankList all = RankList::all(P);
+  EXPECT_EQ(RankList::intersect(all, all), all);
+  EXPECT_EQ(RankList::subtract(all, RankList::single(P / 2)).size(), P - 1);
+  EXPECT_TRUE(evens.isSubsetOf(all));
+  EXPECT_FALSE(all.isSubsetOf(evens));
+  EXPECT_FALSE(evens == RankList::unite(evens, RankList::single(1)));
+  EXPECT_EQ(RankList::unite(evens, RankList::progression(1, P / 2, 2)), all);
+}
+
+TEST(RankList, TwentyOneDimensionsExceedTheBudgetAndStayCorrect) {
+  // 2^21 ranks as 21 dimensions of 2 (digits in base 3): far more rows and nested series than
+  // kMaxPiecesPerOperation, so the operations give up on the tuples part-way and enumerate.
+  RankTuple t{0, {}};
+  Rank stride = 1;
+  for (int i = 0; i < 21; ++i, stride *= 3) t.dims.push_back({2, stride});
+  RankTuple moved = t;
+  moved.start = 1;  // digit 0 is 1 or 2: shares the members of t whose digit 0 is 1
+  const RankList a({t}), b({moved});
+  const RankList i = RankList::intersect(a, b), d = RankList::subtract(a, b);
+  EXPECT_EQ(i.size(), Rank{1} << 20);
+  EXPECT_EQ(d.size(), Rank{1} << 20);
+  EXPECT_TRUE(i.contains(1 + 27));
+  EXPECT_FALSE(i.contains(27));
+  EXPECT_TRUE(d.contains(27));
+  EXPECT_TRUE(i.isSubsetOf(b));
+  EXPECT_FALSE(d.intersects(b));
+  EXPECT_EQ(RankList::unite(i, d), a);
+}
+
+TEST(RankList, FuzzFindingH3GeneratesOn2p31m1Ranks) {
+  // A trace of 2^31-1 ranks: building the program refines rank classes by every event's
+  // ranklist, which used to enumerate every rank.
+  Trace t = readTraceFile(std::string(TRACEGEN_SOURCE_DIR) + "/tests/data/fuzz-findings/H3-generate-2p31m1-ranks.tgt");
+  ASSERT_EQ(t.numRanks, 2147483647);
+  PassContext ctx;
+  PassManager({"resolve-comms", "summarize-timing"}).run(t, ctx);
+  const gen::Program p = gen::buildProgram(t, "H3");
+  EXPECT_FALSE(p.body.empty());
 }
 
 // --------------------------------------------------------------------------------------------
