@@ -60,33 +60,8 @@ namespace {
 constexpr std::int64_t kAnyTag = -1;
 constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
 
-// The ranks r + d (mod P) for r in `list`. Tuples that do not wrap around move as a whole.
-RankList shiftRanks(const RankList& list, Rank d, Rank P) {
-  d = ((d % P) + P) % P;
-  if (d == 0) return list;
-  std::vector<RankTuple> moved;
-  bool wraps = false;
-  for (const auto& t : list.tuples()) {
-    RankTuple u = t;
-    if (t.last() + d < P) {
-      u.start += d;
-    } else if (t.first() + d >= P) {
-      u.start += d - P;
-    } else {
-      wraps = true;
-      break;
-    }
-    moved.push_back(std::move(u));
-  }
-  if (!wraps) return RankList(std::move(moved));  // a bijection keeps the tuples disjoint
-  std::vector<Rank> ranks;
-  list.forEach([&](Rank r) {
-    ranks.push_back((r + d) % P);
-    return true;
-  });
-  std::sort(ranks.begin(), ranks.end());
-  return RankList::fromSorted(ranks);
-}
+// The ranks r + d (mod P) for r in `list`, on the tuples.
+RankList shiftRanks(const RankList& list, Rank d, Rank P) { return list.shifted(d, P); }
 
 struct Undecidable {
   std::string why;
