@@ -52,6 +52,11 @@ class RankCursor {
   RankCursor(const Trace& trace, Rank rank, std::string fileName = "<trace>");
   bool next(Call& call);
   Rank rank() const { return rank_; }
+  // Whether a later call may still come from position `pos` of the rank's compressed trace (an
+  // index into eventIndices()) or an earlier one: the cursor has not passed it yet, or a loop
+  // that starts there or earlier is still running. Lets a caller that needs only the calls up
+  // to some event stop expanding there.
+  bool mayReturnTo(std::size_t pos) const;
   // The rank's compressed trace: indices into trace.events.
   std::vector<std::size_t> eventIndices() const;
 
