@@ -37,11 +37,15 @@ for t in "${targets[@]}"; do
   mkdir -p "$corpus" "$findings"
   # Fork mode: a child process fuzzes, the parent merges new coverage into $corpus and keeps
   # going after a crash, timeout or OOM (-ignore_*). The child's peak RSS is what counts.
-  "$build/fuzz/$t" "$corpus" "fuzz/corpus/$t" -dict="$(dict_for "$t")" -max_total_time="$seconds" \
+  # Peak RSS: the largest of the processes (parent and fuzzing children), from getrusage.
+  python3 - "$build/fuzz/$t" "$corpus" "fuzz/corpus/$t" -dict="$(dict_for "$t")" -max_total_time="$seconds" \
     -rss_limit_mb=1024 -timeout=10 -fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
-    -artifact_prefix="$findings/" -print_final_stats=1 >"$log" 2>&1 || true
-  # The fork-mode status lines read `#N: cov: ... exec/s: ... oom/timeout/crash: A/B/C time: ...`;
-  # the children's final statistics give their peak RSS.
+    -artifact_prefix="$findings/" >"$log" 2>&1 <<'PY' || true
+import resource, subprocess, sys
+subprocess.run(sys.argv[1:])
+print("stat::peak_rss_mb: %d" % (resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024), flush=True)
+PY
+  # The fork-mode status lines read `#N: cov: ... exec/s: ... oom/timeout/crash: A/B/C time: ...`.
   last=$(grep -E '^#[0-9]+: cov:' "$log" | tail -1 || true)
   execs=$(sed -nE 's/^#([0-9]+): cov:.*/\1/p' <<<"$last")
   read -r ooms timeouts crashes < <(sed -nE 's|.*oom/timeout/crash: ([0-9]+)/([0-9]+)/([0-9]+).*|\1 \2 \3|p' <<<"$last")
