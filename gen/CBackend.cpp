@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "gen/Backends.h"
+#include "ir/Limits.h"
 #include "passes/RankRanges.h"
 
 namespace tracegen::gen {
@@ -313,6 +314,10 @@ class CWriter {
     for (const auto& s : finals) {
       // The computation before MPI_Finalize belongs to the measured region, the call after it.
       if (!s.call.computeUs.isConst() || s.call.computeUs.value != 0) {
+        forEachConst(s.call.computeUs, [&](double us) {
+          requireEmittableTime(us, program_.source, s.call.event ? s.call.event->line : 0,
+                               fmt::format("{}: compute time", label(s.call)));
+        });
         uses_.compute = true;
         mus::data d;
         d.set("label", label(s.call));
@@ -500,6 +505,10 @@ class CWriter {
     CallCtx ctx{c, counter, &tables};
     mus::data inner;
     if (!c.computeUs.isConst() || c.computeUs.value != 0) {
+      forEachConst(c.computeUs, [&](double us) {
+        requireEmittableTime(us, program_.source, c.event ? c.event->line : 0,
+                             fmt::format("{}: compute time", label(c)));
+      });
       uses_.compute = true;
       inner.set("compute", expr(c.computeUs, computeStyle(), at(ctx, "compute_us")));
     }

@@ -39,6 +39,7 @@
 
 #include "gen/ncptl/Checker.h"
 #include "gen/ncptl/Lexer.h"
+#include "ir/Limits.h"
 #include "passes/RankRanges.h"
 
 namespace tracegen::gen {
@@ -707,7 +708,8 @@ class Renderer {
     // Classes with equal counts are one class.
     std::vector<std::pair<RankList, std::int64_t>> merged;
     for (auto& [cls, n] : next) {
-      auto it = std::find_if(merged.begin(), merged.end(), [&](const auto& m) { return m.second == n; });
+      const std::int64_t want = n;  // clang 14 cannot capture a structured binding in a lambda
+      auto it = std::find_if(merged.begin(), merged.end(), [&](const auto& m) { return m.second == want; });
       if (it == merged.end())
         merged.push_back({cls, n});
       else
@@ -853,6 +855,8 @@ class Renderer {
     std::vector<Case> cs = cases(ranks, {{"compute", &c.computeUs}}, idx);
     return guarded(cs, [&](const Case& k) -> std::vector<std::string> {
       const double us = k.values.at("compute").value;
+      requireEmittableTime(us, p_.source, c.event ? c.event->line : 0,
+                           fmt::format("{} (event {}): compute time", opName(c.op), c.event ? c.event->id : 0));
       const auto rounded = static_cast<std::int64_t>(std::llround(us));
       if (rounded <= 0) return {};
       Desc t = acting(k.ranks, false);

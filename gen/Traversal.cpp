@@ -51,12 +51,15 @@
 #include <algorithm>
 #include <fmt/format.h>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
 #include <stdexcept>
 #include <tuple>
 
+#include "ir/Checked.h"
+#include "ir/Diagnostics.h"
 #include "passes/RankRanges.h"
 
 namespace tracegen::gen {
@@ -692,10 +695,23 @@ class ProgramWriter {
         ++program_.loops;
         // Loops with one trip count keep the execution index of their body computable.
         std::vector<std::pair<int, std::int64_t>> inner;
-        bool exact = loops && s.loop.iterations.isConst();
+        // Beyond 2^53 the double no longer holds the trip count exactly (nor, near 2^63, converts
+        // back to int64): such loops count their executions at run time instead.
+        bool exact = loops && s.loop.iterations.isConst() && s.loop.iterations.value <= 9007199254740992.0;
         if (exact) {
           auto trips = static_cast<std::int64_t>(s.loop.iterations.value);
-          for (auto [id, mult] : *loops) inner.push_back({id, mult * trips});
+          for (auto [id, mult] : *loops) {
+            // The product of nested trip counts must fit int64 (docs/trace-format.md, "Limits").
+            auto product = checkedMul(mult, trips);
+            if (!product) {
+              const Event& head = *s.loop.head;
+              throw InputError(program_.source, head.line,
+                               fmt::format("event {} ({}): the loops nested here run more than {} times in all", head.id,
+                                           opName(head.op), std::numeric_limits<std::int64_t>::max()),
+                               {}, "the product of the trip counts of nested loops must fit in 64 bits");
+            }
+            inner.push_back({id, *product});
+          }
           inner.push_back({n.loopId, 1});
         }
         statements(n.body, s.loop.body, exact ? &inner : nullptr);
@@ -877,19 +893,28 @@ class ProgramWriter {
             if (const Datatype* d = trace_.datatype(v)) m = std::max(m, d->size);
       return m;
     };
-    std::int64_t bytes = std::max(maxOf(Param::Count) * typeSize(Param::Datatype),
-                                  maxOf(Param::RecvCount) * std::max(typeSize(Param::RecvType), typeSize(Param::Datatype)));
+    // The buffer size the benchmark allocates: products and sums of trace values, checked so
+    // that an overflow is an error at the event rather than a buffer sized by a wrapped number.
+    auto checked = [&](std::optional<std::int64_t> v) {
+      if (v) return *v;
+      throw InputError(program_.source, e.line,
+                       fmt::format("event {} ({}): its largest message, in bytes, overflows 64 bits", e.id, opName(e.op)),
+                       {}, "counts times datatype sizes (times the ranks of a gather) must fit in 64 bits");
+    };
+    std::int64_t bytes = std::max(checked(checkedMul(maxOf(Param::Count), typeSize(Param::Datatype))),
+                                  checked(checkedMul(maxOf(Param::RecvCount),
+                                                     std::max(typeSize(Param::RecvType), typeSize(Param::Datatype)))));
     for (Param p : {Param::RecvCounts, Param::SendCounts}) {
       std::int64_t sum = 0;
       if (const ParamValues* pv = e.param(p))
         for (const auto& g : pv->groups) {
           std::int64_t s = 0;
-          for (auto v : g.values) s += std::max<std::int64_t>(v, 0);
+          for (auto v : g.values) s = checked(checkedAdd(s, std::max<std::int64_t>(v, 0)));
           sum = std::max(sum, s);
         }
-      bytes = std::max(bytes, sum * std::max(typeSize(Param::Datatype), typeSize(Param::RecvType)));
+      bytes = std::max(bytes, checked(checkedMul(sum, std::max(typeSize(Param::Datatype), typeSize(Param::RecvType)))));
     }
-    if (opInfo(e.op).kind == OpKind::Collective) bytes *= trace_.numRanks;  // gathers and all-to-alls
+    if (opInfo(e.op).kind == OpKind::Collective) bytes = checked(checkedMul(bytes, trace_.numRanks));  // gathers and all-to-alls
     program_.maxMessageBytes = std::max(program_.maxMessageBytes, bytes);
   }
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "ir/Checked.h"
 #include "ir/Diagnostics.h"
 
 namespace tracegen {
@@ -39,6 +40,12 @@ std::vector<std::size_t> RankCursor::eventIndices() const {
   std::vector<std::size_t> v;
   for (const auto& it : items_) v.push_back(static_cast<std::size_t>(it.event - trace_.events.data()));
   return v;
+}
+
+bool RankCursor::mayReturnTo(std::size_t pos) const {
+  for (const Frame& f : stack_)
+    if (f.pos <= pos || (f.level >= 0 && f.head <= pos)) return true;
+  return false;
 }
 
 void RankCursor::fail(const Event& e, const std::string& what) const {
@@ -181,7 +188,13 @@ void RankCursor::emit(Item& item, Call& call) {
     call.root = toWorld(call.comm, take(r, 0), isWorld);
     if (!isWorld) call.peerIsWorld = false;
   }
-  const std::int64_t bytes = call.count * typeSize(call.datatype);
+  // count x size can leave int64 (both are trace values): an overflow is an error at the event.
+  auto payload = [&](std::int64_t count, std::int64_t type, const char* what) -> std::int64_t {
+    const std::int64_t size = typeSize(type);
+    if (auto b = checkedMul(count, size)) return *b;
+    fail(e, fmt::format("rank {}: {} {} x {} bytes per element overflows 64 bits", rank_, what, count, size));
+  };
+  const std::int64_t bytes = payload(call.count, call.datatype, "count");
 
   switch (kind) {
     // MPI_PROC_NULL: the call is made but moves nothing, so it counts no bytes.
@@ -203,11 +216,11 @@ void RankCursor::emit(Item& item, Call& call) {
       call.recvPeer = peer(Param::Source);
       call.bytes = call.peer == kProcNull ? 0 : bytes;
       if (call.recvPeer != kProcNull)
-        call.recvBytes = e.op == Op::SendrecvReplace || recvCount < 0 ? bytes : recvCount * typeSize(recvType);
+        call.recvBytes = e.op == Op::SendrecvReplace || recvCount < 0 ? bytes : payload(recvCount, recvType, "recvcount");
       break;
     case OpKind::Collective:
       call.bytes = bytes;
-      call.recvBytes = recvCount >= 0 ? recvCount * typeSize(recvType) : bytes;
+      call.recvBytes = recvCount >= 0 ? payload(recvCount, recvType, "recvcount") : bytes;
       break;
     default:
       break;
@@ -224,7 +237,7 @@ void RankCursor::emit(Item& item, Call& call) {
     if (!isVectorParam(s.values->param)) continue;
     std::int64_t n = commSize;
     if (s.values->param == Param::Requests || s.values->param == Param::GroupRanks) n = call.count;
-    if (s.values->param == Param::GroupRanges) n = 3 * call.count;
+    if (s.values->param == Param::GroupRanges) n = checkedMul(3, call.count).value_or(std::numeric_limits<std::int64_t>::max());
     // A request vector longer than the request ring, or a rank vector longer than the world,
     // cannot be meant (and would be materialised here).
     const std::int64_t limit = s.values->param == Param::Requests ? kRequestRing : 3 * trace_.numRanks;

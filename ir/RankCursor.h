@@ -63,6 +63,11 @@ class RankCursor {
   // communication (the simulations of the passes) turn it off, as it costs a histogram's mean
   // per call.
   void setComputeTimes(bool on) { withTimes_ = on; }
+  // Whether a later call may still come from position `pos` of the rank's compressed trace (an
+  // index into eventIndices()) or an earlier one: the cursor has not passed it yet, or a loop
+  // that starts there or earlier is still running. Lets a caller that needs only the calls up
+  // to some event stop expanding there.
+  bool mayReturnTo(std::size_t pos) const;
   // The rank's compressed trace: indices into trace.events.
   std::vector<std::size_t> eventIndices() const;
 

@@ -22,6 +22,7 @@
 #include <set>
 
 #include "ir/Diagnostics.h"
+#include "ir/Limits.h"
 #include "ir/TextLines.h"
 #include "ir/Verify.h"
 
@@ -224,6 +225,12 @@ class ScalaTraceParser {
     if (h.bins.empty()) ts.fail("histogram without bins");
     if (total != h.n)
       ts.fail(fmt::format("histogram bins hold {} samples but its header says {}", total, h.n));
+    // Times and instruction counts are bounded so that means and sums over them stay finite.
+    for (double v : {h.avg, h.min, h.max})
+      if (auto why = timeValueProblem(v)) ts.fail(fmt::format("histogram with {}", *why));
+    for (const Bin& b : h.bins)
+      for (double v : {b.start, b.min, b.avg, b.max, b.end})
+        if (auto why = timeValueProblem(v)) ts.fail(fmt::format("histogram bin with {}", *why));
     return h;
   }
 
@@ -266,6 +273,9 @@ class ScalaTraceParser {
     if (head.size() < 6 || head.back() != ':' || !parseInt(head.substr(4, head.size() - 5), level))
       ts.fail(fmt::format("malformed loop tag '{}', expected LOOPk:", head));
     const auto expected = static_cast<std::int64_t>(e.loops.size());
+    if (level >= kMaxLoopLevels)
+      ts.fail(fmt::format("LOOP{}: loops nest at most {} levels deep", level, kMaxLoopLevels),
+              "tracegen's limit on loop nesting (docs/trace-format.md, \"Limits\")");
     if (level != expected)
       ts.fail(expected == 0 ? fmt::format("LOOP{} without LOOP0: loop levels start at 0", level)
                             : fmt::format("LOOP{} follows LOOP{}: loop levels are numbered 0, 1, 2, ... in order", level,
@@ -360,6 +370,8 @@ class ScalaTraceParser {
     if (p == Param::Count || p == Param::RecvCount)
       for (auto v : g.values)
         if (v < 0) ts.fail(fmt::format("negative {} {}", paramName(p), v));
+    for (auto v : g.values)
+      if (auto why = paramValueProblem(p, v)) ts.fail(*why, "see \"Limits\" in tracegen's docs/trace-format.md");
     if (p == Param::Request || p == Param::Requests)
       for (auto v : g.values)
         if (v != kRequestNull && (v < 0 || v >= kRequestRing))

@@ -4,14 +4,18 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
 
+#include "ir/Limits.h"
 #include "ir/Trace.h"
 
 namespace tracegen {
 
+// Byte totals saturate at 2^63-1 instead of overflowing: they are figures to print, and a
+// trace whose single calls overflow is rejected by the cursor (docs/trace-format.md, "Limits").
 struct RankSummary {
   Rank rank = 0;
   std::map<std::string, std::int64_t> ops;  // MPI name -> calls (MPI_Init and MPI_Finalize included)
@@ -23,8 +27,20 @@ struct RankSummary {
   double mpiUs = 0;                // time inside MPI calls, where measured
 };
 
-// Expands every rank; throws InputError on a trace whose loops do not fit.
-std::vector<RankSummary> summarizeRanks(const Trace& trace, const std::string& fileName = "<trace>");
+// Expands one rank, charging its cursor set-up (one step per event) and its calls to `budget`.
+RankSummary summarizeRank(const Trace& trace, Rank rank, ExpansionBudget& budget, const std::string& fileName = "<trace>");
+// Refuses up front (InputError) a trace whose ranks alone would spend the budget: setting up
+// one cursor per rank costs one step per event, whatever the rank then does.
+void requireRankBudget(const Trace& trace, const ExpansionBudget& budget);
+// Expands every rank in order and hands each summary to `sink`; keeps nothing per rank, so
+// memory does not grow with the number of ranks. Throws InputError on a trace whose loops do
+// not fit or whose expansion exceeds `budget` steps.
+void forEachRankSummary(const Trace& trace, const std::string& fileName, const std::function<void(const RankSummary&)>& sink,
+                        std::int64_t budget = kExpansionBudget);
+// Expands every rank; throws InputError on a trace whose loops do not fit or that exceeds the
+// budget.
+std::vector<RankSummary> summarizeRanks(const Trace& trace, const std::string& fileName = "<trace>",
+                                        std::int64_t budget = kExpansionBudget);
 
 struct TraceSummary {
   Rank ranks = 0;
@@ -36,9 +52,12 @@ struct TraceSummary {
   std::int64_t calls = 0;
   double computeUs = 0;
   double computeKinst = 0;
-  std::vector<RankSummary> perRank;
+  std::vector<RankSummary> perRank;  // empty unless asked for (keepPerRank)
 };
 
-TraceSummary summarizeTrace(const Trace& trace, const std::string& fileName = "<trace>");
+// Totals over all ranks; with keepPerRank, also every rank's summary (memory in proportion to
+// the ranks: callers that print per-rank rows stream them with forEachRankSummary instead).
+TraceSummary summarizeTrace(const Trace& trace, const std::string& fileName = "<trace>", bool keepPerRank = true,
+                            std::int64_t budget = kExpansionBudget);
 
 }  // namespace tracegen

@@ -29,6 +29,7 @@
 #include <stdexcept>
 
 #include "ir/Diagnostics.h"
+#include "ir/Limits.h"
 #include "ir/TextLines.h"
 #include "ir/Verify.h"
 
@@ -37,9 +38,7 @@ namespace tracegen {
 namespace {
 
 constexpr std::int64_t kFormatVersion = 1;
-constexpr Rank kMaxRanks = std::numeric_limits<std::int32_t>::max();  // MPI ranks are C ints
 constexpr std::int64_t kMaxRankDims = 16;
-constexpr std::int64_t kMaxLoopLevels = 64;
 constexpr Rank kMaxInterleavedSection = Rank{1} << 16;
 constexpr std::int64_t kFirstUserDatatype = 1000;
 // Written where a call site is absent (the ScalaTrace reader's NULL signature).
@@ -344,7 +343,8 @@ class TracegenTextParser {
       for (const auto& other : datatypes_)
         if (other.name == d.name) ts.fail(fmt::format("datatype '{}' is declared twice (first at line {})", d.name, other.line));
       d.size = ts.getInt("datatype size");
-      if (d.size < 0) ts.fail(fmt::format("datatype '{}' has negative size {}", d.name, d.size));
+      if (d.size < 0 || d.size > kMaxInt32)
+        ts.fail(fmt::format("datatype '{}' has size {}, outside 0..{}", d.name, d.size, kMaxInt32));
       if (!ts.atEnd()) {
         expectKey(ts, "id");
         d.id = ts.getInt("datatype id");
@@ -641,6 +641,7 @@ class TracegenTextParser {
     if (!parseInt(tok.text, v)) ts.fail(fmt::format("bad number '{}' for {}", tok.text, paramName(p)));
     if ((p == Param::Dest || p == Param::Source || p == Param::Root) && (v < 0 || v >= trace_.numRanks))
       ts.fail(fmt::format("{} {} is outside the trace's ranks 0..{}", paramName(p), v, trace_.numRanks - 1));
+    if (auto why = paramValueProblem(p, v)) ts.fail(*why, "see \"Limits\" in docs/trace-format.md");
     return v;
   }
 
@@ -692,25 +693,25 @@ class TracegenTextParser {
     h.n = ts.getInt("sample count");
     if (h.n < 0) ts.fail(fmt::format("histogram with {} samples", h.n));
     expectKey(ts, "avg");
-    h.avg = ts.getReal("histogram average");
+    h.avg = timeValue(ts, "histogram average");
     expectKey(ts, "min");
-    h.min = ts.getReal("histogram minimum");
+    h.min = timeValue(ts, "histogram minimum");
     ts.expect("@");
-    h.minRank = ts.getInt("rank of the minimum");
+    h.minRank = histogramRank(ts, "rank of the minimum");
     expectKey(ts, "max");
-    h.max = ts.getReal("histogram maximum");
+    h.max = timeValue(ts, "histogram maximum");
     ts.expect("@");
-    h.maxRank = ts.getInt("rank of the maximum");
+    h.maxRank = histogramRank(ts, "rank of the maximum");
     expectKey(ts, "bins");
     std::int64_t total = 0;
     while (!ts.atEnd()) {
       ts.expect("[");
       Bin b;
-      b.start = ts.getReal("bin start");
-      b.min = ts.getReal("bin minimum");
-      b.avg = ts.getReal("bin average");
-      b.max = ts.getReal("bin maximum");
-      b.end = ts.getReal("bin end");
+      b.start = timeValue(ts, "bin start");
+      b.min = timeValue(ts, "bin minimum");
+      b.avg = timeValue(ts, "bin average");
+      b.max = timeValue(ts, "bin maximum");
+      b.end = timeValue(ts, "bin end");
       b.freq = ts.getInt("bin frequency");
       ts.expect("]");
       if (b.freq < 0) ts.fail(fmt::format("bin with negative frequency {}", b.freq));
@@ -723,12 +724,26 @@ class TracegenTextParser {
     event_->event.stats.push_back(std::move(st));
   }
 
+  // A time or instruction count: finite, not negative and within kMaxTimeValue, so that
+  // means, sums and the values a backend prints stay finite numbers.
+  Rank histogramRank(TokenStream& ts, std::string_view what) {
+    const std::int64_t r = ts.getInt(what);
+    if (r < 0 || r >= trace_.numRanks) ts.fail(fmt::format("{} {} is outside the trace's ranks 0..{}", what, r, trace_.numRanks - 1));
+    return r;
+  }
+
+  static double timeValue(TokenStream& ts, std::string_view what) {
+    const double v = ts.getReal(what);
+    if (auto why = timeValueProblem(v)) ts.fail(fmt::format("{}: {}", what, *why), "see \"Limits\" in docs/trace-format.md");
+    return v;
+  }
+
   void parseCompute(TokenStream& ts) {
     ComputeTime c;
     ts.expect("after");
     c.after = siteValue(getName(ts, "the preceding call site"));
     expectKey(ts, "us");
-    c.us = ts.getReal("compute time");
+    c.us = timeValue(ts, "compute time");
     expectEnd(ts, "the compute time");
     event_->event.compute.push_back(c);
   }

@@ -19,7 +19,9 @@
 #include <map>
 #include <numeric>
 
+#include "ir/Checked.h"
 #include "ir/Diagnostics.h"
+#include "ir/Limits.h"
 #include "ir/RankCursor.h"
 
 namespace tracegen {
@@ -58,22 +60,29 @@ class ResolveCommsPass : public Pass {
       trace.worldPeers = true;
       return;
     }
-    buildCommTable(trace, ctx);
-    rewritePeers(trace, ctx);
+    ExpansionBudget budget(ctx.fileName, "resolve-comms (communicators from their creation calls)");
+    buildCommTable(trace, ctx, budget);
+    rewritePeers(trace, ctx, budget);
     trace.worldPeers = true;
   }
 
  private:
-  void buildCommTable(Trace& trace, PassContext& ctx) {
+  void buildCommTable(Trace& trace, PassContext& ctx, ExpansionBudget& budget) {
     const Rank P = trace.numRanks;
-    // Per rank: its communicator creations in program order. Creation calls are usually few
-    // and outside loops; the cursor stops being consulted after the rank's last one.
-    std::vector<std::vector<Creation>> created(static_cast<std::size_t>(P));
+    // Per rank that makes any: its communicator creations in program order. Creation calls are
+    // usually few and outside loops; each rank's cursor stops as soon as no loop can bring it
+    // back to its last creating event, and the whole walk is charged to an expansion budget
+    // (a creation inside a loop of 10^12 trips is refused, not expanded for hours).
+    std::map<Rank, std::vector<Creation>> created;
     std::vector<std::size_t> creatingEvents;
     for (std::size_t i = 0; i < trace.events.size(); ++i)
       if (opInfo(trace.events[i].op).kind == OpKind::CommCreate) creatingEvents.push_back(i);
     if (creatingEvents.empty()) return;
+    const int creationLine = trace.events[creatingEvents.front()].line;
+    budget.require(saturatingMul(P, static_cast<std::int64_t>(trace.events.size())), creationLine,
+                   fmt::format("setting up each of {} ranks over {} events", P, trace.events.size()));
     for (Rank r = 0; r < P; ++r) {
+      budget.spend(static_cast<std::int64_t>(trace.events.size()), creationLine);
       RankCursor cursor(trace, r, ctx.fileName);
       auto mine = cursor.eventIndices();
       std::size_t lastCreating = 0;
@@ -84,14 +93,11 @@ class ResolveCommsPass : public Pass {
           any = true;
         }
       if (!any) continue;
-      const Event* lastEvent = &trace.events[mine[lastCreating]];
-      bool loopsAfter = false;  // a creation inside a loop may repeat: expand to the end then
-      for (const auto& e : trace.events)
-        if (!e.loops.empty() && e.ranks.contains(r)) loopsAfter = true;
       Call call;
       std::int64_t nextId = 1000;
       std::map<std::int64_t, std::int64_t> liveIds;
       while (cursor.next(call)) {
+        budget.spend(1, call.event->line);
         if (opInfo(call.op).kind == OpKind::CommCreate) {
           std::int64_t color = 0, key = 0;
           const Event& e = *call.event;
@@ -103,9 +109,10 @@ class ResolveCommsPass : public Pass {
           std::int64_t id = nextId;
           if (const ParamValues* n = e.param(Param::NewComm)) id = n->groupFor(r)->values.front();
           else nextId = 1000 + (nextId - 1000 + 1) % 1000;
-          created[static_cast<std::size_t>(r)].push_back({&e, call.comm, color, key, id});
+          created[r].push_back({&e, call.comm, color, key, id});
         }
-        if (call.event == lastEvent && !loopsAfter) break;
+        // A creation inside a loop may repeat: stop only once no loop can come back to it.
+        if (!cursor.mayReturnTo(lastCreating)) break;
       }
     }
     // Match creations across ranks: the k-th creation on a parent instance.
@@ -123,9 +130,9 @@ class ResolveCommsPass : public Pass {
     auto buildTable = [&](const std::map<std::int64_t, Communicator>& known, bool final) {
     std::map<Key, std::map<std::int64_t, std::vector<std::pair<std::int64_t, Rank>>>> groups;  // color -> (key, rank)
     std::map<Key, std::pair<const Event*, std::int64_t>> kinds;
-    for (Rank r = 0; r < P; ++r) {
+    for (const auto& [r, mine] : created) {
       std::map<std::pair<std::int64_t, Rank>, std::size_t> occurrences;
-      for (const auto& c : created[static_cast<std::size_t>(r)]) {
+      for (const auto& c : mine) {
         Rank parentFirst = 0;
         if (c.parent == kCommSelf) parentFirst = r;
         else if (c.parent != kCommWorld) {
@@ -159,7 +166,7 @@ class ResolveCommsPass : public Pass {
         // Each member may have numbered the new communicator differently; record it per id.
         std::map<std::int64_t, std::vector<Rank>> byId;
         for (const auto& c : members) {
-          for (const auto& cr : created[static_cast<std::size_t>(c.second)])
+          for (const auto& cr : created.at(c.second))
             if (cr.event == e) {
               byId[cr.newId].push_back(c.second);
               break;
@@ -180,7 +187,7 @@ class ResolveCommsPass : public Pass {
     return table;
     };
     std::map<std::int64_t, Communicator> table;
-    for (std::size_t round = 0; round <= created.size() && round < 64; ++round) {
+    for (std::size_t round = 0; round <= static_cast<std::size_t>(P) && round < 64; ++round) {
       std::map<std::int64_t, Communicator> next = buildTable(table, false);
       bool stable = next == table;
       table = std::move(next);
@@ -194,7 +201,7 @@ class ResolveCommsPass : public Pass {
     }
   }
 
-  void rewritePeers(Trace& trace, PassContext& ctx) {
+  void rewritePeers(Trace& trace, PassContext& ctx, ExpansionBudget& budget) {
     const Rank P = trace.numRanks;
     for (auto& e : trace.events) {
       const ParamValues* commParam = e.param(Param::Comm);
@@ -212,6 +219,8 @@ class ResolveCommsPass : public Pass {
           const ValueGroup* vg = pv->groupFor(r);
           const ValueGroup* cg = commParam->groupFor(r);
           std::size_t n = std::lcm(vg->values.size(), cg->values.size());  // both lists cycle
+          // One step per rank and value: lists of coprime lengths make long cycles.
+          budget.spend(1 + static_cast<std::int64_t>(std::min<std::size_t>(n, static_cast<std::size_t>(budget.limit()))), e.line);
           std::vector<std::int64_t> out;
           for (std::size_t i = 0; i < n; ++i) {
             std::int64_t v = vg->values[i % vg->values.size()];

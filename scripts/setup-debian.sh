@@ -8,6 +8,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   openmpi-bin libopenmpi-dev gfortran
   libunwind8
+  clang-14 libclang-rt-14-dev
   python3
 )
 missing=()

@@ -17,3 +17,6 @@ cmake -S . -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTRACEGEN_SANITI
 cmake --build build-sanitize -j"$jobs" --target tracegen_unit_tests
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build-sanitize -L unit --output-on-failure -j"$jobs"
+
+# Fuzzing: each libFuzzer target for about a minute (clang-14; its own build directory).
+bash scripts/fuzz-ci.sh

@@ -18,6 +18,8 @@
 #include <string>
 #include <tuple>
 
+#include "ir/Checked.h"
+
 namespace tracegen::ncptl {
 
 namespace {
@@ -93,8 +95,17 @@ class Simulator {
   }
 
   // ------------------------------------------------------------------ arithmetic (§4.4)
+  // Programs come from traces (or from users, via ncptl-check), so any operation may leave the
+  // int64 range; the generated program would then compute something else than the simulation
+  // claims. An overflow makes the expression unevaluable: the simulation gives up rather than
+  // report on wrapped numbers.
+  static std::int64_t ok(std::optional<std::int64_t> v) {
+    if (!v) throw Unevaluable{};
+    return *v;
+  }
   static std::int64_t mod(std::int64_t a, std::int64_t b) {
     if (b == 0) throw Unevaluable{};
+    if (b == -1) return 0;  // a % -1 overflows for a = INT64_MIN
     std::int64_t r = a % b;
     if (r < 0) r += b < 0 ? -b : b;
     return r;
@@ -108,7 +119,7 @@ class Simulator {
     }
     if (a == 0 && b == 0) throw Unevaluable{};
     std::int64_t r = 1;
-    for (std::int64_t i = 0; i < b && i < 64; ++i) r *= a;
+    for (std::int64_t i = 0; i < b && i < 64; ++i) r = ok(checkedMul(r, a));
     return r;
   }
   static std::int64_t shift(std::int64_t a, std::int64_t b) {  // a << b, negative b shifts right
@@ -137,7 +148,7 @@ class Simulator {
         return lookup(e.name);
       case Expr::Kind::Unary: {
         std::int64_t v = eval(*e.args[0]);
-        return e.op == Tok::Minus ? -v : e.op == Tok::Plus ? v : ~v;
+        return e.op == Tok::Minus ? ok(checkedSub(0, v)) : e.op == Tok::Plus ? v : ~v;
       }
       case Expr::Kind::Binary: {
         std::int64_t a = eval(*e.args[0]);
@@ -145,11 +156,11 @@ class Simulator {
         if (e.func == Kw::MOD) return mod(a, b);
         if (e.func == Kw::XOR) return a ^ b;
         switch (e.op) {
-          case Tok::Plus: return a + b;
-          case Tok::Minus: return a - b;
-          case Tok::Star: return a * b;
+          case Tok::Plus: return ok(checkedAdd(a, b));
+          case Tok::Minus: return ok(checkedSub(a, b));
+          case Tok::Star: return ok(checkedMul(a, b));
           case Tok::Slash:
-            if (b == 0) throw Unevaluable{};
+            if (b == 0 || (b == -1 && a == std::numeric_limits<std::int64_t>::min())) throw Unevaluable{};
             return a / b;
           case Tok::Power: return power(a, b);
           case Tok::Shl: return shift(a, b);
@@ -272,7 +283,7 @@ class Simulator {
     while (dims.size() < 3) dims.push_back(1);
     std::vector<bool> wrap = e.wrap;
     wrap.resize(3, false);
-    const std::int64_t total = dims[0] * dims[1] * dims[2];
+    const std::int64_t total = ok(checkedMul(ok(checkedMul(dims[0], dims[1])), dims[2]));
     auto coords = [&](std::int64_t t) -> std::optional<std::array<std::int64_t, 3>> {
       if (t < 0 || t >= total) return std::nullopt;
       return std::array<std::int64_t, 3>{t % dims[0], (t / dims[0]) % dims[1], t / (dims[0] * dims[1])};
@@ -292,7 +303,7 @@ class Simulator {
         std::int64_t diff = (*c)[k] - (*c2)[k];
         if (diff < 0) diff = -diff;
         if (wrap[k]) diff = std::min(diff, dims[k] - diff);
-        d += diff;
+        d = ok(checkedAdd(d, diff));
       }
       return d;
     }
@@ -302,7 +313,7 @@ class Simulator {
     }
     std::array<std::int64_t, 3> n = *c;
     for (std::size_t k = 0; k < e.dims; ++k) {
-      n[k] += eval(*e.args[e.dims + 1 + k]);
+      n[k] = ok(checkedAdd(n[k], eval(*e.args[e.dims + 1 + k])));
       if (wrap[k])
         n[k] = mod(n[k], dims[k]);
       else if (n[k] < 0 || n[k] >= dims[k])
@@ -481,13 +492,13 @@ class Simulator {
     switch (m.size->unit) {
       case Kw::BIT: bytes = (amount + 7) / 8; break;
       case Kw::BYTE: bytes = amount; break;
-      case Kw::HALFWORD: bytes = amount * 2; break;
-      case Kw::WORD: case Kw::INTEGER: bytes = amount * 4; break;
-      case Kw::DOUBLEWORD: bytes = amount * 8; break;
-      case Kw::QUADWORD: bytes = amount * 16; break;
-      case Kw::KILOBYTE: bytes = amount << 10; break;
-      case Kw::MEGABYTE: bytes = amount << 20; break;
-      case Kw::GIGABYTE: bytes = amount << 30; break;
+      case Kw::HALFWORD: bytes = ok(checkedMul(amount, 2)); break;
+      case Kw::WORD: case Kw::INTEGER: bytes = ok(checkedMul(amount, 4)); break;
+      case Kw::DOUBLEWORD: bytes = ok(checkedMul(amount, 8)); break;
+      case Kw::QUADWORD: bytes = ok(checkedMul(amount, 16)); break;
+      case Kw::KILOBYTE: bytes = ok(checkedMul(amount, std::int64_t{1} << 10)); break;
+      case Kw::MEGABYTE: bytes = ok(checkedMul(amount, std::int64_t{1} << 20)); break;
+      case Kw::GIGABYTE: bytes = ok(checkedMul(amount, std::int64_t{1} << 30)); break;
       default: return std::nullopt;  // PAGE: machine-dependent
     }
     if (bytes >= (std::int64_t{1} << 31) && reportedSize_.insert(s.where.begin).second)
@@ -527,11 +538,11 @@ class Simulator {
       case K::ForTime: {
         std::int64_t trips = 1;
         if (s.kind == K::ForReps) {
-          trips = eval(*s.count) + (s.warmup ? std::max<std::int64_t>(0, eval(*s.warmup)) : 0);
+          trips = ok(checkedAdd(eval(*s.count), s.warmup ? std::max<std::int64_t>(0, eval(*s.warmup)) : 0));
           if (trips <= 0) return;
         }
         const auto firstOp = static_cast<std::int64_t>(ops_.size());
-        walk(*s.body[0], mult * trips);
+        walk(*s.body[0], ok(checkedMul(mult, trips)));
         loopPending(s, firstOp);
         return;
       }
@@ -576,7 +587,7 @@ class Simulator {
 
   void send(const Stmt& s, std::int64_t mult) {
     const std::optional<std::int64_t> size = checkSize(s.msg, s);
-    const std::int64_t c = count(s.msg) * mult;
+    const std::int64_t c = ok(checkedMul(count(s.msg), mult));
     const std::int64_t perInstance = count(s.msg);
     const bool async = s.mode == Kw::ASYNCHRONOUSLY;
     const bool recvAsync = s.override_.mode ? *s.override_.mode == Kw::ASYNCHRONOUSLY : async;
@@ -595,7 +606,7 @@ class Simulator {
           auto& b = balance_[{src, dst, tag}];
           if (b.sends == 0 && b.recvs == 0) b.firstSend = s.where;
           if (b.sends == 0) b.firstSend = s.where;
-          b.sends += c;
+          b.sends = ok(checkedAdd(b.sends, c));
           b.addBytes(b.sentBytes, size, c);
           continue;
         }
@@ -659,7 +670,7 @@ class Simulator {
 
   void receive(const Stmt& s, std::int64_t mult) {
     const std::optional<std::int64_t> size = checkSize(s.msg, s);
-    const std::int64_t c = count(s.msg) * mult;
+    const std::int64_t c = ok(checkedMul(count(s.msg), mult));
     const bool async = s.mode == Kw::ASYNCHRONOUSLY;
     const std::string tag = tagKey(s.msg.tag);
     const std::string* var = actingVar(s.tasks);
@@ -672,7 +683,7 @@ class Simulator {
         if (async && count(s.msg) > 0) post(dst, s.where);
         auto& b = balance_[{src, dst, tag}];
         if (b.recvs == 0) b.firstRecv = s.where;
-        b.recvs += c;
+        b.recvs = ok(checkedAdd(b.recvs, c));
         b.addBytes(b.receivedBytes, size, c);
       }
     }
@@ -768,7 +779,7 @@ class Simulator {
     bool sizesKnown = true;  // every message of the pair has a size in bytes
     void addBytes(std::int64_t& total, std::optional<std::int64_t> size, std::int64_t messages) {
       if (!size) sizesKnown = false;
-      else total += *size * messages;
+      else total = ok(checkedAdd(total, ok(checkedMul(*size, messages))));
     }
     SourceRange firstSend, firstRecv;
   };

@@ -90,5 +90,44 @@ for f in "$src"/tests/data/malformed/*; do
   expect_status "malformed $(basename "$f")" 2 "$(basename "$f"):[0-9]+: error:" -- "$tracegen" inspect "$f"
 done
 
+# The fuzz findings (tests/data/fuzz-findings/README.md): each is refused with file:line and
+# exit status 2 by the command that mishandled it, without a crash. H1 and H1b spend the whole
+# expansion budget (10^8 calls, a few seconds); the other budget cases are unit tests with
+# small budgets.
+ff="$src/tests/data/fuzz-findings"
+finding() {  # finding FILE LINE COMMAND...: exit status 2 and `FILE:LINE: error:`
+  local f=$1 line=$2; shift 2
+  expect_status "fuzz finding $f: $*" 2 "$f:$line: error:" -- timeout 120 "$@"
+}
+finding U1-rankcursor-count-x-size-overflow.tgt 8 "$tracegen" inspect "$ff/U1-rankcursor-count-x-size-overflow.tgt" --per-rank
+finding U1b-rankcursor-sendrecv-recvcount-overflow.tgt 10 "$tracegen" "$ff/U1b-rankcursor-sendrecv-recvcount-overflow.tgt" -o "$work/x.c"
+finding U1c-rankcursor-collective-recvcount-overflow.tgt 10 "$tracegen" "$ff/U1c-rankcursor-collective-recvcount-overflow.tgt" -o "$work/x.c"
+finding U2-traversal-loop-multiplier-overflow.tgt 5 "$tracegen" "$ff/U2-traversal-loop-multiplier-overflow.tgt" -o "$work/x.c"
+finding U2b-64-loop-levels.tgt 8 "$tracegen" "$ff/U2b-64-loop-levels.tgt" -o "$work/x.c"
+finding U3-traversal-collective-bytes-overflow.tgt 8 "$tracegen" "$ff/U3-traversal-collective-bytes-overflow.tgt" -o "$work/x.c"
+finding U4-summary-bytes-sum-overflow.tgt 10 "$tracegen" inspect "$ff/U4-summary-bytes-sum-overflow.tgt" --per-rank
+finding U5-ncptl-simulator-bytes-overflow.tgt 10 "$tracegen" "$ff/U5-ncptl-simulator-bytes-overflow.tgt" -o "$work/x.ncptl"
+finding C1-inspect-2p31m1-ranks-bad-alloc.tgt 4 "$tracegen" inspect "$ff/C1-inspect-2p31m1-ranks-bad-alloc.tgt"
+finding C1-inspect-2p31m1-ranks-bad-alloc.tgt 4 "$tracegen" compare "$ff/C1-inspect-2p31m1-ranks-bad-alloc.tgt" "$ff/C1-inspect-2p31m1-ranks-bad-alloc.tgt"
+finding C1b-st-2p31m1-ranks.trace 1 "$tracegen" inspect "$ff/C1b-st-2p31m1-ranks.trace" --format json
+finding C1b-st-2p31m1-ranks.trace 1 "$tracegen" compare "$ff/C1b-st-2p31m1-ranks.trace" "$ff/C1-inspect-2p31m1-ranks-bad-alloc.tgt"
+finding H1-inspect-huge-loop.tgt 5 "$tracegen" inspect "$ff/H1-inspect-huge-loop.tgt"
+finding H1b-st-inspect-loop-2p31.trace 6 "$tracegen" inspect "$ff/H1b-st-inspect-loop-2p31.trace" --per-rank
+finding S1-st-1000-loop-levels.trace 72 "$tracegen" convert "$ff/S1-st-1000-loop-levels.trace" -o "$work/x.tgt"
+finding S2-histogram-inf-mean.tgt 9 "$tracegen" "$ff/S2-histogram-inf-mean.tgt" -o "$work/x.c"
+finding S3-negative-count.tgt 11 "$tracegen" "$ff/S3-negative-count.tgt" -o "$work/x.c"
+finding S3b-tag-int64-min.tgt 11 "$tracegen" inspect "$ff/S3b-tag-int64-min.tgt"
+finding D1-no-fileline-missing-param.tgt 63 "$tracegen" "$ff/D1-no-fileline-missing-param.tgt" -o "$work/x.c"
+# H2: resolve-comms no longer expands the 10^12-trip loop after the split; generation is quick.
+expect_status "fuzz finding H2: generate" 0 "" -- timeout 60 "$tracegen" "$ff/H2-resolve-comms-split-then-huge-loop.tgt" -o "$work/h2.c"
+expect_status "fuzz finding H2: lower" 0 "" -- timeout 60 "$tracegen" lower "$ff/H2-resolve-comms-split-then-huge-loop.tgt" -o "$work/h2.tgt"
+# C2: 4,000,000 ranks stream out of inspect --format json in bounded memory (1 GB of address
+# space; the unbounded version needed 5.2 GB).
+c2_rows() {  # prints the number of per-rank rows; fails if inspect fails
+  ( ulimit -v 1048576; timeout 120 "$tracegen" inspect "$ff/C2-inspect-json-4M-ranks.tgt" --format json ) \
+    | grep -c '^      "rank": '
+}
+check "fuzz finding C2: 4,000,000 rows streamed in 1 GB" test "$(c2_rows)" = 4000000
+
 echo "cli: $passed passed, $failures failed"
 [ "$failures" -eq 0 ]

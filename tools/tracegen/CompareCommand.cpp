@@ -17,7 +17,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
+#include <optional>
 #include <ostream>
 #include <set>
 
@@ -38,25 +40,23 @@ bool hasAnyTime(const Trace& t) {
 
 bool isTest(Op op) { return op == Op::Test || op == Op::Testany || op == Op::Testall || op == Op::Testsome; }
 
-// Per rank, per Test-family operation: the calls that completed at least one request.
-std::vector<std::map<std::string, std::int64_t>> testSuccesses(const Trace& t, const std::string& fileName) {
-  std::vector<std::map<std::string, std::int64_t>> out(static_cast<std::size_t>(t.numRanks));
-  bool any = false;
-  for (const auto& e : t.events) any = any || isTest(e.op);
-  if (!any) return out;
-  for (Rank r = 0; r < t.numRanks; ++r) {
-    RankCursor cursor(t, r, fileName);
-    Call c;
-    while (cursor.next(c))
-      if (isTest(c.op) && std::any_of(c.completes.begin(), c.completes.end(), [](std::int64_t i) { return i >= 0; }))
-        ++out[static_cast<std::size_t>(r)][std::string(opName(c.op))];
-  }
-  return out;
-}
-
 bool isTestName(const std::string& name) {
   return name == opName(Op::Test) || name == opName(Op::Testany) || name == opName(Op::Testall) ||
          name == opName(Op::Testsome);
+}
+
+// One rank's Test-family calls that completed at least one request, per operation.
+std::map<std::string, std::int64_t> testSuccesses(const Trace& t, Rank r, const std::string& fileName) {
+  std::map<std::string, std::int64_t> out;
+  if (r >= t.numRanks || std::none_of(t.events.begin(), t.events.end(), [](const Event& e) { return isTest(e.op); }))
+    return out;
+  RankCursor cursor(t, r, fileName);
+  cursor.setComputeTimes(false);
+  Call c;
+  while (cursor.next(c))
+    if (isTest(c.op) && std::any_of(c.completes.begin(), c.completes.end(), [](std::int64_t i) { return i >= 0; }))
+      ++out[std::string(opName(c.op))];
+  return out;
 }
 
 }  // namespace
@@ -64,56 +64,65 @@ bool isTestName(const std::string& name) {
 int runCompare(const std::string& a, const std::string& b, std::ostream& out) {
   const Trace ta = readTraceFile(a);
   const Trace tb = readTraceFile(b);
-  const TraceSummary sa = summarizeTrace(ta, a);
-  const TraceSummary sb = summarizeTrace(tb, b);
+  // Totals first; the per-rank figures are then expanded again rank by rank, in step for the
+  // two traces, so that memory does not grow with the number of ranks (ir/Summary.h).
+  const TraceSummary sa = summarizeTrace(ta, a, /*keepPerRank=*/false);
+  const TraceSummary sb = summarizeTrace(tb, b, /*keepPerRank=*/false);
   out << fmt::format("A: {} ({} ranks, {} calls, {} events)\n", a, sa.ranks, sa.calls, sa.events);
   out << fmt::format("B: {} ({} ranks, {} calls, {} events)\n", b, sb.ranks, sb.calls, sb.events);
 
   std::size_t differences = 0;
+  std::vector<std::string> polls;  // failed polls that differ: reported, not differences
   auto report = [&](const std::string& line) {
     if (differences++ < kMaxShown) out << line << "\n";
   };
   if (sa.ranks != sb.ranks) report(fmt::format("ranks: {} vs {}", sa.ranks, sb.ranks));
 
-  const auto succA = testSuccesses(ta, a);
-  const auto succB = testSuccesses(tb, b);
-  auto successes = [](const std::vector<std::map<std::string, std::int64_t>>& s, std::size_t rank, const std::string& n) {
-    if (rank >= s.size()) return std::int64_t{0};
-    auto it = s[rank].find(n);
-    return it == s[rank].end() ? std::int64_t{0} : it->second;
+  // One pass over the ranks of both traces, each charged to its own budget.
+  auto eachRank = [&](const std::function<void(const RankSummary*, const RankSummary*)>& visit) {
+    ExpansionBudget budgetA(a, "expanding every rank's calls"), budgetB(b, "expanding every rank's calls");
+    requireRankBudget(ta, budgetA);
+    requireRankBudget(tb, budgetB);
+    for (Rank r = 0; r < std::max(ta.numRanks, tb.numRanks); ++r) {
+      std::optional<RankSummary> x, y;
+      if (r < ta.numRanks) x = summarizeRank(ta, r, budgetA, a);
+      if (r < tb.numRanks) y = summarizeRank(tb, r, budgetB, b);
+      visit(x ? &*x : nullptr, y ? &*y : nullptr);
+    }
   };
-  std::vector<std::string> polls;  // failed polls that differ: reported, not differences
-
-  const std::size_t common = std::min(sa.perRank.size(), sb.perRank.size());
-  for (std::size_t i = 0; i < common; ++i) {
-    const RankSummary& x = sa.perRank[i];
-    const RankSummary& y = sb.perRank[i];
+  eachRank([&](const RankSummary* x, const RankSummary* y) {
+    if (!y) {
+      report(fmt::format("rank {}: only in A ({} calls)", x->rank, x->calls));
+      return;
+    }
+    if (!x) {
+      report(fmt::format("rank {}: only in B ({} calls)", y->rank, y->calls));
+      return;
+    }
     std::set<std::string> names;
-    for (const auto& [name, n] : x.ops) names.insert(name);
-    for (const auto& [name, n] : y.ops) names.insert(name);
+    for (const auto& [name, n] : x->ops) names.insert(name);
+    for (const auto& [name, n] : y->ops) names.insert(name);
+    std::optional<std::map<std::string, std::int64_t>> succA, succB;  // computed if the rank tests
     for (const auto& name : names) {
-      auto ix = x.ops.find(name);
-      auto iy = y.ops.find(name);
-      const std::int64_t nx = ix == x.ops.end() ? 0 : ix->second;
-      const std::int64_t ny = iy == y.ops.end() ? 0 : iy->second;
+      auto ix = x->ops.find(name);
+      auto iy = y->ops.find(name);
+      const std::int64_t nx = ix == x->ops.end() ? 0 : ix->second;
+      const std::int64_t ny = iy == y->ops.end() ? 0 : iy->second;
       if (isTestName(name)) {
-        const auto r = static_cast<std::size_t>(x.rank);
-        const std::int64_t ox = successes(succA, r, name), oy = successes(succB, r, name);
-        if (ox != oy) report(fmt::format("rank {}: {}: {} vs {} calls that completed requests", x.rank, name, ox, oy));
+        if (!succA) succA = testSuccesses(ta, x->rank, a), succB = testSuccesses(tb, y->rank, b);
+        const std::int64_t ox = succA->count(name) ? succA->at(name) : 0;
+        const std::int64_t oy = succB->count(name) ? succB->at(name) : 0;
+        if (ox != oy) report(fmt::format("rank {}: {}: {} vs {} calls that completed requests", x->rank, name, ox, oy));
         if (nx - ox != ny - oy)
-          polls.push_back(fmt::format("rank {}: {}: {} vs {} polls that completed nothing", x.rank, name, nx - ox, ny - oy));
+          polls.push_back(fmt::format("rank {}: {}: {} vs {} polls that completed nothing", x->rank, name, nx - ox, ny - oy));
         continue;
       }
-      if (nx != ny) report(fmt::format("rank {}: {}: {} vs {} calls", x.rank, name, nx, ny));
+      if (nx != ny) report(fmt::format("rank {}: {}: {} vs {} calls", x->rank, name, nx, ny));
     }
-    if (x.bytesSent != y.bytesSent) report(fmt::format("rank {}: bytes sent: {} vs {}", x.rank, x.bytesSent, y.bytesSent));
-    if (x.bytesReceived != y.bytesReceived)
-      report(fmt::format("rank {}: bytes received: {} vs {}", x.rank, x.bytesReceived, y.bytesReceived));
-  }
-  for (std::size_t i = common; i < sa.perRank.size(); ++i)
-    report(fmt::format("rank {}: only in A ({} calls)", sa.perRank[i].rank, sa.perRank[i].calls));
-  for (std::size_t i = common; i < sb.perRank.size(); ++i)
-    report(fmt::format("rank {}: only in B ({} calls)", sb.perRank[i].rank, sb.perRank[i].calls));
+    if (x->bytesSent != y->bytesSent) report(fmt::format("rank {}: bytes sent: {} vs {}", x->rank, x->bytesSent, y->bytesSent));
+    if (x->bytesReceived != y->bytesReceived)
+      report(fmt::format("rank {}: bytes received: {} vs {}", x->rank, x->bytesReceived, y->bytesReceived));
+  });
   if (differences > kMaxShown) out << fmt::format("... and {} more differences\n", differences - kMaxShown);
   if (!polls.empty()) {
     out << "\npolls (timing-dependent, not differences):\n";
@@ -121,18 +130,19 @@ int runCompare(const std::string& a, const std::string& b, std::ostream& out) {
     if (polls.size() > kMaxShown) out << fmt::format("  ... and {} more\n", polls.size() - kMaxShown);
   }
 
-  if (hasAnyTime(ta) && hasAnyTime(tb) && common > 0) {
+  if (hasAnyTime(ta) && hasAnyTime(tb)) {
     // Time per rank: compute before calls plus time inside MPI, as each trace measured them.
     out << fmt::format("\n{:>5} {:>14} {:>14} {:>8}\n", "rank", "A time s", "B time s", "B/A");
     double totalA = 0, totalB = 0;
-    for (std::size_t i = 0; i < common; ++i) {
-      const double ta_s = (sa.perRank[i].computeUs + sa.perRank[i].mpiUs) / 1e6;
-      const double tb_s = (sb.perRank[i].computeUs + sb.perRank[i].mpiUs) / 1e6;
+    eachRank([&](const RankSummary* x, const RankSummary* y) {
+      if (!x || !y) return;
+      const double ta_s = (x->computeUs + x->mpiUs) / 1e6;
+      const double tb_s = (y->computeUs + y->mpiUs) / 1e6;
       totalA += ta_s;
       totalB += tb_s;
-      out << fmt::format("{:>5} {:>14.6f} {:>14.6f} {:>8}\n", sa.perRank[i].rank, ta_s, tb_s,
+      out << fmt::format("{:>5} {:>14.6f} {:>14.6f} {:>8}\n", x->rank, ta_s, tb_s,
                          ta_s > 0 ? fmt::format("{:.3f}", tb_s / ta_s) : std::string("-"));
-    }
+    });
     out << fmt::format("{:>5} {:>14.6f} {:>14.6f} {:>8}\n", "all", totalA, totalB,
                        totalA > 0 ? fmt::format("{:.3f}", totalB / totalA) : std::string("-"));
   }

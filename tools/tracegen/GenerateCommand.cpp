@@ -8,6 +8,7 @@
 
 #include "gen/Backend.h"
 #include "gen/Traversal.h"
+#include "ir/Limits.h"
 #include "tools/tracegen/Commands.h"
 
 namespace tracegen {
@@ -52,6 +53,7 @@ void registerGenerateCommand(CLI::App& app, CommandAction& run, std::string comm
       if (!backend) throw std::invalid_argument(fmt::format("no backend '{}'", language));
       PassContext ctx;
       Trace trace = readAndLower(args.input, args.pipeline, ctx);
+      requireParams(trace, args.input);
       gen::ReceivedBytes received;
       if (backend->needsReceivedBytes()) received = gen::matchReceivedBytes(trace);
       gen::Program program = gen::buildProgram(trace, args.input, received.matched ? &received : nullptr);

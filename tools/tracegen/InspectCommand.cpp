@@ -5,6 +5,8 @@
 #include <chrono>
 #include <fmt/format.h>
 #include <iostream>
+#include <limits>
+#include <string_view>
 #include <nlohmann/json.hpp>
 
 #include "ir/Readers.h"
@@ -32,10 +34,26 @@ std::string originDescription(const Trace& t, TraceFormat f) {
   return fmt::format("tracegen text format ({})", t.origin.empty() ? "unknown origin" : t.origin);
 }
 
-nlohmann::ordered_json toJson(const std::string& file, const std::string& origin, const TraceSummary& s) {
+nlohmann::ordered_json rankJson(const RankSummary& r) {
+  nlohmann::ordered_json o;
+  o["rank"] = r.rank;
+  o["calls"] = r.calls;
+  o["ops"] = r.ops;
+  o["bytes_sent"] = r.bytesSent;
+  o["bytes_received"] = r.bytesReceived;
+  o["compute_us"] = r.computeUs;
+  o["compute_kinst"] = r.computeKinst;
+  return o;
+}
+
+// Writes what `nlohmann::ordered_json::dump(2)` would for the whole document, but one rank at a
+// time: the per-rank array is produced by expanding the ranks again (forEachRankSummary), so
+// memory stays independent of the number of ranks (a 4,000,000-rank trace would otherwise
+// build gigabytes of JSON objects).
+void writeJson(std::ostream& out, const std::string& file, const Trace& trace, const TraceSummary& s) {
   nlohmann::ordered_json j;
   j["file"] = file;
-  j["origin"] = origin;
+  j["origin"] = trace.origin;
   j["ranks"] = s.ranks;
   j["events"] = s.events;
   j["loops"] = s.loops;
@@ -45,30 +63,36 @@ nlohmann::ordered_json toJson(const std::string& file, const std::string& origin
   j["event_ops"] = s.eventOps;
   j["compute_us"] = s.computeUs;
   j["compute_kinst"] = s.computeKinst;
-  nlohmann::ordered_json ranks = nlohmann::ordered_json::array();
-  for (const auto& r : s.perRank) {
-    nlohmann::ordered_json o;
-    o["rank"] = r.rank;
-    o["calls"] = r.calls;
-    o["ops"] = r.ops;
-    o["bytes_sent"] = r.bytesSent;
-    o["bytes_received"] = r.bytesReceived;
-    o["compute_us"] = r.computeUs;
-    o["compute_kinst"] = r.computeKinst;
-    ranks.push_back(std::move(o));
-  }
-  j["per_rank"] = std::move(ranks);
-  return j;
+  std::string head = j.dump(2);
+  head.resize(head.size() - 2);  // drop the closing "\n}": per_rank follows
+  out << head << ",\n  \"per_rank\": [";
+  bool first = true;
+  forEachRankSummary(trace, file, [&](const RankSummary& r) {
+    out << (first ? "\n" : ",\n");
+    first = false;
+    const std::string o = rankJson(r).dump(2);
+    std::size_t pos = 0;
+    while (pos < o.size()) {  // indent the object by two levels
+      std::size_t nl = o.find('\n', pos);
+      if (nl == std::string::npos) nl = o.size();
+      out << "    " << std::string_view(o).substr(pos, nl - pos);
+      if (nl < o.size()) out << "\n";
+      pos = nl + 1;
+    }
+  });
+  out << (first ? "]\n}\n" : "\n  ]\n}\n");
 }
 
 std::string humanBytes(std::int64_t b) {
+  // Totals saturate rather than overflow (ir/Summary.h): say so instead of printing 2^63-1.
+  if (b == std::numeric_limits<std::int64_t>::max()) return ">= 8 EiB";
   if (b >= 10LL * 1024 * 1024) return fmt::format("{:.1f} MiB", static_cast<double>(b) / (1024.0 * 1024.0));
   if (b >= 10LL * 1024) return fmt::format("{:.1f} KiB", static_cast<double>(b) / 1024.0);
   return fmt::format("{} B", b);
 }
 
-void printText(std::ostream& out, const std::string& file, const std::string& origin, const TraceSummary& s,
-               bool perRank, double seconds) {
+void printText(std::ostream& out, const std::string& file, const std::string& origin, const Trace& trace,
+               const TraceSummary& s, bool perRank, double seconds) {
   out << fmt::format("{}: {}\n", file, origin);
   out << fmt::format("ranks       {}\n", s.ranks);
   out << fmt::format("events      {}\n", s.events);
@@ -92,7 +116,8 @@ void printText(std::ostream& out, const std::string& file, const std::string& or
                        kinst ? "compute Ginst" : "compute s");
     for (const auto& [name, calls] : s.callOps) out << fmt::format(" {:>10}", name.substr(4));
     out << "\n";
-    for (const auto& r : s.perRank) {
+    // Rows are streamed from a second expansion, so memory does not grow with the ranks.
+    forEachRankSummary(trace, file, [&](const RankSummary& r) {
       out << fmt::format("{:>5} {:>9} {:>12} {:>12} {:>12.6f}", r.rank, r.calls, humanBytes(r.bytesSent),
                          humanBytes(r.bytesReceived), kinst ? r.computeKinst / 1e6 : r.computeUs / 1e6);
       for (const auto& [name, calls] : s.callOps) {
@@ -100,7 +125,7 @@ void printText(std::ostream& out, const std::string& file, const std::string& or
         out << fmt::format(" {:>10}", it == r.ops.end() ? 0 : it->second);
       }
       out << "\n";
-    }
+    });
   }
   out << fmt::format("\n(read and expanded in {:.3f} s)\n", seconds);
 }
@@ -127,13 +152,13 @@ void registerInspectCommand(CLI::App& app, CommandAction& run) {
       } else {
         trace = readTrace(src);
       }
-      TraceSummary s = summarizeTrace(trace, args.input);
+      TraceSummary s = summarizeTrace(trace, args.input, /*keepPerRank=*/false);
       double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       std::string origin = originDescription(trace, format);
       if (args.format == "json") {
-        std::cout << toJson(args.input, trace.origin, s).dump(2) << "\n";
+        writeJson(std::cout, args.input, trace, s);
       } else {
-        printText(std::cout, args.input, origin, s, args.perRank, seconds);
+        printText(std::cout, args.input, origin, trace, s, args.perRank, seconds);
       }
       return 0;
     };

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Runs every libFuzzer target (fuzz/) for a while and prints, per target: executions, crashes,
+# timeouts (> 10 s per input), out-of-memory inputs (> 1024 MB) and peak RSS.
+#
+#   bash bench/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]     default: 600 s, all three targets
+#
+# Builds the targets first (build directory $TRACEGEN_FUZZ_BUILD, default build-fuzz: clang-14
+# with -DTRACEGEN_FUZZ=ON). Each target starts from its seed corpus in fuzz/corpus/<target>/
+# plus what earlier runs found (build-fuzz/corpus/<target>/, kept between runs; the seeds in
+# the repository are never written to). Runs are in libFuzzer's fork mode with one job, so a
+# finding does not end the run: inputs that crash, hang or run out of memory are saved to
+# build-fuzz/findings/<target>/ and counted. Exit status 1 if any target found anything.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-600}
+shift || true
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz_tgt_reader fuzz_scalatrace_reader fuzz_pipeline)
+build=${TRACEGEN_FUZZ_BUILD:-build-fuzz}
+jobs=${TRACEGEN_FUZZ_BUILD_JOBS:-2}
+
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang-14 \
+  -DCMAKE_CXX_COMPILER=clang++-14 -DTRACEGEN_FUZZ=ON -DTRACEGEN_BUILD_TESTS=OFF >/dev/null
+cmake --build "$build" -j"$jobs" --target "${targets[@]}"
+
+dict_for() {
+  case $1 in
+    fuzz_scalatrace_reader) echo fuzz/scalatrace.dict ;;
+    *) echo fuzz/tgt.dict ;;
+  esac
+}
+
+status=0
+printf '%-24s %14s %8s %9s %6s %12s\n' target executions crashes timeouts ooms "peak RSS MB"
+for t in "${targets[@]}"; do
+  corpus="$build/corpus/$t" findings="$build/findings/$t" log="$build/fuzz-$t.log"
+  mkdir -p "$corpus" "$findings"
+  # Fork mode: a child process fuzzes, the parent merges new coverage into $corpus and keeps
+  # going after a crash, timeout or OOM (-ignore_*). The child's peak RSS is what counts.
+  # Peak RSS: the largest of the processes (parent and fuzzing children), from getrusage.
+  python3 - "$build/fuzz/$t" "$corpus" "fuzz/corpus/$t" -dict="$(dict_for "$t")" -max_total_time="$seconds" \
+    -rss_limit_mb=1024 -timeout=10 -fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
+    -artifact_prefix="$findings/" >"$log" 2>&1 <<'PY' || true
+import resource, subprocess, sys
+subprocess.run(sys.argv[1:])
+print("stat::peak_rss_mb: %d" % (resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024), flush=True)
+PY
+  # The fork-mode status lines read `#N: cov: ... exec/s: ... oom/timeout/crash: A/B/C time: ...`.
+  last=$(grep -E '^#[0-9]+: cov:' "$log" | tail -1 || true)
+  execs=$(sed -nE 's/^#([0-9]+): cov:.*/\1/p' <<<"$last")
+  read -r ooms timeouts crashes < <(sed -nE 's|.*oom/timeout/crash: ([0-9]+)/([0-9]+)/([0-9]+).*|\1 \2 \3|p' <<<"$last")
+  rss=$(sed -nE 's/^stat::peak_rss_mb:[[:space:]]*([0-9]+)/\1/p' "$log" | sort -n | tail -1)
+  printf '%-24s %14s %8s %9s %6s %12s\n' "$t" "${execs:-?}" "${crashes:-?}" "${timeouts:-?}" "${ooms:-?}" "${rss:-?}"
+  if [ "${crashes:-1}" != 0 ] || [ "${timeouts:-1}" != 0 ] || [ "${ooms:-1}" != 0 ]; then
+    status=1
+    echo "  findings in $findings/ (log: $log)"
+  fi
+done
+exit $status

@@ -1,0 +1,19 @@
+// libFuzzer target: tracegen's text format reader (ir/TracegenText.cpp) on arbitrary bytes,
+// then, for every trace it accepts, what `tracegen inspect --per-rank` computes: one RankCursor
+// per rank expanding loops, parameters, requests and histograms (ir/RankCursor.cpp,
+// ir/Summary.cpp), twice, as inspect does (totals, then streamed rows). Covers the lexer
+// (ir/TextLines.cpp), ranklist checks, header and event validation, the value limits
+// (ir/Limits.cpp) and the expansion budget. Seeds: fuzz/corpus/fuzz_tgt_reader/; dictionary:
+// fuzz/tgt.dict.
+#include "fuzz/FuzzCommon.h"
+#include "ir/Diagnostics.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace tracegen;
+  try {
+    Trace trace = readTracegenText(sourceFromString("fuzz.tgt", fuzz::asText(data, size)));
+    fuzz::inspectPerRank(trace, "fuzz.tgt");
+  } catch (const InputError&) {
+  }
+  return 0;
+}

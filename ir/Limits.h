@@ -1,0 +1,86 @@
+// The limits tracegen puts on traces (docs/trace-format.md, "Limits"), shared by both readers
+// and by everything that expands a trace.
+//
+// Values the formats can hold but no MPI program can make (a negative count, a tag beyond C's
+// int, an infinite time) are rejected where they are read, so that the arithmetic done on them
+// later stays in range; what cannot be bounded value by value (products over nested loops,
+// sums over a rank's calls) is checked where it is formed (ir/Checked.h). Work that grows with
+// the expanded trace or with the declared number of ranks is charged to an ExpansionBudget,
+// which refuses the trace with a diagnostic once the budget is spent instead of running for
+// hours or allocating in proportion to a number the file merely declares.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "ir/Ops.h"
+
+namespace tracegen {
+
+struct Event;
+struct Trace;
+
+constexpr std::int64_t kMaxRanks = std::numeric_limits<std::int32_t>::max();  // MPI ranks are C ints
+constexpr std::int64_t kMaxLoopLevels = 64;  // loop nesting levels 0..63
+constexpr std::int64_t kMaxInt32 = std::numeric_limits<std::int32_t>::max();
+constexpr std::int64_t kMinInt32 = std::numeric_limits<std::int32_t>::min();
+// Times (microseconds) and instruction counts (thousands) in histograms and compute lines:
+// finite, not negative, and at most 10^15 (31 years in microseconds), so that means, sums
+// and scaled values stay finite.
+constexpr double kMaxTimeValue = 1e15;
+// Calls (and per-rank cursor set-ups) that one expansion of a whole trace may make: inspect,
+// compare and resolve-comms each refuse a trace that needs more. 10^8 calls take a few seconds.
+constexpr std::int64_t kExpansionBudget = 100'000'000;
+
+// Why `v` is not a valid value of parameter `p` (nullopt when it is). Covers the ranges that
+// do not depend on the trace: counts 0..2^31-1, tags, colours, keys and vector entries within
+// C's int. Peers, roots and ids are checked by the readers against the trace.
+std::optional<std::string> paramValueProblem(Param p, std::int64_t v);
+// Why `v` is not a valid time or instruction count (nullopt when it is).
+std::optional<std::string> timeValueProblem(double v);
+// Throws an InputError at `line` of `file` unless `us` is a time a benchmark can state: the
+// backends call it on every compute time they emit, so that no `compute(inf)` (which does not
+// compile) or wrapped integer reaches a generated program, whatever pass produced the value
+// (an --instruction-rate of 1e-300 turns instruction counts into infinite times).
+void requireEmittableTime(double us, const std::string& file, int line, std::string_view what);
+// Parameters without which a call of `op` cannot be reproduced in a benchmark (the peer of a
+// send, the communicator MPI_Comm_free frees, ...). Reading and inspecting do not need them
+// (a trace without peers still has counts); generation does.
+std::vector<Param> requiredParams(Op op);
+// The first required parameter `e` lacks, if any.
+std::optional<Param> missingParam(const Event& e);
+// Throws an InputError at the line of the first event of `trace` that lacks a required
+// parameter; called before generation, so that the error names the trace's file:line rather
+// than coming from a backend that no longer knows it.
+void requireParams(const Trace& trace, const std::string& file);
+
+// A budget of steps for one expansion of a trace; spend() throws an InputError naming `line`
+// (the event being expanded) once more than the budget has been spent. `what` says which
+// command expands, for the message ("inspect expands every rank's calls").
+class ExpansionBudget {
+ public:
+  ExpansionBudget(std::string fileName, std::string what, std::int64_t limit = kExpansionBudget)
+      : fileName_(std::move(fileName)), what_(std::move(what)), limit_(limit) {}
+  void spend(std::int64_t steps, int line) {
+    if (steps > limit_ - spent_) exceeded(line);
+    spent_ += steps;
+  }
+  // Refuses up front when `steps` alone exceed what is left (e.g. one cursor per declared rank).
+  void require(std::int64_t steps, int line, const std::string& why) const;
+  std::int64_t spent() const { return spent_; }
+  std::int64_t limit() const { return limit_; }
+
+ private:
+  [[noreturn]] void exceeded(int line) const;
+  std::string fileName_;
+  std::string what_;
+  std::int64_t limit_;
+  std::int64_t spent_ = 0;
+};
+
+}  // namespace tracegen

@@ -1,0 +1,375 @@
+// Regression tests for the inputs that mutation fuzzing found tracegen mishandling
+// (tests/data/fuzz-findings/README.md): overflowing arithmetic on trace values, allocation in
+// proportion to a declared number of ranks, unbounded expansion, values no MPI program can
+// make, and a diagnostic without the trace's file:line. Each test asserts the precise outcome:
+// an InputError at the line that causes it, or the right figures. Run under the sanitizer build
+// (scripts/test.sh), the arithmetic tests also prove that no signed overflow remains.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <string>
+
+#include "gen/Backend.h"
+#include "gen/Traversal.h"
+#include "gen/ncptl/Checker.h"
+#include "ir/Checked.h"
+#include "ir/Diagnostics.h"
+#include "ir/Limits.h"
+#include "ir/RankCursor.h"
+#include "ir/Readers.h"
+#include "ir/Summary.h"
+#include "passes/PassManager.h"
+
+namespace tracegen {
+namespace {
+
+std::string findingPath(const std::string& name) {
+  return std::string(TRACEGEN_SOURCE_DIR) + "/tests/data/fuzz-findings/" + name;
+}
+
+// The InputError reading `name` throws; fails the test if it reads.
+InputError readError(const std::string& name) {
+  try {
+    readTraceFile(findingPath(name));
+  } catch (const InputError& e) {
+    return e;
+  }
+  ADD_FAILURE() << name << " was accepted";
+  return InputError("", 0, "");
+}
+
+void expectReadError(const std::string& name, int line, const std::string& fragment) {
+  InputError e = readError(name);
+  EXPECT_EQ(e.file(), findingPath(name));
+  EXPECT_EQ(e.line(), line) << e.render();
+  EXPECT_NE(e.message().find(fragment), std::string::npos) << e.render();
+}
+
+Trace readFinding(const std::string& name) { return readTraceFile(findingPath(name)); }
+
+Trace lower(Trace t, const std::string& file) {
+  PassContext ctx;
+  ctx.fileName = file;
+  PassManager pm(defaultPipeline());
+  pm.run(t, ctx);
+  return t;
+}
+
+Datatype& datatypeNamed(Trace& t, const std::string& name) {
+  for (auto& d : t.datatypes)
+    if (d.name == name) return d;
+  throw std::runtime_error("no datatype " + name);
+}
+
+// ---------------------------------------------------------------- checked arithmetic helpers
+
+TEST(CheckedArithmetic, DetectsOverflowAndSaturates) {
+  const std::int64_t max = std::numeric_limits<std::int64_t>::max();
+  const std::int64_t min = std::numeric_limits<std::int64_t>::min();
+  EXPECT_EQ(checkedMul(1 << 20, 1 << 20), std::int64_t{1} << 40);
+  EXPECT_FALSE(checkedMul(std::int64_t{1} << 62, 2).has_value());
+  EXPECT_FALSE(checkedMul(min, -1).has_value());
+  EXPECT_FALSE(checkedAdd(max, 1).has_value());
+  EXPECT_EQ(checkedAdd(max, -1), max - 1);
+  EXPECT_FALSE(checkedSub(min, 1).has_value());
+  EXPECT_EQ(saturatingAdd(max - 1, 5), max);
+  EXPECT_EQ(saturatingAdd(min + 1, -5), min);
+  EXPECT_EQ(saturatingMul(std::int64_t{1} << 40, std::int64_t{1} << 40), max);
+  EXPECT_EQ(saturatingMul(-(std::int64_t{1} << 40), std::int64_t{1} << 40), min);
+}
+
+// ---------------------------------------------------------------- U: signed overflow
+
+// Counts beyond MPI's int are rejected where they are read, at the parameter's line.
+TEST(FuzzFindings, U1CountBeyondIntIsRejected) {
+  expectReadError("U1-rankcursor-count-x-size-overflow.tgt", 8, "count 4611686018427387904 is outside 0..2147483647");
+}
+TEST(FuzzFindings, U1bSendrecvRecvcountBeyondIntIsRejected) {
+  expectReadError("U1b-rankcursor-sendrecv-recvcount-overflow.tgt", 10,
+                  "recvcount 9223372036854775807 is outside 0..2147483647");
+}
+TEST(FuzzFindings, U1cCollectiveRecvcountBeyondIntIsRejected) {
+  expectReadError("U1c-rankcursor-collective-recvcount-overflow.tgt", 10,
+                  "recvcount 2305843009213693952 is outside 0..2147483647");
+}
+
+// The cursor's own product, count x datatype size, is checked too: a trace built in memory (as
+// passes do) with values the readers would refuse gets an error at the event, not a wrapped size.
+TEST(FuzzFindings, U1CursorChecksCountTimesSize) {
+  std::string text =
+      "tracegen-trace 1\nranks 2\ndatatype big 8\n"
+      "event 0 MPI_Init @ <1 0 {2 1}>\n"
+      "event 1 MPI_Sendrecv @ <1 0 {2 1}>\n  count 2147483647\n  datatype big\n  recvcount 2147483647\n"
+      "  recvtype big\n  dest rel 1\n  source rel 1\n  tag 0\n"
+      "event 2 MPI_Finalize @ <1 0 {2 1}>\n";
+  Trace t = readTracegenText(sourceFromString("big.tgt", text));
+  datatypeNamed(t, "big").size = std::int64_t{1} << 40;  // 2^31 x 2^40 does not fit
+  RankCursor cursor(t, 0, "big.tgt");
+  Call call;
+  ASSERT_TRUE(cursor.next(call));  // MPI_Init
+  try {
+    cursor.next(call);
+    FAIL() << "count x size overflowed silently: " << call.bytes;
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.line(), 5);
+    EXPECT_NE(e.message().find("overflows 64 bits"), std::string::npos) << e.render();
+  }
+}
+
+// Nested trip counts whose product leaves int64: an error at the loop head, not a wrapped
+// execution index in the generated program.
+TEST(FuzzFindings, U2LoopTripProductOverflowIsAnError) {
+  const std::string name = "U2-traversal-loop-multiplier-overflow.tgt";
+  Trace t = lower(readFinding(name), name);
+  try {
+    gen::buildProgram(t, name);
+    FAIL() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.file(), name);
+    EXPECT_EQ(e.line(), 5);
+    EXPECT_NE(e.message().find("the loops nested here run more than 9223372036854775807 times"), std::string::npos)
+        << e.render();
+  }
+}
+TEST(FuzzFindings, U2b64LevelsOfTwoTripsOverflow) {
+  const std::string name = "U2b-64-loop-levels.tgt";
+  Trace t = lower(readFinding(name), name);
+  try {
+    gen::buildProgram(t, name);
+    FAIL() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.line(), 8);
+    EXPECT_NE(e.message().find("event 1 (MPI_Barrier)"), std::string::npos) << e.render();
+  }
+}
+// 62 nested loops of two trips (2^62 executions) are representable: the limit is the product
+// of the trip counts, not the depth.
+TEST(FuzzFindings, U2bSixtyTwoLevelsOfTwoAreFine) {
+  std::string text = "tracegen-trace 1\nranks 1\nevent 0 MPI_Init @ <1 0 {1 1}>\nevent 1 MPI_Barrier @ <1 0 {1 1}>\n";
+  for (int k = 0; k < 62; ++k) text += "  loop " + std::to_string(k) + " iter 2\n  loop " + std::to_string(k) + " mem 1\n";
+  text += "event 2 MPI_Finalize @ <1 0 {1 1}>\n";
+  Trace t = lower(readTracegenText(sourceFromString("deep.tgt", text)), "deep.tgt");
+  EXPECT_NO_THROW(gen::buildProgram(t, "deep.tgt"));
+}
+
+TEST(FuzzFindings, U3CollectiveCountIsRejected) {
+  expectReadError("U3-traversal-collective-bytes-overflow.tgt", 8, "count 288230376151711744 is outside 0..2147483647");
+}
+// The buffer size of a gather (bytes x ranks) is checked where the traversal forms it.
+TEST(FuzzFindings, U3GatherBufferOverflowIsAnError) {
+  std::string text =
+      "tracegen-trace 1\nranks 4\ndatatype big 8\n"
+      "event 0 MPI_Init @ <1 0 {4 1}>\n"
+      "event 1 MPI_Allgather @ <1 0 {4 1}>\n  comm 2\n  count 2147483647\n  datatype big\n"
+      "  recvcount 2147483647\n  recvtype big\n"
+      "event 2 MPI_Finalize @ <1 0 {4 1}>\n";
+  Trace t = lower(readTracegenText(sourceFromString("gather.tgt", text)), "gather.tgt");
+  datatypeNamed(t, "big").size = kMaxInt32;  // (2^31-1)^2 x 4 ranks does not fit
+  try {
+    gen::buildProgram(t, "gather.tgt");
+    FAIL() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.line(), 5);
+    EXPECT_NE(e.message().find("largest message, in bytes, overflows 64 bits"), std::string::npos) << e.render();
+  }
+}
+
+TEST(FuzzFindings, U4CountIsRejected) {
+  expectReadError("U4-summary-bytes-sum-overflow.tgt", 10, "count 576460752303423488 is outside 0..2147483647");
+}
+// Byte totals are only printed: they saturate at 2^63-1 instead of wrapping to -2^63.
+TEST(FuzzFindings, U4ByteTotalsSaturate) {
+  std::string text =
+      "tracegen-trace 1\nranks 2\ndatatype big 8\n"
+      "event 0 MPI_Init @ <1 0 {2 1}>\n"
+      "event 1 MPI_Send @ <1 0 {1 0}>\n  loop 0 iter 3\n  loop 0 mem 1\n  count 2147483647\n  datatype big\n"
+      "  dest 1\n  tag 0\n"
+      "event 2 MPI_Recv @ <1 1 {1 0}>\n  loop 0 iter 3\n  loop 0 mem 1\n  count 2147483647\n  datatype big\n"
+      "  source 0\n  tag 0\n"
+      "event 3 MPI_Finalize @ <1 0 {2 1}>\n";
+  Trace t = readTracegenText(sourceFromString("sum.tgt", text));
+  datatypeNamed(t, "big").size = std::int64_t{1} << 31;  // each call just under 2^62 bytes
+  auto ranks = summarizeRanks(t, "sum.tgt");
+  ASSERT_EQ(ranks.size(), 2u);
+  EXPECT_EQ(ranks[0].bytesSent, std::numeric_limits<std::int64_t>::max());
+  EXPECT_EQ(ranks[1].bytesReceived, std::numeric_limits<std::int64_t>::max());
+  EXPECT_EQ(ranks[0].calls, 5);
+}
+
+TEST(FuzzFindings, U5CountIsRejected) {
+  expectReadError("U5-ncptl-simulator-bytes-overflow.tgt", 10, "count 576460752303423488 is outside 0..2147483647");
+}
+// The coNCePTuaL simulator's arithmetic (message sizes, byte balances, loop multipliers) gives
+// up on overflow instead of wrapping; the size rule still reports the message.
+TEST(FuzzFindings, U5SimulatorOverflowGivesUp) {
+  const std::string program =
+      "REQUIRE LANGUAGE VERSION \"1.5\".\n"
+      "ASSERT THAT \"two tasks\" WITH num_tasks = 2.\n"
+      "FOR 2 REPETITIONS {\n"
+      "  TASK 0 SENDS A 576460752303423488 DOUBLEWORD MESSAGE TO UNSUSPECTING TASK 1 THEN\n"
+      "  TASK 1 RECEIVES A 576460752303423488 DOUBLEWORD MESSAGE FROM TASK 0\n"
+      "}.\n"
+      "FOR 9223372036854775807 REPETITIONS {\n"
+      "  TASK 0 SENDS A 1099511627776 GIGABYTE MESSAGE TO UNSUSPECTING TASK 1 THEN\n"
+      "  TASK 1 RECEIVES A 1099511627776 GIGABYTE MESSAGE FROM TASK 0\n"
+      "}.\n";
+  ncptl::CheckResult r = ncptl::check(program);
+  EXPECT_FALSE(r.simulated);
+}
+
+// ---------------------------------------------------------------- C: allocation by declared ranks
+
+// 2^31-1 declared ranks: refused up front with the budget named, before any per-rank work.
+TEST(FuzzFindings, C1TwoBillionRanksAreRefusedUpFront) {
+  const std::string name = "C1-inspect-2p31m1-ranks-bad-alloc.tgt";
+  Trace t = readFinding(name);
+  try {
+    summarizeTrace(t, name, false);
+    FAIL() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.line(), 4);
+    EXPECT_NE(e.message().find("expanding each of 2147483647 ranks over 3 events would take 6442450941 steps, beyond "
+                               "the budget of 100000000"),
+              std::string::npos)
+        << e.render();
+  }
+}
+TEST(FuzzFindings, C1bScalaTraceTwoBillionRanksAreRefusedUpFront) {
+  const std::string name = "C1b-st-2p31m1-ranks.trace";
+  Trace t = readFinding(name);
+  EXPECT_EQ(t.numRanks, 2147483647);
+  try {
+    summarizeTrace(t, name, false);
+    FAIL() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.line(), 1);
+    EXPECT_NE(e.message().find("2147483647 ranks"), std::string::npos) << e.render();
+  }
+}
+// 4,000,000 ranks fit the budget; the totals are computed without keeping a row per rank, and
+// the rows stream out one at a time.
+TEST(FuzzFindings, C2FourMillionRanksStream) {
+  const std::string name = "C2-inspect-json-4M-ranks.tgt";
+  Trace t = readFinding(name);
+  TraceSummary s = summarizeTrace(t, name, /*keepPerRank=*/false);
+  EXPECT_EQ(s.calls, 12'000'000);
+  EXPECT_TRUE(s.perRank.empty());
+  EXPECT_EQ(s.callOps["MPI_Barrier"], 4'000'000);
+}
+
+// ---------------------------------------------------------------- H: unbounded expansion
+
+TEST(FuzzFindings, H1HugeLoopExceedsTheBudget) {
+  const std::string name = "H1-inspect-huge-loop.tgt";
+  Trace t = readFinding(name);
+  try {
+    summarizeTrace(t, name, false, /*budget=*/1000);
+    FAIL() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.line(), 5);  // the barrier the loop repeats
+    EXPECT_NE(e.message().find("the trace expands to more than 1000 steps"), std::string::npos) << e.render();
+  }
+}
+TEST(FuzzFindings, H1bScalaTraceHugeLoopExceedsTheBudget) {
+  const std::string name = "H1b-st-inspect-loop-2p31.trace";
+  Trace t = readFinding(name);
+  try {
+    summarizeTrace(t, name, false, /*budget=*/1000);
+    FAIL() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.line(), 6);  // rank 0's send in its loop of 2^31-1 trips
+  }
+}
+
+// resolve-comms stops expanding a rank once no loop can bring it back to its last
+// communicator creation: the 10^12-trip loop after the split is never expanded.
+TEST(FuzzFindings, H2ResolveCommsStopsAfterTheLastCreation) {
+  const std::string name = "H2-resolve-comms-split-then-huge-loop.tgt";
+  Trace t = readFinding(name);
+  PassContext ctx;
+  ctx.fileName = name;
+  PassManager pm({"resolve-comms"});
+  pm.run(t, ctx);
+  const Communicator* c = t.comm(1000);
+  ASSERT_NE(c, nullptr);
+  ASSERT_EQ(c->instances.size(), 1u);
+  EXPECT_EQ(c->instances[0], RankList::all(2));
+  EXPECT_TRUE(t.worldPeers);
+}
+// A creation inside a loop repeats: the cursor reports that it may come back to it until the
+// loop's last trip has passed, so resolve-comms keeps expanding exactly that long.
+TEST(FuzzFindings, H2CursorKnowsWhenALoopCanComeBack) {
+  std::string text =
+      "tracegen-trace 1\nranks 2\n"
+      "event 0 MPI_Init @ <1 0 {2 1}>\n"
+      "event 1 MPI_Comm_dup @ <1 0 {2 1}>\n  loop 0 iter 3\n  loop 0 mem 2\n  comm 2\n"
+      "event 2 MPI_Barrier @ <1 0 {2 1}>\n  comm 2\n"
+      "event 3 MPI_Barrier @ <1 0 {2 1}>\n  loop 0 iter 1000000000000\n  loop 0 mem 1\n  comm 2\n"
+      "event 4 MPI_Finalize @ <1 0 {2 1}>\n";
+  Trace t = readTracegenText(sourceFromString("dup.tgt", text));
+  RankCursor cursor(t, 1, "dup.tgt");
+  Call call;
+  std::vector<std::pair<std::int64_t, bool>> seen;  // event id, may return to the dup (position 1)
+  for (int i = 0; i < 9 && cursor.next(call); ++i) seen.push_back({call.event->id, cursor.mayReturnTo(1)});
+  const std::vector<std::pair<std::int64_t, bool>> expected = {
+      {0, true}, {1, true}, {2, true}, {1, true}, {2, true}, {1, true}, {2, true}, {3, false}, {3, false}};
+  EXPECT_EQ(seen, expected);
+}
+
+// ---------------------------------------------------------------- S: accepted, wrong output
+
+TEST(FuzzFindings, S1ScalaTraceLoopsDeeperThan64LevelsAreRejected) {
+  expectReadError("S1-st-1000-loop-levels.trace", 72, "LOOP64: loops nest at most 64 levels deep");
+}
+TEST(FuzzFindings, S2TimesBeyondTheLimitAreRejected) {
+  expectReadError("S2-histogram-inf-mean.tgt", 9, "histogram average: time 1e+308 beyond the limit of 1e+15");
+}
+// A compute time that reaches a backend non-finite (here set in memory, as a pass could) is an
+// error at the event, never `compute(inf);` in the generated program.
+TEST(FuzzFindings, S2BackendsRefuseNonFiniteComputeTimes) {
+  std::string text =
+      "tracegen-trace 1\nranks 2\n"
+      "event 0 MPI_Init @ <1 0 {2 1}>\n  site a\n"
+      "event 1 MPI_Barrier @ <1 0 {2 1}>\n  site b\n  comm 2\n"
+      "  time comp us after a n=2 avg=10 min=10@0 max=10@1 bins=[0 10 10 10 10 2]\n"
+      "event 2 MPI_Finalize @ <1 0 {2 1}>\n  site z\n";
+  Trace t = lower(readTracegenText(sourceFromString("inf.tgt", text)), "inf.tgt");
+  for (auto& e : t.events)
+    for (auto& c : e.compute) c.us = std::numeric_limits<double>::infinity();
+  for (const char* language : {"c", "ncptl"}) {
+    gen::Program p = gen::buildProgram(t, "inf.tgt");
+    try {
+      gen::createBackend(language)->render(p, gen::GenOptions{"tracegen", "-"});
+      ADD_FAILURE() << language << ": rendered an infinite compute time";
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.line(), 5) << language;
+      EXPECT_NE(e.message().find("not a finite number"), std::string::npos) << e.render();
+    }
+  }
+}
+TEST(FuzzFindings, S3NegativeCountIsRejected) {
+  expectReadError("S3-negative-count.tgt", 11, "count -8 is outside 0..2147483647");
+}
+TEST(FuzzFindings, S3bTagBeyondIntIsRejected) {
+  expectReadError("S3b-tag-int64-min.tgt", 11, "tag -9223372036854775808 is outside -2147483648..2147483647");
+}
+
+// ---------------------------------------------------------------- D: diagnostics
+
+TEST(FuzzFindings, D1MissingRequiredParameterNamesTheLine) {
+  const std::string name = "D1-no-fileline-missing-param.tgt";
+  Trace t = lower(readFinding(name), name);
+  try {
+    requireParams(t, name);
+    FAIL() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.file(), name);
+    EXPECT_EQ(e.line(), 63);
+    EXPECT_EQ(e.message(), "event 7 (MPI_Comm_free) has no 'comm' parameter");
+  }
+}
+
+}  // namespace
+}  // namespace tracegen
