@@ -334,11 +334,18 @@ std::optional<RankList> RankList::fromSections(const std::vector<RankTuple>& sec
                               members, kMaxIrregularRanks);
         return std::nullopt;
       }
-      RankList cluster;
-      cluster.tuples_.assign(pieces.begin() + static_cast<std::ptrdiff_t>(i), pieces.begin() + static_cast<std::ptrdiff_t>(j));
-      RankIterator it(cluster);  // drops repeated ranks
-      Rank distinct = 0, r = 0;
-      while (it.next(r)) ++distinct;
+      // At most kMaxIrregularRanks members: listed and sorted, O(M log M) whatever the number
+      // of pieces (a merge over the pieces' walks costs members x pieces, which a split
+      // interleaved section makes large).
+      std::vector<Rank> all;
+      all.reserve(static_cast<std::size_t>(members));
+      for (std::size_t k = i; k < j; ++k)
+        forEachInTuple(pieces[k], [&](Rank r) {
+          all.push_back(r);
+          return true;
+        });
+      std::sort(all.begin(), all.end());
+      const Rank distinct = static_cast<Rank>(std::unique(all.begin(), all.end()) - all.begin());
       if (distinct != members) {
         problem = fmt::format("names a rank more than once ({} repetitions in overlapping sections)", members - distinct);
         return std::nullopt;
@@ -1146,10 +1153,12 @@ std::string RankList::pretty(std::size_t maxItems) const {
 }
 
 // ---------------------------------------------------------------------------------------------
-// RankIterator: a linear-scan merge over the tuples (lists hold a handful of tuples).
+// RankIterator: a heap merge over the tuples' walks.
 
 RankIterator::RankIterator(const RankList& list) {
   for (const auto& t : list.tuples()) walks_.push_back({&t, std::vector<Rank>(t.dims.size(), 0), t.start, false});
+  for (std::size_t i = 0; i < walks_.size(); ++i) heap_.emplace_back(walks_[i].value, i);
+  std::make_heap(heap_.begin(), heap_.end(), std::greater<>());
 }
 
 void RankIterator::advance(TupleWalk& w) {
@@ -1166,19 +1175,24 @@ void RankIterator::advance(TupleWalk& w) {
 }
 
 bool RankIterator::next(Rank& out) {
-  for (;;) {
-    TupleWalk* best = nullptr;
-    for (auto& w : walks_)
-      if (!w.done && (!best || w.value < best->value)) best = &w;
-    if (!best) return false;
-    Rank v = best->value;
-    advance(*best);
+  while (!heap_.empty()) {
+    std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
+    const std::size_t w = heap_.back().second;
+    const Rank v = walks_[w].value;
+    advance(walks_[w]);
+    if (walks_[w].done) {
+      heap_.pop_back();
+    } else {
+      heap_.back().first = walks_[w].value;
+      std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
+    }
     if (any_ && v == lastEmitted_) continue;  // overlapping input tuples: a set has no duplicates
     any_ = true;
     lastEmitted_ = v;
     out = v;
     return true;
   }
+  return false;
 }
 
 }  // namespace tracegen

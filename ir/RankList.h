@@ -143,6 +143,9 @@ class RankIterator {
   };
   void advance(TupleWalk& w);
   std::vector<TupleWalk> walks_;
+  // Min-heap of (next value, walk): a handful of tuples or thousands (a split interleaved
+  // section), each rank costs O(log walks).
+  std::vector<std::pair<Rank, std::size_t>> heap_;
   Rank lastEmitted_ = 0;
   bool any_ = false;
 };

@@ -6,6 +6,7 @@
 // (scripts/test.sh), the arithmetic tests also prove that no signed overflow remains.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -369,6 +370,25 @@ TEST(FuzzFindings, D1MissingRequiredParameterNamesTheLine) {
     EXPECT_EQ(e.line(), 63);
     EXPECT_EQ(e.message(), "event 7 (MPI_Comm_free) has no 'comm' parameter");
   }
+}
+
+}  // namespace
+}  // namespace tracegen
+
+namespace tracegen {
+namespace {
+
+// Found by fuzz_scalatrace_reader: tiny first RANKS: lines whose sections interleave their
+// dimensions and split into thousands of regular pieces took over 10 s to read. Each must now
+// be read (and rejected) without such a cost; the test is not timed, it must simply finish.
+TEST(FuzzFindings, ScalaTraceReaderHangs) {
+  const std::filesystem::path dir = std::filesystem::path(TRACEGEN_SOURCE_DIR) / "tests/data/fuzz-findings/scalatrace-hangs";
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    ++files;
+    EXPECT_THROW(readTraceFile(entry.path().string()), InputError) << entry.path();
+  }
+  EXPECT_GE(files, 10);
 }
 
 }  // namespace
