@@ -20,6 +20,7 @@ echo "== every trace, tracegen TRACE -o OUT.c (< 100 ms, < 50 MB each)"
 shopt -s nullglob
 for t in samples/traces/*.tgt tests/data/scalatrace/*.trace ../shared/traces/*.trace; do
   printf "%-48s " "$(basename "$t")"
-  measure "$tracegen" "$t" -o /dev/null --instruction-rate 1e9 2>&1 | grep -E " s  .*KiB" | tr '\n' ' '
-  echo
+  out=$(measure "$tracegen" "$t" -o /dev/null --emit c --instruction-rate 1e9 2>&1) || true
+  echo "$out" | grep -E "error|exited" | head -2 | tr '\n' ' ' || true
+  echo "$out" | grep -E " s  .*KiB" || echo
 done
