@@ -11,29 +11,12 @@
 
 #include <stdexcept>
 
+#include "bench/SyntheticGrid.h"
+
 namespace tracegen {
 
-namespace {
-
-// Columns col0..col0+cols-1 of rows row0..row0+rows-1.
-RankList block(Rank px, Rank col0, Rank cols, Rank row0, Rank rows) {
-  if (cols <= 0 || rows <= 0) return RankList();
-  return RankList({RankTuple{row0 * px + col0, {{cols, 1}, {rows, px}}}});
-}
-
-Histogram histogram(double mean, std::int64_t n, Rank rank) {
-  Histogram h;
-  h.n = n;
-  h.avg = mean;
-  h.minRank = rank;
-  h.min = mean * 0.9;
-  h.maxRank = rank;
-  h.max = mean * 1.1;
-  h.bins = {{0, mean * 0.9, mean * 0.95, mean, mean, n / 2}, {mean, mean, mean * 1.05, mean * 1.1, mean * 2, n - n / 2}};
-  return h;
-}
-
-}  // namespace
+using synthetic::block;
+using synthetic::histogram;
 
 Trace makeStencilTrace(Rank px, Rank py, std::int64_t timesteps, double computeUs) {
   if (px < 2 || py < 2) throw std::invalid_argument("stencil grid must be at least 2x2");

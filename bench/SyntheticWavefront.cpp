@@ -11,26 +11,12 @@
 
 #include <stdexcept>
 
+#include "bench/SyntheticGrid.h"
+
 namespace tracegen {
 
-namespace {
-
-RankList block(Rank px, Rank col0, Rank cols, Rank row0, Rank rows) {
-  if (cols <= 0 || rows <= 0) return RankList();
-  return RankList({RankTuple{row0 * px + col0, {{cols, 1}, {rows, px}}}});
-}
-
-Histogram histogram(double mean, std::int64_t n, Rank rank) {
-  Histogram h;
-  h.n = n;
-  h.avg = mean;
-  h.minRank = h.maxRank = rank;
-  h.min = h.max = mean;
-  h.bins = {{0, mean, mean, mean, mean * 2, n}};
-  return h;
-}
-
-}  // namespace
+using synthetic::block;
+using synthetic::histogram;
 
 Trace makeWavefrontTrace(Rank px, Rank py, std::int64_t timesteps, double computeUs) {
   if (px < 2 || py < 2) throw std::invalid_argument("wavefront grid must be at least 2x2");

@@ -60,6 +60,7 @@
 
 #include "ir/Checked.h"
 #include "ir/Diagnostics.h"
+#include "ir/RankClasses.h"
 #include "passes/RankRanges.h"
 
 namespace tracegen::gen {
@@ -168,33 +169,9 @@ class Builder {
  public:
   Builder(const Trace& t) : trace_(t) {}
 
-  std::vector<RankList> rankClasses() const {
-    std::vector<RankList> classes{RankList::all(trace_.numRanks)};
-    auto refine = [&](const RankList& by) {
-      std::vector<RankList> next;
-      for (const auto& c : classes) {
-        if (!c.intersects(by)) {
-          next.push_back(c);
-          continue;
-        }
-        RankList in = RankList::intersect(c, by);
-        RankList out = RankList::subtract(c, by);
-        next.push_back(std::move(in));
-        if (!out.empty()) next.push_back(std::move(out));
-      }
-      classes = std::move(next);
-    };
-    for (const auto& e : trace_.events) {
-      refine(e.ranks);
-      for (const auto& lv : e.loops) {
-        for (const auto& g : lv.iter) refine(g.ranks);
-        for (const auto& g : lv.mem) refine(g.ranks);
-      }
-    }
-    std::sort(classes.begin(), classes.end(),
-              [](const RankList& a, const RankList& b) { return *a.first() < *b.first(); });
-    return classes;
-  }
+  // Ranks with the same events and loops (ir/RankClasses.h); parameters differ per rank
+  // within a class and become by-rank expressions.
+  std::vector<RankList> rankClasses() const { return ::tracegen::rankClasses(trace_, /*byParameters=*/false); }
 
   struct Item {
     std::size_t event;
