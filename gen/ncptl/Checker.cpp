@@ -12,6 +12,7 @@
 #include "gen/ncptl/Checker.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cctype>
 #include <cmath>
 #include <functional>
@@ -21,6 +22,7 @@
 
 #include "gen/ncptl/Parser.h"
 #include "gen/ncptl/Simulator.h"
+#include "ir/Checked.h"
 
 namespace tracegen::ncptl {
 
@@ -94,7 +96,7 @@ std::optional<std::int64_t> constValue(const Expr& e) {
     case Expr::Kind::Unary: {
       auto v = constValue(*e.args[0]);
       if (!v) return std::nullopt;
-      if (e.op == Tok::Minus) return -*v;
+      if (e.op == Tok::Minus) return checkedSub(0, *v);
       if (e.op == Tok::Plus) return *v;
       return ~*v;
     }
@@ -103,16 +105,21 @@ std::optional<std::int64_t> constValue(const Expr& e) {
       auto b = constValue(*e.args[1]);
       if (!a || !b) return std::nullopt;
       if (e.func == Kw::MOD) {
-        if (*b == 0) return std::nullopt;
+        if (*b == 0 || *b == INT64_MIN) return std::nullopt;
+        if (*b == -1) return 0;
         std::int64_t r = *a % *b;
         return r < 0 ? r + (*b < 0 ? -*b : *b) : r;
       }
       if (e.func == Kw::XOR) return *a ^ *b;
       switch (e.op) {
-        case Tok::Plus: return *a + *b;
-        case Tok::Minus: return *a - *b;
-        case Tok::Star: return *a * *b;
-        case Tok::Slash: return *b == 0 ? std::nullopt : std::optional<std::int64_t>(*a / *b);
+        // Literals may be any 64-bit value: an overflow is no constant (the checker then does
+        // not judge the value), never undefined behaviour.
+        case Tok::Plus: return checkedAdd(*a, *b);
+        case Tok::Minus: return checkedSub(*a, *b);
+        case Tok::Star: return checkedMul(*a, *b);
+        case Tok::Slash:
+          if (*b == 0 || (*a == INT64_MIN && *b == -1)) return std::nullopt;
+          return *a / *b;
         default: return std::nullopt;
       }
     }
@@ -560,7 +567,8 @@ class Checker {
       if (m.size->amount)
         if (auto v = constValue(*m.size->amount)) {
           std::int64_t per = unitBytes(m.size->unit);
-          std::int64_t bytes = m.size->unit == Kw::BIT ? (*v + 7) / 8 : per > 0 ? *v * per : 0;
+          // Saturated: only compared with the 2 GiB limit.
+          std::int64_t bytes = m.size->unit == Kw::BIT ? saturatingAdd(*v, 7) / 8 : per > 0 ? saturatingMul(*v, per) : 0;
           if (bytes >= (std::int64_t{1} << 31))
             error(m.size->where, "a message of " + std::to_string(bytes) + " bytes: c_mpi messages must be smaller "
                                  "than 2 GiB; split it into several messages (§4.18, §6 item 20)");
