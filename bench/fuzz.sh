@@ -9,7 +9,11 @@
 # plus what earlier runs found (build-fuzz/corpus/<target>/, kept between runs; the seeds in
 # the repository are never written to). Runs are in libFuzzer's fork mode with one job, so a
 # finding does not end the run: inputs that crash, hang or run out of memory are saved to
-# build-fuzz/findings/<target>/ and counted. Exit status 1 if any target found anything.
+# build-fuzz/findings/<target>/ and counted, and printed in base64 (CI keeps only the log).
+# Exit status 1 if any target found anything.
+#
+#   TRACEGEN_FUZZ_SEED  libFuzzer's -seed (default 0: a new random seed each run; the CI run,
+#                       scripts/fuzz-ci.sh, fixes one so that a rerun explores the same inputs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-600}
@@ -38,7 +42,7 @@ for t in "${targets[@]}"; do
   # Fork mode: a child process fuzzes, the parent merges new coverage into $corpus and keeps
   # going after a crash, timeout or OOM (-ignore_*). The child's peak RSS is what counts.
   # Peak RSS: the largest of the processes (parent and fuzzing children), from getrusage.
-  python3 - "$build/fuzz/$t" "$corpus" "fuzz/corpus/$t" -dict="$(dict_for "$t")" -max_total_time="$seconds" \
+  python3 - "$build/fuzz/$t" "$corpus" "fuzz/corpus/$t" -dict="$(dict_for "$t")" -max_total_time="$seconds" -seed="${TRACEGEN_FUZZ_SEED:-0}" \
     -rss_limit_mb=1024 -timeout=10 -fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
     -artifact_prefix="$findings/" >"$log" 2>&1 <<'PY' || true
 import resource, subprocess, sys
@@ -54,6 +58,10 @@ PY
   if [ "${crashes:-1}" != 0 ] || [ "${timeouts:-1}" != 0 ] || [ "${ooms:-1}" != 0 ]; then
     status=1
     echo "  findings in $findings/ (log: $log)"
+    for f in "$findings"/*; do
+      [ -f "$f" ] || continue
+      echo "  $(basename "$f") ($(wc -c <"$f") bytes, base64): $(head -c 4096 "$f" | base64 -w0)"
+    done
   fi
 done
 exit $status

@@ -30,6 +30,19 @@ inline void inspectPerRank(const Trace& trace, const std::string& name) {
   forEachRankSummary(trace, name, [&](const RankSummary& r) { calls += r.calls; }, kFuzzBudget);
   // Both expansions see the same calls: a difference would be a cursor that is not deterministic.
   if (calls != s.calls) __builtin_trap();
+  // Rows come from one expansion per rank class; on small traces, expanding every rank
+  // directly must give the same figures (a difference is a class that is too coarse).
+  if (trace.numRanks <= 16) {
+    ExpansionBudget direct(name, "expanding every rank directly", kFuzzBudget);
+    forEachRankSummary(
+        trace, name,
+        [&](const RankSummary& r) {
+          const RankSummary d = summarizeRank(trace, r.rank, direct, name);
+          if (d.ops != r.ops || d.calls != r.calls || d.bytesSent != r.bytesSent || d.bytesReceived != r.bytesReceived)
+            __builtin_trap();
+        },
+        kFuzzBudget);
+  }
 }
 
 }  // namespace tracegen::fuzz

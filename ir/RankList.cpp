@@ -29,6 +29,8 @@
 #include <fmt/format.h>
 #include <limits>
 #include <numeric>
+#include <optional>
+#include <queue>
 #include <stdexcept>
 #include <tuple>
 #include <utility>
@@ -1124,29 +1126,65 @@ std::string RankList::scalaTraceStr() const {
   return s;
 }
 
+// Runs of consecutive ranks, found on the progressions rather than rank by rank: a heap merge
+// over the progressions (sorted cut of the tuples) where a stride-1 progression extends the
+// current run to its last member in one step and members already inside the run are skipped
+// arithmetically. A 115-million-rank range prints in O(1); only interleaved strided
+// progressions (evens and odds) are walked member by member, within a step budget, beyond
+// which the tuple form is printed instead.
 std::string RankList::pretty(std::size_t maxItems) const {
   if (empty()) return "{}";
+  std::vector<Prog> progs;
+  try {
+    Budget budget;
+    progs = cut(tuples_, budget);
+  } catch (const OverBudget&) {
+    return fmt::format("{} ({} ranks)", str(), size());
+  }
+  // First member of p that is > bound (p.count elements from p.start), or nullopt.
+  auto firstAbove = [](const Prog& p, Rank bound) -> std::optional<Rank> {
+    if (p.start > bound) return p.start;
+    if (p.last() <= bound) return std::nullopt;
+    const Rank k = (bound - p.start) / p.stride + 1;
+    return p.start + k * p.stride;
+  };
+  using Item = std::pair<Rank, std::size_t>;
+  std::priority_queue<Item, std::vector<Item>, std::greater<>> heap;
+  for (std::size_t i = 0; i < progs.size(); ++i) heap.emplace(progs[i].start, i);
   std::string s;
   std::size_t items = 0;
-  Rank runStart = 0, prev = 0;
+  Rank runStart = 0, runEnd = 0;
   bool open = false, truncated = false;
+  std::size_t steps = 0;
+  constexpr std::size_t kMaxSteps = std::size_t{1} << 20;
   auto emit = [&] {
     if (items == maxItems) {
       truncated = true;
       return;
     }
     if (!s.empty()) s += ',';
-    s += runStart == prev ? fmt::format("{}", prev) : fmt::format("{}-{}", runStart, prev);
+    s += runStart == runEnd ? fmt::format("{}", runEnd) : fmt::format("{}-{}", runStart, runEnd);
     ++items;
   };
-  forEach([&](Rank r) {
-    if (open && r == prev + 1) { prev = r; return true; }
-    if (open) emit();
-    if (truncated) return false;
-    runStart = prev = r;
-    open = true;
-    return true;
-  });
+  while (!heap.empty() && !truncated) {
+    if (++steps > kMaxSteps) return fmt::format("{} ({} ranks)", str(), size());
+    auto [x, i] = heap.top();
+    heap.pop();
+    const Prog& p = progs[i];
+    if (open && x <= runEnd) {  // already inside the run (overlapping tuples)
+      if (auto nx = firstAbove(p, runEnd)) heap.emplace(*nx, i);
+      continue;
+    }
+    if (!open || x != runEnd + 1) {
+      if (open) emit();
+      if (truncated) break;
+      runStart = x;
+      open = true;
+    }
+    // x extends (or starts) the run; a stride-1 progression extends it to its end.
+    runEnd = p.stride == 1 ? p.last() : x;
+    if (auto nx = firstAbove(p, runEnd)) heap.emplace(*nx, i);
+  }
   if (open && !truncated) emit();
   if (truncated) s += fmt::format("{}... ({} ranks)", s.empty() ? "" : ",", size());
   return s;

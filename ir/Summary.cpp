@@ -5,6 +5,7 @@
 #include <set>
 
 #include "ir/Checked.h"
+#include "ir/RankClasses.h"
 #include "ir/RankCursor.h"
 
 namespace tracegen {
@@ -20,10 +21,33 @@ double mpiTime(const Event& e, SiteId prev) {
 int firstLine(const Trace& trace) { return trace.events.empty() ? 0 : trace.events.front().line; }
 }  // namespace
 
-void requireRankBudget(const Trace& trace, const ExpansionBudget& budget) {
-  const std::int64_t events = std::max<std::int64_t>(static_cast<std::int64_t>(trace.events.size()), 1);
-  budget.require(saturatingMul(trace.numRanks, events), firstLine(trace),
-                 fmt::format("expanding each of {} ranks over {} events", trace.numRanks, trace.events.size()));
+void requireRankRows(const Trace& trace, const ExpansionBudget& budget) {
+  budget.require(trace.numRanks, firstLine(trace), fmt::format("writing a row for each of {} ranks", trace.numRanks));
+}
+
+std::vector<RankList> summaryClasses(const Trace& trace) {
+  std::vector<RankList> classes = rankClasses(trace, /*byParameters=*/true);
+  // Ranks of one class in communicator instances of different sizes send different
+  // per-member vectors: split them by instance too.
+  for (const auto& c : trace.comms) {
+    if (c.instances.size() < 2) continue;
+    for (const auto& inst : c.instances) {
+      std::vector<RankList> next;
+      next.reserve(classes.size() + 1);
+      for (auto& k : classes) {
+        if (!k.intersects(inst) || k.isSubsetOf(inst)) {
+          next.push_back(std::move(k));
+          continue;
+        }
+        next.push_back(RankList::intersect(k, inst));
+        RankList out = RankList::subtract(k, inst);
+        if (!out.empty()) next.push_back(std::move(out));
+      }
+      classes = std::move(next);
+    }
+  }
+  std::sort(classes.begin(), classes.end(), [](const RankList& x, const RankList& y) { return *x.first() < *y.first(); });
+  return classes;
 }
 
 RankSummary summarizeRank(const Trace& trace, Rank r, ExpansionBudget& budget, const std::string& fileName) {
@@ -70,11 +94,37 @@ RankSummary summarizeRank(const Trace& trace, Rank r, ExpansionBudget& budget, c
   return s;
 }
 
+RankSummaryStream::RankSummaryStream(const Trace& trace, const std::string& fileName, ExpansionBudget& budget)
+    : budget_(budget), line_(firstLine(trace)), classes_(summaryClasses(trace)) {
+  summaries_.reserve(classes_.size());
+  for (const auto& c : classes_) summaries_.push_back(summarizeRank(trace, *c.first(), budget, fileName));
+  for (const auto& c : classes_) iterators_.emplace_back(c);
+  for (std::size_t i = 0; i < iterators_.size(); ++i) {
+    Rank r = 0;
+    if (iterators_[i].next(r)) heap_.emplace(r, i);
+  }
+}
+
+bool RankSummaryStream::next(RankSummary& out, std::size_t* classIndex) {
+  if (heap_.empty()) return false;
+  auto [r, i] = heap_.top();
+  heap_.pop();
+  budget_.spend(1, line_);
+  out = summaries_[i];
+  out.rank = r;
+  if (classIndex) *classIndex = i;
+  Rank n = 0;
+  if (iterators_[i].next(n)) heap_.emplace(n, i);
+  return true;
+}
+
 void forEachRankSummary(const Trace& trace, const std::string& fileName, const std::function<void(const RankSummary&)>& sink,
                         std::int64_t budget) {
   ExpansionBudget b(fileName, "expanding every rank's calls", budget);
-  requireRankBudget(trace, b);
-  for (Rank r = 0; r < trace.numRanks; ++r) sink(summarizeRank(trace, r, b, fileName));
+  requireRankRows(trace, b);
+  RankSummaryStream stream(trace, fileName, b);
+  RankSummary s;
+  while (stream.next(s)) sink(s);
 }
 
 std::vector<RankSummary> summarizeRanks(const Trace& trace, const std::string& fileName, std::int64_t budget) {
@@ -92,16 +142,22 @@ TraceSummary summarizeTrace(const Trace& trace, const std::string& fileName, boo
     if (!e.loops.empty()) ++t.loopHeads;
     ++t.eventOps[std::string(opName(e.op))];
   }
-  forEachRankSummary(
-      trace, fileName,
-      [&](const RankSummary& r) {
-        for (const auto& [name, n] : r.ops) t.callOps[name] += n;
-        t.calls += r.calls;  // bounded by the budget
-        t.computeUs += r.computeUs;
-        t.computeKinst += r.computeKinst;
-        if (keepPerRank) t.perRank.push_back(r);
-      },
-      budget);
+  ExpansionBudget b(fileName, "expanding every rank's calls", budget);
+  if (keepPerRank) requireRankRows(trace, b);
+  RankSummaryStream stream(trace, fileName, b);
+  // Totals per class: its representative's figures times the class's size.
+  for (std::size_t i = 0; i < stream.classes().size(); ++i) {
+    const RankSummary& r = stream.classSummary(i);
+    const std::int64_t n = stream.classes()[i].size();
+    for (const auto& [name, calls] : r.ops) t.callOps[name] = saturatingAdd(t.callOps[name], saturatingMul(calls, n));
+    t.calls = saturatingAdd(t.calls, saturatingMul(r.calls, n));
+    t.computeUs += r.computeUs * static_cast<double>(n);
+    t.computeKinst += r.computeKinst * static_cast<double>(n);
+  }
+  if (keepPerRank) {
+    RankSummary r;
+    while (stream.next(r)) t.perRank.push_back(r);
+  }
   return t;
 }
 

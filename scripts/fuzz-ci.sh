@@ -4,6 +4,8 @@
 # finds a crash, a sanitizer report, an input taking more than 10 s or more than 1024 MB.
 # Installs clang-14 and its libFuzzer runtime when missing (Debian 12).
 #   TRACEGEN_FUZZ_SECONDS  seconds per target (default 60)
+#   TRACEGEN_FUZZ_SEED     libFuzzer seed (default 1: a rerun of CI explores the same inputs;
+#                          exploration with new seeds is bench/fuzz.sh's job, run for hours)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 need=()
@@ -16,4 +18,4 @@ if [ ${#need[@]} -gt 0 ]; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 fi
-bash bench/fuzz.sh "${TRACEGEN_FUZZ_SECONDS:-60}"
+TRACEGEN_FUZZ_SEED=${TRACEGEN_FUZZ_SEED:-1} bash bench/fuzz.sh "${TRACEGEN_FUZZ_SECONDS:-60}"

@@ -107,7 +107,12 @@ finding U2b-64-loop-levels.tgt 8 "$tracegen" "$ff/U2b-64-loop-levels.tgt" -o "$w
 finding U3-traversal-collective-bytes-overflow.tgt 8 "$tracegen" "$ff/U3-traversal-collective-bytes-overflow.tgt" -o "$work/x.c"
 finding U4-summary-bytes-sum-overflow.tgt 10 "$tracegen" inspect "$ff/U4-summary-bytes-sum-overflow.tgt" --per-rank
 finding U5-ncptl-simulator-bytes-overflow.tgt 10 "$tracegen" "$ff/U5-ncptl-simulator-bytes-overflow.tgt" -o "$work/x.ncptl"
-finding C1-inspect-2p31m1-ranks-bad-alloc.tgt 4 "$tracegen" inspect "$ff/C1-inspect-2p31m1-ranks-bad-alloc.tgt"
+# 2^31-1 ranks: the totals come from one rank per class, at once; a row per rank is refused.
+expect_status "fuzz finding C1: totals per rank class" 0 "" -- timeout 20 "$tracegen" inspect "$ff/C1-inspect-2p31m1-ranks-bad-alloc.tgt"
+if ! grep -q "calls       6442450941 over all ranks" "$work/out"; then
+  echo "FAIL: C1 totals: $(grep calls "$work/out")"; failures=$((failures + 1))
+fi
+finding C1-inspect-2p31m1-ranks-bad-alloc.tgt 4 "$tracegen" inspect "$ff/C1-inspect-2p31m1-ranks-bad-alloc.tgt" --per-rank
 finding C1-inspect-2p31m1-ranks-bad-alloc.tgt 4 "$tracegen" compare "$ff/C1-inspect-2p31m1-ranks-bad-alloc.tgt" "$ff/C1-inspect-2p31m1-ranks-bad-alloc.tgt"
 finding C1b-st-2p31m1-ranks.trace 1 "$tracegen" inspect "$ff/C1b-st-2p31m1-ranks.trace" --format json
 finding C1b-st-2p31m1-ranks.trace 1 "$tracegen" compare "$ff/C1b-st-2p31m1-ranks.trace" "$ff/C1-inspect-2p31m1-ranks-bad-alloc.tgt"

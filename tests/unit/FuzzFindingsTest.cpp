@@ -222,27 +222,31 @@ TEST(FuzzFindings, U5SimulatorOverflowGivesUp) {
 
 // ---------------------------------------------------------------- C: allocation by declared ranks
 
-// 2^31-1 declared ranks: refused up front with the budget named, before any per-rank work.
-TEST(FuzzFindings, C1TwoBillionRanksAreRefusedUpFront) {
+// 2^31-1 declared ranks: the totals are computed once per rank class, in no time; a row per
+// rank is refused up front with the budget named, before any per-rank work.
+TEST(FuzzFindings, C1TwoBillionRanksAreSummarisedPerClass) {
   const std::string name = "C1-inspect-2p31m1-ranks-bad-alloc.tgt";
   Trace t = readFinding(name);
+  const TraceSummary s = summarizeTrace(t, name, false);
+  EXPECT_EQ(s.calls, std::int64_t{3} * 2147483647);
   try {
-    summarizeTrace(t, name, false);
+    summarizeTrace(t, name, /*keepPerRank=*/true);
     FAIL() << "accepted";
   } catch (const InputError& e) {
     EXPECT_EQ(e.line(), 4);
-    EXPECT_NE(e.message().find("expanding each of 2147483647 ranks over 3 events would take 6442450941 steps, beyond "
+    EXPECT_NE(e.message().find("writing a row for each of 2147483647 ranks would take 2147483647 steps, beyond "
                                "the budget of 100000000"),
               std::string::npos)
         << e.render();
   }
 }
-TEST(FuzzFindings, C1bScalaTraceTwoBillionRanksAreRefusedUpFront) {
+TEST(FuzzFindings, C1bScalaTraceTwoBillionRanksAreSummarisedPerClass) {
   const std::string name = "C1b-st-2p31m1-ranks.trace";
   Trace t = readFinding(name);
   EXPECT_EQ(t.numRanks, 2147483647);
+  EXPECT_GT(summarizeTrace(t, name, false).calls, 2147483647);
   try {
-    summarizeTrace(t, name, false);
+    forEachRankSummary(t, name, [](const RankSummary&) {});
     FAIL() << "accepted";
   } catch (const InputError& e) {
     EXPECT_EQ(e.line(), 1);
@@ -389,6 +393,41 @@ TEST(FuzzFindings, ScalaTraceReaderHangs) {
     EXPECT_THROW(readTraceFile(entry.path().string()), InputError) << entry.path();
   }
   EXPECT_GE(files, 10);
+}
+
+// Found by fuzz_scalatrace_reader (second round): traces of 10^4 to 10^8 ranks in one
+// contiguous section. Printing the first block's ranks in a diagnostic walked every rank
+// (RankList::pretty now steps over runs), and inspect's totals expanded every rank (they are
+// now computed once per rank class). Each must read or be rejected, and be summarised or
+// refused by the budget, without such a cost; not timed, it must simply finish.
+TEST(FuzzFindings, ScalaTraceLargeSectionsAreCheap) {
+  const std::filesystem::path dir = std::filesystem::path(TRACEGEN_SOURCE_DIR) / "tests/data/fuzz-findings/scalatrace-slow";
+  int files = 0, summarised = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    ++files;
+    const std::string name = entry.path().string();
+    try {
+      Trace t = readTraceFile(name);
+      const TraceSummary s = summarizeTrace(t, name, /*keepPerRank=*/false);
+      EXPECT_GE(s.calls, t.numRanks) << name;
+      ++summarised;
+      std::int64_t calls = 0;
+      forEachRankSummary(t, name, [&](const RankSummary& r) { calls += r.calls; });
+      EXPECT_EQ(calls, s.calls) << name;
+    } catch (const InputError&) {
+    }
+  }
+  EXPECT_EQ(files, 5);
+  EXPECT_GE(summarised, 2);
+}
+
+// A 115-million-rank contiguous section prints as one range, at once.
+TEST(FuzzFindings, PrettyStepsOverRuns) {
+  EXPECT_EQ(RankList::progression(10910, 115110912).pretty(), "10910-115121821");
+  RankList evensAndOdds = RankList::unite(RankList::progression(0, 50, 2), RankList::progression(1, 50, 2));
+  EXPECT_EQ(evensAndOdds.pretty(), "0-99");
+  RankList gaps = RankList::unite(RankList::progression(0, 10), RankList::progression(20, 1000000000, 3));
+  EXPECT_EQ(gaps.pretty(4), "0-9,20,23,26,... (1000000010 ranks)");
 }
 
 }  // namespace

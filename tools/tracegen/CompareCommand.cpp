@@ -1,6 +1,6 @@
 // `tracegen compare A B`: do two traces make the same MPI calls?
 //
-// Both traces are expanded rank by rank (ir/Summary.h) and compared per rank and per MPI
+// Both traces are expanded once per rank class (ir/Summary.h) and compared per rank and per MPI
 // operation: call counts, point-to-point bytes sent and bytes posted to receive. The traces
 // agree when every figure is identical (exit status 0); otherwise each difference is printed as
 // `rank R: WHAT: A vs B` and the status is 1. This is how a generated benchmark, run under the
@@ -78,17 +78,28 @@ int runCompare(const std::string& a, const std::string& b, std::ostream& out) {
   };
   if (sa.ranks != sb.ranks) report(fmt::format("ranks: {} vs {}", sa.ranks, sb.ranks));
 
-  // One pass over the ranks of both traces, each charged to its own budget.
+  // One pass over the ranks of both traces, in step, each trace charged to its own budget and
+  // expanded once per rank class (ir/Summary.h); successful tests likewise once per class.
+  std::map<std::size_t, std::map<std::string, std::int64_t>> testsA, testsB;
+  std::size_t classA = 0, classB = 0;
   auto eachRank = [&](const std::function<void(const RankSummary*, const RankSummary*)>& visit) {
     ExpansionBudget budgetA(a, "expanding every rank's calls"), budgetB(b, "expanding every rank's calls");
-    requireRankBudget(ta, budgetA);
-    requireRankBudget(tb, budgetB);
-    for (Rank r = 0; r < std::max(ta.numRanks, tb.numRanks); ++r) {
-      std::optional<RankSummary> x, y;
-      if (r < ta.numRanks) x = summarizeRank(ta, r, budgetA, a);
-      if (r < tb.numRanks) y = summarizeRank(tb, r, budgetB, b);
-      visit(x ? &*x : nullptr, y ? &*y : nullptr);
+    requireRankRows(ta, budgetA);
+    requireRankRows(tb, budgetB);
+    RankSummaryStream streamA(ta, a, budgetA), streamB(tb, b, budgetB);
+    RankSummary x, y;
+    bool hasX = streamA.next(x, &classA), hasY = streamB.next(y, &classB);
+    while (hasX || hasY) {
+      visit(hasX ? &x : nullptr, hasY ? &y : nullptr);
+      if (hasX) hasX = streamA.next(x, &classA);
+      if (hasY) hasY = streamB.next(y, &classB);
     }
+  };
+  auto successes = [](std::map<std::size_t, std::map<std::string, std::int64_t>>& cache, std::size_t cls, const Trace& t,
+                      Rank r, const std::string& file) -> const std::map<std::string, std::int64_t>& {
+    auto it = cache.find(cls);
+    if (it == cache.end()) it = cache.emplace(cls, testSuccesses(t, r, file)).first;
+    return it->second;
   };
   eachRank([&](const RankSummary* x, const RankSummary* y) {
     if (!y) {
@@ -102,14 +113,14 @@ int runCompare(const std::string& a, const std::string& b, std::ostream& out) {
     std::set<std::string> names;
     for (const auto& [name, n] : x->ops) names.insert(name);
     for (const auto& [name, n] : y->ops) names.insert(name);
-    std::optional<std::map<std::string, std::int64_t>> succA, succB;  // computed if the rank tests
+    const std::map<std::string, std::int64_t>*succA = nullptr, *succB = nullptr;  // looked up if the rank tests
     for (const auto& name : names) {
       auto ix = x->ops.find(name);
       auto iy = y->ops.find(name);
       const std::int64_t nx = ix == x->ops.end() ? 0 : ix->second;
       const std::int64_t ny = iy == y->ops.end() ? 0 : iy->second;
       if (isTestName(name)) {
-        if (!succA) succA = testSuccesses(ta, x->rank, a), succB = testSuccesses(tb, y->rank, b);
+        if (!succA) succA = &successes(testsA, classA, ta, x->rank, a), succB = &successes(testsB, classB, tb, y->rank, b);
         const std::int64_t ox = succA->count(name) ? succA->at(name) : 0;
         const std::int64_t oy = succB->count(name) ? succB->at(name) : 0;
         if (ox != oy) report(fmt::format("rank {}: {}: {} vs {} calls that completed requests", x->rank, name, ox, oy));
