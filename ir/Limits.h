@@ -36,6 +36,10 @@ constexpr double kMaxTimeValue = 1e15;
 // Calls (and per-rank cursor set-ups) that one expansion of a whole trace may make: inspect,
 // compare and resolve-comms each refuse a trace that needs more. 10^8 calls take a few seconds.
 constexpr std::int64_t kExpansionBudget = 100'000'000;
+// Values of one vector parameter for one call (an Alltoallv's counts per communicator member)
+// that a rank's expansion materialises: 2^22 (32 MiB). A trace whose calls would need more is
+// refused with its file:line rather than allocating in proportion to a declared rank count.
+constexpr std::int64_t kMaxVectorValues = std::int64_t{1} << 22;
 
 // Why `v` is not a valid value of parameter `p` (nullopt when it is). Covers the ranges that
 // do not depend on the trace: counts 0..2^31-1, tags, colours, keys and vector entries within

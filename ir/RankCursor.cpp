@@ -4,6 +4,7 @@
 
 #include "ir/Checked.h"
 #include "ir/Diagnostics.h"
+#include "ir/Limits.h"
 
 namespace tracegen {
 
@@ -239,11 +240,13 @@ void RankCursor::emit(Item& item, Call& call) {
     if (s.values->param == Param::Requests || s.values->param == Param::GroupRanks) n = call.count;
     if (s.values->param == Param::GroupRanges) n = checkedMul(3, call.count).value_or(std::numeric_limits<std::int64_t>::max());
     // A request vector longer than the request ring, or a rank vector longer than the world,
-    // cannot be meant (and would be materialised here).
-    const std::int64_t limit = s.values->param == Param::Requests ? kRequestRing : 3 * trace_.numRanks;
+    // cannot be meant; one longer than kMaxVectorValues is not materialised (ir/Limits.h).
+    const std::int64_t limit =
+        s.values->param == Param::Requests ? kRequestRing : std::min(saturatingMul(3, trace_.numRanks), kMaxVectorValues);
     if (n < 0 || n > limit)
-      fail(e, fmt::format("rank {} needs {} values of parameter '{}' for one call (count {})", rank_, n,
-                          paramName(s.values->param), call.count));
+      fail(e, fmt::format("rank {} needs {} values of parameter '{}' for one call (count {}){}", rank_, n,
+                          paramName(s.values->param), call.count,
+                          n > kMaxVectorValues ? fmt::format(", beyond the {} tracegen expands", kMaxVectorValues) : ""));
     takeVector(s, n, call.vec);
   }
 

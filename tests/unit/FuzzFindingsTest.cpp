@@ -417,7 +417,7 @@ TEST(FuzzFindings, ScalaTraceLargeSectionsAreCheap) {
     } catch (const InputError&) {
     }
   }
-  EXPECT_EQ(files, 5);
+  EXPECT_EQ(files, 6);
   EXPECT_GE(summarised, 2);
 }
 
