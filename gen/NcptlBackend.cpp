@@ -21,7 +21,7 @@
 // of §4.8), and the program ends with one for every rank still waiting.
 //
 // Templates (templates/ncptl/*.mustache) spell every piece of program text; this file only
-// decides values, rank sets and indentation. The result is checked with gen/ncptl/Checker.h
+// decides values, rank sets and indentation. The result is checked with ncptl/Checker.h
 // before it is returned.
 #include "gen/NcptlBackend.h"
 
@@ -37,8 +37,8 @@
 #include <set>
 #include <stdexcept>
 
-#include "gen/ncptl/Checker.h"
-#include "gen/ncptl/Lexer.h"
+#include "ncptl/Checker.h"
+#include "ncptl/Lexer.h"
 #include "ir/Limits.h"
 #include "passes/RankRanges.h"
 

@@ -14,7 +14,7 @@
 
 #include "gen/Backend.h"
 #include "gen/Traversal.h"
-#include "gen/ncptl/Checker.h"
+#include "ncptl/Checker.h"
 #include "ir/Checked.h"
 #include "ir/Diagnostics.h"
 #include "ir/Limits.h"

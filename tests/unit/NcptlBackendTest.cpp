@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "gen/NcptlBackend.h"
-#include "gen/ncptl/Checker.h"
+#include "ncptl/Checker.h"
 
 namespace tracegen::gen {
 namespace {

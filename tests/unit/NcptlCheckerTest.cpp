@@ -1,4 +1,4 @@
-// Tests of the coNCePTuaL checker (gen/ncptl/): the ten example programs of §7 of the language
+// Tests of the coNCePTuaL checker (ncptl/): the ten example programs of §7 of the language
 // reference are accepted, and one malformed program per enforced rule is rejected with the
 // right line and message. Programs are small on purpose: each breaks exactly one rule, on a
 // known line, after a valid preamble.
@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "gen/ncptl/Checker.h"
-#include "gen/ncptl/Lexer.h"
-#include "gen/ncptl/Parser.h"
+#include "ncptl/Checker.h"
+#include "ncptl/Lexer.h"
+#include "ncptl/Parser.h"
 
 namespace tracegen::ncptl {
 namespace {

@@ -1,5 +1,5 @@
 // ncptl-check: checks coNCePTuaL programs against the language reference's grammar, static
-// rules and generator checklist (gen/ncptl/Checker.h).
+// rules and generator checklist (ncptl/Checker.h).
 //
 //   ncptl-check [--generated] [--no-simulate] [--no-warnings] [--verbose] FILE...
 //
@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "gen/ncptl/Checker.h"
+#include "ncptl/Checker.h"
 
 namespace {
 

@@ -1,7 +1,7 @@
 // The coNCePTuaL lexer: a single left-to-right scan that produces tokens, followed by the
 // hyphen-rule pass (§1.7), which deletes every `-` token that immediately precedes a keyword
 // and reports the deletions that would change an expression. See Lexer.h.
-#include "gen/ncptl/Lexer.h"
+#include "ncptl/Lexer.h"
 
 #include <array>
 #include <cctype>

@@ -18,7 +18,7 @@
 #include <string_view>
 #include <vector>
 
-#include "gen/ncptl/Lexer.h"
+#include "ncptl/Lexer.h"
 
 namespace tracegen::ncptl {
 

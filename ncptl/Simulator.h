@@ -22,7 +22,7 @@
 #include <optional>
 #include <vector>
 
-#include "gen/ncptl/Parser.h"
+#include "ncptl/Parser.h"
 
 namespace tracegen::ncptl {
 

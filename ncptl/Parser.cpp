@@ -1,7 +1,7 @@
 // Recursive-descent parser for coNCePTuaL 1.5 (see Parser.h). One function per non-terminal
 // of §2.2; syntax errors are thrown as SyntaxError and caught at the top level (and at the one
 // speculative point, a '(' that may open either a relational or an arithmetic expression).
-#include "gen/ncptl/Parser.h"
+#include "ncptl/Parser.h"
 
 #include <utility>
 

@@ -9,7 +9,7 @@
 // which variables, counters and functions it may use. Asynchronous operations are followed by
 // a small data-flow pass over statement sequences (pending or not); when the program fixes
 // num_tasks the per-task simulation replaces that pass with exact per-task answers.
-#include "gen/ncptl/Checker.h"
+#include "ncptl/Checker.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -20,8 +20,8 @@
 #include <optional>
 #include <set>
 
-#include "gen/ncptl/Parser.h"
-#include "gen/ncptl/Simulator.h"
+#include "ncptl/Parser.h"
+#include "ncptl/Simulator.h"
 #include "ir/Checked.h"
 
 namespace tracegen::ncptl {

@@ -7,7 +7,7 @@
 // its own operations from older ones); per (sender, receiver, tag) it counts UNSUSPECTING
 // messages and explicit receives. Whatever it cannot evaluate exactly throws Unevaluable, and
 // the simulation ends without a verdict.
-#include "gen/ncptl/Simulator.h"
+#include "ncptl/Simulator.h"
 
 #include <algorithm>
 #include <array>
