@@ -1245,7 +1245,7 @@ class CWriter {
 
     const bool comms = uses_.newComm || uses_.newCommAt || uses_.commSlot || uses_.commOf || uses_.commRank;
     d.set("comms", flag(comms));
-    d.set("comm_slots", std::to_string(uses_.maxCommId - 999));
+    d.set("comm_slots", std::to_string(std::max<std::int64_t>(uses_.maxCommId - 999, 1)));  // never % 0
     d.set("uses_new_comm", flag(uses_.newComm));
     d.set("uses_new_comm_at", flag(uses_.newCommAt));
     d.set("uses_comm_slot", flag(uses_.commSlot));

@@ -183,11 +183,15 @@ void verifyStructure(const Trace& trace, const std::string& fileName, Rank maxRa
                        fmt::format("event {}: {} {} names ranks outside 0..{}", e.id, what, l.pretty(), P - 1));
   };
   // Communicators: an explicit rank order is a permutation of its instance's members, and
-  // every communicator a call uses was declared or is made by a creating call of the trace.
+  // every communicator a call uses exists: a negative id never does (a recorder that missed
+  // the constructor); in a trace with a communicator table (recorded traces) or whose creating
+  // calls name what they make, an id must be declared or made by a call. A ScalaTrace trace
+  // has neither and numbers its communicators implicitly, 1000 + k.
   std::set<std::int64_t> known{kCommNull, kCommSelf, kCommWorld};
-  bool implicitIds = false;  // creations without newcomm (ScalaTrace): numbered 1000 + k later
+  bool strict = false;
   for (const Communicator& c : trace.comms) {
     known.insert(c.id);
+    strict = strict || c.id >= 1000;
     if (c.orders.size() > c.instances.size())
       throw InputError(fileName, 0, fmt::format("communicator {}: {} rank orders for {} instances", c.id, c.orders.size(),
                                                 c.instances.size()));
@@ -205,8 +209,7 @@ void verifyStructure(const Trace& trace, const std::string& fileName, Rank maxRa
     if (opInfo(e.op).kind != OpKind::CommCreate) continue;
     if (const ParamValues* n = e.param(Param::NewComm)) {
       for (const auto& g : n->groups) known.insert(g.values.begin(), g.values.end());
-    } else {
-      implicitIds = true;
+      strict = true;
     }
   }
   for (std::size_t i = 0; i < trace.events.size(); ++i) {
@@ -215,7 +218,7 @@ void verifyStructure(const Trace& trace, const std::string& fileName, Rank maxRa
     if (!c) continue;
     for (const auto& g : c->groups)
       for (auto v : g.values)
-        if (v < 0 || (!known.count(v) && !(implicitIds && v >= 1000)))
+        if (v < 0 || (strict && !known.count(v)))
           throw InputError(fileName, lines.paramLine(i, Param::Comm, e.line),
                            fmt::format("event {} ({}): communicator {} was never created (no declaration and no call of "
                                        "the trace makes it; a recorder that did not intercept its constructor?)",

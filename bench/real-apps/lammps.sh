@@ -13,13 +13,13 @@
 # Installs lammps with apt-get if it is missing. Every MPI run is wrapped in `timeout`.
 #
 # Usage: bench/real-apps/lammps.sh [BUILD_DIR [NP...]]   (defaults: build, 2 and 4 ranks)
-#        BOX=20 bench/real-apps/lammps.sh ...            (box edge in unit cells, default 16)
+#        BOX=20 bench/real-apps/lammps.sh ...            (box edge in unit cells, default 12)
 set -euo pipefail
 build=$(realpath "${1:-build}")
 shift || true
 nps=("$@")
 [ ${#nps[@]} -gt 0 ] || nps=(2 4)
-box=${BOX:-16}
+box=${BOX:-12}
 recorder=$build/record/libtracegen-record.so
 counter=$build/tests/support/libtracegen-count.so
 tracegen=$build/tools/tracegen/tracegen

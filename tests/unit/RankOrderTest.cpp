@@ -153,7 +153,9 @@ TEST(RankOrder, VerifierRejectsACommunicatorNobodyCreated) {
       "  comm -1\n"
       "event 2 MPI_Finalize @ <1 0 {2 1}>\n";
   expectError(text, 4, "communicator -1 was never created");  // the event's line
+  // With a communicator table (a recorded trace), an id the table lacks is an error too.
   std::string undeclared = text;
   undeclared.replace(undeclared.find("comm -1"), 7, "comm 1004");
-  expectError(undeclared, 4, "communicator 1004 was never created");
+  undeclared.replace(undeclared.find("event 0"), 0, "comm 1000 split (<1 0 {2 1}>)\n");
+  expectError(undeclared, 5, "communicator 1004 was never created");
 }
