@@ -810,10 +810,92 @@ class CWriter {
       }
       case Op::CommDup:
         return templates_.render("call/comm_dup", d);
-      default:
+      case Op::CommCreate:
         d.set("group", group(x, need(c, Param::Group), "group"));
         return templates_.render("call/comm_create", d);
+      default:
+        return topologyCall(x, d);
     }
+  }
+
+  // ---- topology constructors: the application's call with the recorded topology. The library
+  // may renumber the ranks (reorder); peers are translated through the communicator it returns
+  // (comm_rank), so the benchmark talks to the processes the application talked to.
+  std::string intList(const CallCtx& x, Param p, std::size_t minimum = 1) {
+    const std::vector<Expr>* v = vec(x.c, p);
+    std::vector<std::string> items;
+    for (std::size_t i = 0; v && i < v->size(); ++i)
+      items.push_back(expr((*v)[i], intStyle(), at(x, fmt::format("{}{}", paramName(p), i))));
+    while (items.size() < minimum) items.push_back("0");  // C has no empty array
+    return fmt::format("{}", fmt::join(items, ", "));
+  }
+
+  // Weights of 1, one per element of vector p: the trace does not keep weights, and equal
+  // explicit ones stand in for MPI_UNWEIGHTED (which GCC's -Wstringop-overread rejects as an
+  // array argument under Open MPI's mpi.h).
+  std::string ones(const CallCtx& x, Param p) {
+    const std::vector<Expr>* v = vec(x.c, p);
+    std::vector<std::string> items(std::max<std::size_t>(v ? v->size() : 0, 1), "1");
+    return fmt::format("{}", fmt::join(items, ", "));
+  }
+
+  std::string scalar(const CallCtx& x, Param p, const char* fallback) {
+    const Expr* e = param(x.c, p);
+    return e ? expr(*e, intStyle(), at(x, std::string(paramName(p)))) : fallback;
+  }
+
+  std::string topologyCall(const CallCtx& x, mus::data& d) {
+    const CallStmt& c = x.c;
+    d.set("reorder", scalar(x, Param::Reorder, "0"));
+    d.set("count", scalar(x, Param::Count, "0"));
+    d.set("recvcount", scalar(x, Param::RecvCount, "0"));
+    switch (c.op) {
+      case Op::CartCreate:
+        d.set("dims", intList(x, Param::Dims));
+        d.set("periods", intList(x, Param::Periods));
+        return templates_.render("call/cart_create", d);
+      case Op::CartSub:
+        d.set("remain", intList(x, Param::RemainDims));
+        return templates_.render("call/cart_sub", d);
+      case Op::GraphCreate:
+        d.set("index", intList(x, Param::Index));
+        d.set("edges", intList(x, Param::Edges));
+        return templates_.render("call/graph_create", d);
+      case Op::DistGraphCreateAdjacent:
+        d.set("sources", intList(x, Param::Sources));
+        d.set("destinations", intList(x, Param::Destinations));
+        d.set("source_weights", ones(x, Param::Sources));
+        d.set("destination_weights", ones(x, Param::Destinations));
+        return templates_.render("call/dist_graph_create_adjacent", d);
+      case Op::DistGraphCreate:
+        d.set("sources", intList(x, Param::Sources));
+        d.set("degrees", intList(x, Param::Degrees));
+        d.set("destinations", intList(x, Param::Destinations));
+        d.set("weights", ones(x, Param::Destinations));
+        return templates_.render("call/dist_graph_create", d);
+      case Op::CommSplitType: {
+        const Expr* type = param(c, Param::Color);
+        const Expr* key = param(c, Param::Key);
+        // 1: MPI_COMM_TYPE_SHARED; a library's own type (2) has no portable spelling: shared.
+        d.set("type", type ? expr(*type, {"int", [](double v) {
+                                             return v < 0 ? std::string("MPI_UNDEFINED")
+                                                          : std::string("MPI_COMM_TYPE_SHARED");
+                                           }},
+                                  at(x, "type"))
+                           : "MPI_COMM_TYPE_SHARED");
+        d.set("key", key ? expr(*key, intStyle(), at(x, "key")) : "0");
+        return templates_.render("call/comm_split_type", d);
+      }
+      case Op::CommCreateGroup:
+        d.set("group", group(x, need(c, Param::Group), "group"));
+        d.set("tag", scalar(x, Param::Tag, "0"));
+        return templates_.render("call/comm_create_group", d);
+      case Op::CommIdup:
+        return templates_.render("call/comm_idup", d);
+      default:
+        break;
+    }
+    throw std::logic_error(fmt::format("unhandled communicator constructor {}", opName(c.op)));
   }
 
   std::string groupCall(const CallCtx& x, mus::data& d) {
@@ -1163,7 +1245,7 @@ class CWriter {
 
     const bool comms = uses_.newComm || uses_.newCommAt || uses_.commSlot || uses_.commOf || uses_.commRank;
     d.set("comms", flag(comms));
-    d.set("comm_slots", std::to_string(uses_.maxCommId - 999));
+    d.set("comm_slots", std::to_string(std::max<std::int64_t>(uses_.maxCommId - 999, 1)));  // never % 0
     d.set("uses_new_comm", flag(uses_.newComm));
     d.set("uses_new_comm_at", flag(uses_.newCommAt));
     d.set("uses_comm_slot", flag(uses_.commSlot));

@@ -904,9 +904,16 @@ class Renderer {
       case OpKind::RecvInit:
         note("Persistent requests (MPI_Send_init/MPI_Recv_init) are not replayed: the trace has no MPI_Start.");
         break;
+      case OpKind::CommCreate:
+        if (c.op != Op::CommSplit && c.op != Op::CommDup && c.op != Op::CommCreate)
+          note(fmt::format("coNCePTuaL has no communicators or process topologies: {} is not replayed. Its "
+                           "communicator's collectives become collectives of its members' tasks and its "
+                           "neighbours' messages name them by task number (the trace's world ranks, in the "
+                           "numbering the library gave the application), the nearest equivalent.",
+                           opName(c.op)));
+        break;
       case OpKind::Finalize:
       case OpKind::Probe:
-      case OpKind::CommCreate:
       case OpKind::CommFree:
       case OpKind::Group:
         break;  // no communication: only the computation before it (§5.2, §5.3)

@@ -845,6 +845,15 @@ class ProgramWriter {
         for (auto& v : n) v *= 3;
       return n;
     }
+    if (topologyVectorParam(p)) {
+      const bool edges = p == Param::Edges || p == Param::Destinations;
+      const ParamValues* count = e.param(edges ? Param::RecvCount : Param::Count);
+      const ValueGroup* g = count ? count->groupFor(*ranks.first()) : nullptr;
+      if (!g)
+        throw std::invalid_argument(fmt::format("event {} ({}): no {} for its vector '{}'", e.id, opName(e.op),
+                                                edges ? "recvcount" : "count", paramName(p)));
+      return g->values;
+    }
     auto comm = e.uniformValue(Param::Comm).value_or(kCommWorld);
     if (comm == kCommWorld) return {trace_.numRanks};
     if (comm == kCommSelf) return {1};

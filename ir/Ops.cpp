@@ -16,7 +16,9 @@ constexpr std::array<std::string_view, static_cast<std::size_t>(Param::Count_)> 
     "comm",  "count",    "datatype", "recvcount", "recvtype",   "op",         "root",
     "dest",  "source",   "tag",      "recvtag",   "request",    "requests",   "recvcounts",
     "displs", "sendcounts", "rdispls", "color",   "key",        "newcomm",    "group",
-    "ranks", "ranges", "group1", "group2", "matched", "failed"};
+    "ranks", "ranges", "group1", "group2", "matched", "failed",
+    // topology constructors
+    "dims", "periods", "reorder", "remain", "index", "edges", "sources", "degrees", "destinations"};
 
 constexpr std::array<std::string_view, 14> kReduceOps = {
     "MPI_OP_NULL", "MPI_MAX",  "MPI_MIN", "MPI_SUM", "MPI_PROD", "MPI_MAXLOC", "MPI_MINLOC",
@@ -64,6 +66,19 @@ bool isVectorParam(Param p) {
   switch (p) {
     case Param::Requests: case Param::RecvCounts: case Param::Displs: case Param::SendCounts:
     case Param::RecvDispls: case Param::GroupRanks: case Param::GroupRanges:
+      return true;
+    case Param::Dims: case Param::Periods: case Param::RemainDims: case Param::Index: case Param::Edges:
+    case Param::Sources: case Param::Degrees: case Param::Destinations:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool topologyVectorParam(Param p) {
+  switch (p) {
+    case Param::Dims: case Param::Periods: case Param::RemainDims: case Param::Index: case Param::Edges:
+    case Param::Sources: case Param::Degrees: case Param::Destinations:
       return true;
     default:
       return false;

@@ -98,6 +98,18 @@ enum class Param : std::uint8_t {
   // site that completed nothing) the recorder folded into this event instead of recording each:
   // the event stands for that many calls more. 0 or absent: just itself.
   Failed,
+  // ---- topology constructors. Vectors of `count` values (MPI_Cart_create, MPI_Cart_sub: the
+  // number of dimensions; MPI_Graph_create: nodes; the distributed graphs: sources) or of
+  // `recvcount` values (edges, destinations).
+  Dims,          // MPI_Cart_create: extent of each dimension
+  Periods,       // MPI_Cart_create: 1 where the dimension is periodic
+  Reorder,       // 1 if the library may renumber the ranks
+  RemainDims,    // MPI_Cart_sub: 1 where the dimension is kept
+  Index,         // MPI_Graph_create: cumulative degrees
+  Edges,         // MPI_Graph_create: neighbours, `recvcount` of them
+  Sources,       // distributed graphs: source ranks
+  Degrees,       // MPI_Dist_graph_create: out-degree of each source
+  Destinations,  // distributed graphs: destination ranks, `recvcount` of them
   Count_
 };
 
@@ -105,6 +117,8 @@ std::string_view paramName(Param p);
 std::optional<Param> paramFromName(std::string_view name);
 // True for parameters that take one value per communicator member or per request.
 bool isVectorParam(Param p);
+// The vectors of the topology constructors (Dims ... Destinations).
+bool topologyVectorParam(Param p);
 // Dest, Source and Key may be stored as offsets from the calling rank.
 inline bool isPeerParam(Param p) { return p == Param::Dest || p == Param::Source || p == Param::Key; }
 

@@ -131,12 +131,12 @@ Rank RankCursor::toWorld(std::int64_t comm, std::int64_t commRank, bool& isWorld
   if (comm == kCommWorld || trace_.worldPeers) return commRank;
   if (comm == kCommSelf) return rank_;
   const Communicator* c = trace_.comm(comm);
-  const RankList* inst = c ? c->instanceFor(rank_) : nullptr;
-  if (!inst || commRank < 0 || commRank >= inst->size()) {
+  const std::int64_t i = c ? c->instanceIndex(rank_) : -1;
+  if (i < 0 || commRank < 0 || commRank >= c->instances[static_cast<std::size_t>(i)].size()) {
     isWorld = false;
     return commRank;
   }
-  return inst->at(commRank);
+  return c->worldRank(static_cast<std::size_t>(i), commRank);  // the communicator's own order
 }
 
 void RankCursor::emit(Item& item, Call& call) {
@@ -239,10 +239,16 @@ void RankCursor::emit(Item& item, Call& call) {
     std::int64_t n = commSize;
     if (s.values->param == Param::Requests || s.values->param == Param::GroupRanks) n = call.count;
     if (s.values->param == Param::GroupRanges) n = checkedMul(3, call.count).value_or(std::numeric_limits<std::int64_t>::max());
+    // Topology constructors: `count` dimensions, nodes or sources; `recvcount` edges or
+    // destinations.
+    const bool edges = s.values->param == Param::Edges || s.values->param == Param::Destinations;
+    if (topologyVectorParam(s.values->param)) n = edges ? recvCount : call.count;
     // A request vector longer than the request ring, or a rank vector longer than the world,
-    // cannot be meant; one longer than kMaxVectorValues is not materialised (ir/Limits.h).
-    const std::int64_t limit =
-        s.values->param == Param::Requests ? kRequestRing : std::min(saturatingMul(3, trace_.numRanks), kMaxVectorValues);
+    // cannot be meant (a graph has at most P^2 edges); one longer than kMaxVectorValues is not
+    // materialised (ir/Limits.h).
+    std::int64_t limit = s.values->param == Param::Requests ? kRequestRing : saturatingMul(3, trace_.numRanks);
+    if (edges) limit = saturatingMul(trace_.numRanks, trace_.numRanks);
+    limit = std::min(limit, kMaxVectorValues);
     if (n < 0 || n > limit)
       fail(e, fmt::format("rank {} needs {} values of parameter '{}' for one call (count {}){}", rank_, n,
                           paramName(s.values->param), call.count,

@@ -93,6 +93,41 @@ const RankList* Communicator::instanceFor(Rank r) const {
   return nullptr;
 }
 
+bool isCommunicatorKind(std::string_view kind) {
+  for (std::string_view k : {"world", "self", "split", "dup", "create", "cart", "cart_sub", "graph", "dist_graph",
+                             "split_type", "create_group", "idup"})
+    if (k == kind) return true;
+  return false;
+}
+
+std::int64_t Communicator::instanceIndex(Rank r) const {
+  for (std::size_t i = 0; i < instances.size(); ++i)
+    if (instances[i].contains(r)) return static_cast<std::int64_t>(i);
+  return -1;
+}
+
+Rank Communicator::worldRank(std::size_t i, Rank commRank) const {
+  if (const std::vector<Rank>* o = orderOf(i)) return (*o)[static_cast<std::size_t>(commRank)];
+  return instances[i].at(commRank);
+}
+
+Rank Communicator::commRank(std::size_t i, Rank world) const {
+  if (const std::vector<Rank>* o = orderOf(i)) {
+    auto it = std::find(o->begin(), o->end(), world);
+    return it == o->end() ? -1 : static_cast<Rank>(it - o->begin());
+  }
+  std::optional<Rank> k = instances[i].indexOf(world);
+  return k ? *k : -1;
+}
+
+void Communicator::setOrder(std::size_t i, std::vector<Rank> order) {
+  const bool ascending = std::is_sorted(order.begin(), order.end());
+  if (ascending && i >= orders.size()) return;
+  if (orders.size() <= i) orders.resize(i + 1);
+  orders[i] = ascending ? std::vector<Rank>{} : std::move(order);
+  while (!orders.empty() && orders.back().empty()) orders.pop_back();
+}
+
 SiteId Trace::internSite(std::string_view signature) {
   if (siteIndex_.size() != sites.size()) {  // sites edited directly: rebuild the index
     siteIndex_.clear();

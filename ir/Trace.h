@@ -135,15 +135,37 @@ struct Datatype {
 
 struct Communicator {
   std::int64_t id = 0;
-  std::string kind;  // world, self, split, dup, create
-  // Each instance is one communicator (world ranks, communicator rank = position in ascending
-  // order). Ranks use the same id for different communicators (the rows of a grid each get
-  // their own "comm 1000"), so a rank's communicator is the instance that holds it.
+  // world, self, split, dup, create; the topology constructors: cart, cart_sub, graph,
+  // dist_graph, split_type, create_group, idup
+  std::string kind;
+  // Each instance is one communicator: its members as world ranks. Ranks use the same id for
+  // different communicators (the rows of a grid each get their own "comm 1000"), so a rank's
+  // communicator is the instance that holds it.
   std::vector<RankList> instances;
+  // The rank order of instances whose communicator numbers its members otherwise than in
+  // ascending world order (a split key, MPI_Cart_create with reorder): orders[i][k] is the
+  // world rank of communicator rank k of instances[i], a permutation of its members. Empty, or
+  // an empty entry, for ascending order, the common case (only reordered instances pay for it).
+  std::vector<std::vector<Rank>> orders = {};
 
   const RankList* instanceFor(Rank r) const;
+  // The index of the instance that holds r, or -1.
+  std::int64_t instanceIndex(Rank r) const;
+  // The explicit order of instance i, or null when it is ascending.
+  const std::vector<Rank>* orderOf(std::size_t i) const {
+    return i < orders.size() && !orders[i].empty() ? &orders[i] : nullptr;
+  }
+  // Communicator rank -> world rank on instance i (commRank must be in [0, size)).
+  Rank worldRank(std::size_t i, Rank commRank) const;
+  // World rank -> communicator rank on instance i, or -1 when `world` is no member.
+  Rank commRank(std::size_t i, Rank world) const;
+  // Sets instance i's order; an ascending order is stored as none.
+  void setOrder(std::size_t i, std::vector<Rank> order);
   bool operator==(const Communicator&) const = default;
 };
+
+// The communicator kinds the text format knows (Communicator::kind).
+bool isCommunicatorKind(std::string_view kind);
 
 constexpr std::int64_t kCommNull = 0;
 constexpr std::int64_t kCommSelf = 1;

@@ -395,6 +395,33 @@ class TracegenTextParser {
     for (auto& c : declared) trace_.comms.push_back(std::move(c));
   }
 
+  // `order R0 R1 ...` after an instance's ranklist: communicator rank k is world rank Rk; a
+  // permutation of the instance's members.
+  std::vector<Rank> parseRankOrder(TokenStream& ts, std::int64_t id, const RankList& inst) {
+    ts.expect("order");
+    const Rank n = inst.size();
+    std::vector<Rank> order;
+    std::vector<Rank> seen;
+    while (!ts.atEnd() && !ts.peekIs(")")) {
+      const Rank w = ts.getInt("a world rank of the communicator's order");
+      if (!inst.contains(w))
+        ts.fail(fmt::format("communicator {}: rank {} in the order is not a member of the instance {}", id, w, inst.pretty()),
+                "the order lists the instance's members, communicator rank 0 first");
+      if (static_cast<Rank>(order.size()) >= n)
+        ts.fail(fmt::format("communicator {}: the order names more ranks than the instance's {} members", id, n));
+      order.push_back(w);
+    }
+    seen = order;
+    std::sort(seen.begin(), seen.end());
+    if (auto dup = std::adjacent_find(seen.begin(), seen.end()); dup != seen.end())
+      ts.fail(fmt::format("communicator {}: rank {} appears twice in the order", id, *dup),
+              "the order is a permutation of the instance's members");
+    if (static_cast<Rank>(order.size()) != n)
+      ts.fail(fmt::format("communicator {}: the order names {} ranks but the instance {} has {}; it must be a "
+                          "permutation of the members", id, order.size(), inst.pretty(), n));
+    return order;
+  }
+
   Communicator parseComm(TokenStream& ts, const std::vector<Communicator>& earlier) {
     Communicator c;
     c.id = ts.getInt("communicator id");
@@ -403,8 +430,10 @@ class TracegenTextParser {
     for (const auto& e : earlier)
       if (e.id == c.id) ts.fail(fmt::format("communicator {} is declared twice", c.id));
     c.kind = std::string(getName(ts, "a communicator kind"));
-    if (c.kind != "world" && c.kind != "self" && c.kind != "split" && c.kind != "dup" && c.kind != "create")
-      ts.fail(fmt::format("unknown communicator kind '{}'", c.kind), "kinds are world, self, split, dup and create");
+    if (!isCommunicatorKind(c.kind))
+      ts.fail(fmt::format("unknown communicator kind '{}'", c.kind),
+              "kinds are world, self, split, dup, create, cart, cart_sub, graph, dist_graph, split_type, create_group "
+              "and idup");
     if ((c.id == kCommWorld) != (c.kind == "world") || (c.id == kCommSelf) != (c.kind == "self"))
       ts.fail(fmt::format("communicator {} cannot be of kind '{}'", c.id, c.kind),
               "id 1 is MPI_COMM_SELF (kind self), id 2 MPI_COMM_WORLD (kind world)");
@@ -415,6 +444,8 @@ class TracegenTextParser {
       while (!ts.atEnd()) {
         ts.expect("(");
         RankList inst = parseRankList(ts);
+        std::vector<Rank> order;
+        if (ts.peekIs("order")) order = parseRankOrder(ts, c.id, inst);
         ts.expect(")");
         RankSets sets(file_, ts.line().number);
         for (const auto& other : c.instances)
@@ -423,6 +454,7 @@ class TracegenTextParser {
                                 RankList::intersect(other, inst).pretty()),
                     "a rank is a member of one instance of each communicator id");
         c.instances.push_back(std::move(inst));
+        if (!order.empty()) c.setOrder(c.instances.size() - 1, std::move(order));
       }
     }
     expectEnd(ts, "the communicator's instances");
@@ -872,7 +904,12 @@ class TracegenTextWriter {
     }
     for (const auto& c : t_.comms) {
       fmt::format_to(std::back_inserter(buf_), "comm {} {}", c.id, name(c.kind, "communicator kind"));
-      for (const auto& inst : c.instances) fmt::format_to(std::back_inserter(buf_), " ({})", inst.str());
+      for (std::size_t i = 0; i < c.instances.size(); ++i) {
+        fmt::format_to(std::back_inserter(buf_), " ({}", c.instances[i].str());
+        if (const std::vector<Rank>* order = c.orderOf(i))
+          fmt::format_to(std::back_inserter(buf_), " order {}", fmt::join(*order, " "));
+        buf_.push_back(')');
+      }
       buf_.push_back('\n');
     }
     for (const auto& e : t_.events) {

@@ -182,6 +182,48 @@ void verifyStructure(const Trace& trace, const std::string& fileName, Rank maxRa
       throw InputError(fileName, line,
                        fmt::format("event {}: {} {} names ranks outside 0..{}", e.id, what, l.pretty(), P - 1));
   };
+  // Communicators: an explicit rank order is a permutation of its instance's members, and
+  // every communicator a call uses exists: a negative id never does (a recorder that missed
+  // the constructor); in a trace with a communicator table (recorded traces) or whose creating
+  // calls name what they make, an id must be declared or made by a call. A ScalaTrace trace
+  // has neither and numbers its communicators implicitly, 1000 + k.
+  std::set<std::int64_t> known{kCommNull, kCommSelf, kCommWorld};
+  bool strict = false;
+  for (const Communicator& c : trace.comms) {
+    known.insert(c.id);
+    strict = strict || c.id >= 1000;
+    if (c.orders.size() > c.instances.size())
+      throw InputError(fileName, 0, fmt::format("communicator {}: {} rank orders for {} instances", c.id, c.orders.size(),
+                                                c.instances.size()));
+    for (std::size_t k = 0; k < c.orders.size(); ++k) {
+      if (c.orders[k].empty()) continue;
+      std::vector<Rank> sorted = c.orders[k];
+      std::sort(sorted.begin(), sorted.end());
+      if (static_cast<Rank>(sorted.size()) != c.instances[k].size() || sorted != c.instances[k].toVector())
+        throw InputError(fileName, 0,
+                         fmt::format("communicator {}: the rank order of instance {} is not a permutation of its members",
+                                     c.id, c.instances[k].pretty()));
+    }
+  }
+  for (const Event& e : trace.events) {
+    if (opInfo(e.op).kind != OpKind::CommCreate) continue;
+    if (const ParamValues* n = e.param(Param::NewComm)) {
+      for (const auto& g : n->groups) known.insert(g.values.begin(), g.values.end());
+      strict = true;
+    }
+  }
+  for (std::size_t i = 0; i < trace.events.size(); ++i) {
+    const Event& e = trace.events[i];
+    const ParamValues* c = e.param(Param::Comm);
+    if (!c) continue;
+    for (const auto& g : c->groups)
+      for (auto v : g.values)
+        if (v < 0 || (strict && !known.count(v)))
+          throw InputError(fileName, lines.paramLine(i, Param::Comm, e.line),
+                           fmt::format("event {} ({}): communicator {} was never created (no declaration and no call of "
+                                       "the trace makes it; a recorder that did not intercept its constructor?)",
+                                       e.id, opName(e.op), v));
+  }
   for (std::size_t i = 0; i < trace.events.size(); ++i) {
     const Event& e = trace.events[i];
     inRange(e, e.line, e.ranks, "ranklist");

@@ -275,7 +275,8 @@ class ProgramBuilder {
       case OpKind::Collective:
       case OpKind::CommCreate:
       case OpKind::CommFree: {
-        o.collComm = constant(e, Param::Comm).value_or(kCommWorld);
+        // MPI_Comm_create_group is collective over the group only: the communicator it makes.
+        o.collComm = constant(e, e.op == Op::CommCreateGroup ? Param::NewComm : Param::Comm).value_or(kCommWorld);
         if (o.collComm == kCommSelf) break;
         o.collToken = fmt::format("C{}", opName(e.op));
         if (isRooted(e.op) && o.collComm == kCommWorld) o.collToken += fmt::format("@{}", constant(e, Param::Root).value_or(0));

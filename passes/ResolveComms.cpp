@@ -4,8 +4,9 @@
 // collected per rank in program order; ScalaTrace numbers a rank's k-th created communicator
 // 1000 + k, and so does this pass. The calls are matched across ranks by (parent communicator
 // instance, occurrence on it) — MPI requires every member to make them in the same order —
-// and a split's members of one colour become one instance of the new id (members in
-// ascending world order: a key that reorders ranks is reported as a warning). Communicators
+// and a split's members of one colour become one instance of the new id, numbered as MPI
+// numbers them: by key, ties by rank in the parent (a dup or create keeps the parent's order).
+// An instance whose numbering is not ascending world order gets an explicit order. Communicators
 // the trace already describes (recorded traces carry their table) are kept as they are.
 // Then every Dest, Source and Root on a communicator other than world is rewritten from
 // communicator to world numbering, per rank, regrouping ranks whose rewritten value lists
@@ -18,6 +19,7 @@
 #include <fmt/format.h>
 #include <map>
 #include <numeric>
+#include <tuple>
 
 #include "ir/Checked.h"
 #include "ir/Diagnostics.h"
@@ -128,23 +130,30 @@ class ResolveCommsPass : public Pass {
     // the parent's instance, which is known only once the parent is: the table is rebuilt
     // until it stops changing (once per level of nesting).
     auto buildTable = [&](const std::map<std::int64_t, Communicator>& known, bool final) {
-    std::map<Key, std::map<std::int64_t, std::vector<std::pair<std::int64_t, Rank>>>> groups;  // color -> (key, rank)
+    // color -> (key, rank in the parent, world rank)
+    std::map<Key, std::map<std::int64_t, std::vector<std::tuple<std::int64_t, Rank, Rank>>>> groups;
     std::map<Key, std::pair<const Event*, std::int64_t>> kinds;
     for (const auto& [r, mine] : created) {
       std::map<std::pair<std::int64_t, Rank>, std::size_t> occurrences;
       for (const auto& c : mine) {
         Rank parentFirst = 0;
-        if (c.parent == kCommSelf) parentFirst = r;
-        else if (c.parent != kCommWorld) {
+        Rank parentRank = r;
+        if (c.parent == kCommSelf) {
+          parentFirst = r;
+          parentRank = 0;
+        } else if (c.parent != kCommWorld) {
           const Communicator* pc = trace.comm(c.parent);
           if (auto it = known.find(c.parent); it != known.end()) pc = &it->second;
-          if (const RankList* inst = pc ? pc->instanceFor(r) : nullptr) parentFirst = *inst->first();
+          if (const std::int64_t i = pc ? pc->instanceIndex(r) : -1; i >= 0) {
+            parentFirst = *pc->instances[static_cast<std::size_t>(i)].first();
+            parentRank = pc->commRank(static_cast<std::size_t>(i), r);
+          }
         }
         std::size_t occ = occurrences[{c.parent, parentFirst}]++;
         Key k{c.parent, parentFirst, occ};
         std::int64_t color = c.event->op == Op::CommSplit ? c.color : 0;
         if (color < 0) continue;  // MPI_UNDEFINED: the rank gets MPI_COMM_NULL
-        groups[k][color].push_back({c.key, r});
+        groups[k][color].push_back({c.event->op == Op::CommSplit ? c.key : 0, parentRank, r});
         kinds[k] = {c.event, c.newId};
       }
     }
@@ -152,23 +161,19 @@ class ResolveCommsPass : public Pass {
     for (auto& [k, byColor] : groups) {
       const Event* e = kinds[k].first;
       for (auto& [color, members] : byColor) {
-        std::vector<Rank> ranks;
-        bool reordered = false;
+        // MPI's numbering: by key, ties by rank in the parent.
         std::sort(members.begin(), members.end());
-        for (std::size_t i = 0; i < members.size(); ++i) {
-          ranks.push_back(members[i].second);
-          if (i > 0 && members[i].second < members[i - 1].second) reordered = true;
-        }
-        if (reordered && final)
-          ctx.warn(fmt::format("event {} ({}): a split key reorders ranks; the communicator keeps ascending world order",
-                               e->id, opName(e->op)));
+        std::vector<Rank> order;
+        for (const auto& m : members) order.push_back(std::get<2>(m));
+        std::vector<Rank> ranks = order;
         std::sort(ranks.begin(), ranks.end());
+        if (final && !std::is_sorted(order.begin(), order.end())) ++ctx.counter("reordered-instances");
         // Each member may have numbered the new communicator differently; record it per id.
         std::map<std::int64_t, std::vector<Rank>> byId;
-        for (const auto& c : members) {
-          for (const auto& cr : created.at(c.second))
+        for (const auto& m : members) {
+          for (const auto& cr : created.at(std::get<2>(m)))
             if (cr.event == e) {
-              byId[cr.newId].push_back(c.second);
+              byId[cr.newId].push_back(std::get<2>(m));
               break;
             }
         }
@@ -179,6 +184,7 @@ class ResolveCommsPass : public Pass {
           RankList inst = RankList::fromSorted(ranks);
           if (std::find(comm.instances.begin(), comm.instances.end(), inst) == comm.instances.end()) {
             comm.instances.push_back(inst);
+            comm.setOrder(comm.instances.size() - 1, order);
             if (final) ++ctx.counter("instances");
           }
         }
@@ -235,7 +241,8 @@ class ResolveCommsPass : public Pass {
               world = r;
             } else if (comm != kCommWorld) {
               const Communicator* c = trace.comm(comm);
-              const RankList* inst = c ? c->instanceFor(r) : nullptr;
+              const std::int64_t ii = c ? c->instanceIndex(r) : -1;
+              const RankList* inst = ii >= 0 ? &c->instances[static_cast<std::size_t>(ii)] : nullptr;
               if (!inst)
                 throw InputError(ctx.fileName, e.line,
                                  fmt::format("event {} ({}): rank {} uses communicator {} that no creation call explains",
@@ -244,7 +251,7 @@ class ResolveCommsPass : public Pass {
                 throw InputError(ctx.fileName, e.line,
                                  fmt::format("event {} ({}): rank {} names {} {} on a communicator of {} ranks", e.id,
                                              opName(e.op), r, paramName(p), v, inst->size()));
-              world = inst->at(v);
+              world = c->worldRank(static_cast<std::size_t>(ii), v);  // the communicator's own order
               ++ctx.counter("peers-rewritten");
             }
             out.push_back(pv->relative ? ((world - r) % P + P) % P : world);

@@ -371,7 +371,12 @@ class Simulation {
   std::int64_t storedPeer(const CommKey& k, Rank world) {
     if (trace_.worldPeers || k.id == kCommWorld) return world;
     if (k.id == kCommSelf) return 0;
-    return members(k).indexOf(world).value_or(world);
+    // In the communicator's own numbering (its explicit order where it has one).
+    const Communicator* c = trace_.comm(k.id);
+    const std::int64_t i = c ? c->instanceIndex(k.base) : -1;
+    if (i < 0) return world;
+    const Rank cr = c->commRank(static_cast<std::size_t>(i), world);
+    return cr < 0 ? world : cr;
   }
 
   void checkPeer(Rank r, const Call& c, Rank peer, bool wildcardAllowed) const {
@@ -489,7 +494,15 @@ class Simulation {
 
   void arrive(Rank r) {
     RankState& s = state(r);
-    const CommKey key = keyFor(r, s.call);
+    CommKey key = keyFor(r, s.call);
+    // MPI_Comm_create_group is collective over the group only: the communicator it makes.
+    if (s.call.op == Op::CommCreateGroup)
+      if (const ParamValues* n = s.call.event->param(Param::NewComm))
+        if (const ValueGroup* g = n->groupFor(r); g && g->values.front() >= 1000) {
+          Call made = s.call;
+          made.comm = g->values.front();
+          key = keyFor(r, made);
+        }
     s.collKey = key;
     s.collIndex = s.collectives[key]++;
     CollState& c = colls_[{key, s.collIndex}];

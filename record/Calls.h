@@ -203,6 +203,82 @@ inline void commCreate(CallScope& s, MPI_Comm comm, MPI_Group group, MPI_Comm ne
   commCopy(s, comm, newcomm, "create");
 }
 
+// ---- topology constructors: the parent, the topology as given, and the new communicator
+// (whose members the recorder notes in the order the library numbered them).
+
+inline void cartCreate(CallScope& s, MPI_Comm comm, int ndims, const int* dims, const int* periods, int reorder,
+                       MPI_Comm newcomm) {
+  s.comm(comm);
+  s.set(Param::Count, ndims);
+  s.counts(Param::Dims, dims, ndims);
+  s.counts(Param::Periods, periods, ndims);
+  s.set(Param::Reorder, reorder != 0);
+  s.set(Param::NewComm, s.newComm(newcomm, "cart"));
+}
+
+inline void cartSub(CallScope& s, MPI_Comm comm, const int* remain, MPI_Comm newcomm) {
+  s.comm(comm);
+  int ndims = 0;
+  PMPI_Cartdim_get(comm, &ndims);
+  s.set(Param::Count, ndims);
+  s.counts(Param::RemainDims, remain, ndims);
+  s.set(Param::NewComm, s.newComm(newcomm, "cart_sub"));
+}
+
+inline void graphCreate(CallScope& s, MPI_Comm comm, int nnodes, const int* index, const int* edges, int reorder,
+                        MPI_Comm newcomm) {
+  s.comm(comm);
+  const int nedges = nnodes > 0 ? index[nnodes - 1] : 0;
+  s.set(Param::Count, nnodes);
+  s.counts(Param::Index, index, nnodes);
+  s.set(Param::RecvCount, nedges);
+  s.counts(Param::Edges, edges, nedges);
+  s.set(Param::Reorder, reorder != 0);
+  s.set(Param::NewComm, s.newComm(newcomm, "graph"));
+}
+
+// Weights are not recorded: the benchmark passes MPI_UNWEIGHTED (they only guide placement).
+inline void distGraphAdjacent(CallScope& s, MPI_Comm comm, int indegree, const int* sources, int outdegree,
+                              const int* destinations, int reorder, MPI_Comm newcomm) {
+  s.comm(comm);
+  s.set(Param::Count, indegree);
+  s.counts(Param::Sources, sources, indegree);
+  s.set(Param::RecvCount, outdegree);
+  s.counts(Param::Destinations, destinations, outdegree);
+  s.set(Param::Reorder, reorder != 0);
+  s.set(Param::NewComm, s.newComm(newcomm, "dist_graph"));
+}
+
+inline void distGraph(CallScope& s, MPI_Comm comm, int n, const int* sources, const int* degrees,
+                      const int* destinations, int reorder, MPI_Comm newcomm) {
+  s.comm(comm);
+  int edges = 0;
+  for (int i = 0; i < n; ++i) edges += degrees[i];
+  s.set(Param::Count, n);
+  s.counts(Param::Sources, sources, n);
+  s.counts(Param::Degrees, degrees, n);
+  s.set(Param::RecvCount, edges);
+  s.counts(Param::Destinations, destinations, edges);
+  s.set(Param::Reorder, reorder != 0);
+  s.set(Param::NewComm, s.newComm(newcomm, "dist_graph"));
+}
+
+// The split type is recorded as the colour: 1 for MPI_COMM_TYPE_SHARED, 2 for a type of the
+// library of its own (its constants differ between libraries); MPI_UNDEFINED as ever.
+inline void commSplitType(CallScope& s, MPI_Comm comm, int type, int key, MPI_Comm newcomm) {
+  s.comm(comm);
+  s.set(Param::Color, type == MPI_UNDEFINED ? kUndefined : type == MPI_COMM_TYPE_SHARED ? 1 : 2);
+  s.set(Param::Key, key);
+  s.set(Param::NewComm, s.newComm(newcomm, "split_type"));
+}
+
+inline void commCreateGroup(CallScope& s, MPI_Comm comm, MPI_Group group, int tag, MPI_Comm newcomm) {
+  s.comm(comm);
+  s.set(Param::Group, s.groupId(group));
+  s.tag(Param::Tag, tag);
+  s.set(Param::NewComm, s.newComm(newcomm, "create_group"));
+}
+
 // ---- groups: the input groups are looked up before the new one is numbered.
 
 inline void commGroup(CallScope& s, MPI_Comm comm, MPI_Group newgroup) {

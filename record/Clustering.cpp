@@ -387,10 +387,21 @@ Trace buildGlobal(std::vector<Partial> partials, const ClusterTable& table, Rank
       mine = &g.comms.back();
     }
     mine->instances.push_back(canonical(c.members));
+    if (!c.order.empty()) mine->setOrder(mine->instances.size() - 1, c.order);
   }
-  for (auto& c : g.comms)
-    std::sort(c.instances.begin(), c.instances.end(),
-              [](const RankList& a, const RankList& b) { return firstRank(a) < firstRank(b); });
+  for (auto& c : g.comms) {
+    // Instances by first member, their orders with them.
+    std::vector<std::size_t> perm(c.instances.size());
+    for (std::size_t i = 0; i < perm.size(); ++i) perm[i] = i;
+    std::sort(perm.begin(), perm.end(),
+              [&](std::size_t a, std::size_t b) { return firstRank(c.instances[a]) < firstRank(c.instances[b]); });
+    Communicator sorted{c.id, c.kind, {}, {}};
+    for (std::size_t k = 0; k < perm.size(); ++k) {
+      sorted.instances.push_back(c.instances[perm[k]]);
+      if (const std::vector<Rank>* o = c.orderOf(perm[k])) sorted.setOrder(k, *o);
+    }
+    c = std::move(sorted);
+  }
 
   std::sort(g.datatypes.begin(), g.datatypes.end(), [](const Datatype& a, const Datatype& b) { return a.id < b.id; });
   for (std::size_t i = 0; i < g.events.size(); ++i) {

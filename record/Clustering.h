@@ -50,8 +50,9 @@ struct ClusterEntry {
 
 struct CommEntry {
   std::int64_t id = 0;
-  std::string kind;  // split, dup, create
+  std::string kind;  // split, dup, create, cart, ... (Communicator::kind)
   RankList members;  // world ranks
+  std::vector<Rank> order = {};  // communicator rank k = world rank order[k]; empty when ascending
   bool operator==(const CommEntry&) const = default;
 };
 

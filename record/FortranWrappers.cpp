@@ -572,3 +572,107 @@ TG_FORTRAN(group_intersection, MPI_GROUP_INTERSECTION, (Fint * group1, Fint* gro
 TG_FORTRAN(group_difference, MPI_GROUP_DIFFERENCE, (Fint * group1, Fint* group2, Fint* newgroup, Fint* ierr),
            (group1, group2, newgroup, ierr))
 TG_FORTRAN(group_free, MPI_GROUP_FREE, (Fint * group, Fint* ierr), (group, ierr))
+
+// ---- topology constructors (and MPI-3's other communicator constructors). LOGICAL arguments
+// (periods, remain_dims, reorder) are read as "nonzero is true"; weights are not recorded.
+
+namespace {
+std::vector<int> logicals(const Fint* v, Fint n) {
+  std::vector<int> out(static_cast<std::size_t>(n > 0 ? n : 0));
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = v[i] != 0;
+  return out;
+}
+}  // namespace
+
+using CartCreateF = void (*)(Fint*, Fint*, Fint*, Fint*, Fint*, Fint*, Fint*);
+using CartSubF = void (*)(Fint*, Fint*, Fint*, Fint*);
+using GraphCreateF = void (*)(Fint*, Fint*, Fint*, Fint*, Fint*, Fint*, Fint*);
+using DistGraphAdjacentF = void (*)(Fint*, Fint*, Fint*, Fint*, Fint*, Fint*, Fint*, Fint*, Fint*, Fint*, Fint*);
+using DistGraphF = void (*)(Fint*, Fint*, Fint*, Fint*, Fint*, Fint*, Fint*, Fint*, Fint*, Fint*);
+using CommSplitTypeF = void (*)(Fint*, Fint*, Fint*, Fint*, Fint*, Fint*);
+using CommCreateGroupF = void (*)(Fint*, Fint*, Fint*, Fint*, Fint*);
+using CommIdupF = void (*)(Fint*, Fint*, Fint*, Fint*);
+TG_PMPI(cart_create, CartCreateF)
+TG_PMPI(cart_sub, CartSubF)
+TG_PMPI(graph_create, GraphCreateF)
+TG_PMPI(dist_graph_create_adjacent, DistGraphAdjacentF)
+TG_PMPI(dist_graph_create, DistGraphF)
+TG_PMPI(comm_split_type, CommSplitTypeF)
+TG_PMPI(comm_create_group, CommCreateGroupF)
+TG_PMPI(comm_idup, CommIdupF)
+
+static void cart_create_impl(Fint* comm, Fint* ndims, Fint* dims, Fint* periods, Fint* reorder, Fint* newcomm,
+                             Fint* ierr) {
+  run(Op::CartCreate, [&] { pmpi_cart_create()(comm, ndims, dims, periods, reorder, newcomm, ierr); },
+      [&](CallScope& s) {
+        calls::cartCreate(s, C(comm), *ndims, dims, logicals(periods, *ndims).data(), *reorder != 0, C(newcomm));
+      });
+}
+static void cart_sub_impl(Fint* comm, Fint* remain, Fint* newcomm, Fint* ierr) {
+  run(Op::CartSub, [&] { pmpi_cart_sub()(comm, remain, newcomm, ierr); },
+      [&](CallScope& s) {
+        int ndims = 0;
+        PMPI_Cartdim_get(C(comm), &ndims);
+        calls::cartSub(s, C(comm), logicals(remain, ndims).data(), C(newcomm));
+      });
+}
+static void graph_create_impl(Fint* comm, Fint* nnodes, Fint* index, Fint* edges, Fint* reorder, Fint* newcomm,
+                              Fint* ierr) {
+  run(Op::GraphCreate, [&] { pmpi_graph_create()(comm, nnodes, index, edges, reorder, newcomm, ierr); },
+      [&](CallScope& s) { calls::graphCreate(s, C(comm), *nnodes, index, edges, *reorder != 0, C(newcomm)); });
+}
+static void dist_graph_create_adjacent_impl(Fint* comm, Fint* indegree, Fint* sources, Fint* sweights, Fint* outdegree,
+                                            Fint* destinations, Fint* dweights, Fint* info, Fint* reorder,
+                                            Fint* newcomm, Fint* ierr) {
+  run(Op::DistGraphCreateAdjacent,
+      [&] {
+        pmpi_dist_graph_create_adjacent()(comm, indegree, sources, sweights, outdegree, destinations, dweights, info,
+                                          reorder, newcomm, ierr);
+      },
+      [&](CallScope& s) {
+        calls::distGraphAdjacent(s, C(comm), *indegree, sources, *outdegree, destinations, *reorder != 0, C(newcomm));
+      });
+}
+static void dist_graph_create_impl(Fint* comm, Fint* n, Fint* sources, Fint* degrees, Fint* destinations,
+                                   Fint* weights, Fint* info, Fint* reorder, Fint* newcomm, Fint* ierr) {
+  run(Op::DistGraphCreate,
+      [&] { pmpi_dist_graph_create()(comm, n, sources, degrees, destinations, weights, info, reorder, newcomm, ierr); },
+      [&](CallScope& s) {
+        calls::distGraph(s, C(comm), *n, sources, degrees, destinations, *reorder != 0, C(newcomm));
+      });
+}
+static void comm_split_type_impl(Fint* comm, Fint* type, Fint* key, Fint* info, Fint* newcomm, Fint* ierr) {
+  run(Op::CommSplitType, [&] { pmpi_comm_split_type()(comm, type, key, info, newcomm, ierr); },
+      [&](CallScope& s) { calls::commSplitType(s, C(comm), *type, *key, C(newcomm)); });
+}
+static void comm_create_group_impl(Fint* comm, Fint* group, Fint* tag, Fint* newcomm, Fint* ierr) {
+  run(Op::CommCreateGroup, [&] { pmpi_comm_create_group()(comm, group, tag, newcomm, ierr); },
+      [&](CallScope& s) { calls::commCreateGroup(s, C(comm), G(group), *tag, C(newcomm)); });
+}
+static void comm_idup_impl(Fint* comm, Fint* newcomm, Fint* req, Fint* ierr) {
+  run(Op::CommIdup, [&] { pmpi_comm_idup()(comm, newcomm, req, ierr); },
+      [&](CallScope& s) {
+        s.comm(C(comm));
+        s.set(Param::NewComm, s.newCommLike(C(newcomm), C(comm), "idup"));
+      });
+}
+TG_FORTRAN(cart_create, MPI_CART_CREATE,
+           (Fint * comm, Fint* ndims, Fint* dims, Fint* periods, Fint* reorder, Fint* newcomm, Fint* ierr),
+           (comm, ndims, dims, periods, reorder, newcomm, ierr))
+TG_FORTRAN(cart_sub, MPI_CART_SUB, (Fint * comm, Fint* remain, Fint* newcomm, Fint* ierr), (comm, remain, newcomm, ierr))
+TG_FORTRAN(graph_create, MPI_GRAPH_CREATE,
+           (Fint * comm, Fint* nnodes, Fint* index, Fint* edges, Fint* reorder, Fint* newcomm, Fint* ierr),
+           (comm, nnodes, index, edges, reorder, newcomm, ierr))
+TG_FORTRAN(dist_graph_create_adjacent, MPI_DIST_GRAPH_CREATE_ADJACENT,
+           (Fint * comm, Fint* indegree, Fint* sources, Fint* sweights, Fint* outdegree, Fint* destinations,
+            Fint* dweights, Fint* info, Fint* reorder, Fint* newcomm, Fint* ierr),
+           (comm, indegree, sources, sweights, outdegree, destinations, dweights, info, reorder, newcomm, ierr))
+TG_FORTRAN(dist_graph_create, MPI_DIST_GRAPH_CREATE,
+           (Fint * comm, Fint* n, Fint* sources, Fint* degrees, Fint* destinations, Fint* weights, Fint* info,
+            Fint* reorder, Fint* newcomm, Fint* ierr),
+           (comm, n, sources, degrees, destinations, weights, info, reorder, newcomm, ierr))
+TG_FORTRAN(comm_split_type, MPI_COMM_SPLIT_TYPE, (Fint * comm, Fint* type, Fint* key, Fint* info, Fint* newcomm, Fint* ierr),
+           (comm, type, key, info, newcomm, ierr))
+TG_FORTRAN(comm_create_group, MPI_COMM_CREATE_GROUP, (Fint * comm, Fint* group, Fint* tag, Fint* newcomm, Fint* ierr),
+           (comm, group, tag, newcomm, ierr))
+TG_FORTRAN(comm_idup, MPI_COMM_IDUP, (Fint * comm, Fint* newcomm, Fint* req, Fint* ierr), (comm, newcomm, req, ierr))

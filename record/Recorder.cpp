@@ -96,7 +96,7 @@ class Recorder {
     return it != derived_.end() && it->first.first == t;
   }
   std::int64_t commId(MPI_Comm c);
-  std::int64_t registerComm(MPI_Comm c, const char* kind);
+  std::int64_t registerComm(MPI_Comm c, const char* kind, MPI_Comm membersOf = MPI_COMM_NULL);
   std::int64_t forgetComm(MPI_Comm c) {
     auto it = comms_.find(c);
     if (it == comms_.end()) return -1;
@@ -291,10 +291,11 @@ std::int64_t Recorder::commId(MPI_Comm c) {
   return registerComm(c, "create");
 }
 
-std::int64_t Recorder::registerComm(MPI_Comm c, const char* kind) {
+std::int64_t Recorder::registerComm(MPI_Comm c, const char* kind, MPI_Comm membersOf) {
   if (c == MPI_COMM_NULL) return kCommNull;
   const std::int64_t id = nextComm_++;
   comms_[c] = id;
+  if (membersOf != MPI_COMM_NULL) c = membersOf;  // MPI_Comm_idup: not usable until complete
   int inter = 0;
   PMPI_Comm_test_inter(c, &inter);
   if (inter) return id;  // intercommunicators: no instance (their groups are not one rank set)
@@ -306,11 +307,12 @@ std::int64_t Recorder::registerComm(MPI_Comm c, const char* kind) {
   for (int i = 0; i < n; ++i) local[static_cast<std::size_t>(i)] = i;
   PMPI_Group_translate_ranks(g, n, local.data(), worldGroup_, world.data());
   PMPI_Group_free(&g);
+  // Members in the order the communicator numbers them; kept only where it is not ascending.
   std::vector<Rank> members(world.begin(), world.end());
-  for (std::size_t i = 1; i < members.size(); ++i)
-    if (members[i] <= members[i - 1]) flags |= kFlagReorderedComm;
+  std::vector<Rank> order;
+  if (!std::is_sorted(members.begin(), members.end())) order = members;
   std::sort(members.begin(), members.end());
-  commEntries_.push_back({id, kind, RankList::fromSorted(members)});
+  commEntries_.push_back({id, kind, RankList::fromSorted(members), std::move(order)});
   return id;
 }
 
@@ -472,9 +474,6 @@ void Recorder::finish() {
     std::fprintf(stderr, "tracegen-record: error: cannot write %s\n", path.c_str());
     return;
   }
-  if (table.flags & kFlagReorderedComm)
-    std::fprintf(stderr, "tracegen-record: warning: a communicator orders its ranks differently from MPI_COMM_WORLD; "
-                         "peers on it are recorded in its own numbering, which the trace model maps in world order\n");
   if (table.flags & kFlagRequestOverflow)
     std::fprintf(stderr, "tracegen-record: warning: some waits complete requests more than 9999 request-creating calls "
                          "old; they are recorded as MPI_REQUEST_NULL\n");
@@ -613,6 +612,9 @@ void CallScope::matched(const std::vector<std::int64_t>& offsets) {
     t_call.setVector(Param::Matched, offsets.data(), offsets.size());
 }
 std::int64_t CallScope::newComm(MPI_Comm c, const char* kind) { return rec_->registerComm(c, kind); }
+std::int64_t CallScope::newCommLike(MPI_Comm c, MPI_Comm parent, const char* kind) {
+  return rec_->registerComm(c, kind, parent);
+}
 std::int64_t CallScope::freedComm(MPI_Comm old) { return rec_->forgetComm(old); }
 std::int64_t CallScope::commId(MPI_Comm c) { return rec_->commId(c); }
 void CallScope::newGroup(MPI_Group g) { rec_->registerGroup(g); }

@@ -91,6 +91,9 @@ class CallScope {
   void completions(std::size_t n) { completions_ = static_cast<std::int64_t>(n); }
   // Communicators made or freed by the call.
   std::int64_t newComm(MPI_Comm c, const char* kind);  // 0 for MPI_COMM_NULL
+  // A communicator whose members and order are those of `parent` (MPI_Comm_idup: the new one
+  // may not be queried before its request completes).
+  std::int64_t newCommLike(MPI_Comm c, MPI_Comm parent, const char* kind);
   // The id of a communicator MPI_Comm_free has just freed (by its old handle); -1 if unknown.
   std::int64_t freedComm(MPI_Comm old);
   std::int64_t commId(MPI_Comm c);

@@ -82,6 +82,11 @@ class Writer {
       s(c.kind);
       u(c.instances.size());
       for (const auto& inst : c.instances) ranks(inst);
+      u(c.orders.size());
+      for (const auto& o : c.orders) {
+        u(o.size());
+        for (Rank x : o) i(x);
+      }
     }
     u(t.events.size());
     for (const Event& e : t.events) {
@@ -217,6 +222,11 @@ class Reader {
       c.kind = s();
       c.instances.resize(count());
       for (auto& inst : c.instances) inst = ranks();
+      c.orders.resize(count());
+      for (auto& o : c.orders) {
+        o.resize(count());
+        for (Rank& x : o) x = i();
+      }
     }
     t.events.resize(count());
     for (Event& e : t.events) {
@@ -288,6 +298,8 @@ Bytes encodeTable(const ClusterTable& t) {
     w.i(c.id);
     w.s(c.kind);
     w.ranks(c.members);
+    w.u(c.order.size());
+    for (Rank x : c.order) w.i(x);
   }
   w.i(t.flags);
   return std::move(w.out);
@@ -308,6 +320,8 @@ ClusterTable decodeTable(const Bytes& b) {
     c.id = r.i();
     c.kind = r.s();
     c.members = r.ranks();
+    c.order.resize(r.count());
+    for (Rank& x : c.order) x = r.i();
   }
   t.flags = r.i();
   if (!r.done()) throw std::runtime_error("recorder message: trailing bytes");

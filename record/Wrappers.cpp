@@ -580,3 +580,109 @@ TG_EXPORT int MPI_Group_free(MPI_Group* group) {
   s.commit();
   return rc;
 }
+
+// ---- topology constructors (and MPI-3's other communicator constructors): recorded as
+// communicator-creating calls, the new communicator's members in the order it numbers them.
+// Local queries (MPI_Cart_shift, MPI_Cart_rank, MPI_Cart_coords, MPI_Dims_create, ...) make no
+// communication and are not recorded.
+
+TG_EXPORT int MPI_Cart_create(MPI_Comm comm, int ndims, const int dims[], const int periods[], int reorder,
+                              MPI_Comm* newcomm) {
+  CallScope s(Op::CartCreate);
+  if (!s.active()) return PMPI_Cart_create(comm, ndims, dims, periods, reorder, newcomm);
+  s.begin();
+  const int rc = PMPI_Cart_create(comm, ndims, dims, periods, reorder, newcomm);
+  s.end();
+  calls::cartCreate(s, comm, ndims, dims, periods, reorder, *newcomm);
+  s.commit();
+  return rc;
+}
+
+TG_EXPORT int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm) {
+  CallScope s(Op::CartSub);
+  if (!s.active()) return PMPI_Cart_sub(comm, remain_dims, newcomm);
+  s.begin();
+  const int rc = PMPI_Cart_sub(comm, remain_dims, newcomm);
+  s.end();
+  calls::cartSub(s, comm, remain_dims, *newcomm);
+  s.commit();
+  return rc;
+}
+
+TG_EXPORT int MPI_Graph_create(MPI_Comm comm, int nnodes, const int index[], const int edges[], int reorder,
+                               MPI_Comm* newcomm) {
+  CallScope s(Op::GraphCreate);
+  if (!s.active()) return PMPI_Graph_create(comm, nnodes, index, edges, reorder, newcomm);
+  s.begin();
+  const int rc = PMPI_Graph_create(comm, nnodes, index, edges, reorder, newcomm);
+  s.end();
+  calls::graphCreate(s, comm, nnodes, index, edges, reorder, *newcomm);
+  s.commit();
+  return rc;
+}
+
+TG_EXPORT int MPI_Dist_graph_create_adjacent(MPI_Comm comm, int indegree, const int sources[], const int sourceweights[],
+                                             int outdegree, const int destinations[], const int destweights[],
+                                             MPI_Info info, int reorder, MPI_Comm* newcomm) {
+  CallScope s(Op::DistGraphCreateAdjacent);
+  if (!s.active())
+    return PMPI_Dist_graph_create_adjacent(comm, indegree, sources, sourceweights, outdegree, destinations, destweights,
+                                           info, reorder, newcomm);
+  s.begin();
+  const int rc = PMPI_Dist_graph_create_adjacent(comm, indegree, sources, sourceweights, outdegree, destinations,
+                                                 destweights, info, reorder, newcomm);
+  s.end();
+  calls::distGraphAdjacent(s, comm, indegree, sources, outdegree, destinations, reorder, *newcomm);
+  s.commit();
+  return rc;
+}
+
+TG_EXPORT int MPI_Dist_graph_create(MPI_Comm comm, int n, const int sources[], const int degrees[],
+                                    const int destinations[], const int weights[], MPI_Info info, int reorder,
+                                    MPI_Comm* newcomm) {
+  CallScope s(Op::DistGraphCreate);
+  if (!s.active()) return PMPI_Dist_graph_create(comm, n, sources, degrees, destinations, weights, info, reorder, newcomm);
+  s.begin();
+  const int rc = PMPI_Dist_graph_create(comm, n, sources, degrees, destinations, weights, info, reorder, newcomm);
+  s.end();
+  calls::distGraph(s, comm, n, sources, degrees, destinations, reorder, *newcomm);
+  s.commit();
+  return rc;
+}
+
+TG_EXPORT int MPI_Comm_split_type(MPI_Comm comm, int type, int key, MPI_Info info, MPI_Comm* newcomm) {
+  CallScope s(Op::CommSplitType);
+  if (!s.active()) return PMPI_Comm_split_type(comm, type, key, info, newcomm);
+  s.begin();
+  const int rc = PMPI_Comm_split_type(comm, type, key, info, newcomm);
+  s.end();
+  calls::commSplitType(s, comm, type, key, *newcomm);
+  s.commit();
+  return rc;
+}
+
+TG_EXPORT int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm) {
+  CallScope s(Op::CommCreateGroup);
+  if (!s.active()) return PMPI_Comm_create_group(comm, group, tag, newcomm);
+  s.begin();
+  const int rc = PMPI_Comm_create_group(comm, group, tag, newcomm);
+  s.end();
+  calls::commCreateGroup(s, comm, group, tag, *newcomm);
+  s.commit();
+  return rc;
+}
+
+// The new communicator is usable once the request completes, but its handle is valid (and its
+// members known) at once. The request is not tracked: a wait on it is recorded as a wait on
+// MPI_REQUEST_NULL, and the benchmark completes its MPI_Comm_idup at once.
+TG_EXPORT int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* req) {
+  CallScope s(Op::CommIdup);
+  if (!s.active()) return PMPI_Comm_idup(comm, newcomm, req);
+  s.begin();
+  const int rc = PMPI_Comm_idup(comm, newcomm, req);
+  s.end();
+  s.comm(comm);
+  s.set(Param::NewComm, s.newCommLike(*newcomm, comm, "idup"));
+  s.commit();
+  return rc;
+}

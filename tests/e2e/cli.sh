@@ -85,6 +85,13 @@ expect_status "fragment warns at its end" 0 "not MPI_Finalize: it is read as a f
 head -c 20000 "$lu" >"$work/truncated.trace"
 expect_status "truncated" 2 "truncated.trace:[0-9]+: error:" -- "$tracegen" inspect "$work/truncated.trace"
 expect_status "missing file" 2 "error: cannot open" -- "$tracegen" inspect "$work/none.trace"
+# A communicator nobody created (a recorder that missed MPI_Cart_create wrote `comm -1` on the
+# MPI_Comm_free): refused at generation with the event's line, never a benchmark with `% 0`.
+printf 'tracegen-trace 1\nranks 2\nevent 0 MPI_Init @ <1 0 {2 1}>\nevent 1 MPI_Comm_free @ <1 0 {2 1}>\n  comm -1\nevent 2 MPI_Finalize @ <1 0 {2 1}>\n' >"$work/nocomm.tgt"
+expect_status "uncreated communicator: C" 2 "nocomm.tgt:4: error: event 1 \(MPI_Comm_free\): communicator -1 was never created" \
+  -- "$tracegen" "$work/nocomm.tgt" -o "$work/nocomm.c"
+expect_status "uncreated communicator: coNCePTuaL" 2 "nocomm.tgt:4: error:" -- "$tracegen" "$work/nocomm.tgt" -o "$work/nocomm.ncptl"
+check "uncreated communicator: no benchmark written" test ! -e "$work/nocomm.c"
 for f in "$src"/tests/data/malformed/*; do
   [ -e "$f" ] || continue
   expect_status "malformed $(basename "$f")" 2 "$(basename "$f"):[0-9]+: error:" -- "$tracegen" inspect "$f"

@@ -35,6 +35,7 @@ args_of() {
     apitour) echo "2" ;;
     ring_f) echo "10" ;;
     polling) echo "20 256" ;;
+    topo) echo "6 64" ;;
     *) echo "" ;;
   esac
 }

@@ -29,7 +29,12 @@
   X(Test) X(Testall) X(Testany) X(Testsome) X(Barrier) X(Bcast) X(Reduce) X(Allreduce) X(Gather) X(Gatherv)        \
   X(Scatter) X(Scatterv) X(Allgather) X(Allgatherv) X(Alltoall) X(Alltoallv) X(Reduce_scatter) X(Scan)            \
   X(Comm_split) X(Comm_dup) X(Comm_create) X(Comm_free) X(Comm_group) X(Group_incl) X(Group_excl)               \
-  X(Group_range_incl) X(Group_range_excl) X(Group_union) X(Group_intersection) X(Group_difference) X(Group_free)
+  X(Group_range_incl) X(Group_range_excl) X(Group_union) X(Group_intersection) X(Group_difference) X(Group_free)  \
+  TG_TOPOLOGY_OPS(X)
+/* Topology constructors (and MPI-3's other communicator constructors). */
+#define TG_TOPOLOGY_OPS(X)                                                                                         \
+  X(Cart_create) X(Cart_sub) X(Graph_create) X(Dist_graph_create) X(Dist_graph_create_adjacent)                   \
+  X(Comm_split_type) X(Comm_create_group) X(Comm_idup)
 
 #define TG_ENUM(n) OP_##n,
 /* SLOT_DONE_*: calls of the C tests that completed a request (a poll that succeeded), written as
@@ -301,6 +306,44 @@ EXPORT int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
   count_op(OP_Comm_create);
   return PMPI_Comm_create(comm, group, newcomm);
 }
+/* ---- topology constructors */
+EXPORT int MPI_Cart_create(MPI_Comm comm, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm* newcomm) {
+  count_op(OP_Cart_create);
+  return PMPI_Cart_create(comm, ndims, dims, periods, reorder, newcomm);
+}
+EXPORT int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm) {
+  count_op(OP_Cart_sub);
+  return PMPI_Cart_sub(comm, remain_dims, newcomm);
+}
+EXPORT int MPI_Graph_create(MPI_Comm comm, int nnodes, const int index[], const int edges[], int reorder, MPI_Comm* newcomm) {
+  count_op(OP_Graph_create);
+  return PMPI_Graph_create(comm, nnodes, index, edges, reorder, newcomm);
+}
+EXPORT int MPI_Dist_graph_create(MPI_Comm comm, int n, const int sources[], const int degrees[], const int destinations[],
+                                 const int weights[], MPI_Info info, int reorder, MPI_Comm* newcomm) {
+  count_op(OP_Dist_graph_create);
+  return PMPI_Dist_graph_create(comm, n, sources, degrees, destinations, weights, info, reorder, newcomm);
+}
+EXPORT int MPI_Dist_graph_create_adjacent(MPI_Comm comm, int indegree, const int sources[], const int sourceweights[],
+                                          int outdegree, const int destinations[], const int destweights[], MPI_Info info,
+                                          int reorder, MPI_Comm* newcomm) {
+  count_op(OP_Dist_graph_create_adjacent);
+  return PMPI_Dist_graph_create_adjacent(comm, indegree, sources, sourceweights, outdegree, destinations, destweights, info,
+                                         reorder, newcomm);
+}
+EXPORT int MPI_Comm_split_type(MPI_Comm comm, int type, int key, MPI_Info info, MPI_Comm* newcomm) {
+  count_op(OP_Comm_split_type);
+  return PMPI_Comm_split_type(comm, type, key, info, newcomm);
+}
+EXPORT int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm) {
+  count_op(OP_Comm_create_group);
+  return PMPI_Comm_create_group(comm, group, tag, newcomm);
+}
+EXPORT int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* req) {
+  count_op(OP_Comm_idup);
+  return PMPI_Comm_idup(comm, newcomm, req);
+}
+
 EXPORT int MPI_Comm_free(MPI_Comm* comm) {
   count_op(OP_Comm_free);
   return PMPI_Comm_free(comm);

@@ -216,6 +216,21 @@ const Program& everyStatement(Builder& b) {
   s.push_back(b.call(Op::GroupRangeIncl, {{Param::Group, C(1000)}, {Param::Count, C(1)}}, {{Param::GroupRanges, {C(0), C(3), C(2)}}}));
   s.push_back(b.call(Op::GroupUnion, {{Param::Group1, C(1001)}, {Param::Group2, C(1002)}}));
   s.push_back(b.call(Op::CommCreate, {{Param::Comm, C(kCommWorld)}, {Param::Group, C(1001)}}));
+  // Topology constructors: a 2x2 grid (reordered), its rows, a ring as a graph and as a
+  // distributed graph (both forms), the node's ranks, a communicator from a group, an idup.
+  const Expr two = C(2);
+  s.push_back(b.call(Op::CartCreate, {{Param::Comm, C(kCommWorld)}, {Param::Count, two}, {Param::Reorder, C(1)}},
+                     {{Param::Dims, {C(2), C(2)}}, {Param::Periods, {C(1), C(0)}}}));
+  s.push_back(b.call(Op::CartSub, {{Param::Comm, C(1003)}, {Param::Count, two}}, {{Param::RemainDims, {C(0), C(1)}}}));
+  s.push_back(b.call(Op::GraphCreate, {{Param::Comm, C(kCommWorld)}, {Param::Count, C(4)}, {Param::RecvCount, C(4)}},
+                     {{Param::Index, {C(1), C(2), C(3), C(4)}}, {Param::Edges, {C(1), C(2), C(3), C(0)}}}));
+  s.push_back(b.call(Op::DistGraphCreateAdjacent, {{Param::Comm, C(kCommWorld)}, {Param::Count, C(1)}, {Param::RecvCount, C(1)}},
+                     {{Param::Sources, {Off(3)}}, {Param::Destinations, {Off(1)}}}));
+  s.push_back(b.call(Op::DistGraphCreate, {{Param::Comm, C(kCommWorld)}, {Param::Count, C(1)}, {Param::RecvCount, C(1)}},
+                     {{Param::Sources, {Off(0)}}, {Param::Degrees, {C(1)}}, {Param::Destinations, {Off(1)}}}));
+  s.push_back(b.call(Op::CommSplitType, {{Param::Comm, C(kCommWorld)}, {Param::Color, C(1)}, {Param::Key, C(0)}}));
+  s.push_back(b.call(Op::CommCreateGroup, {{Param::Comm, C(kCommWorld)}, {Param::Group, C(1001)}, {Param::Tag, C(7)}}));
+  s.push_back(b.call(Op::CommIdup, {{Param::Comm, C(kCommWorld)}}));
   s.push_back(b.call(Op::GroupFree, {{Param::Group, C(1001)}}));
   s.push_back(b.call(Op::CommFree, {{Param::Comm, C(1001)}}));
   return b.program(std::move(s));
@@ -246,7 +261,11 @@ TEST(CBackend, EveryStatementKindIsItsOwnMpiCall) {
                          "MPI_Alltoall(", "MPI_Gatherv(", "MPI_Allgatherv(", "MPI_Scatterv(", "MPI_Alltoallv(",
                          "MPI_Reduce_scatter(", "MPI_Comm_split(", "MPI_Comm_dup(", "MPI_Comm_create(",
                          "MPI_Comm_free(", "MPI_Comm_group(", "MPI_Group_incl(", "MPI_Group_excl(",
-                         "MPI_Group_range_incl(", "MPI_Group_union(", "MPI_Group_free(", "MPI_Finalize();"})
+                         "MPI_Group_range_incl(", "MPI_Group_union(", "MPI_Group_free(", "MPI_Finalize();",
+                         "MPI_Cart_create(MPI_COMM_WORLD, 2, (const int[]){ 2, 2 }, (const int[]){ 1, 0 }, 1,",
+                         "MPI_Cart_sub(comm_of(1003), (const int[]){ 0, 1 },", "MPI_Graph_create(",
+                         "MPI_Dist_graph_create_adjacent(", "MPI_Dist_graph_create(", "MPI_Comm_split_type(",
+                         "MPI_Comm_create_group(", "MPI_Comm_idup("})
     EXPECT_TRUE(contains(c, fn)) << fn;
   // One comment per call, naming its event.
   EXPECT_TRUE(contains(c, "/* E0 MPI_Send */"));
