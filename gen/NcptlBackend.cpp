@@ -909,7 +909,8 @@ class Renderer {
       case OpKind::OpaqueRequest:
         // Generation gets here only with --skip-unknown: the computation before the call stays.
         detail = fmt::format("{} is a call tracegen does not model: left out (--skip-unknown)", opName(c.op));
-        note(fmt::format("Calls tracegen does not model are left out (--skip-unknown); {} is one.", opName(c.op)));
+        note("Calls tracegen does not model are left out (--skip-unknown): the computation before each stays, under a "
+             "comment naming the call.");
         break;
       case OpKind::Finalize:
       case OpKind::Probe:
