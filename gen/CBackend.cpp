@@ -593,6 +593,11 @@ class CWriter {
         return commCall(x, d);
       case OpKind::Group:
         return groupCall(x, d);
+      case OpKind::Opaque:
+        return templates_.render("call/opaque", d);
+      case OpKind::OpaqueRequest:
+        uses_.newRequest = true;
+        return templates_.render("call/opaque_request", d);
     }
     throw std::logic_error("unhandled operation");
   }
@@ -697,6 +702,11 @@ class CWriter {
         message(x, d);
         reduction();
         return templates_.render("call/scan", d);
+      case Op::Exscan:
+      case Op::ReduceScatterBlock:  // count: the block each member receives
+        message(x, d);
+        reduction();
+        return templates_.render(c.op == Op::Exscan ? "call/exscan" : "call/reduce_scatter_block", d);
       case Op::Gather:
       case Op::Scatter:
         message(x, d);

@@ -39,6 +39,7 @@
 
 #include "ncptl/Checker.h"
 #include "ncptl/Lexer.h"
+#include "ir/Checked.h"
 #include "ir/Limits.h"
 #include "passes/RankRanges.h"
 
@@ -912,6 +913,13 @@ class Renderer {
                            "numbering the library gave the application), the nearest equivalent.",
                            opName(c.op)));
         break;
+      case OpKind::Opaque:
+      case OpKind::OpaqueRequest:
+        // Generation gets here only with --skip-unknown: the computation before the call stays.
+        detail = fmt::format("{} is a call tracegen does not model: left out (--skip-unknown)", opName(c.op));
+        note("Calls tracegen does not model are left out (--skip-unknown): the computation before each stays, under a "
+             "comment naming the call.");
+        break;
       case OpKind::Finalize:
       case OpKind::Probe:
       case OpKind::CommFree:
@@ -1342,6 +1350,25 @@ class Renderer {
             std::vector<std::string> chain = scanChain(g, bytes);
             out.insert(out.end(), chain.begin(), chain.end());
             note("MPI_Scan has no coNCePTuaL equivalent: it is a blocking chain of messages along the members (§5.3).");
+            break;
+          }
+          case Op::Exscan: {
+            std::vector<std::string> chain = scanChain(g, bytes);
+            out.insert(out.end(), chain.begin(), chain.end());
+            note("MPI_Exscan has no coNCePTuaL equivalent: it is a blocking chain of messages along the members, as "
+                 "MPI_Scan (§5.3).");
+            break;
+          }
+          case Op::ReduceScatterBlock: {
+            // Every member contributes count x members elements and keeps its block of count:
+            // the nearest the language has is a REDUCE of the whole vector to every member.
+            const std::int64_t count = static_cast<std::int64_t>(std::llround(k.values.count("count") ? k.values.at("count").value : 0));
+            const std::int64_t size = k.values.count("type") ? typeSize(k.values.at("type")) : 8;
+            if (g.size() > 1)
+              if (auto total = checkedMul(count, static_cast<std::int64_t>(g.size()))) s = reduce(g, *total, size, std::string());
+            detail = "the whole vector reduced to every member";
+            note("MPI_Reduce_scatter_block has no coNCePTuaL equivalent: it is a REDUCE of the whole vector (each "
+                 "member's block times the members) to every member, which moves more than the scatter would.");
             break;
           }
           default:

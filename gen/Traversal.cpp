@@ -944,4 +944,35 @@ Program buildProgram(const Trace& trace, const std::string& source, const Receiv
   return p;
 }
 
+// ---- opaque calls
+
+namespace {
+std::string sitesOf(const Trace& trace, const Event& e) {
+  std::string s(trace.siteName(e.site));
+  for (SiteId m : e.mergedSites)
+    if (m != e.site) s += fmt::format(", {}", trace.siteName(m));
+  return s;
+}
+}  // namespace
+
+std::vector<std::string> opaqueCalls(const Trace& trace) {
+  std::vector<std::string> out;
+  for (const Event& e : trace.events)
+    if (isOpaque(opInfo(e.op).kind)) out.push_back(fmt::format("E{} {} at {}", e.id, opName(e.op), sitesOf(trace, e)));
+  return out;
+}
+
+void requireModelled(const Trace& trace, const std::string& file) {
+  std::size_t n = 0;
+  const Event* first = nullptr;
+  for (const Event& e : trace.events)
+    if (isOpaque(opInfo(e.op).kind) && n++ == 0) first = &e;
+  if (!first) return;
+  throw InputError(file, first->line,
+                   fmt::format("event {} is a call of {} at {}, which tracegen records but does not model{}", first->id,
+                               opName(first->op), sitesOf(trace, *first),
+                               n > 1 ? fmt::format(" (and {} more such events: `tracegen inspect` lists them)", n - 1) : ""),
+                   {}, "`tracegen --skip-unknown` generates the benchmark without them, a comment in the place of each");
+}
+
 }  // namespace tracegen::gen

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "gen/Program.h"
 #include "gen/ReceivedBytes.h"
@@ -14,5 +15,14 @@ namespace tracegen::gen {
 // `trace`, which must outlive it. Throws std::invalid_argument for what it cannot express.
 // With `received`, receive statements carry the sizes their matched sends carry.
 Program buildProgram(const Trace& trace, const std::string& source, const ReceivedBytes* received = nullptr);
+
+// ---- opaque calls (OpKind::Opaque, OpaqueRequest): recorded, not modelled
+
+// The opaque events of a trace, as `E<id> <MPI name> at <site>` (one per event, file order).
+std::vector<std::string> opaqueCalls(const Trace& trace);
+// Throws InputError at the first opaque event, naming the call and its call sites: a benchmark
+// cannot reproduce a call tracegen does not model (`tracegen --skip-unknown` leaves a comment in
+// its place instead).
+void requireModelled(const Trace& trace, const std::string& file);
 
 }  // namespace tracegen::gen

@@ -51,7 +51,8 @@ bool isRooted(Op op) {
 }
 
 bool isReduction(Op op) {
-  return op == Op::Reduce || op == Op::Allreduce || op == Op::ReduceScatter || op == Op::Scan;
+  return op == Op::Reduce || op == Op::Allreduce || op == Op::ReduceScatter || op == Op::Scan || op == Op::Exscan ||
+         op == Op::ReduceScatterBlock;
 }
 
 std::string_view paramName(Param p) { return kParamNames[static_cast<std::size_t>(p)]; }

@@ -24,10 +24,15 @@ enum class OpKind {
   Probe,       // Probe, Iprobe
   Wait,        // Wait, Test: one request
   WaitAll,     // Waitall, Testall, Waitany, Waitsome, Testany, Testsome: a request vector
-  Collective,  // Barrier, Bcast, reductions, gathers, scatters, all-to-alls, Scan
+  Collective,  // Barrier, Bcast, reductions, gathers, scatters, all-to-alls, Scan, Exscan, Reduce_scatter_block
   CommCreate,  // Comm_split, Comm_dup, Comm_create
   CommFree,
   Group,       // Comm_group and Group_* (local, no communication)
+  // Calls the recorder records (name, communicator, call site) but tracegen does not model:
+  // one-sided, MPI-IO, neighbour collectives, dynamic processes, and the MPI-3 operations not
+  // modelled yet. Generation stops at them, or with --skip-unknown leaves a comment.
+  Opaque,
+  OpaqueRequest,  // an opaque call that returns a request (waited for by the usual calls)
 };
 
 enum class Op : std::uint8_t {
@@ -54,8 +59,10 @@ inline bool isPointToPoint(OpKind k) {
          k == OpKind::Sendrecv;
 }
 inline bool createsRequest(OpKind k) {
-  return k == OpKind::Isend || k == OpKind::Irecv || k == OpKind::SendInit || k == OpKind::RecvInit;
+  return k == OpKind::Isend || k == OpKind::Irecv || k == OpKind::SendInit || k == OpKind::RecvInit ||
+         k == OpKind::OpaqueRequest;
 }
+inline bool isOpaque(OpKind k) { return k == OpKind::Opaque || k == OpKind::OpaqueRequest; }
 // Collectives with a root parameter.
 bool isRooted(Op op);
 // Collectives that carry a reduction operator.

@@ -283,6 +283,11 @@ class ProgramBuilder {
         o.collToken += ';';
         break;
       }
+      case OpKind::Opaque:
+      case OpKind::OpaqueRequest:
+        // Not modelled (one-sided, MPI-IO, ...): taken as a local call that neither blocks nor
+        // matches anything; waits on an opaque request find it complete.
+        break;
       default:
         break;
     }

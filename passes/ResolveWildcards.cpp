@@ -651,6 +651,10 @@ class Simulation {
         // Inactive until MPI_Start, which traces do not record: waiting on one returns at once.
         s.requests[c.index] = Request{ReqKind::Done, 0, c.event};
         break;
+      case OpKind::OpaqueRequest:
+        // A call tracegen does not model: its request completes at once, the call is local.
+        s.requests[c.index] = Request{ReqKind::Done, 0, c.event};
+        break;
       case OpKind::Collective:
       case OpKind::CommCreate:
       case OpKind::CommFree:

@@ -676,3 +676,168 @@ TG_FORTRAN(comm_split_type, MPI_COMM_SPLIT_TYPE, (Fint * comm, Fint* type, Fint*
 TG_FORTRAN(comm_create_group, MPI_COMM_CREATE_GROUP, (Fint * comm, Fint* group, Fint* tag, Fint* newcomm, Fint* ierr),
            (comm, group, tag, newcomm, ierr))
 TG_FORTRAN(comm_idup, MPI_COMM_IDUP, (Fint * comm, Fint* newcomm, Fint* req, Fint* ierr), (comm, newcomm, req, ierr))
+
+// ---- persistent requests: MPI_SEND_INIT and MPI_RECV_INIT (MPI_START, MPI_STARTALL and
+// MPI_REQUEST_FREE are opaque calls, below)
+
+TG_PMPI(send_init, IsendF)
+TG_FISEND(send_init, MPI_SEND_INIT, Op::SendInit)
+TG_PMPI(recv_init, RecvF)
+static void recv_init_impl(void* buf, Fint* count, Fint* type, Fint* source, Fint* tag, Fint* comm, Fint* req, Fint* ierr) {
+  run(Op::RecvInit, [&] { pmpi_recv_init()(buf, count, type, source, tag, comm, req, ierr); },
+      [&](CallScope& s) {
+        calls::p2p(s, Param::Source, *count, T(type), *source, *tag, C(comm));
+        s.created(PMPI_Request_f2c(*req), req);
+      });
+}
+TG_FORTRAN(recv_init, MPI_RECV_INIT,
+           (void* buf, Fint* count, Fint* type, Fint* source, Fint* tag, Fint* comm, Fint* req, Fint* ierr),
+           (buf, count, type, source, tag, comm, req, ierr))
+
+// ---- MPI-3 blocking collectives: MPI_EXSCAN and MPI_REDUCE_SCATTER_BLOCK (count: each member's block)
+
+using ReductionF = void (*)(void*, void*, Fint*, Fint*, Fint*, Fint*, Fint*);
+TG_PMPI(exscan, ReductionF)
+TG_PMPI(reduce_scatter_block, ReductionF)
+static void reductionImpl(Op op, ReductionF f, void* sbuf, void* rbuf, Fint* count, Fint* type, Fint* o, Fint* comm,
+                          Fint* ierr) {
+  run(op, [&] { f(sbuf, rbuf, count, type, o, comm, ierr); },
+      [&](CallScope& s) { calls::reduce(s, *count, T(type), O(o), C(comm)); });
+}
+static void exscan_impl(void* s, void* r, Fint* n, Fint* t, Fint* o, Fint* comm, Fint* e) {
+  reductionImpl(Op::Exscan, pmpi_exscan(), s, r, n, t, o, comm, e);
+}
+static void reduce_scatter_block_impl(void* s, void* r, Fint* n, Fint* t, Fint* o, Fint* comm, Fint* e) {
+  reductionImpl(Op::ReduceScatterBlock, pmpi_reduce_scatter_block(), s, r, n, t, o, comm, e);
+}
+TG_FORTRAN(exscan, MPI_EXSCAN, (void* s, void* r, Fint* n, Fint* t, Fint* o, Fint* comm, Fint* e), (s, r, n, t, o, comm, e))
+TG_FORTRAN(reduce_scatter_block, MPI_REDUCE_SCATTER_BLOCK,
+           (void* s, void* r, Fint* n, Fint* t, Fint* o, Fint* comm, Fint* e), (s, r, n, t, o, comm, e))
+
+// ---- calls tracegen does not model, recorded as opaque events (as the C entry points do,
+// Wrappers.cpp): the name, the communicator where the call has one, the call site. Arguments
+// are passed through untouched (every Fortran argument is an address). Calls with CHARACTER
+// arguments (MPI_FILE_OPEN, MPI_FILE_SET_VIEW, MPI_COMM_SPAWN, ...) are not intercepted here:
+// their hidden length arguments differ between compilers.
+
+static void opaqueF(Op op, const std::function<void()>& call, const Fint* comm, Fint* req) {
+  CallScope s(op);
+  if (!s.active()) {
+    call();
+    return;
+  }
+  s.begin();
+  call();
+  s.end();
+  if (comm) s.comm(C(comm));
+  if (req) s.created(PMPI_Request_f2c(*req), req);
+  s.commit();
+}
+
+#define TG_FOPAQUE(base, UPPER, OP, COMM, REQ, PARAMS, ARGS)                              \
+  using base##_OpaqueF = void(*) PARAMS;                                                 \
+  TG_PMPI(base, base##_OpaqueF)                                                          \
+  static void base##_impl PARAMS { opaqueF(OP, [&] { pmpi_##base() ARGS; }, COMM, REQ); } \
+  TG_FORTRAN(base, UPPER, PARAMS, ARGS)
+using V = void*;
+
+// MPI-3 operations not modelled yet
+TG_FOPAQUE(start, MPI_START, Op::Start, nullptr, nullptr, (V r, Fint* e), (r, e))
+TG_FOPAQUE(startall, MPI_STARTALL, Op::Startall, nullptr, nullptr, (V n, V r, Fint* e), (n, r, e))
+TG_FOPAQUE(request_free, MPI_REQUEST_FREE, Op::RequestFree, nullptr, nullptr, (V r, Fint* e), (r, e))
+TG_FOPAQUE(mprobe, MPI_MPROBE, Op::Mprobe, comm, nullptr, (V s, V t, Fint* comm, V m, V st, Fint* e),
+           (s, t, comm, m, st, e))
+TG_FOPAQUE(improbe, MPI_IMPROBE, Op::Improbe, comm, nullptr, (V s, V t, Fint* comm, V f, V m, V st, Fint* e),
+           (s, t, comm, f, m, st, e))
+TG_FOPAQUE(mrecv, MPI_MRECV, Op::Mrecv, nullptr, nullptr, (V b, V n, V t, V m, V st, Fint* e), (b, n, t, m, st, e))
+TG_FOPAQUE(imrecv, MPI_IMRECV, Op::Imrecv, nullptr, req, (V b, V n, V t, V m, Fint* req, Fint* e), (b, n, t, m, req, e))
+TG_FOPAQUE(alltoallw, MPI_ALLTOALLW, Op::Alltoallw, comm, nullptr,
+           (V s, V sc, V sd, V st, V r, V rc, V rd, V rt, Fint* comm, Fint* e), (s, sc, sd, st, r, rc, rd, rt, comm, e))
+TG_FOPAQUE(ibarrier, MPI_IBARRIER, Op::Ibarrier, comm, req, (Fint * comm, Fint* req, Fint* e), (comm, req, e))
+TG_FOPAQUE(ibcast, MPI_IBCAST, Op::Ibcast, comm, req, (V b, V n, V t, V root, Fint* comm, Fint* req, Fint* e),
+           (b, n, t, root, comm, req, e))
+TG_FOPAQUE(ireduce, MPI_IREDUCE, Op::Ireduce, comm, req, (V s, V r, V n, V t, V o, V root, Fint* comm, Fint* req, Fint* e),
+           (s, r, n, t, o, root, comm, req, e))
+#define TG_FIREDUCE(base, UPPER, OP)                                                                            \
+  TG_FOPAQUE(base, UPPER, OP, comm, req, (V s, V r, V n, V t, V o, Fint* comm, Fint* req, Fint* e), \
+             (s, r, n, t, o, comm, req, e))
+TG_FIREDUCE(iallreduce, MPI_IALLREDUCE, Op::Iallreduce)
+TG_FIREDUCE(iscan, MPI_ISCAN, Op::Iscan)
+TG_FIREDUCE(iexscan, MPI_IEXSCAN, Op::Iexscan)
+TG_FIREDUCE(ireduce_scatter, MPI_IREDUCE_SCATTER, Op::IreduceScatter)
+TG_FIREDUCE(ireduce_scatter_block, MPI_IREDUCE_SCATTER_BLOCK, Op::IreduceScatterBlock)
+#undef TG_FIREDUCE
+TG_FOPAQUE(igather, MPI_IGATHER, Op::Igather, comm, req,
+           (V s, V sc, V st, V r, V rc, V rt, V root, Fint* comm, Fint* req, Fint* e), (s, sc, st, r, rc, rt, root, comm, req, e))
+TG_FOPAQUE(iscatter, MPI_ISCATTER, Op::Iscatter, comm, req,
+           (V s, V sc, V st, V r, V rc, V rt, V root, Fint* comm, Fint* req, Fint* e), (s, sc, st, r, rc, rt, root, comm, req, e))
+TG_FOPAQUE(igatherv, MPI_IGATHERV, Op::Igatherv, comm, req,
+           (V s, V sc, V st, V r, V rc, V d, V rt, V root, Fint* comm, Fint* req, Fint* e),
+           (s, sc, st, r, rc, d, rt, root, comm, req, e))
+TG_FOPAQUE(iscatterv, MPI_ISCATTERV, Op::Iscatterv, comm, req,
+           (V s, V sc, V d, V st, V r, V rc, V rt, V root, Fint* comm, Fint* req, Fint* e),
+           (s, sc, d, st, r, rc, rt, root, comm, req, e))
+TG_FOPAQUE(iallgather, MPI_IALLGATHER, Op::Iallgather, comm, req,
+           (V s, V sc, V st, V r, V rc, V rt, Fint* comm, Fint* req, Fint* e), (s, sc, st, r, rc, rt, comm, req, e))
+TG_FOPAQUE(ialltoall, MPI_IALLTOALL, Op::Ialltoall, comm, req,
+           (V s, V sc, V st, V r, V rc, V rt, Fint* comm, Fint* req, Fint* e), (s, sc, st, r, rc, rt, comm, req, e))
+TG_FOPAQUE(iallgatherv, MPI_IALLGATHERV, Op::Iallgatherv, comm, req,
+           (V s, V sc, V st, V r, V rc, V d, V rt, Fint* comm, Fint* req, Fint* e), (s, sc, st, r, rc, d, rt, comm, req, e))
+TG_FOPAQUE(ialltoallv, MPI_IALLTOALLV, Op::Ialltoallv, comm, req,
+           (V s, V sc, V sd, V st, V r, V rc, V rd, V rt, Fint* comm, Fint* req, Fint* e),
+           (s, sc, sd, st, r, rc, rd, rt, comm, req, e))
+TG_FOPAQUE(ialltoallw, MPI_IALLTOALLW, Op::Ialltoallw, comm, req,
+           (V s, V sc, V sd, V st, V r, V rc, V rd, V rt, Fint* comm, Fint* req, Fint* e),
+           (s, sc, sd, st, r, rc, rd, rt, comm, req, e))
+
+// One-sided communication
+TG_FOPAQUE(win_create, MPI_WIN_CREATE, Op::WinCreate, comm, nullptr, (V b, V sz, V u, V i, Fint* comm, V w, Fint* e),
+           (b, sz, u, i, comm, w, e))
+TG_FOPAQUE(win_allocate, MPI_WIN_ALLOCATE, Op::WinAllocate, comm, nullptr, (V sz, V u, V i, Fint* comm, V b, V w, Fint* e),
+           (sz, u, i, comm, b, w, e))
+TG_FOPAQUE(win_free, MPI_WIN_FREE, Op::WinFree, nullptr, nullptr, (V w, Fint* e), (w, e))
+TG_FOPAQUE(win_fence, MPI_WIN_FENCE, Op::WinFence, nullptr, nullptr, (V a, V w, Fint* e), (a, w, e))
+TG_FOPAQUE(win_lock, MPI_WIN_LOCK, Op::WinLock, nullptr, nullptr, (V t, V r, V a, V w, Fint* e), (t, r, a, w, e))
+TG_FOPAQUE(win_unlock, MPI_WIN_UNLOCK, Op::WinUnlock, nullptr, nullptr, (V r, V w, Fint* e), (r, w, e))
+TG_FOPAQUE(win_lock_all, MPI_WIN_LOCK_ALL, Op::WinLockAll, nullptr, nullptr, (V a, V w, Fint* e), (a, w, e))
+TG_FOPAQUE(win_unlock_all, MPI_WIN_UNLOCK_ALL, Op::WinUnlockAll, nullptr, nullptr, (V w, Fint* e), (w, e))
+TG_FOPAQUE(win_flush, MPI_WIN_FLUSH, Op::WinFlush, nullptr, nullptr, (V r, V w, Fint* e), (r, w, e))
+TG_FOPAQUE(win_flush_all, MPI_WIN_FLUSH_ALL, Op::WinFlushAll, nullptr, nullptr, (V w, Fint* e), (w, e))
+TG_FOPAQUE(win_post, MPI_WIN_POST, Op::WinPost, nullptr, nullptr, (V g, V a, V w, Fint* e), (g, a, w, e))
+TG_FOPAQUE(win_start, MPI_WIN_START, Op::WinStart, nullptr, nullptr, (V g, V a, V w, Fint* e), (g, a, w, e))
+TG_FOPAQUE(win_complete, MPI_WIN_COMPLETE, Op::WinComplete, nullptr, nullptr, (V w, Fint* e), (w, e))
+TG_FOPAQUE(win_wait, MPI_WIN_WAIT, Op::WinWait, nullptr, nullptr, (V w, Fint* e), (w, e))
+TG_FOPAQUE(put, MPI_PUT, Op::Put, nullptr, nullptr, (V o, V oc, V ot, V r, V d, V tc, V tt, V w, Fint* e),
+           (o, oc, ot, r, d, tc, tt, w, e))
+TG_FOPAQUE(get, MPI_GET, Op::Get, nullptr, nullptr, (V o, V oc, V ot, V r, V d, V tc, V tt, V w, Fint* e),
+           (o, oc, ot, r, d, tc, tt, w, e))
+TG_FOPAQUE(accumulate, MPI_ACCUMULATE, Op::Accumulate, nullptr, nullptr,
+           (V o, V oc, V ot, V r, V d, V tc, V tt, V op, V w, Fint* e), (o, oc, ot, r, d, tc, tt, op, w, e))
+
+// MPI-IO (without MPI_FILE_OPEN and MPI_FILE_SET_VIEW, which take CHARACTER arguments)
+TG_FOPAQUE(file_close, MPI_FILE_CLOSE, Op::FileClose, nullptr, nullptr, (V f, Fint* e), (f, e))
+#define TG_FFILE_IO(base, UPPER, OP) \
+  TG_FOPAQUE(base, UPPER, OP, nullptr, nullptr, (V f, V b, V n, V t, V st, Fint* e), (f, b, n, t, st, e))
+#define TG_FFILE_IO_AT(base, UPPER, OP) \
+  TG_FOPAQUE(base, UPPER, OP, nullptr, nullptr, (V f, V off, V b, V n, V t, V st, Fint* e), (f, off, b, n, t, st, e))
+TG_FFILE_IO(file_read, MPI_FILE_READ, Op::FileRead)
+TG_FFILE_IO(file_write, MPI_FILE_WRITE, Op::FileWrite)
+TG_FFILE_IO(file_read_all, MPI_FILE_READ_ALL, Op::FileReadAll)
+TG_FFILE_IO(file_write_all, MPI_FILE_WRITE_ALL, Op::FileWriteAll)
+TG_FFILE_IO_AT(file_read_at, MPI_FILE_READ_AT, Op::FileReadAt)
+TG_FFILE_IO_AT(file_write_at, MPI_FILE_WRITE_AT, Op::FileWriteAt)
+TG_FFILE_IO_AT(file_read_at_all, MPI_FILE_READ_AT_ALL, Op::FileReadAtAll)
+TG_FFILE_IO_AT(file_write_at_all, MPI_FILE_WRITE_AT_ALL, Op::FileWriteAtAll)
+#undef TG_FFILE_IO
+#undef TG_FFILE_IO_AT
+
+// Neighbourhood collectives
+TG_FOPAQUE(neighbor_allgather, MPI_NEIGHBOR_ALLGATHER, Op::NeighborAllgather, comm, nullptr,
+           (V s, V sc, V st, V r, V rc, V rt, Fint* comm, Fint* e), (s, sc, st, r, rc, rt, comm, e))
+TG_FOPAQUE(neighbor_alltoall, MPI_NEIGHBOR_ALLTOALL, Op::NeighborAlltoall, comm, nullptr,
+           (V s, V sc, V st, V r, V rc, V rt, Fint* comm, Fint* e), (s, sc, st, r, rc, rt, comm, e))
+TG_FOPAQUE(neighbor_allgatherv, MPI_NEIGHBOR_ALLGATHERV, Op::NeighborAllgatherv, comm, nullptr,
+           (V s, V sc, V st, V r, V rc, V d, V rt, Fint* comm, Fint* e), (s, sc, st, r, rc, d, rt, comm, e))
+TG_FOPAQUE(neighbor_alltoallv, MPI_NEIGHBOR_ALLTOALLV, Op::NeighborAlltoallv, comm, nullptr,
+           (V s, V sc, V sd, V st, V r, V rc, V rd, V rt, Fint* comm, Fint* e), (s, sc, sd, st, r, rc, rd, rt, comm, e))
+#undef TG_FOPAQUE

@@ -686,3 +686,262 @@ TG_EXPORT int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* req) 
   s.commit();
   return rc;
 }
+
+// ---- persistent requests: MPI_Send_init and MPI_Recv_init make a request (SendInit, RecvInit);
+// MPI_Start, MPI_Startall and MPI_Request_free are recorded as opaque calls (below)
+
+TG_EXPORT int MPI_Send_init(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request* req) {
+  CallScope s(Op::SendInit);
+  if (!s.active()) return PMPI_Send_init(buf, count, type, dest, tag, comm, req);
+  s.begin();
+  const int rc = PMPI_Send_init(buf, count, type, dest, tag, comm, req);
+  s.end();
+  calls::p2p(s, Param::Dest, count, type, dest, tag, comm);
+  s.created(*req, req);
+  s.commit();
+  return rc;
+}
+
+TG_EXPORT int MPI_Recv_init(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm, MPI_Request* req) {
+  CallScope s(Op::RecvInit);
+  if (!s.active()) return PMPI_Recv_init(buf, count, type, source, tag, comm, req);
+  s.begin();
+  const int rc = PMPI_Recv_init(buf, count, type, source, tag, comm, req);
+  s.end();
+  calls::p2p(s, Param::Source, count, type, source, tag, comm);
+  s.created(*req, req);
+  s.commit();
+  return rc;
+}
+
+// ---- MPI-3 blocking collectives: MPI_Exscan (as MPI_Scan) and MPI_Reduce_scatter_block (count:
+// the block each member receives)
+
+#define TG_REDUCTION(NAME, OP)                                                                                        \
+  TG_EXPORT int NAME(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm) { \
+    CallScope s(OP);                                                                                                \
+    if (!s.active()) return P##NAME(sendbuf, recvbuf, count, type, op, comm);                                       \
+    s.begin();                                                                                                      \
+    const int rc = P##NAME(sendbuf, recvbuf, count, type, op, comm);                                                \
+    s.end();                                                                                                        \
+    calls::reduce(s, count, type, op, comm);                                                                        \
+    s.commit();                                                                                                     \
+    return rc;                                                                                                      \
+  }
+TG_REDUCTION(MPI_Exscan, Op::Exscan)
+TG_REDUCTION(MPI_Reduce_scatter_block, Op::ReduceScatterBlock)
+#undef TG_REDUCTION
+
+// ---- calls tracegen does not model, recorded as opaque events (OpKind::Opaque,
+// OpaqueRequest): the name, the communicator where the call has one, the call site and the
+// times, so that nothing the application does passes silently (docs/recording.md, "Opaque
+// calls"). A call that returns a request counts as a request-creating call, so the offsets of
+// the waits that complete it stay right.
+
+namespace {
+template <class F>
+int opaqueCall(Op op, MPI_Comm comm, MPI_Request* req, F&& call) {
+  CallScope s(op);
+  if (!s.active()) return call();
+  s.begin();
+  const int rc = call();
+  s.end();
+  if (comm != MPI_COMM_NULL) s.comm(comm);
+  if (req) s.created(*req, req);
+  s.commit();
+  return rc;
+}
+}  // namespace
+
+#define TG_OPAQUE(NAME, OP, COMM, REQ, PARAMS, ARGS) \
+  TG_EXPORT int NAME PARAMS { return opaqueCall(OP, COMM, REQ, [&] { return P##NAME ARGS; }); }
+#define TG_NOCOMM MPI_COMM_NULL
+#define TG_NOREQ nullptr
+
+// MPI-3 operations not modelled yet
+TG_OPAQUE(MPI_Start, Op::Start, TG_NOCOMM, TG_NOREQ, (MPI_Request* r), (r))
+TG_OPAQUE(MPI_Startall, Op::Startall, TG_NOCOMM, TG_NOREQ, (int n, MPI_Request r[]), (n, r))
+TG_OPAQUE(MPI_Request_free, Op::RequestFree, TG_NOCOMM, TG_NOREQ, (MPI_Request* r), (r))
+TG_OPAQUE(MPI_Mprobe, Op::Mprobe, comm, TG_NOREQ, (int src, int tag, MPI_Comm comm, MPI_Message* m, MPI_Status* st),
+          (src, tag, comm, m, st))
+TG_OPAQUE(MPI_Improbe, Op::Improbe, comm, TG_NOREQ,
+          (int src, int tag, MPI_Comm comm, int* flag, MPI_Message* m, MPI_Status* st), (src, tag, comm, flag, m, st))
+TG_OPAQUE(MPI_Mrecv, Op::Mrecv, TG_NOCOMM, TG_NOREQ, (void* b, int n, MPI_Datatype t, MPI_Message* m, MPI_Status* st),
+          (b, n, t, m, st))
+TG_OPAQUE(MPI_Imrecv, Op::Imrecv, TG_NOCOMM, req, (void* b, int n, MPI_Datatype t, MPI_Message* m, MPI_Request* req),
+          (b, n, t, m, req))
+TG_OPAQUE(MPI_Alltoallw, Op::Alltoallw, comm, TG_NOREQ,
+          (const void* s, const int sc[], const int sd[], const MPI_Datatype st[], void* r, const int rc[], const int rd[],
+           const MPI_Datatype rt[], MPI_Comm comm),
+          (s, sc, sd, st, r, rc, rd, rt, comm))
+TG_OPAQUE(MPI_Ibarrier, Op::Ibarrier, comm, req, (MPI_Comm comm, MPI_Request* req), (comm, req))
+TG_OPAQUE(MPI_Ibcast, Op::Ibcast, comm, req, (void* b, int n, MPI_Datatype t, int root, MPI_Comm comm, MPI_Request* req),
+          (b, n, t, root, comm, req))
+TG_OPAQUE(MPI_Ireduce, Op::Ireduce, comm, req,
+          (const void* s, void* r, int n, MPI_Datatype t, MPI_Op op, int root, MPI_Comm comm, MPI_Request* req),
+          (s, r, n, t, op, root, comm, req))
+TG_OPAQUE(MPI_Iallreduce, Op::Iallreduce, comm, req,
+          (const void* s, void* r, int n, MPI_Datatype t, MPI_Op op, MPI_Comm comm, MPI_Request* req),
+          (s, r, n, t, op, comm, req))
+TG_OPAQUE(MPI_Iscan, Op::Iscan, comm, req,
+          (const void* s, void* r, int n, MPI_Datatype t, MPI_Op op, MPI_Comm comm, MPI_Request* req),
+          (s, r, n, t, op, comm, req))
+TG_OPAQUE(MPI_Iexscan, Op::Iexscan, comm, req,
+          (const void* s, void* r, int n, MPI_Datatype t, MPI_Op op, MPI_Comm comm, MPI_Request* req),
+          (s, r, n, t, op, comm, req))
+TG_OPAQUE(MPI_Ireduce_scatter_block, Op::IreduceScatterBlock, comm, req,
+          (const void* s, void* r, int n, MPI_Datatype t, MPI_Op op, MPI_Comm comm, MPI_Request* req),
+          (s, r, n, t, op, comm, req))
+TG_OPAQUE(MPI_Ireduce_scatter, Op::IreduceScatter, comm, req,
+          (const void* s, void* r, const int rc[], MPI_Datatype t, MPI_Op op, MPI_Comm comm, MPI_Request* req),
+          (s, r, rc, t, op, comm, req))
+TG_OPAQUE(MPI_Igather, Op::Igather, comm, req,
+          (const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, int root, MPI_Comm comm,
+           MPI_Request* req),
+          (s, sc, st, r, rc, rt, root, comm, req))
+TG_OPAQUE(MPI_Iscatter, Op::Iscatter, comm, req,
+          (const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, int root, MPI_Comm comm,
+           MPI_Request* req),
+          (s, sc, st, r, rc, rt, root, comm, req))
+TG_OPAQUE(MPI_Igatherv, Op::Igatherv, comm, req,
+          (const void* s, int sc, MPI_Datatype st, void* r, const int rc[], const int d[], MPI_Datatype rt, int root,
+           MPI_Comm comm, MPI_Request* req),
+          (s, sc, st, r, rc, d, rt, root, comm, req))
+TG_OPAQUE(MPI_Iscatterv, Op::Iscatterv, comm, req,
+          (const void* s, const int sc[], const int d[], MPI_Datatype st, void* r, int rc, MPI_Datatype rt, int root,
+           MPI_Comm comm, MPI_Request* req),
+          (s, sc, d, st, r, rc, rt, root, comm, req))
+TG_OPAQUE(MPI_Iallgather, Op::Iallgather, comm, req,
+          (const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, MPI_Comm comm, MPI_Request* req),
+          (s, sc, st, r, rc, rt, comm, req))
+TG_OPAQUE(MPI_Ialltoall, Op::Ialltoall, comm, req,
+          (const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, MPI_Comm comm, MPI_Request* req),
+          (s, sc, st, r, rc, rt, comm, req))
+TG_OPAQUE(MPI_Iallgatherv, Op::Iallgatherv, comm, req,
+          (const void* s, int sc, MPI_Datatype st, void* r, const int rc[], const int d[], MPI_Datatype rt, MPI_Comm comm,
+           MPI_Request* req),
+          (s, sc, st, r, rc, d, rt, comm, req))
+TG_OPAQUE(MPI_Ialltoallv, Op::Ialltoallv, comm, req,
+          (const void* s, const int sc[], const int sd[], MPI_Datatype st, void* r, const int rc[], const int rd[],
+           MPI_Datatype rt, MPI_Comm comm, MPI_Request* req),
+          (s, sc, sd, st, r, rc, rd, rt, comm, req))
+TG_OPAQUE(MPI_Ialltoallw, Op::Ialltoallw, comm, req,
+          (const void* s, const int sc[], const int sd[], const MPI_Datatype st[], void* r, const int rc[], const int rd[],
+           const MPI_Datatype rt[], MPI_Comm comm, MPI_Request* req),
+          (s, sc, sd, st, r, rc, rd, rt, comm, req))
+
+// One-sided communication
+TG_OPAQUE(MPI_Win_create, Op::WinCreate, comm, TG_NOREQ,
+          (void* base, MPI_Aint size, int unit, MPI_Info info, MPI_Comm comm, MPI_Win* win), (base, size, unit, info, comm, win))
+TG_OPAQUE(MPI_Win_allocate, Op::WinAllocate, comm, TG_NOREQ,
+          (MPI_Aint size, int unit, MPI_Info info, MPI_Comm comm, void* base, MPI_Win* win), (size, unit, info, comm, base, win))
+TG_OPAQUE(MPI_Win_allocate_shared, Op::WinAllocateShared, comm, TG_NOREQ,
+          (MPI_Aint size, int unit, MPI_Info info, MPI_Comm comm, void* base, MPI_Win* win), (size, unit, info, comm, base, win))
+TG_OPAQUE(MPI_Win_create_dynamic, Op::WinCreateDynamic, comm, TG_NOREQ, (MPI_Info info, MPI_Comm comm, MPI_Win* win),
+          (info, comm, win))
+TG_OPAQUE(MPI_Win_free, Op::WinFree, TG_NOCOMM, TG_NOREQ, (MPI_Win* win), (win))
+TG_OPAQUE(MPI_Win_fence, Op::WinFence, TG_NOCOMM, TG_NOREQ, (int a, MPI_Win win), (a, win))
+TG_OPAQUE(MPI_Win_lock, Op::WinLock, TG_NOCOMM, TG_NOREQ, (int type, int rank, int a, MPI_Win win), (type, rank, a, win))
+TG_OPAQUE(MPI_Win_unlock, Op::WinUnlock, TG_NOCOMM, TG_NOREQ, (int rank, MPI_Win win), (rank, win))
+TG_OPAQUE(MPI_Win_lock_all, Op::WinLockAll, TG_NOCOMM, TG_NOREQ, (int a, MPI_Win win), (a, win))
+TG_OPAQUE(MPI_Win_unlock_all, Op::WinUnlockAll, TG_NOCOMM, TG_NOREQ, (MPI_Win win), (win))
+TG_OPAQUE(MPI_Win_flush, Op::WinFlush, TG_NOCOMM, TG_NOREQ, (int rank, MPI_Win win), (rank, win))
+TG_OPAQUE(MPI_Win_flush_all, Op::WinFlushAll, TG_NOCOMM, TG_NOREQ, (MPI_Win win), (win))
+TG_OPAQUE(MPI_Win_flush_local, Op::WinFlushLocal, TG_NOCOMM, TG_NOREQ, (int rank, MPI_Win win), (rank, win))
+TG_OPAQUE(MPI_Win_sync, Op::WinSync, TG_NOCOMM, TG_NOREQ, (MPI_Win win), (win))
+TG_OPAQUE(MPI_Win_post, Op::WinPost, TG_NOCOMM, TG_NOREQ, (MPI_Group g, int a, MPI_Win win), (g, a, win))
+TG_OPAQUE(MPI_Win_start, Op::WinStart, TG_NOCOMM, TG_NOREQ, (MPI_Group g, int a, MPI_Win win), (g, a, win))
+TG_OPAQUE(MPI_Win_complete, Op::WinComplete, TG_NOCOMM, TG_NOREQ, (MPI_Win win), (win))
+TG_OPAQUE(MPI_Win_wait, Op::WinWait, TG_NOCOMM, TG_NOREQ, (MPI_Win win), (win))
+TG_OPAQUE(MPI_Put, Op::Put, TG_NOCOMM, TG_NOREQ,
+          (const void* o, int oc, MPI_Datatype ot, int rank, MPI_Aint disp, int tc, MPI_Datatype tt, MPI_Win win),
+          (o, oc, ot, rank, disp, tc, tt, win))
+TG_OPAQUE(MPI_Get, Op::Get, TG_NOCOMM, TG_NOREQ,
+          (void* o, int oc, MPI_Datatype ot, int rank, MPI_Aint disp, int tc, MPI_Datatype tt, MPI_Win win),
+          (o, oc, ot, rank, disp, tc, tt, win))
+TG_OPAQUE(MPI_Accumulate, Op::Accumulate, TG_NOCOMM, TG_NOREQ,
+          (const void* o, int oc, MPI_Datatype ot, int rank, MPI_Aint disp, int tc, MPI_Datatype tt, MPI_Op op, MPI_Win win),
+          (o, oc, ot, rank, disp, tc, tt, op, win))
+TG_OPAQUE(MPI_Get_accumulate, Op::GetAccumulate, TG_NOCOMM, TG_NOREQ,
+          (const void* o, int oc, MPI_Datatype ot, void* r, int rc, MPI_Datatype rt, int rank, MPI_Aint disp, int tc,
+           MPI_Datatype tt, MPI_Op op, MPI_Win win),
+          (o, oc, ot, r, rc, rt, rank, disp, tc, tt, op, win))
+TG_OPAQUE(MPI_Fetch_and_op, Op::FetchAndOp, TG_NOCOMM, TG_NOREQ,
+          (const void* o, void* r, MPI_Datatype t, int rank, MPI_Aint disp, MPI_Op op, MPI_Win win),
+          (o, r, t, rank, disp, op, win))
+TG_OPAQUE(MPI_Compare_and_swap, Op::CompareAndSwap, TG_NOCOMM, TG_NOREQ,
+          (const void* o, const void* c, void* r, MPI_Datatype t, int rank, MPI_Aint disp, MPI_Win win),
+          (o, c, r, t, rank, disp, win))
+TG_OPAQUE(MPI_Rput, Op::Rput, TG_NOCOMM, req,
+          (const void* o, int oc, MPI_Datatype ot, int rank, MPI_Aint disp, int tc, MPI_Datatype tt, MPI_Win win,
+           MPI_Request* req),
+          (o, oc, ot, rank, disp, tc, tt, win, req))
+TG_OPAQUE(MPI_Rget, Op::Rget, TG_NOCOMM, req,
+          (void* o, int oc, MPI_Datatype ot, int rank, MPI_Aint disp, int tc, MPI_Datatype tt, MPI_Win win, MPI_Request* req),
+          (o, oc, ot, rank, disp, tc, tt, win, req))
+
+// MPI-IO
+TG_OPAQUE(MPI_File_open, Op::FileOpen, comm, TG_NOREQ,
+          (MPI_Comm comm, const char* name, int mode, MPI_Info info, MPI_File* fh), (comm, name, mode, info, fh))
+TG_OPAQUE(MPI_File_close, Op::FileClose, TG_NOCOMM, TG_NOREQ, (MPI_File* fh), (fh))
+TG_OPAQUE(MPI_File_set_view, Op::FileSetView, TG_NOCOMM, TG_NOREQ,
+          (MPI_File fh, MPI_Offset disp, MPI_Datatype et, MPI_Datatype ft, const char* rep, MPI_Info info),
+          (fh, disp, et, ft, rep, info))
+TG_OPAQUE(MPI_File_seek, Op::FileSeek, TG_NOCOMM, TG_NOREQ, (MPI_File fh, MPI_Offset off, int whence), (fh, off, whence))
+TG_OPAQUE(MPI_File_sync, Op::FileSync, TG_NOCOMM, TG_NOREQ, (MPI_File fh), (fh))
+#define TG_FILE_IO(NAME, OP, CONST)                                                                                  \
+  TG_OPAQUE(NAME, OP, TG_NOCOMM, TG_NOREQ, (MPI_File fh, CONST void* b, int n, MPI_Datatype t, MPI_Status* st), \
+            (fh, b, n, t, st))
+#define TG_FILE_IO_AT(NAME, OP, CONST)                                                  \
+  TG_OPAQUE(NAME, OP, TG_NOCOMM, TG_NOREQ,                                             \
+            (MPI_File fh, MPI_Offset off, CONST void* b, int n, MPI_Datatype t, MPI_Status* st), (fh, off, b, n, t, st))
+TG_FILE_IO(MPI_File_read, Op::FileRead, )
+TG_FILE_IO(MPI_File_write, Op::FileWrite, const)
+TG_FILE_IO(MPI_File_read_all, Op::FileReadAll, )
+TG_FILE_IO(MPI_File_write_all, Op::FileWriteAll, const)
+TG_FILE_IO_AT(MPI_File_read_at, Op::FileReadAt, )
+TG_FILE_IO_AT(MPI_File_write_at, Op::FileWriteAt, const)
+TG_FILE_IO_AT(MPI_File_read_at_all, Op::FileReadAtAll, )
+TG_FILE_IO_AT(MPI_File_write_at_all, Op::FileWriteAtAll, const)
+#undef TG_FILE_IO
+#undef TG_FILE_IO_AT
+TG_OPAQUE(MPI_File_iread, Op::FileIread, TG_NOCOMM, req, (MPI_File fh, void* b, int n, MPI_Datatype t, MPI_Request* req),
+          (fh, b, n, t, req))
+TG_OPAQUE(MPI_File_iwrite, Op::FileIwrite, TG_NOCOMM, req,
+          (MPI_File fh, const void* b, int n, MPI_Datatype t, MPI_Request* req), (fh, b, n, t, req))
+TG_OPAQUE(MPI_File_iread_at, Op::FileIreadAt, TG_NOCOMM, req,
+          (MPI_File fh, MPI_Offset off, void* b, int n, MPI_Datatype t, MPI_Request* req), (fh, off, b, n, t, req))
+TG_OPAQUE(MPI_File_iwrite_at, Op::FileIwriteAt, TG_NOCOMM, req,
+          (MPI_File fh, MPI_Offset off, const void* b, int n, MPI_Datatype t, MPI_Request* req), (fh, off, b, n, t, req))
+
+// Neighbourhood collectives
+TG_OPAQUE(MPI_Neighbor_allgather, Op::NeighborAllgather, comm, TG_NOREQ,
+          (const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, MPI_Comm comm),
+          (s, sc, st, r, rc, rt, comm))
+TG_OPAQUE(MPI_Neighbor_alltoall, Op::NeighborAlltoall, comm, TG_NOREQ,
+          (const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, MPI_Comm comm),
+          (s, sc, st, r, rc, rt, comm))
+TG_OPAQUE(MPI_Neighbor_allgatherv, Op::NeighborAllgatherv, comm, TG_NOREQ,
+          (const void* s, int sc, MPI_Datatype st, void* r, const int rc[], const int d[], MPI_Datatype rt, MPI_Comm comm),
+          (s, sc, st, r, rc, d, rt, comm))
+TG_OPAQUE(MPI_Neighbor_alltoallv, Op::NeighborAlltoallv, comm, TG_NOREQ,
+          (const void* s, const int sc[], const int sd[], MPI_Datatype st, void* r, const int rc[], const int rd[],
+           MPI_Datatype rt, MPI_Comm comm),
+          (s, sc, sd, st, r, rc, rd, rt, comm))
+TG_OPAQUE(MPI_Neighbor_alltoallw, Op::NeighborAlltoallw, comm, TG_NOREQ,
+          (const void* s, const int sc[], const MPI_Aint sd[], const MPI_Datatype st[], void* r, const int rc[],
+           const MPI_Aint rd[], const MPI_Datatype rt[], MPI_Comm comm),
+          (s, sc, sd, st, r, rc, rd, rt, comm))
+
+// Dynamic processes
+TG_OPAQUE(MPI_Comm_spawn, Op::CommSpawn, comm, TG_NOREQ,
+          (const char* cmd, char* argv[], int n, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* inter, int errs[]),
+          (cmd, argv, n, info, root, comm, inter, errs))
+TG_OPAQUE(MPI_Comm_connect, Op::CommConnect, comm, TG_NOREQ,
+          (const char* port, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* inter), (port, info, root, comm, inter))
+TG_OPAQUE(MPI_Comm_accept, Op::CommAccept, comm, TG_NOREQ,
+          (const char* port, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* inter), (port, info, root, comm, inter))
+
+#undef TG_OPAQUE
+#undef TG_NOCOMM
+#undef TG_NOREQ

@@ -164,6 +164,8 @@ int main(int argc, char** argv) {
     MPI_Alltoallv(a, counts, displs, MPI_DOUBLE, b, mine, displs, MPI_DOUBLE, MPI_COMM_WORLD);
     MPI_Reduce_scatter(a, b, counts, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     MPI_Scan(a, b, 4, MPI_DOUBLE, MPI_PROD, MPI_COMM_WORLD);
+    MPI_Exscan(a, b, 4, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Reduce_scatter_block(a, b, 4, MPI_DOUBLE, MPI_MAX, dup);
     if (evens != MPI_COMM_NULL) MPI_Barrier(evens);
     if (odds != MPI_COMM_NULL) MPI_Allreduce(MPI_IN_PLACE, a, 2, MPI_DOUBLE, MPI_SUM, odds);
     MPI_Barrier(MPI_COMM_WORLD);

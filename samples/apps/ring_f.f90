@@ -3,7 +3,7 @@
 ! A ring exchange written with `use mpi`: each iteration every rank passes a block to its right
 ! neighbour with MPI_SENDRECV, then exchanges with both neighbours through MPI_IRECV, MPI_ISEND
 ! and MPI_WAITALL, sums a value over a sub-communicator of its half of the ranks
-! (MPI_COMM_SPLIT) with MPI_ALLREDUCE, sends a block to MPI_PROC_NULL, synchronises the even
+! (MPI_COMM_SPLIT) with MPI_ALLREDUCE and a prefix over all ranks with MPI_EXSCAN (MPI-3), sends a block to MPI_PROC_NULL, synchronises the even
 ! ranks on a communicator made from a group (MPI_COMM_GROUP, MPI_GROUP_RANGE_INCL,
 ! MPI_COMM_CREATE, MPI_GROUP_FREE) and all ranks with MPI_BARRIER. Rank 0 broadcasts the
 ! iteration count first (MPI_BCAST) and the sub-communicators are freed at the end
@@ -19,7 +19,7 @@ program ring_f
   integer :: worldgroup, evengroup, evencomm
   integer :: requests(4), evenrange(3, 1)
   integer :: status(MPI_STATUS_SIZE)
-  double precision :: sendbuf(n), recvbuf(n), fromleft(n), fromright(n), local, total
+  double precision :: sendbuf(n), recvbuf(n), fromleft(n), fromright(n), local, total, prefix
   character(len=32) :: arg
 
   call MPI_INIT(ierr)
@@ -55,6 +55,7 @@ program ring_f
     call MPI_WAITALL(4, requests, MPI_STATUSES_IGNORE, ierr)
     local = sum(recvbuf) + sum(fromleft) - sum(fromright)
     call MPI_ALLREDUCE(local, total, 1, MPI_DOUBLE_PRECISION, MPI_SUM, halfcomm, ierr)
+    call MPI_EXSCAN(local, prefix, 1, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD, ierr)
     sendbuf = 0.5d0 * (recvbuf + sendbuf)
     call MPI_SEND(sendbuf, 8, MPI_DOUBLE_PRECISION, MPI_PROC_NULL, 4, MPI_COMM_WORLD, ierr)
     if (evencomm /= MPI_COMM_NULL) call MPI_BARRIER(evencomm, ierr)

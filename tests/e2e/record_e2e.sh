@@ -13,6 +13,12 @@
 #       `tracegen compare` finds two recordings of the same run identical (status 0) and one of
 #       a run with one more timestep different (status 1, naming the operation); exits 77
 #       (skipped) while the command line has no `compare` yet
+#   record_e2e.sh ... opaque TRACEGEN NP
+#       records samples/apps/opaque (one-sided calls and MPI_Ibarrier: opaque events) on NP
+#       ranks: `inspect` lists the opaque events, generation stops with status 2 naming the
+#       first one and its call site, and with --skip-unknown the benchmark compiles with
+#       -Werror, runs under the recorder and makes the application's calls and bytes except the
+#       opaque ones, which `tracegen compare` reports as the only differences
 #
 # Runs are short and wrapped in `timeout`; as root, Open MPI needs the two ALLOW_RUN_AS_ROOT
 # variables; --oversubscribe lets 8 or 16 ranks run on a small machine.
@@ -36,6 +42,7 @@ args_of() {
     ring_f) echo "10" ;;
     polling) echo "20 256" ;;
     topo) echo "6 64" ;;
+    opaque) echo "10 64" ;;
     *) echo "" ;;
   esac
 }
@@ -131,6 +138,37 @@ case $mode in
     # The traced time (computation plus time in MPI, summed over ranks), without start-up.
     awk -v app="$app" '$1 == "all" { printf "%s: traced time %s s in the application, %s s in the benchmark, ratio %s\n", app, $2, $3, $4 }' \
       "$work/compare.txt"
+    ;;
+  opaque)
+    tracegen=$1 np=$2
+    read -r -a a <<<"$(args_of opaque)"
+    record "$np" opaque "$work/app.trace" "${a[@]}" || exit 1
+    "$tracegen" inspect "$work/app.trace" >"$work/inspect.txt" || { echo "FAIL: inspect"; cat "$work/inspect.txt"; exit 1; }
+    for op in MPI_Win_create MPI_Win_fence MPI_Put MPI_Ibarrier MPI_Win_free; do
+      grep -Eq "^  E[0-9]+ $op at [0-9a-f_]+, ranks 0-$((np - 1)) " "$work/inspect.txt" ||
+        { echo "FAIL: inspect does not list the opaque $op with its call site"; cat "$work/inspect.txt"; exit 1; }
+    done
+    "$tracegen" "$work/app.trace" -o "$work/refused.c" 2>"$work/refused.err"
+    rc=$?
+    [ $rc -eq 2 ] || { echo "FAIL: generation from a trace with opaque events exits $rc, not 2"; cat "$work/refused.err"; exit 1; }
+    grep -Eq "app\.trace:[0-9]+: error: event [0-9]+ is a call of MPI_Win_create at [0-9a-f_]+, which tracegen records but does not model" "$work/refused.err" ||
+      { echo "FAIL: the error does not name the call and its site"; cat "$work/refused.err"; exit 1; }
+    [ ! -e "$work/refused.c" ] || { echo "FAIL: a refused generation wrote its output"; exit 1; }
+    "$tracegen" "$work/app.trace" --skip-unknown -o "$work/bench.c" 2>"$work/gen.err" ||
+      { echo "FAIL: --skip-unknown"; cat "$work/gen.err"; exit 1; }
+    grep -q "MPI_Put: a call tracegen does not model, left out (--skip-unknown)" "$work/bench.c" ||
+      { echo "FAIL: no comment in the place of MPI_Put"; exit 1; }
+    mpicc -std=c11 -O2 -Wall -Wextra -Werror -o "$work/bench" "$work/bench.c" ||
+      { echo "FAIL: the --skip-unknown benchmark does not compile"; exit 1; }
+    timeout 300 mpiexec --oversubscribe -n "$np" env LD_PRELOAD="$recorder" TRACEGEN_OUTPUT="$work/bench.trace" \
+      "$work/bench" >"$work/bench.out" 2>&1 || { echo "FAIL: the benchmark failed"; cat "$work/bench.out"; exit 1; }
+    "$tracegen" compare "$work/app.trace" "$work/bench.trace" >"$work/compare.txt"
+    rc=$?
+    [ $rc -eq 1 ] || { echo "FAIL: compare exits $rc, not 1 (the opaque calls differ)"; cat "$work/compare.txt"; exit 1; }
+    others=$(grep -E '^rank [0-9]+: ' "$work/compare.txt" | grep -Ev '^rank [0-9]+: MPI_(Win_create|Win_fence|Put|Ibarrier|Win_free): [0-9]+ vs 0 calls$')
+    [ -z "$others" ] || { echo "FAIL: differences beyond the opaque calls:"; echo "$others"; exit 1; }
+    grep -Eq '^rank 0: MPI_Put: 10 vs 0 calls$' "$work/compare.txt" || { echo "FAIL: MPI_Put not compared"; cat "$work/compare.txt"; exit 1; }
+    echo "opaque on $np ranks: inspect lists the opaque calls, generation refuses them (status 2), --skip-unknown replays the rest"
     ;;
   *)
     echo "unknown mode $mode"

@@ -1,7 +1,8 @@
 /* mpi_count: a PMPI library that counts what an MPI application does, for the tests.
  *
  * Preloaded like the recorder (LD_PRELOAD=libtracegen-count.so), it counts per rank every call
- * of the MPI functions the recorder intercepts (MPI_Init and MPI_Finalize included), the
+ * of the MPI functions the recorder intercepts (MPI_Init and MPI_Finalize included; of the calls
+ * it records as opaque events, those samples/apps/opaque.c makes, from C), the
  * point-to-point bytes sent (count x type size of every send, and of the send half of
  * MPI_Sendrecv[_replace]) and the bytes posted to receive (count x type size of every receive);
  * a send to or receive from MPI_PROC_NULL is a call but moves no bytes.
@@ -30,6 +31,7 @@
   X(Scatter) X(Scatterv) X(Allgather) X(Allgatherv) X(Alltoall) X(Alltoallv) X(Reduce_scatter) X(Scan)            \
   X(Comm_split) X(Comm_dup) X(Comm_create) X(Comm_free) X(Comm_group) X(Group_incl) X(Group_excl)               \
   X(Group_range_incl) X(Group_range_excl) X(Group_union) X(Group_intersection) X(Group_difference) X(Group_free)  \
+  X(Exscan) X(Reduce_scatter_block) X(Win_create) X(Win_fence) X(Put) X(Win_free) X(Ibarrier)                    \
   TG_TOPOLOGY_OPS(X)
 /* Topology constructors (and MPI-3's other communicator constructors). */
 #define TG_TOPOLOGY_OPS(X)                                                                                         \
@@ -253,6 +255,14 @@ EXPORT int MPI_Allreduce(const void* s, void* r, int count, MPI_Datatype type, M
 EXPORT int MPI_Scan(const void* s, void* r, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
   count_op(OP_Scan);
   return PMPI_Scan(s, r, count, type, op, comm);
+}
+EXPORT int MPI_Exscan(const void* s, void* r, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+  count_op(OP_Exscan);
+  return PMPI_Exscan(s, r, count, type, op, comm);
+}
+EXPORT int MPI_Reduce_scatter_block(const void* s, void* r, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+  count_op(OP_Reduce_scatter_block);
+  return PMPI_Reduce_scatter_block(s, r, count, type, op, comm);
 }
 EXPORT int MPI_Reduce_scatter(const void* s, void* r, const int rc[], MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
   count_op(OP_Reduce_scatter);
@@ -528,6 +538,10 @@ TG_F_PLAIN(mpi_reduce, MPI_REDUCE, OP_Reduce, freduce, (void* s, void* r, F* c, 
 TG_F_PLAIN(mpi_allreduce, MPI_ALLREDUCE, OP_Allreduce, fallreduce, (void* s, void* r, F* c, F* t, F* o, F* m, F* e),
            (s, r, c, t, o, m, e))
 TG_F_PLAIN(mpi_scan, MPI_SCAN, OP_Scan, fallreduce, (void* s, void* r, F* c, F* t, F* o, F* m, F* e), (s, r, c, t, o, m, e))
+TG_F_PLAIN(mpi_exscan, MPI_EXSCAN, OP_Exscan, fallreduce, (void* s, void* r, F* c, F* t, F* o, F* m, F* e),
+           (s, r, c, t, o, m, e))
+TG_F_PLAIN(mpi_reduce_scatter_block, MPI_REDUCE_SCATTER_BLOCK, OP_Reduce_scatter_block, fallreduce,
+           (void* s, void* r, F* c, F* t, F* o, F* m, F* e), (s, r, c, t, o, m, e))
 TG_F_PLAIN(mpi_reduce_scatter, MPI_REDUCE_SCATTER, OP_Reduce_scatter, fallreduce,
            (void* s, void* r, F* c, F* t, F* o, F* m, F* e), (s, r, c, t, o, m, e))
 typedef void (*fgather)(void*, F*, F*, void*, F*, F*, F*, F*, F*);
@@ -569,3 +583,25 @@ TG_F_PLAIN(mpi_group_intersection, MPI_GROUP_INTERSECTION, OP_Group_intersection
 TG_F_PLAIN(mpi_group_difference, MPI_GROUP_DIFFERENCE, OP_Group_difference, f4, (F * a, F* b, F* ng, F* e),
            (a, b, ng, e))
 TG_F_PLAIN(mpi_group_free, MPI_GROUP_FREE, OP_Group_free, f2, (F * g, F* e), (g, e))
+
+/* ---- calls the recorder records as opaque events (samples/apps/opaque.c), C only: counted */
+EXPORT int MPI_Win_create(void* base, MPI_Aint size, int unit, MPI_Info info, MPI_Comm comm, MPI_Win* win) {
+  count_op(OP_Win_create);
+  return PMPI_Win_create(base, size, unit, info, comm, win);
+}
+EXPORT int MPI_Win_fence(int assert_, MPI_Win win) {
+  count_op(OP_Win_fence);
+  return PMPI_Win_fence(assert_, win);
+}
+EXPORT int MPI_Put(const void* o, int oc, MPI_Datatype ot, int rank, MPI_Aint disp, int tc, MPI_Datatype tt, MPI_Win win) {
+  count_op(OP_Put);
+  return PMPI_Put(o, oc, ot, rank, disp, tc, tt, win);
+}
+EXPORT int MPI_Win_free(MPI_Win* win) {
+  count_op(OP_Win_free);
+  return PMPI_Win_free(win);
+}
+EXPORT int MPI_Ibarrier(MPI_Comm comm, MPI_Request* req) {
+  count_op(OP_Ibarrier);
+  return PMPI_Ibarrier(comm, req);
+}

@@ -4,7 +4,9 @@
 // and renders it with the backend the output's extension (or --emit) selects.
 #include <chrono>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <iostream>
+#include <set>
 
 #include "gen/Backend.h"
 #include "gen/Traversal.h"
@@ -18,6 +20,7 @@ struct GenerateArgs {
   std::string input, output, emit;
   PipelineOptions pipeline;
   bool timing = false;
+  bool skipUnknown = false;
 };
 
 std::string backendFor(const std::string& output, const std::string& emit) {
@@ -44,6 +47,9 @@ void registerGenerateCommand(CLI::App& app, CommandAction& run, std::string comm
   cmd->add_option("--emit", args.emit, "output language, overriding the extension")
       ->check(CLI::IsMember(gen::backendNames()));
   cmd->add_flag("--time", args.timing, "print how long generation took, to stderr");
+  cmd->add_flag("--skip-unknown", args.skipUnknown,
+                "leave a comment in place of each call tracegen records but does not model (opaque events) "
+                "instead of stopping with an error");
   addPipelineOptions(*cmd, args.pipeline);
   cmd->callback([&run] {
     run = [] {
@@ -54,6 +60,7 @@ void registerGenerateCommand(CLI::App& app, CommandAction& run, std::string comm
       PassContext ctx;
       Trace trace = readAndLower(args.input, args.pipeline, ctx);
       requireParams(trace, args.input);
+      if (!args.skipUnknown) gen::requireModelled(trace, args.input);
       gen::ReceivedBytes received;
       if (backend->needsReceivedBytes()) received = gen::matchReceivedBytes(trace);
       gen::Program program = gen::buildProgram(trace, args.input, received.matched ? &received : nullptr);
@@ -65,6 +72,14 @@ void registerGenerateCommand(CLI::App& app, CommandAction& run, std::string comm
         program.notes.push_back(fmt::format(
             "Compute times were converted from instruction counts at {:g} instructions per second (--instruction-rate).",
             args.pipeline.instructionRate));
+      if (const auto opaque = gen::opaqueCalls(trace); !opaque.empty()) {
+        std::set<std::string> names;
+        for (const Event& e : trace.events)
+          if (isOpaque(opInfo(e.op).kind)) names.insert(std::string(opName(e.op)));
+        program.notes.push_back(fmt::format(
+            "Left out (--skip-unknown), a comment in the place of each: {} event{} of calls tracegen does not model ({}).",
+            opaque.size(), opaque.size() == 1 ? "" : "s", fmt::join(names, ", ")));
+      }
       for (const auto& w : ctx.warnings) program.notes.push_back("Warning while lowering: " + w);
       gen::GenOptions options{invocation, args.output};
       writeOutput(args.output, backend->render(program, options));

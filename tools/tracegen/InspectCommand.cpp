@@ -34,6 +34,25 @@ std::string originDescription(const Trace& t, TraceFormat f) {
   return fmt::format("tracegen text format ({})", t.origin.empty() ? "unknown origin" : t.origin);
 }
 
+// Calls tracegen records but does not model (opaque events), one entry per event: generation
+// stops at them unless --skip-unknown.
+struct OpaqueEvent {
+  std::int64_t id;
+  std::string op, sites, ranks;
+  int line;
+};
+std::vector<OpaqueEvent> opaqueEvents(const Trace& trace) {
+  std::vector<OpaqueEvent> out;
+  for (const Event& e : trace.events) {
+    if (!isOpaque(opInfo(e.op).kind)) continue;
+    std::string sites(trace.siteName(e.site));
+    for (SiteId m : e.mergedSites)
+      if (m != e.site) sites += fmt::format(", {}", trace.siteName(m));
+    out.push_back({e.id, std::string(opName(e.op)), sites, e.ranks.pretty(), e.line});
+  }
+  return out;
+}
+
 nlohmann::ordered_json rankJson(const RankSummary& r) {
   nlohmann::ordered_json o;
   o["rank"] = r.rank;
@@ -63,6 +82,17 @@ void writeJson(std::ostream& out, const std::string& file, const Trace& trace, c
   j["event_ops"] = s.eventOps;
   j["compute_us"] = s.computeUs;
   j["compute_kinst"] = s.computeKinst;
+  nlohmann::ordered_json opaque = nlohmann::ordered_json::array();
+  for (const auto& o : opaqueEvents(trace)) {
+    nlohmann::ordered_json e;
+    e["event"] = o.id;
+    e["op"] = o.op;
+    e["site"] = o.sites;
+    e["ranks"] = o.ranks;
+    e["line"] = o.line;
+    opaque.push_back(e);
+  }
+  j["opaque"] = opaque;
   std::string head = j.dump(2);
   head.resize(head.size() - 2);  // drop the closing "\n}": per_rank follows
   out << head << ",\n  \"per_rank\": [";
@@ -108,6 +138,13 @@ void printText(std::ostream& out, const std::string& file, const std::string& or
   for (const auto& [name, calls] : s.callOps) {
     auto it = s.eventOps.find(name);
     out << fmt::format("{:<22} {:>8} {:>11}\n", name, it == s.eventOps.end() ? 0 : it->second, calls);
+  }
+  if (const auto opaque = opaqueEvents(trace); !opaque.empty()) {
+    out << fmt::format("\nopaque events: {} (calls tracegen records but does not model; generation stops at them "
+                       "unless --skip-unknown)\n", opaque.size());
+    for (const auto& o : opaque)
+      out << fmt::format("  E{} {} at {}, ranks {}{}\n", o.id, o.op, o.sites, o.ranks,
+                         o.line > 0 ? fmt::format(" (line {})", o.line) : "");
   }
   if (perRank) {
     // One row per rank: totals, then one column per operation (names without "MPI_").
