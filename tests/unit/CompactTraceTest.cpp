@@ -46,20 +46,23 @@ const std::string kTrace =
     "  site fin.c:9\n"
     "  time comp us after loop.c:7 n=2 avg=3 min=2@0 max=4@1 bins=[1 2 3 4 10 2]\n";
 
-void expectError(const SourceFile& src, int line, const std::string& what) {
+// Reads `bytes` as tracegen reads a file (decompressing zstd, at most `limit` bytes of text).
+void expectBytesError(const std::string& name, const std::string& bytes, std::size_t limit, int line, const std::string& what) {
   try {
-    readTrace(src);
-    ADD_FAILURE() << "accepted " << src.name;
+    readTrace(sourceFromBytes(name, bytes, limit));
+    ADD_FAILURE() << "accepted " << name;
   } catch (const InputError& e) {
-    EXPECT_EQ(e.file(), src.name);
+    EXPECT_EQ(e.file(), name);
     EXPECT_EQ(e.line(), line) << e.render();
     EXPECT_NE(e.message().find(what), std::string::npos) << "expected '" << what << "' in: " << e.render();
   }
 }
 
-void expectError(const std::string& text, int line, const std::string& what) {
-  expectError(sourceFromString("bad.tgt", text), line, what);
+void expectBytesError(const std::string& name, const std::string& bytes, int line, const std::string& what) {
+  expectBytesError(name, bytes, kMaxTraceTextBytes, line, what);
 }
+
+void expectError(const std::string& text, int line, const std::string& what) { expectBytesError("bad.tgt", text, line, what); }
 
 std::string replaced(std::string s, const std::string& from, const std::string& to) {
   const std::size_t at = s.find(from);
@@ -112,7 +115,7 @@ TEST(CompactTraceTest, ShortBinIsTheOnlyBin) {
               "must be the histogram's only bin");
   expectError(replaced(kTrace, base, "time mpi us after loop.c:7 n=4 avg=0.5 min=0.25@0 max=0.75@1 bins=[0 1 1 1 1 0][2 3]"), 11,
               "must be the histogram's only bin");
-  expectError(replaced(kTrace, base, "time mpi us after loop.c:7 n=4 avg=0.5 min=0.25@0 max=0.75@1 bins=[0]"), 11, "expected bin minimum");
+  expectError(replaced(kTrace, base, "time mpi us after loop.c:7 n=4 avg=0.5 min=0.25@0 max=0.75@1 bins=[0]"), 11, "for bin minimum");
   // n=0: no bins at all.
   const Trace empty =
       readTrace(sourceFromString("t.tgt", replaced(kTrace, base, "time mpi us after loop.c:7 n=0 avg=0 min=0@0 max=0@0 bins=")));
@@ -134,7 +137,7 @@ TEST(CompactTraceTest, OneHistogramReaderForBothFormats) {
     badSt.replace(at, minRank.size(), "9");
   }
   const int stLine = static_cast<int>(std::count(st.begin(), st.begin() + static_cast<std::ptrdiff_t>(open), '\n')) + 1;
-  expectError(sourceFromString("bad.trace", badSt), stLine, "histogram min rank 9 outside the trace's ranks 0..3");
+  expectBytesError("bad.trace", badSt, stLine, "histogram min rank 9 outside the trace's ranks 0..3");
   expectError(replaced(kTrace, "min=4@0", "min=4@9"), 9, "histogram min rank 9 outside the trace's ranks 0..1");
   expectError(replaced(kTrace, "bins=[1 4 5 6 10 2]", "bins=[1 4 5 6 10 3]"), 9, "histogram bins hold more than the 2 samples");
   expectError(replaced(kTrace, "bins=[1 4 5 6 10 2]", "bins=[1 4 5 6 10 1]"), 9, "histogram bins hold 1 samples but its header says 2");
@@ -162,17 +165,17 @@ TEST(CompactTraceTest, CompressedInputReadsTransparently) {
 
 TEST(CompactTraceTest, CompressedInputErrorsNameTheLineOfTheText) {
   const std::string bad = replaced(kTrace, "min=4@0", "min=4@5");
-  expectError(sourceFromBytes("bad.tgt.zst", compressTrace(bad)), 9, "histogram min rank 5 outside");
+  expectBytesError("bad.tgt.zst", compressTrace(bad), 9, "histogram min rank 5 outside");
 }
 
 TEST(CompactTraceTest, CorruptAndTruncatedCompressedInput) {
   const std::string z = compressTrace(kTrace);
-  expectError(sourceFromBytes("cut.zst", z.substr(0, z.size() / 2)), 0, "truncated");
-  expectError(sourceFromBytes("cut.zst", z.substr(0, 6)), 0, "truncated or not a valid zstd frame");
+  expectBytesError("cut.zst", z.substr(0, z.size() / 2), 0, "truncated");
+  expectBytesError("cut.zst", z.substr(0, 6), 0, "truncated or not a valid zstd frame");
   std::string flipped = z;
   flipped[z.size() - 6] = static_cast<char>(flipped[z.size() - 6] ^ 0x55);
-  expectError(sourceFromBytes("flipped.zst", flipped), 0, "corrupt");
-  expectError(sourceFromBytes("tail.zst", z + "garbage"), 0, "corrupt");
+  expectBytesError("flipped.zst", flipped, 0, "corrupt");
+  expectBytesError("tail.zst", z + "garbage", 0, "corrupt");
 }
 
 // A bomb: a tiny file that expands to far more than the limit is refused with a precise error,
@@ -181,7 +184,7 @@ TEST(CompactTraceTest, DecompressionBombIsRefused) {
   const std::string big(std::size_t{4} << 20, '#');  // 4 MiB of comment
   const std::string declared = compressTrace(big);
   EXPECT_LT(declared.size(), 4096u);
-  expectError(sourceFromBytes("bomb.zst", declared, std::size_t{1} << 20), 0,
+  expectBytesError("bomb.zst", declared, std::size_t{1} << 20, 0,
               "declares 4194304 bytes of text, more than the limit of 1048576 bytes");
   // The same without a declared size (streamed: ZSTD_e_continue, then an empty ZSTD_e_end).
   ZSTD_CCtx* c = ZSTD_createCCtx();
@@ -196,9 +199,9 @@ TEST(CompactTraceTest, DecompressionBombIsRefused) {
   ZSTD_freeCCtx(c);
   out.resize(ob.pos);
   ASSERT_EQ(ZSTD_getFrameContentSize(out.data(), out.size()), ZSTD_CONTENTSIZE_UNKNOWN);
-  expectError(sourceFromBytes("bomb2.zst", out, std::size_t{1} << 20), 0, "decompresses to more than the limit of 1048576 bytes");
+  expectBytesError("bomb2.zst", out, std::size_t{1} << 20, 0, "decompresses to more than the limit of 1048576 bytes");
   // Within the limit it reads (as comments only: an empty trace).
-  expectError(sourceFromBytes("fine.zst", out, std::size_t{8} << 20), 1, "empty trace file");
+  expectBytesError("fine.zst", out, std::size_t{8} << 20, 1, "empty trace file");
 }
 
 }  // namespace
