@@ -65,16 +65,19 @@ Histogram parseHistogram(TokenStream& ts, HistogramSpelling spelling, Rank numRa
   bool written = false;
   while (!ts.atEnd()) {
     ts.expect(open);
+    // How many numbers the bin holds: tracegen's spelling also has `[start end]` (the only bin,
+    // with the header's statistics) and `[start v end freq]` (min = avg = max = v).
+    std::size_t fields = 0;
+    if (!st)
+      while (fields < 7 && ts.peekAt(fields) && ts.peekAt(fields)->text != close) ++fields;
     Bin b;
     b.start = timeValue(ts, "bin start");
-    const double second = timeValue(ts, st ? "bin minimum" : "bin minimum (or end)");
-    if (!st && ts.peekIs(close)) {
-      // `[start end]`: the only bin, holding every sample, with the header's statistics.
-      ts.get();
+    if (fields == 2) {
+      b.end = timeValue(ts, "bin end");
+      ts.expect(close);
       if (written || !ts.atEnd())
         ts.fail("a bin written `[start end]` must be the histogram's only bin",
                 "write the other bins in full: `[start min avg max end freq]`");
-      b.end = second;
       b.min = h.min;
       b.avg = h.avg;
       b.max = h.max;
@@ -83,9 +86,13 @@ Histogram parseHistogram(TokenStream& ts, HistogramSpelling spelling, Rank numRa
       return h;
     }
     written = true;
-    b.min = second;
-    b.avg = timeValue(ts, "bin average");
-    b.max = timeValue(ts, "bin maximum");
+    if (fields == 4) {
+      b.min = b.avg = b.max = timeValue(ts, "bin value");
+    } else {
+      b.min = timeValue(ts, "bin minimum");
+      b.avg = timeValue(ts, "bin average");
+      b.max = timeValue(ts, "bin maximum");
+    }
     b.end = timeValue(ts, "bin end");
     b.freq = ts.getInt("bin frequency");
     ts.expect(close);
@@ -117,8 +124,11 @@ void appendHistogramText(std::string& out, const Histogram& h) {
     fmt::format_to(it, "[{} {}]", only->start, only->end);
     return;
   }
-  for (const Bin& b : h.bins)
-    if (b.freq > 0) fmt::format_to(it, "[{} {} {} {} {} {}]", b.start, b.min, b.avg, b.max, b.end, b.freq);
+  for (const Bin& b : h.bins) {
+    if (b.freq == 0) continue;
+    if (b.min == b.avg && b.avg == b.max) fmt::format_to(it, "[{} {} {} {}]", b.start, b.avg, b.end, b.freq);
+    else fmt::format_to(it, "[{} {} {} {} {} {}]", b.start, b.min, b.avg, b.max, b.end, b.freq);
+  }
 }
 
 }  // namespace tracegen

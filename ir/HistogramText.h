@@ -8,8 +8,9 @@
 //   ScalaTrace 2:  ( n avg minRank min maxRank max ) {start min avg max end freq}...
 //   tracegen:      n=N avg=A min=V@R max=V@R bins=[start min avg max end freq]...
 //
-// In tracegen's spelling a histogram whose only bin holds every sample and has the header's
-// statistics may write that bin as `[start end]` (docs/trace-format.md, "time").
+// In tracegen's spelling a bin whose samples are all equal may be written `[start v end freq]`,
+// and a histogram whose only bin holds every sample and has the header's statistics may write
+// that bin as `[start end]` (docs/trace-format.md, "time").
 #pragma once
 
 #include <string>

@@ -47,6 +47,8 @@ class TokenStream {
   bool atEnd() const { return pos_ >= tokens_.size(); }
   const Token& peek() const;
   bool peekIs(std::string_view text) const { return !atEnd() && tokens_[pos_].text == text; }
+  // The token `k` places ahead of the next one (0: the next), or nullptr past the line's end.
+  const Token* peekAt(std::size_t k) const { return pos_ + k < tokens_.size() ? &tokens_[pos_ + k] : nullptr; }
   Token get();
   void expect(std::string_view text);
   std::int64_t getInt(std::string_view what);

@@ -908,9 +908,10 @@ class TracegenTextWriter {
     return name(n, "call site");
   }
 
-  // The site table: every site that two or more `time` and `compute` lines name as their
-  // predecessor, numbered in order of first use, gets `site N NAME` in the header and is
-  // written `@N` on those lines (an event's own `site` line keeps the name, for people).
+  // The site table: a site that two or more `time` and `compute` lines name as their
+  // predecessor, where `@N` on those lines saves more than the table line `site N NAME` costs,
+  // is numbered in order of first use and written `@N` there (an event's own `site` line keeps
+  // the name, for people).
   void writeSiteTable() {
     std::vector<int> uses(t_.sites.size(), 0);
     std::vector<SiteId> order;
@@ -925,7 +926,11 @@ class TracegenTextWriter {
     refs_.assign(t_.sites.size(), -1);
     int next = 0;
     for (SiteId s : order) {
-      if (uses[static_cast<std::size_t>(s)] < 2) continue;
+      // Worth it when the references save more than the table line costs.
+      const auto n = static_cast<std::int64_t>(uses[static_cast<std::size_t>(s)]);
+      const auto len = static_cast<std::int64_t>(site(s).size());
+      const auto ref = static_cast<std::int64_t>(fmt::formatted_size("@{}", next));
+      if (n < 2 || n * (len - ref) <= len + ref + 6) continue;
       refs_[static_cast<std::size_t>(s)] = next;
       line("site {} {}", next++, site(s));
     }

@@ -78,9 +78,9 @@ TEST(CompactTraceTest, WriterUsesTheSiteTableShortBinsAndNoEmptyBins) {
   EXPECT_EQ(text.find("site 1 "), std::string::npos) << text;
   EXPECT_NE(text.find("  site loop.c:7\n"), std::string::npos) << text;  // the event's own line keeps the name
   EXPECT_NE(text.find("time comp us after init.c:1 n=2 avg=5 min=4@0 max=6@1 bins=[1 10]\n"), std::string::npos) << text;
-  EXPECT_NE(text.find("time comp us after @0 n=4 avg=50 min=12@1 max=990@0 bins=[10 12 20 30 100 3][100 990 990 990 1000 1]\n"),
+  EXPECT_NE(text.find("time comp us after @0 n=4 avg=50 min=12@1 max=990@0 bins=[10 12 20 30 100 3][100 990 1000 1]\n"),
             std::string::npos)
-      << text;  // the empty [1000, 10000) bin is gone
+      << text;  // the empty [1000, 10000) bin is gone, the one-sample bin is `[start v end freq]`
   EXPECT_NE(text.find("time mpi us after @0 n=4 avg=0.5 min=0.25@0 max=0.75@1 bins=[0 1]\n"), std::string::npos) << text;
   // Reads back to an equal trace, which writes the same bytes.
   const Trace back = readTrace(sourceFromString("back.tgt", text));
@@ -116,6 +116,13 @@ TEST(CompactTraceTest, ShortBinIsTheOnlyBin) {
   expectError(replaced(kTrace, base, "time mpi us after loop.c:7 n=4 avg=0.5 min=0.25@0 max=0.75@1 bins=[0 1 1 1 1 0][2 3]"), 11,
               "must be the histogram's only bin");
   expectError(replaced(kTrace, base, "time mpi us after loop.c:7 n=4 avg=0.5 min=0.25@0 max=0.75@1 bins=[0]"), 11, "for bin minimum");
+  expectError(replaced(kTrace, base, "time mpi us after loop.c:7 n=4 avg=0.5 min=0.25@0 max=0.75@1 bins=[0 1 1 1 1 1 4]"), 11,
+              "expected ']' but found '4'");
+  // `[start v end freq]`: a bin of equal samples.
+  const Trace equal = readTrace(sourceFromString(
+      "t.tgt", replaced(kTrace, base, "time mpi us after loop.c:7 n=4 avg=0.5 min=0.25@0 max=0.75@1 bins=[0 0.25 1 1][0 0.5 1 3]")));
+  ASSERT_EQ(equal.events[1].stats[2].hist.bins.size(), 2u);
+  EXPECT_EQ(equal.events[1].stats[2].hist.bins[1], (Bin{0, 0.5, 0.5, 0.5, 1, 3}));
   // n=0: no bins at all.
   const Trace empty =
       readTrace(sourceFromString("t.tgt", replaced(kTrace, base, "time mpi us after loop.c:7 n=0 avg=0 min=0@0 max=0@0 bins=")));
