@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Trace sizes: records each sample application (samples/apps, with the arguments the
-# end-to-end tests use) on 2, 4 and 16 ranks and prints, per trace, the bytes of its plain text
-# as main's recorder writes it (BEFORE: every histogram bin, every site by name), the bytes of
-# its plain text now (compact histograms, site table) and the bytes of the zstd-compressed
-# file the recorder writes by default. The last columns are the ratios before/now-compressed.
+# end-to-end tests use) on 2, 4 and 16 ranks and prints, per trace: its plain text as the
+# recorder wrote it before compact histograms (BEFORE: every bin of every histogram, every site
+# by name), the same trace's plain text now (`tracegen convert --plain`: no empty bins, short
+# bins, the site table) and its zstd-compressed file now (`tracegen convert`, what the recorder
+# writes by default), then the ratios before/compressed and plain-now/compressed. "Before" and
+# "now" are the same recording, so the figures do not depend on one run's timings.
 #
 # Usage: bench/trace-size.sh [BUILD_DIR [BEFORE_BUILD_DIR]]   (defaults: build /work/main/build)
-# BEFORE_BUILD_DIR is a build of the code before this change (its libtracegen-record.so);
-# without one the "before" column is "-". Recordings of different runs differ in their timings,
-# so "before" and "now" come from two runs of the same program and arguments.
+# BEFORE_BUILD_DIR is a build of the code before this change (its libtracegen-record.so records).
+# Without one the samples are recorded with BUILD_DIR's recorder as plain text
+# (TRACEGEN_COMPRESS=0), and "before" is "-".
 set -uo pipefail
 build=${1:-build} before=${2:-/work/main/build}
 apps=$build/samples/apps recorder=$(realpath "$build/record/libtracegen-record.so" 2>/dev/null)
@@ -48,12 +50,18 @@ worst=""
 for app in stencil2d wavefront sweep fft cg ring ring_f apitour polling; do
   [ -x "$apps/$app" ] || continue
   for np in 2 4 16; do
-    record "$recorder" "$np" "$app" "$work/now.trace.zst" || continue
-    z=$(stat -c %s "$work/now.trace.zst")
-    # the same trace's text: what `tracegen convert --plain` (or zstdcat) gives
-    plain=$(zstdcat "$work/now.trace.zst" | wc -c)
     b="-"
-    if [ -n "$old" ] && record "$old" "$np" "$app" "$work/before.trace"; then b=$(stat -c %s "$work/before.trace"); fi
+    if [ -n "$old" ]; then
+      record "$old" "$np" "$app" "$work/app.trace" || continue
+      b=$(stat -c %s "$work/app.trace")
+    else
+      record "$recorder" "$np" "$app" "$work/app.trace" TRACEGEN_COMPRESS=0 || continue
+    fi
+    "$tracegen" convert "$work/app.trace" --plain -o "$work/now.tgt" && "$tracegen" convert "$work/app.trace" -o "$work/now.tgt.zst" ||
+      { echo "$app $np: tracegen cannot convert the recording" >&2; continue; }
+    # the compact text and the compressed file hold the same trace as the recording
+    "$tracegen" compare "$work/app.trace" "$work/now.tgt.zst" >/dev/null || { echo "$app $np: the converted trace differs" >&2; continue; }
+    plain=$(stat -c %s "$work/now.tgt") z=$(stat -c %s "$work/now.tgt.zst")
     rb=$(awk -v a="$b" -v z="$z" 'BEGIN { if (a == "-") print "-"; else printf "%.1f", a / z }')
     rp=$(awk -v a="$plain" -v z="$z" 'BEGIN { printf "%.1f", a / z }')
     printf '%-10s %5s %12s %12s %12s %9s %9s\n' "$app" "$np" "$b" "$plain" "$z" "$rb" "$rp"
