@@ -5,7 +5,7 @@
 #       runs APP on NP ranks once under the counting library and once under the recorder, and
 #       checks that the recorded trace's per-rank calls and bytes equal the counted ones
 #   record_e2e.sh ... size-iterations
-#       records stencil2d for 10 and for 10,000 timesteps: the trace sizes differ by < 5%
+#       records stencil2d for 10 and for 10,000 timesteps: the larger trace is < 1.5x the smaller
 #   record_e2e.sh ... size-ranks
 #       records stencil2d on 4, 8 and 16 ranks and prints the sizes: they grow sublinearly
 #       (the 16-rank trace is less than twice the 4-rank one, where linear growth is 4x)
@@ -75,12 +75,15 @@ case $mode in
     exit $?
     ;;
   size-iterations)
+    # Loop compression keeps the trace's size independent of the run's length. Only bins that
+    # hold samples are written, so a longer run, whose rarer outliers fill a few more decade
+    # bins, may be a little larger: 1000x the timesteps must stay below 1.5x the bytes.
     record 4 stencil2d "$work/s10.trace" 10 16 || exit 1
     record 4 stencil2d "$work/s10000.trace" 10000 16 || exit 1
     small=$(size_of "$work/s10.trace") large=$(size_of "$work/s10000.trace")
     pct=$(awk -v a="$small" -v b="$large" 'BEGIN { d = b - a; if (d < 0) d = -d; printf "%.2f", 100 * d / a }')
-    echo "stencil2d, 4 ranks: 10 timesteps $small bytes, 10000 timesteps $large bytes, difference $pct%"
-    awk -v p="$pct" 'BEGIN { exit !(p < 5) }' || { echo "FAIL: the sizes differ by 5% or more"; exit 1; }
+    echo "stencil2d, 4 ranks (compressed): 10 timesteps $small bytes, 10000 timesteps $large bytes, difference $pct%"
+    [ "$large" -lt $((small * 3 / 2)) ] || { echo "FAIL: 10000 timesteps give $large bytes, 1.5x the $small of 10 or more"; exit 1; }
     ;;
   size-ranks)
     for np in 4 8 16; do
