@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <sstream>
 #include <zstd.h>
 
@@ -183,6 +184,30 @@ TEST(CompactTraceTest, CorruptAndTruncatedCompressedInput) {
   flipped[z.size() - 6] = static_cast<char>(flipped[z.size() - 6] ^ 0x55);
   expectBytesError("flipped.zst", flipped, 0, "corrupt");
   expectBytesError("tail.zst", z + "garbage", 0, "corrupt");
+}
+
+// Whatever the damage to a compressed trace, reading it gives a trace or an InputError, never a
+// crash or another exception.
+TEST(CompactTraceTest, DamagedCompressedInputOnlyRaisesInputErrors) {
+  const std::string z = compressTrace(kTrace);
+  std::mt19937 rng(20261125);
+  int accepted = 0;
+  for (int round = 0; round < 2000; ++round) {
+    std::string damaged = z;
+    for (int edits = 0; edits < 1 + round % 3; ++edits) {
+      const std::size_t pos = 4 + rng() % (damaged.size() - 4);  // keep the magic number
+      damaged[pos] = static_cast<char>(rng() & 0xff);
+    }
+    if (round % 7 == 0) damaged.resize(4 + rng() % (damaged.size() - 4));
+    try {
+      readTrace(sourceFromBytes("damaged.zst", damaged, std::size_t{1} << 20));
+      ++accepted;
+    } catch (const InputError&) {
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "unexpected exception " << e.what();
+    }
+  }
+  EXPECT_LT(accepted, 2000);  // the checksum catches almost every change
 }
 
 // A bomb: a tiny file that expands to far more than the limit is refused with a precise error,
