@@ -22,6 +22,7 @@
 #include <set>
 
 #include "ir/Diagnostics.h"
+#include "ir/HistogramText.h"
 #include "ir/Limits.h"
 #include "ir/TextLines.h"
 #include "ir/Verify.h"
@@ -188,51 +189,9 @@ class ScalaTraceParser {
     return g;
   }
 
-  Rank histogramRank(TokenStream& ts, std::string_view what) {
-    std::int64_t r = ts.getInt(what);
-    if (r < 0 || r >= trace_.numRanks) ts.fail(fmt::format("{} {} outside the trace's ranks 0..{}", what, r, trace_.numRanks - 1));
-    return r;
-  }
-
-  Histogram parseHistogram(TokenStream& ts) {
-    Histogram h;
-    ts.expect("(");
-    h.n = ts.getInt("histogram sample count");
-    if (h.n < 0) ts.fail(fmt::format("histogram with {} samples", h.n));
-    h.avg = ts.getReal("histogram average");
-    h.minRank = histogramRank(ts, "histogram min rank");
-    h.min = ts.getReal("histogram minimum");
-    h.maxRank = histogramRank(ts, "histogram max rank");
-    h.max = ts.getReal("histogram maximum");
-    ts.expect(")");
-    std::int64_t total = 0;
-    while (!ts.atEnd()) {
-      ts.expect("{");
-      Bin b;
-      b.start = ts.getReal("bin start");
-      b.min = ts.getReal("bin minimum");
-      b.avg = ts.getReal("bin average");
-      b.max = ts.getReal("bin maximum");
-      b.end = ts.getReal("bin end");
-      b.freq = ts.getInt("bin frequency");
-      ts.expect("}");
-      if (b.freq < 0) ts.fail(fmt::format("bin with negative frequency {}", b.freq));
-      if (b.freq > h.n - total)
-        ts.fail(fmt::format("histogram bins hold more than the {} samples its header says", h.n));
-      total += b.freq;
-      h.bins.push_back(b);
-    }
-    if (h.bins.empty()) ts.fail("histogram without bins");
-    if (total != h.n)
-      ts.fail(fmt::format("histogram bins hold {} samples but its header says {}", total, h.n));
-    // Times and instruction counts are bounded so that means and sums over them stay finite.
-    for (double v : {h.avg, h.min, h.max})
-      if (auto why = timeValueProblem(v)) ts.fail(fmt::format("histogram with {}", *why));
-    for (const Bin& b : h.bins)
-      for (double v : {b.start, b.min, b.avg, b.max, b.end})
-        if (auto why = timeValueProblem(v)) ts.fail(fmt::format("histogram bin with {}", *why));
-    return h;
-  }
+  // `( n avg minRank min maxRank max ) {start min avg max end freq}...`: read, with its checks,
+  // by the histogram reader both formats share (ir/HistogramText.cpp).
+  Histogram parseHistogram(TokenStream& ts) { return tracegen::parseHistogram(ts, HistogramSpelling::ScalaTrace, trace_.numRanks); }
 
   void parseStat(TokenStream& ts, Event& e) {
     Token phase = ts.get();

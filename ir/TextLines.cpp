@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "ir/Compression.h"
 #include "ir/Diagnostics.h"
 
 namespace tracegen {
@@ -43,7 +44,13 @@ SourceFile loadSourceFile(const std::string& path) {
   std::ostringstream ss;
   ss << in.rdbuf();
   if (in.bad()) throw InputError(path, 0, "cannot read file");
-  return sourceFromString(path, ss.str());
+  return sourceFromBytes(path, ss.str());
+}
+
+SourceFile sourceFromBytes(std::string name, std::string bytes, std::size_t limit) {
+  if (!isZstdCompressed(bytes)) return sourceFromString(std::move(name), std::move(bytes));
+  std::string text = decompressTrace(name, bytes, limit);
+  return sourceFromString(std::move(name), std::move(text));
 }
 
 namespace {

@@ -3,10 +3,13 @@
 // that reports `file:line: error:` diagnostics.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "ir/Compression.h"
 
 namespace tracegen {
 
@@ -16,7 +19,9 @@ struct SourceLine {
 };
 
 // Reads the whole file; rejects binary content (NUL or other control bytes) with a diagnostic
-// naming the line. The returned buffer owns the text the lines point into.
+// naming the line. The returned buffer owns the text the lines point into. A zstd-compressed
+// file (recognised by its magic number, not its name) is decompressed first, up to
+// kMaxTraceTextBytes of text (ir/Compression.h); line numbers are those of the text.
 struct SourceFile {
   std::string name;
   std::string buffer;
@@ -25,6 +30,9 @@ struct SourceFile {
 };
 SourceFile loadSourceFile(const std::string& path);
 SourceFile sourceFromString(std::string name, std::string text);
+// As loadSourceFile does with a file's contents: decompresses zstd input (at most `limit`
+// bytes of text), then splits the text into lines.
+SourceFile sourceFromBytes(std::string name, std::string bytes, std::size_t limit = kMaxTraceTextBytes);
 
 struct Token {
   std::string_view text;
@@ -39,6 +47,8 @@ class TokenStream {
   bool atEnd() const { return pos_ >= tokens_.size(); }
   const Token& peek() const;
   bool peekIs(std::string_view text) const { return !atEnd() && tokens_[pos_].text == text; }
+  // The token `k` places ahead of the next one (0: the next), or nullptr past the line's end.
+  const Token* peekAt(std::size_t k) const { return pos_ + k < tokens_.size() ? &tokens_[pos_ + k] : nullptr; }
   Token get();
   void expect(std::string_view text);
   std::int64_t getInt(std::string_view what);

@@ -29,6 +29,7 @@
 #include <stdexcept>
 
 #include "ir/Diagnostics.h"
+#include "ir/HistogramText.h"
 #include "ir/Limits.h"
 #include "ir/TextLines.h"
 #include "ir/Verify.h"
@@ -46,7 +47,7 @@ constexpr std::string_view kNoSiteName = "-";
 
 const char* const kHeaderHint =
     "the header holds `tracegen-trace 1`, `ranks P`, `origin NAME`, `peers comm|world`, "
-    "`datatype NAME SIZE` and `comm ID KIND (RANKLIST)...` lines";
+    "`datatype NAME SIZE`, `comm ID KIND (RANKLIST)...` and `site N NAME` lines";
 const char* const kRankListHint = "a ranklist is one or more sections `<dims start {iters stride}...>`";
 
 std::optional<std::int64_t> predefinedDatatypeId(std::string_view name) {
@@ -351,6 +352,8 @@ class TracegenTextParser {
       }
       expectEnd(ts, "the datatype");
       datatypes_.push_back(std::move(d));
+    } else if (key == "site") {
+      parseSiteTableLine(ts);
     } else if (key == "comm") {
       commLines_.push_back(&ts.line());  // instances need the world size: parsed in endHeader
     } else if (key == "tracegen-trace") {
@@ -361,6 +364,23 @@ class TracegenTextParser {
     } else {
       ts.fail(fmt::format("unknown header line '{}'", key), kHeaderHint);
     }
+  }
+
+  // `site N NAME`: entry N of the site table, which `after @N` (and `site @N`) refer to.
+  void parseSiteTableLine(TokenStream& ts) {
+    if (std::int64_t v = 0; ts.atEnd() || !parseInt(ts.peek().text, v))
+      ts.fail("'site' line before the first event without a table index",
+              "in the header, `site N NAME` declares entry N of the site table (for `after @N`); an event's "
+              "`site NAME` line follows its `event` line");
+    const std::int64_t index = ts.getInt("site table index");
+    if (index < 0 || index > kMaxInt32)
+      ts.fail(fmt::format("site table index {} is outside 0..{}", index, kMaxInt32),
+              "the header's `site N NAME` lines number call sites for `after @N`");
+    std::string_view name = getName(ts, "a call site");
+    if (name == kNoSiteName) ts.fail("site table entry '-': `-` stands for no site and needs no entry");
+    expectEnd(ts, "the site table entry");
+    auto [it, fresh] = siteTable_.try_emplace(index, trace_.internSite(name), ts.line().number);
+    if (!fresh) ts.fail(fmt::format("site @{} is declared twice (first at line {})", index, it->second.second));
   }
 
   void endHeader(const SourceLine& at) {
@@ -608,12 +628,23 @@ class TracegenTextParser {
 
   SiteId siteValue(std::string_view name) { return name == kNoSiteName ? kNoSite : trace_.internSite(name); }
 
+  // A call site by name, `-` for none, or `@N` for entry N of the header's site table.
+  SiteId siteToken(TokenStream& ts, std::string_view what) {
+    if (!ts.peekIs("@")) return siteValue(getName(ts, what));
+    ts.get();
+    const std::int64_t index = ts.getInt("site table index");
+    auto it = siteTable_.find(index);
+    if (it == siteTable_.end())
+      ts.fail(fmt::format("site @{} is not in the site table", index), "declare it in the header: `site N NAME`");
+    return it->second.first;
+  }
+
   void parseSite(TokenStream& ts) {
     Event& e = event_->event;
     if (event_->hasSite) ts.fail(fmt::format("second 'site' line for event {}", e.id), "merged call sites go on one line: `site A B C`");
     event_->hasSite = true;
-    e.site = siteValue(getName(ts, "a call site"));
-    while (!ts.atEnd()) e.mergedSites.push_back(siteValue(getName(ts, "a call site")));
+    e.site = siteToken(ts, "a call site");
+    while (!ts.atEnd()) e.mergedSites.push_back(siteToken(ts, "a call site"));
   }
 
   void parseLoop(TokenStream& ts) {
@@ -719,51 +750,13 @@ class TracegenTextParser {
     else if (unit == "kinst") st.unit = TimeUnit::KiloInstructions;
     else ts.fail(fmt::format("unknown time unit '{}'", unit), "`us`: microseconds; `kinst`: thousands of instructions");
     ts.expect("after");
-    st.after = siteValue(getName(ts, "the preceding call site"));
-    Histogram& h = st.hist;
-    expectKey(ts, "n");
-    h.n = ts.getInt("sample count");
-    if (h.n < 0) ts.fail(fmt::format("histogram with {} samples", h.n));
-    expectKey(ts, "avg");
-    h.avg = timeValue(ts, "histogram average");
-    expectKey(ts, "min");
-    h.min = timeValue(ts, "histogram minimum");
-    ts.expect("@");
-    h.minRank = histogramRank(ts, "rank of the minimum");
-    expectKey(ts, "max");
-    h.max = timeValue(ts, "histogram maximum");
-    ts.expect("@");
-    h.maxRank = histogramRank(ts, "rank of the maximum");
-    expectKey(ts, "bins");
-    std::int64_t total = 0;
-    while (!ts.atEnd()) {
-      ts.expect("[");
-      Bin b;
-      b.start = timeValue(ts, "bin start");
-      b.min = timeValue(ts, "bin minimum");
-      b.avg = timeValue(ts, "bin average");
-      b.max = timeValue(ts, "bin maximum");
-      b.end = timeValue(ts, "bin end");
-      b.freq = ts.getInt("bin frequency");
-      ts.expect("]");
-      if (b.freq < 0) ts.fail(fmt::format("bin with negative frequency {}", b.freq));
-      if (b.freq > std::numeric_limits<std::int64_t>::max() - total) ts.fail("bin frequencies overflow");
-      total += b.freq;
-      h.bins.push_back(b);
-    }
-    if (total != h.n)
-      ts.fail(fmt::format("histogram bins hold {} samples but n={}", total, h.n), "the bin frequencies add up to n");
+    st.after = siteToken(ts, "the preceding call site");
+    st.hist = parseHistogram(ts, HistogramSpelling::Tracegen, trace_.numRanks);
     event_->event.stats.push_back(std::move(st));
   }
 
   // A time or instruction count: finite, not negative and within kMaxTimeValue, so that
   // means, sums and the values a backend prints stay finite numbers.
-  Rank histogramRank(TokenStream& ts, std::string_view what) {
-    const std::int64_t r = ts.getInt(what);
-    if (r < 0 || r >= trace_.numRanks) ts.fail(fmt::format("{} {} is outside the trace's ranks 0..{}", what, r, trace_.numRanks - 1));
-    return r;
-  }
-
   static double timeValue(TokenStream& ts, std::string_view what) {
     const double v = ts.getReal(what);
     if (auto why = timeValueProblem(v)) ts.fail(fmt::format("{}: {}", what, *why), "see \"Limits\" in docs/trace-format.md");
@@ -773,7 +766,7 @@ class TracegenTextParser {
   void parseCompute(TokenStream& ts) {
     ComputeTime c;
     ts.expect("after");
-    c.after = siteValue(getName(ts, "the preceding call site"));
+    c.after = siteToken(ts, "the preceding call site");
     expectKey(ts, "us");
     c.us = timeValue(ts, "compute time");
     expectEnd(ts, "the compute time");
@@ -874,6 +867,7 @@ class TracegenTextParser {
   std::map<std::string, std::int64_t> typeIds_;
   std::vector<const SourceLine*> commLines_;
   std::map<std::int64_t, int> eventLines_;
+  std::map<std::int64_t, std::pair<SiteId, int>> siteTable_;  // `site N NAME`: N -> (site, line)
   std::optional<PendingEvent> event_;
 };
 
@@ -912,6 +906,7 @@ class TracegenTextWriter {
       }
       buf_.push_back('\n');
     }
+    writeSiteTable();
     for (const auto& e : t_.events) {
       buf_.push_back('\n');
       writeEvent(e);
@@ -948,6 +943,41 @@ class TracegenTextWriter {
     std::string_view n = t_.sites[static_cast<std::size_t>(s)];
     if (n == kNoSiteName) throw std::invalid_argument("call site '-' cannot be written: it stands for no site");
     return name(n, "call site");
+  }
+
+  // The site table: a site that two or more `time` and `compute` lines name as their
+  // predecessor, where `@N` on those lines saves more than the table line `site N NAME` costs,
+  // is numbered in order of first use and written `@N` there (an event's own `site` line keeps
+  // the name, for people).
+  void writeSiteTable() {
+    std::vector<int> uses(t_.sites.size(), 0);
+    std::vector<SiteId> order;
+    auto use = [&](SiteId s) {
+      if (s == kNoSite || s < 0 || static_cast<std::size_t>(s) >= uses.size()) return;
+      if (uses[static_cast<std::size_t>(s)]++ == 0) order.push_back(s);
+    };
+    for (const auto& e : t_.events) {
+      for (const auto& st : e.stats) use(st.after);
+      for (const auto& c : e.compute) use(c.after);
+    }
+    refs_.assign(t_.sites.size(), -1);
+    int next = 0;
+    for (SiteId s : order) {
+      // Worth it when the references save more than the table line costs.
+      const auto n = static_cast<std::int64_t>(uses[static_cast<std::size_t>(s)]);
+      const auto len = static_cast<std::int64_t>(site(s).size());
+      const auto ref = static_cast<std::int64_t>(fmt::formatted_size("@{}", next));
+      if (n < 2 || n * (len - ref) <= len + ref + 6) continue;
+      refs_[static_cast<std::size_t>(s)] = next;
+      line("site {} {}", next++, site(s));
+    }
+  }
+
+  // `after` of a time or compute line: `@N` for a site of the table, else its name.
+  std::string after(SiteId s) const {
+    if (s != kNoSite && s >= 0 && static_cast<std::size_t>(s) < refs_.size() && refs_[static_cast<std::size_t>(s)] >= 0)
+      return fmt::format("@{}", refs_[static_cast<std::size_t>(s)]);
+    return std::string(site(s));
   }
 
   void value(Param p, bool relative, std::int64_t v) {
@@ -1002,19 +1032,17 @@ class TracegenTextWriter {
         buf_.push_back('\n');
       }
     for (const auto& st : e.stats) {
-      const Histogram& h = st.hist;
-      fmt::format_to(std::back_inserter(buf_), "  time {} {} after {} n={} avg={} min={}@{} max={}@{} bins=", phaseName(st.phase),
-                     timeUnitName(st.unit), site(st.after), h.n, h.avg, h.min, h.minRank, h.max, h.maxRank);
-      for (const auto& b : h.bins)
-        fmt::format_to(std::back_inserter(buf_), "[{} {} {} {} {} {}]", b.start, b.min, b.avg, b.max, b.end, b.freq);
+      fmt::format_to(std::back_inserter(buf_), "  time {} {} after {} ", phaseName(st.phase), timeUnitName(st.unit), after(st.after));
+      appendHistogramText(buf_, st.hist);
       buf_.push_back('\n');
     }
-    for (const auto& c : e.compute) line("  compute after {} us={}", site(c.after), c.us);
+    for (const auto& c : e.compute) line("  compute after {} us={}", after(c.after), c.us);
   }
 
   const Trace& t_;
   std::ostream& out_;
   std::map<std::int64_t, const Datatype*> types_;
+  std::vector<int> refs_;  // per site id: its number in the site table, -1 if written by name
   std::string buf_;
 };
 

@@ -13,9 +13,11 @@
 #include <limits>
 #include <map>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
+#include "ir/Compression.h"
 #include "ir/Diagnostics.h"
 #include "ir/Readers.h"
 #include "ir/Verify.h"
@@ -401,7 +403,7 @@ std::string Recorder::outputPath() const {
     const char* slash = std::strrchr(exe, '/');
     name = slash ? slash + 1 : exe;
   }
-  return name + ".trace";
+  return name + ".trace.zst";
 }
 
 void Recorder::finish() {
@@ -467,8 +469,13 @@ void Recorder::finish() {
   }
   for (const std::string& c : communicatorConflicts(global))
     std::fprintf(stderr, "tracegen-record: warning: %s (ranks created communicators in different orders)\n", c.c_str());
+  // zstd-compressed text unless TRACEGEN_COMPRESS=0 (docs/recording.md); readers detect it.
+  const char* compress = std::getenv("TRACEGEN_COMPRESS");
+  const bool plain = compress && std::string_view(compress) == "0";
+  const std::string text = tracegenText(global);
+  const std::string bytes = plain ? text : compressTrace(text);
   std::ofstream out(path, std::ios::binary);
-  writeTracegenText(global, out);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   out.close();
   if (!out) {
     std::fprintf(stderr, "tracegen-record: error: cannot write %s\n", path.c_str());

@@ -62,19 +62,18 @@ Histogram toHistogram(const TimeAcc& acc, Rank rank) {
   bool any = false;
   for (int i = 0; i < kTimeBins; ++i) {
     const TimeAcc::BinAcc& b = acc.bins[static_cast<std::size_t>(i)];
+    if (b.freq == 0) continue;  // only bins that hold samples are kept (and written)
     Bin out;
     out.start = timeBinStart(i);
     out.end = timeBinEnd(i);
     out.freq = b.freq;
-    if (b.freq > 0) {
-      out.min = b.min;
-      out.max = b.max;
-      out.avg = b.sum / static_cast<double>(b.freq);
-      sum += b.sum;
-      if (!any || b.min < h.min) h.min = b.min;
-      if (!any || b.max > h.max) h.max = b.max;
-      any = true;
-    }
+    out.min = b.min;
+    out.max = b.max;
+    out.avg = b.sum / static_cast<double>(b.freq);
+    sum += b.sum;
+    if (!any || b.min < h.min) h.min = b.min;
+    if (!any || b.max > h.max) h.max = b.max;
+    any = true;
     h.bins.push_back(out);
   }
   h.avg = acc.n > 0 ? sum / static_cast<double>(acc.n) : 0;

@@ -3,11 +3,10 @@
 // Every histogram has the same eight decade bins, [0,1) [1,10) ... [1e5,1e6) [1e6,1e9]
 // microseconds, so histograms from different iterations, call sites and ranks merge by adding
 // bin by bin (count, sum, min, max) without re-binning, in any order, with the same result.
-// Means are exact while recording (each bin keeps its sum). When the global trace is written,
-// times are rounded to three significant digits (and 0.01 us), and every bin is written, an
-// empty one as [start start start start end 0]: filling a bin later changes a few digits, not
-// the number of bins, so a histogram's text hardly depends on how many samples it holds or how
-// they spread, and a run of 10 timesteps and one of 10,000 give traces of nearly the same size.
+// Means are exact while recording (each bin keeps its sum). Only bins that hold samples are
+// kept, and merging inserts a bin one side lacks at its place. When the global trace is written,
+// times are rounded to three significant digits (and 0.01 us): short in the text form, and far
+// finer than the run-to-run noise of timings.
 #pragma once
 
 #include <array>

@@ -4,7 +4,7 @@
 set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config
-  libfmt-dev libcli11-dev nlohmann-json3-dev libboost-graph-dev libkainjow-mustache-dev
+  libfmt-dev libzstd-dev zstd libcli11-dev nlohmann-json3-dev libboost-graph-dev libkainjow-mustache-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   openmpi-bin libopenmpi-dev gfortran
   libunwind8

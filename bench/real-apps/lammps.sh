@@ -73,7 +73,7 @@ for np in "${nps[@]}"; do
   t2=$(now)
   events=$("$tracegen" inspect "$dir/app.trace" --format json | python3 -c 'import json,sys; print(json.load(sys.stdin)["events"])')
   size=$(stat -c %s "$dir/app.trace")
-  carts=$(grep -c 'MPI_Cart_create' "$dir/app.trace" || true)
+  carts=$(zstdcat -f "$dir/app.trace" | grep -c 'MPI_Cart_create' || true)  # compressed by default
 
   echo "lammps (in.melt, ${box}^3 cells, 250 steps) on $np ranks: $events events ($carts MPI_Cart_create), trace $size bytes;" \
        "application $(elapsed "$t0" "$t1") s (under the recorder $(elapsed "$t1" "$t2") s)"

@@ -141,5 +141,34 @@ c2_rows() {  # prints the number of per-rank rows; fails if inspect fails
 }
 check "fuzz finding C2: 4,000,000 rows streamed in 1 GB" test "$(c2_rows)" = 4000000
 
+# Compressed traces: convert and lower write zstd by default and --plain text; every command
+# reads either, and errors name the line of the decompressed text; a bomb is refused (exit 2).
+lu=$data/scalatrace2-npb-td-lu-A-4.trace
+expect_status "convert compressed" 0 "" -- "$tracegen" convert "$lu" -o "$work/lu.tgt.zst"
+check "convert writes zstd" test "$(head -c 4 "$work/lu.tgt.zst" | od -An -tx1 | tr -d ' ')" = 28b52ffd
+expect_status "convert --plain" 0 "" -- "$tracegen" convert "$work/lu.tgt.zst" --plain -o "$work/lu.tgt"
+check "convert --plain writes text" grep -qx "tracegen-trace 1" "$work/lu.tgt"
+check "zstdcat gives the same text" cmp -s "$work/lu.tgt" <(zstdcat "$work/lu.tgt.zst")
+check "compressed input is smaller" test "$(stat -c %s "$work/lu.tgt.zst")" -lt "$(($(stat -c %s "$work/lu.tgt") / 5))"
+expect_status "inspect compressed" 0 "" -- "$tracegen" inspect "$work/lu.tgt.zst" --per-rank
+check "inspect compressed = plain" cmp -s <("$tracegen" inspect "$work/lu.tgt.zst" --format json | grep -v '"file":') \
+  <("$tracegen" inspect "$work/lu.tgt" --format json | grep -v '"file":')
+expect_status "compare compressed with plain" 0 "" -- "$tracegen" compare "$work/lu.tgt.zst" "$work/lu.tgt"
+expect_status "lower compressed" 0 "" -- "$tracegen" lower "$work/lu.tgt.zst" -o "$work/lower.tgt.zst"
+check "lower writes zstd" zstd -q -t "$work/lower.tgt.zst"
+expect_status "lower to stdout is text" 0 "" -- "$tracegen" lower "$work/lu.tgt.zst" -o -
+check "stdout text" grep -qx "tracegen-trace 1" "$work/out"
+zstd -q -c "$lu" >"$work/lu.trace.zst"
+expect_status "generate from compressed ScalaTrace" 0 "" -- "$tracegen" "$work/lu.trace.zst" -o "$work/lu.c"
+# an error on line 9 of the text of a compressed file
+sed '9s/^\(.*\)$/  bogus 1/' "$work/lu.tgt" | zstd -q -c >"$work/bad.tgt.zst"
+expect_status "compressed error names the text line" 2 "bad.tgt.zst:9: error:" -- "$tracegen" inspect "$work/bad.tgt.zst"
+head -c 1000 "$work/lu.tgt.zst" >"$work/cut.tgt.zst"
+expect_status "truncated compressed" 2 "cut.tgt.zst: error: compressed trace is (truncated|corrupt)" -- "$tracegen" inspect "$work/cut.tgt.zst"
+# 2 GiB in about 70 KB, its frame declaring its size: refused before it is decompressed
+head -c 2147483648 /dev/zero | zstd -q -1 --stream-size=2147483648 -c >"$work/bomb.zst"
+expect_status "decompression bomb" 2 "bomb.zst: error: compressed trace declares 2147483648 bytes of text, more than the limit of 1073741824 bytes" \
+  -- "$tracegen" inspect "$work/bomb.zst"
+
 echo "cli: $passed passed, $failures failed"
 [ "$failures" -eq 0 ]

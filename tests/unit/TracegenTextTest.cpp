@@ -712,7 +712,7 @@ TEST(TracegenTextTest, ErrorParameterGroupsDoNotCover) {
 
 TEST(TracegenTextTest, ErrorHistogramFrequencies) {
   expectError(withLine(10, "  tag 0\n  time comp us after - n=3 avg=1 min=1@0 max=1@0 bins=[0 1 1 1 2 2]"), 11,
-              "bins hold 2 samples but n=3");
+              "bins hold 2 samples but its header says 3");
 }
 
 TEST(TracegenTextTest, ErrorDuplicateEventId) {

@@ -2,23 +2,38 @@
 // `tracegen compare` (two traces, per rank and operation; the comparison is CompareCommand.cpp).
 #include <iostream>
 
+#include "ir/Compression.h"
 #include "ir/Readers.h"
 #include "tools/tracegen/Commands.h"
 
 namespace tracegen {
 
+namespace {
+// A trace to `path`: zstd-compressed text unless `plain`; standard output ("-") gets the text.
+void writeTraceOutput(const std::string& path, const Trace& t, bool plain) {
+  const std::string text = tracegenText(t);
+  if (plain || path == "-") return writeOutput(path, text);
+  writeOutput(path, compressTrace(text));
+}
+
+const char* const kPlainHelp = "write plain text instead of zstd-compressed text (standard output is always text)";
+}  // namespace
+
 void registerConvertCommand(CLI::App& app, CommandAction& run) {
   struct Args {
     std::string input, output;
+    bool plain = false;
   };
   static Args args;
   CLI::App* cmd = app.add_subcommand("convert", "convert a trace (e.g. ScalaTrace 2) to tracegen's text format");
   cmd->add_option("input", args.input, "trace file")->required();
-  cmd->add_option("-o,--output", args.output, "output file ('-' for standard output)")->required();
+  cmd->add_option("-o,--output", args.output, "output file, zstd-compressed (e.g. app.tgt.zst; '-' for standard output)")
+      ->required();
+  cmd->add_flag("--plain", args.plain, kPlainHelp);
   cmd->callback([&run] {
     run = [] {
       Trace t = readTraceFile(args.input);
-      writeOutput(args.output, tracegenText(t));
+      writeTraceOutput(args.output, t, args.plain);
       return 0;
     };
   });
@@ -27,18 +42,21 @@ void registerConvertCommand(CLI::App& app, CommandAction& run) {
 void registerLowerCommand(CLI::App& app, CommandAction& run) {
   struct Args {
     std::string input, output = "-";
+    bool plain = false;
     PipelineOptions pipeline;
   };
   static Args args;
   CLI::App* cmd = app.add_subcommand("lower", "run the lowering passes and write the lowered trace");
   cmd->add_option("input", args.input, "trace file")->required();
-  cmd->add_option("-o,--output", args.output, "output file ('-' for standard output)")->capture_default_str();
+  cmd->add_option("-o,--output", args.output, "output file, zstd-compressed (e.g. app.tgt.zst; '-' for standard output)")
+      ->capture_default_str();
+  cmd->add_flag("--plain", args.plain, kPlainHelp);
   addPipelineOptions(*cmd, args.pipeline);
   cmd->callback([&run] {
     run = [] {
       PassContext ctx;
       Trace t = readAndLower(args.input, args.pipeline, ctx);
-      writeOutput(args.output, tracegenText(t));
+      writeTraceOutput(args.output, t, args.plain);
       return 0;
     };
   });

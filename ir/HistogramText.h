@@ -1,0 +1,34 @@
+// Time histograms as text: the one reader both trace formats use, and the writer of tracegen's
+// spelling.
+//
+// The two formats spell a histogram differently but mean the same thing, so one function reads
+// both, with one set of checks and one set of messages (each a `file:line: error:` at the
+// histogram's line):
+//
+//   ScalaTrace 2:  ( n avg minRank min maxRank max ) {start min avg max end freq}...
+//   tracegen:      n=N avg=A min=V@R max=V@R bins=[start min avg max end freq]...
+//
+// In tracegen's spelling a bin whose samples are all equal may be written `[start v end freq]`,
+// and a histogram whose only bin holds every sample and has the header's statistics may write
+// that bin as `[start end]` (docs/trace-format.md, "time").
+#pragma once
+
+#include <string>
+
+#include "ir/TextLines.h"
+#include "ir/Trace.h"
+
+namespace tracegen {
+
+enum class HistogramSpelling { ScalaTrace, Tracegen };
+
+// Reads a histogram from `ts` up to the end of its line. Checks: n >= 0; times within the
+// limits of docs/trace-format.md; the ranks of the extremes within 0..numRanks-1; bin
+// frequencies not negative and adding up to n; bins present when n > 0.
+Histogram parseHistogram(TokenStream& ts, HistogramSpelling spelling, Rank numRanks);
+
+// Appends the histogram in tracegen's compact spelling (`n=... bins=...`, no leading space):
+// the bins as given (callers leave out empty ones), the single-bin short form where it applies.
+void appendHistogramText(std::string& out, const Histogram& h);
+
+}  // namespace tracegen

@@ -1,0 +1,240 @@
+// Compact and compressed traces: the site table (`site N NAME`, `after @N`), histograms without
+// empty bins and with the `[start end]` short form, the one histogram reader both formats share
+// (same checks, same messages), and zstd-compressed input: read transparently, diagnostics at the
+// lines of the decompressed text, corrupt, truncated and oversized (bomb) input refused with a
+// precise error.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <zstd.h>
+
+#include "ir/Compression.h"
+#include "ir/Diagnostics.h"
+#include "ir/Readers.h"
+
+namespace tracegen {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string fileText(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Two ranks: an Init, a loop of 3 barriers, a Finalize; histograms keyed by the Init's site and
+// by the barrier's own (the loop's back edge).
+const std::string kTrace =
+    "tracegen-trace 1\n"
+    "ranks 2\n"
+    "event 0 MPI_Init @ <1 0 {2 1}>\n"
+    "  site init.c:1\n"
+    "event 1 MPI_Barrier @ <1 0 {2 1}>\n"
+    "  site loop.c:7\n"
+    "  loop 0 iter 3\n"
+    "  loop 0 mem 1\n"
+    "  time comp us after init.c:1 n=2 avg=5 min=4@0 max=6@1 bins=[1 4 5 6 10 2]\n"
+    "  time comp us after loop.c:7 n=4 avg=50 min=12@1 max=990@0 bins=[10 12 20 30 100 3][100 990 990 990 1000 1]"
+    "[1000 1000 1000 1000 10000 0]\n"
+    "  time mpi us after loop.c:7 n=4 avg=0.5 min=0.25@0 max=0.75@1 bins=[0 0.25 0.5 0.75 1 4]\n"
+    "event 2 MPI_Finalize @ <1 0 {2 1}>\n"
+    "  site fin.c:9\n"
+    "  time comp us after loop.c:7 n=2 avg=3 min=2@0 max=4@1 bins=[1 2 3 4 10 2]\n";
+
+// Reads `bytes` as tracegen reads a file (decompressing zstd, at most `limit` bytes of text).
+void expectBytesError(const std::string& name, const std::string& bytes, std::size_t limit, int line, const std::string& what) {
+  try {
+    readTrace(sourceFromBytes(name, bytes, limit));
+    ADD_FAILURE() << "accepted " << name;
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.file(), name);
+    EXPECT_EQ(e.line(), line) << e.render();
+    EXPECT_NE(e.message().find(what), std::string::npos) << "expected '" << what << "' in: " << e.render();
+  }
+}
+
+void expectBytesError(const std::string& name, const std::string& bytes, int line, const std::string& what) {
+  expectBytesError(name, bytes, kMaxTraceTextBytes, line, what);
+}
+
+void expectError(const std::string& text, int line, const std::string& what) { expectBytesError("bad.tgt", text, line, what); }
+
+std::string replaced(std::string s, const std::string& from, const std::string& to) {
+  const std::size_t at = s.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return s.replace(at, from.size(), to);
+}
+
+TEST(CompactTraceTest, WriterUsesTheSiteTableShortBinsAndNoEmptyBins) {
+  const Trace t = readTrace(sourceFromString("t.tgt", kTrace));
+  const std::string text = tracegenText(t);
+  // loop.c:7 precedes three histograms: one table entry; init.c:1 precedes one: by name.
+  EXPECT_NE(text.find("\nsite 0 loop.c:7\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("site 1 "), std::string::npos) << text;
+  EXPECT_NE(text.find("  site loop.c:7\n"), std::string::npos) << text;  // the event's own line keeps the name
+  EXPECT_NE(text.find("time comp us after init.c:1 n=2 avg=5 min=4@0 max=6@1 bins=[1 10]\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("time comp us after @0 n=4 avg=50 min=12@1 max=990@0 bins=[10 12 20 30 100 3][100 990 1000 1]\n"),
+            std::string::npos)
+      << text;  // the empty [1000, 10000) bin is gone, the one-sample bin is `[start v end freq]`
+  EXPECT_NE(text.find("time mpi us after @0 n=4 avg=0.5 min=0.25@0 max=0.75@1 bins=[0 1]\n"), std::string::npos) << text;
+  // Reads back to an equal trace, which writes the same bytes.
+  const Trace back = readTrace(sourceFromString("back.tgt", text));
+  EXPECT_EQ(back, t);
+  EXPECT_EQ(tracegenText(back), text);
+  const TimeStat& st = back.events[1].stats[0];
+  ASSERT_EQ(st.hist.bins.size(), 1u);
+  EXPECT_EQ(st.hist.bins[0], (Bin{1, 4, 5, 6, 10, 2}));
+  EXPECT_EQ(back.siteName(back.events[1].stats[1].after), "loop.c:7");
+  // Smaller than the old spelling.
+  EXPECT_LT(text.size(), kTrace.size());
+}
+
+TEST(CompactTraceTest, SiteTableReferencesAnywhereASiteGoes) {
+  const std::string text = replaced(replaced(replaced(kTrace, "ranks 2\n", "ranks 2\nsite 7 loop.c:7\nsite 0 fin.c:9\n"),
+                                             "  site fin.c:9\n", "  site @0\n"),
+                                    "time mpi us after loop.c:7", "time mpi us after @7");
+  const Trace t = readTrace(sourceFromString("t.tgt", text));
+  EXPECT_EQ(t, readTrace(sourceFromString("t.tgt", kTrace)));
+  expectError(replaced(kTrace, "after init.c:1", "after @3"), 9, "site @3 is not in the site table");
+  expectError(replaced(kTrace, "ranks 2\n", "ranks 2\nsite 1 a.c:1\nsite 1 b.c:2\n"), 4, "site @1 is declared twice (first at line 3)");
+  expectError(replaced(kTrace, "ranks 2\n", "ranks 2\nsite -1 a.c:1\n"), 3, "site table index -1 is outside");
+  expectError(replaced(kTrace, "ranks 2\n", "ranks 2\nsite 1 -\n"), 3, "`-` stands for no site");
+  expectError(replaced(kTrace, "ranks 2\n", "ranks 2\nsite 1 a.c:1 b.c:2\n"), 3, "unexpected 'b.c:2'");
+}
+
+TEST(CompactTraceTest, ShortBinIsTheOnlyBin) {
+  const std::string base = "time mpi us after loop.c:7 n=4 avg=0.5 min=0.25@0 max=0.75@1 bins=[0 0.25 0.5 0.75 1 4]";
+  const Trace t = readTrace(sourceFromString("t.tgt", replaced(kTrace, base, "time mpi us after loop.c:7 n=4 avg=0.5 min=0.25@0 max=0.75@1 bins=[0 1]")));
+  EXPECT_EQ(t, readTrace(sourceFromString("t.tgt", kTrace)));
+  expectError(replaced(kTrace, base, "time mpi us after loop.c:7 n=4 avg=0.5 min=0.25@0 max=0.75@1 bins=[0 1][1 1 1 1 2 0]"), 11,
+              "must be the histogram's only bin");
+  expectError(replaced(kTrace, base, "time mpi us after loop.c:7 n=4 avg=0.5 min=0.25@0 max=0.75@1 bins=[0 1 1 1 1 0][2 3]"), 11,
+              "must be the histogram's only bin");
+  expectError(replaced(kTrace, base, "time mpi us after loop.c:7 n=4 avg=0.5 min=0.25@0 max=0.75@1 bins=[0]"), 11, "for bin minimum");
+  expectError(replaced(kTrace, base, "time mpi us after loop.c:7 n=4 avg=0.5 min=0.25@0 max=0.75@1 bins=[0 1 1 1 1 1 4]"), 11,
+              "expected ']' but found '4'");
+  // `[start v end freq]`: a bin of equal samples.
+  const Trace equal = readTrace(sourceFromString(
+      "t.tgt", replaced(kTrace, base, "time mpi us after loop.c:7 n=4 avg=0.5 min=0.25@0 max=0.75@1 bins=[0 0.25 1 1][0 0.5 1 3]")));
+  ASSERT_EQ(equal.events[1].stats[2].hist.bins.size(), 2u);
+  EXPECT_EQ(equal.events[1].stats[2].hist.bins[1], (Bin{0, 0.5, 0.5, 0.5, 1, 3}));
+  // n=0: no bins at all.
+  const Trace empty =
+      readTrace(sourceFromString("t.tgt", replaced(kTrace, base, "time mpi us after loop.c:7 n=0 avg=0 min=0@0 max=0@0 bins=")));
+  EXPECT_TRUE(empty.events[1].stats[2].hist.bins.empty());
+}
+
+// The histogram checks are one function: both formats report the same problem the same way.
+TEST(CompactTraceTest, OneHistogramReaderForBothFormats) {
+  const std::string st = fileText(fs::path(TRACEGEN_TEST_DATA_DIR) / "scalatrace" / "scalatrace2-npb-td-lu-A-4.trace");
+  const std::size_t open = st.find("(", st.find("COMP"));
+  ASSERT_NE(open, std::string::npos);
+  // Rank 9 of 4 as the minimum's rank, in either spelling.
+  std::string badSt = st;
+  {
+    std::istringstream in(st.substr(open + 1));
+    std::string n, avg, minRank;
+    in >> n >> avg >> minRank;
+    const std::size_t at = st.find(minRank, open + 1 + n.size() + avg.size());
+    badSt.replace(at, minRank.size(), "9");
+  }
+  const int stLine = static_cast<int>(std::count(st.begin(), st.begin() + static_cast<std::ptrdiff_t>(open), '\n')) + 1;
+  expectBytesError("bad.trace", badSt, stLine, "histogram min rank 9 outside the trace's ranks 0..3");
+  expectError(replaced(kTrace, "min=4@0", "min=4@9"), 9, "histogram min rank 9 outside the trace's ranks 0..1");
+  expectError(replaced(kTrace, "bins=[1 4 5 6 10 2]", "bins=[1 4 5 6 10 3]"), 9, "histogram bins hold more than the 2 samples");
+  expectError(replaced(kTrace, "bins=[1 4 5 6 10 2]", "bins=[1 4 5 6 10 1]"), 9, "histogram bins hold 1 samples but its header says 2");
+  expectError(replaced(kTrace, "bins=[1 4 5 6 10 2]", "bins="), 9, "histogram without bins");
+  expectError(replaced(kTrace, "avg=5 min", "avg=1e16 min"), 9, "histogram average: time 1e+16 beyond the limit");
+}
+
+// ---- compressed input -------------------------------------------------------------------------
+
+TEST(CompactTraceTest, CompressedInputReadsTransparently) {
+  const std::string z = compressTrace(kTrace);
+  ASSERT_TRUE(isZstdCompressed(z));
+  EXPECT_LT(z.size(), kTrace.size());
+  EXPECT_EQ(readTrace(sourceFromBytes("t.tgt.zst", z)), readTrace(sourceFromString("t.tgt", kTrace)));
+  // Plain bytes pass through unchanged; the name does not matter.
+  EXPECT_EQ(sourceFromBytes("t.zst", kTrace).buffer, kTrace);
+  // Several frames one after the other are one text.
+  const std::size_t half = kTrace.find("event 1");
+  const std::string two = compressTrace(kTrace.substr(0, half)) + compressTrace(kTrace.substr(half));
+  EXPECT_EQ(sourceFromBytes("two.zst", two).buffer, kTrace);
+  // A ScalaTrace trace, compressed, too.
+  const fs::path lu = fs::path(TRACEGEN_TEST_DATA_DIR) / "scalatrace" / "scalatrace2-npb-td-lu-A-4.trace";
+  EXPECT_EQ(readTrace(sourceFromBytes("lu.trace.zst", compressTrace(fileText(lu)))), readTraceFile(lu.string()));
+}
+
+TEST(CompactTraceTest, CompressedInputErrorsNameTheLineOfTheText) {
+  const std::string bad = replaced(kTrace, "min=4@0", "min=4@5");
+  expectBytesError("bad.tgt.zst", compressTrace(bad), 9, "histogram min rank 5 outside");
+}
+
+TEST(CompactTraceTest, CorruptAndTruncatedCompressedInput) {
+  const std::string z = compressTrace(kTrace);
+  expectBytesError("cut.zst", z.substr(0, z.size() / 2), 0, "truncated");
+  expectBytesError("cut.zst", z.substr(0, 6), 0, "truncated or not a valid zstd frame");
+  std::string flipped = z;
+  flipped[z.size() - 6] = static_cast<char>(flipped[z.size() - 6] ^ 0x55);
+  expectBytesError("flipped.zst", flipped, 0, "corrupt");
+  expectBytesError("tail.zst", z + "garbage", 0, "corrupt");
+}
+
+// Whatever the damage to a compressed trace, reading it gives a trace or an InputError, never a
+// crash or another exception.
+TEST(CompactTraceTest, DamagedCompressedInputOnlyRaisesInputErrors) {
+  const std::string z = compressTrace(kTrace);
+  std::mt19937 rng(20261125);
+  int accepted = 0;
+  for (int round = 0; round < 2000; ++round) {
+    std::string damaged = z;
+    for (int edits = 0; edits < 1 + round % 3; ++edits) {
+      const std::size_t pos = 4 + rng() % (damaged.size() - 4);  // keep the magic number
+      damaged[pos] = static_cast<char>(rng() & 0xff);
+    }
+    if (round % 7 == 0) damaged.resize(4 + rng() % (damaged.size() - 4));
+    try {
+      readTrace(sourceFromBytes("damaged.zst", damaged, std::size_t{1} << 20));
+      ++accepted;
+    } catch (const InputError&) {
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "unexpected exception " << e.what();
+    }
+  }
+  EXPECT_LT(accepted, 2000);  // the checksum catches almost every change
+}
+
+// A bomb: a tiny file that expands to far more than the limit is refused with a precise error,
+// whether its frame declares its size or not, and without taking memory for what it declares.
+TEST(CompactTraceTest, DecompressionBombIsRefused) {
+  const std::string big(std::size_t{4} << 20, '#');  // 4 MiB of comment
+  const std::string declared = compressTrace(big);
+  EXPECT_LT(declared.size(), 4096u);
+  expectBytesError("bomb.zst", declared, std::size_t{1} << 20, 0,
+              "declares 4194304 bytes of text, more than the limit of 1048576 bytes");
+  // The same without a declared size (streamed: ZSTD_e_continue, then an empty ZSTD_e_end).
+  ZSTD_CCtx* c = ZSTD_createCCtx();
+  std::string out(ZSTD_compressBound(big.size()) + 1024, '\0');
+  ZSTD_outBuffer ob{out.data(), out.size(), 0};
+  ZSTD_inBuffer ib{big.data(), big.size(), 0};
+  ASSERT_FALSE(ZSTD_isError(ZSTD_compressStream2(c, &ob, &ib, ZSTD_e_continue)));
+  ZSTD_inBuffer none{nullptr, 0, 0};
+  std::size_t left = 0;
+  do left = ZSTD_compressStream2(c, &ob, &none, ZSTD_e_end);
+  while (left != 0 && !ZSTD_isError(left));
+  ZSTD_freeCCtx(c);
+  out.resize(ob.pos);
+  ASSERT_EQ(ZSTD_getFrameContentSize(out.data(), out.size()), ZSTD_CONTENTSIZE_UNKNOWN);
+  expectBytesError("bomb2.zst", out, std::size_t{1} << 20, 0, "decompresses to more than the limit of 1048576 bytes");
+  // Within the limit it reads (as comments only: an empty trace).
+  expectBytesError("fine.zst", out, std::size_t{8} << 20, 1, "empty trace file");
+}
+
+}  // namespace
+}  // namespace tracegen
