@@ -10,6 +10,7 @@ packages=(
   libunwind8
   clang-14 libclang-rt-14-dev
   python3
+  lammps  # a real application for the end-to-end test `lammps` (bench/real-apps/lammps.sh)
 )
 missing=()
 for p in "${packages[@]}"; do

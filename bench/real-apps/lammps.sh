@@ -12,6 +12,9 @@
 # of the application (without the recorder) and of the benchmark (under the counting library).
 # Installs lammps with apt-get if it is missing. Every MPI run is wrapped in `timeout`.
 #
+# Exit status 1 if a benchmark cannot be generated, fails, or differs from the application in
+# any call or byte (the end-to-end test `lammps` runs it with BOX=4, see tests/CMakeLists.txt).
+#
 # Usage: bench/real-apps/lammps.sh [BUILD_DIR [NP...]]   (defaults: build, 2 and 4 ranks)
 #        BOX=20 bench/real-apps/lammps.sh ...            (box edge in unit cells, default 12)
 set -euo pipefail
@@ -35,6 +38,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
+status=0
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 
@@ -86,6 +90,7 @@ for np in "${nps[@]}"; do
     echo "  C: not generated:"
     { grep -v 'align-collectives' "$dir/gen.err" || true; } | head -n 8 | sed 's/^/    /'
     cd - >/dev/null
+    status=1
     continue
   fi
   echo "  C: $(wc -l <"$dir/bench.c") lines; $(grep -c 'MPI_Cart_create(' "$dir/bench.c" || true) MPI_Cart_create call(s)"
@@ -101,6 +106,7 @@ for np in "${nps[@]}"; do
     same="identical calls and bytes on all $np ranks"
   else
     same="calls DIFFER: $(grep -c '^rank' "$dir/compare.txt") differences (first: $(grep -m1 '^rank' "$dir/compare.txt"))"
+    status=1
   fi
 
   echo "  C benchmark: $same"
@@ -108,3 +114,4 @@ for np in "${nps[@]}"; do
        "library ($(tail -n 1 "$dir/bench.out"))"
   cd - >/dev/null
 done
+exit $status
