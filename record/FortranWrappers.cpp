@@ -721,17 +721,10 @@ TG_FORTRAN(reduce_scatter_block, MPI_REDUCE_SCATTER_BLOCK,
 // their hidden length arguments differ between compilers.
 
 static void opaqueF(Op op, const std::function<void()>& call, const Fint* comm, Fint* req) {
-  CallScope s(op);
-  if (!s.active()) {
-    call();
-    return;
-  }
-  s.begin();
-  call();
-  s.end();
-  if (comm) s.comm(C(comm));
-  if (req) s.created(PMPI_Request_f2c(*req), req);
-  s.commit();
+  run(op, call, [&](CallScope& s) {
+    if (comm) s.comm(C(comm));
+    if (req) s.created(PMPI_Request_f2c(*req), req);
+  });
 }
 
 #define TG_FOPAQUE(base, UPPER, OP, COMM, REQ, PARAMS, ARGS)                              \
