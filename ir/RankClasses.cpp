@@ -4,23 +4,25 @@
 
 namespace tracegen {
 
+void refinePartition(std::vector<RankList>& classes, const RankList& by) {
+  std::vector<RankList> next;
+  next.reserve(classes.size() + 1);
+  for (auto& c : classes) {
+    if (!c.intersects(by) || c.isSubsetOf(by)) {
+      next.push_back(std::move(c));
+      continue;
+    }
+    RankList in = RankList::intersect(c, by);
+    RankList out = RankList::subtract(c, by);
+    next.push_back(std::move(in));
+    if (!out.empty()) next.push_back(std::move(out));
+  }
+  classes = std::move(next);
+}
+
 std::vector<RankList> rankClasses(const Trace& trace, bool byParameters) {
   std::vector<RankList> classes{RankList::all(trace.numRanks)};
-  auto refine = [&](const RankList& by) {
-    std::vector<RankList> next;
-    next.reserve(classes.size() + 1);
-    for (auto& c : classes) {
-      if (!c.intersects(by) || c.isSubsetOf(by)) {
-        next.push_back(std::move(c));
-        continue;
-      }
-      RankList in = RankList::intersect(c, by);
-      RankList out = RankList::subtract(c, by);
-      next.push_back(std::move(in));
-      if (!out.empty()) next.push_back(std::move(out));
-    }
-    classes = std::move(next);
-  };
+  auto refine = [&](const RankList& by) { refinePartition(classes, by); };
   // A single group covers its event's ranks (groups partition them): only several split.
   for (const auto& e : trace.events) {
     refine(e.ranks);

@@ -14,4 +14,7 @@ namespace tracegen {
 // lists: its cost follows the lists' tuples, not the rank count. Sorted by first rank.
 std::vector<RankList> rankClasses(const Trace& trace, bool byParameters = true);
 
+// One refinement step: splits every class that `by` cuts into its parts inside and outside.
+void refinePartition(std::vector<RankList>& classes, const RankList& by);
+
 }  // namespace tracegen

@@ -31,20 +31,7 @@ std::vector<RankList> summaryClasses(const Trace& trace) {
   // per-member vectors: split them by instance too.
   for (const auto& c : trace.comms) {
     if (c.instances.size() < 2) continue;
-    for (const auto& inst : c.instances) {
-      std::vector<RankList> next;
-      next.reserve(classes.size() + 1);
-      for (auto& k : classes) {
-        if (!k.intersects(inst) || k.isSubsetOf(inst)) {
-          next.push_back(std::move(k));
-          continue;
-        }
-        next.push_back(RankList::intersect(k, inst));
-        RankList out = RankList::subtract(k, inst);
-        if (!out.empty()) next.push_back(std::move(out));
-      }
-      classes = std::move(next);
-    }
+    for (const auto& inst : c.instances) refinePartition(classes, inst);
   }
   std::sort(classes.begin(), classes.end(), [](const RankList& x, const RankList& y) { return *x.first() < *y.first(); });
   return classes;
