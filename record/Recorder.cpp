@@ -393,6 +393,12 @@ void Recorder::bcastBytes(Bytes& b) {
     PMPI_Bcast(b.data() + off, static_cast<int>(std::min(kChunk, b.size() - off)), MPI_BYTE, 0, comm_);
 }
 
+// TRACEGEN_COMPRESS=0: the trace is written as plain text (and named <exe>.trace by default).
+static bool plainOutput() {
+  const char* compress = std::getenv("TRACEGEN_COMPRESS");
+  return compress && std::string_view(compress) == "0";
+}
+
 std::string Recorder::outputPath() const {
   if (const char* p = std::getenv("TRACEGEN_OUTPUT"); p && *p) return p;
   char exe[PATH_MAX];
@@ -403,7 +409,7 @@ std::string Recorder::outputPath() const {
     const char* slash = std::strrchr(exe, '/');
     name = slash ? slash + 1 : exe;
   }
-  return name + ".trace.zst";
+  return name + (plainOutput() ? ".trace" : ".trace.zst");
 }
 
 void Recorder::finish() {
@@ -470,10 +476,8 @@ void Recorder::finish() {
   for (const std::string& c : communicatorConflicts(global))
     std::fprintf(stderr, "tracegen-record: warning: %s (ranks created communicators in different orders)\n", c.c_str());
   // zstd-compressed text unless TRACEGEN_COMPRESS=0 (docs/recording.md); readers detect it.
-  const char* compress = std::getenv("TRACEGEN_COMPRESS");
-  const bool plain = compress && std::string_view(compress) == "0";
   const std::string text = tracegenText(global);
-  const std::string bytes = plain ? text : compressTrace(text);
+  const std::string bytes = plainOutput() ? text : compressTrace(text);
   std::ofstream out(path, std::ios::binary);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   out.close();
