@@ -25,6 +25,10 @@ struct PipelineOptions {
   std::int64_t callBudget = 10'000'000;
 };
 void addPipelineOptions(CLI::App& cmd, PipelineOptions& opts);
+// Prints what the reader completed or guessed (e.g. MPI_Init added before a fragment) to
+// stderr as `tracegen: warning: file:line: ...`. Every command that reads a trace calls it, so
+// that no command changes a trace silently.
+void printReaderWarnings(const Trace& trace);
 // Reads the trace, runs the pipeline, prints --stats to stderr. Throws on errors.
 Trace readAndLower(const std::string& input, const PipelineOptions& opts, PassContext& ctx);
 

@@ -31,6 +31,10 @@ void addPipelineOptions(CLI::App& cmd, PipelineOptions& opts) {
       ->capture_default_str();
 }
 
+void printReaderWarnings(const Trace& trace) {
+  for (const auto& w : trace.warnings) std::cerr << "tracegen: warning: " << w << "\n";
+}
+
 Trace readAndLower(const std::string& input, const PipelineOptions& opts, PassContext& ctx) {
   Trace trace = readTraceFile(input);
   for (const auto& w : trace.warnings) ctx.warn(w);

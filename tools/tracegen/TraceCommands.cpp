@@ -33,6 +33,7 @@ void registerConvertCommand(CLI::App& app, CommandAction& run) {
   cmd->callback([&run] {
     run = [] {
       Trace t = readTraceFile(args.input);
+      printReaderWarnings(t);
       writeTraceOutput(args.output, t, args.plain);
       return 0;
     };
