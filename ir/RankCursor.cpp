@@ -12,7 +12,8 @@ RankCursor::RankCursor(const Trace& trace, Rank rank, std::string fileName)
     : trace_(trace), rank_(rank), fileName_(std::move(fileName)) {
   for (const Event& e : trace.events) {
     if (!e.ranks.contains(rank)) continue;
-    Item item{&e, {}, {}};
+    Item item{&e, {}, {}, {}};
+    item.slot.fill(kNoSlot);
     for (std::size_t k = 0; k < e.loops.size(); ++k) {
       const LoopLevel& lv = e.loops[k];
       LevelState s;
@@ -30,7 +31,11 @@ RankCursor::RankCursor(const Trace& trace, Rank rank, std::string fileName)
       const ValueGroup* g = pv.groupFor(rank);
       if (!g || g->values.empty())
         fail(e, fmt::format("parameter '{}' has no value for rank {}", paramName(pv.param), rank));
-      item.params.push_back({&pv, g, 0});
+      // The first value list of a parameter counts, as the readers keep one per parameter;
+      // there are fewer kinds of parameter than kNoSlot.
+      auto& slot = item.slot[static_cast<std::size_t>(pv.param)];
+      if (slot == kNoSlot && item.params.size() < kNoSlot) slot = static_cast<std::uint8_t>(item.params.size());
+      item.params.push_back({&pv, g, 0, isVectorParam(pv.param)});
     }
     items_.push_back(std::move(item));
   }
@@ -118,7 +123,7 @@ bool RankCursor::next(Call& call) {
 std::int64_t RankCursor::take(ParamState& p, std::int64_t fallback) {
   if (!p.values) return fallback;
   std::int64_t v = p.group->values[p.pos];
-  p.pos = (p.pos + 1) % p.group->values.size();
+  if (++p.pos == p.group->values.size()) p.pos = 0;
   return v;
 }
 
@@ -155,9 +160,8 @@ void RankCursor::emit(Item& item, Call& call) {
 
   ParamState none;
   auto state = [&](Param p) -> ParamState& {
-    for (auto& s : item.params)
-      if (s.values->param == p) return s;
-    return none;
+    const std::uint8_t k = item.slot[static_cast<std::size_t>(p)];
+    return k == kNoSlot ? none : item.params[k];
   };
   auto peer = [&](Param p) -> Rank {
     ParamState& s = state(p);
@@ -235,7 +239,7 @@ void RankCursor::emit(Item& item, Call& call) {
     if (const RankList* inst = c->instanceFor(rank_)) commSize = inst->size();
   }
   for (auto& s : item.params) {
-    if (!isVectorParam(s.values->param)) continue;
+    if (!s.vector) continue;
     std::int64_t n = commSize;
     if (s.values->param == Param::Requests || s.values->param == Param::GroupRanks) n = call.count;
     if (s.values->param == Param::GroupRanges) n = checkedMul(3, call.count).value_or(std::numeric_limits<std::int64_t>::max());

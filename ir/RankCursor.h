@@ -8,6 +8,7 @@
 // the rank's compressed trace, never to its expanded length or to other ranks.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <vector>
@@ -81,12 +82,17 @@ class RankCursor {
     const ParamValues* values = nullptr;
     const ValueGroup* group = nullptr;
     std::size_t pos = 0;
+    bool vector = false;  // isVectorParam(values->param), asked once per call otherwise
   };
   struct Item {
     const Event* event;
     std::vector<LevelState> levels;  // loops this event heads for the rank
     std::vector<ParamState> params;
+    // params index of each Param, or kNoSlot: emit() looks parameters up once per call each,
+    // so the lookup is a table, not a scan.
+    std::array<std::uint8_t, static_cast<std::size_t>(Param::Count_)> slot;
   };
+  static constexpr std::uint8_t kNoSlot = 0xff;
   struct Frame {
     std::size_t head;  // index into items_ (top level: 0)
     int level;         // -1 for the whole trace
