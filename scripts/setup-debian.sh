@@ -5,6 +5,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config
   libfmt-dev libzstd-dev zstd libcli11-dev nlohmann-json3-dev libboost-graph-dev libkainjow-mustache-dev
+  libeigen3-dev  # least squares for the scaling models of extrap/
   libgtest-dev libgmock-dev libbenchmark-dev
   openmpi-bin libopenmpi-dev gfortran
   libunwind8

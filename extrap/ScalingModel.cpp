@@ -1,0 +1,382 @@
+#include "extrap/ScalingModel.h"
+
+#include <fmt/format.h>
+
+#include <Eigen/Dense>
+#include <bit>
+#include <cmath>
+#include <limits>
+
+namespace tracegen::extrap {
+
+namespace {
+
+constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+
+Int128 gcd128(Int128 a, Int128 b) {
+  if (a < 0) a = -a;
+  if (b < 0) b = -b;
+  while (b != 0) {
+    Int128 t = a % b;
+    a = b;
+    b = t;
+  }
+  return a;
+}
+
+// The integer k-th root of x if x is a perfect k-th power.
+std::optional<std::int64_t> exactRoot(std::int64_t x, int k) {
+  if (k == 1) return x;
+  auto r = static_cast<std::int64_t>(std::llround(std::pow(static_cast<double>(x), 1.0 / k)));
+  for (std::int64_t c = std::max<std::int64_t>(r - 1, 0); c <= r + 1; ++c) {
+    Int128 p = 1;
+    for (int i = 0; i < k; ++i) p *= c;
+    if (p == x) return c;
+  }
+  return std::nullopt;
+}
+
+std::optional<Rational> power(Rational base, int e) {
+  Rational r{1, 1};
+  for (int i = 0; i < e; ++i) {
+    auto m = mul(r, base);
+    if (!m) return std::nullopt;
+    r = *m;
+  }
+  return r;
+}
+
+std::string coefficientTimes(const Rational& c, const std::string& what) {
+  if (c == Rational{1, 1}) return what;
+  if (c == Rational{-1, 1}) return "-" + what;
+  return c.str() + "*" + what;
+}
+
+// "c1*term", written as a quotient where the term is an inverse power ("4096/P").
+std::string termWithCoefficient(const Rational& c1, const Term& t) {
+  if (t.num < 0 && t.logPower == 0 && c1.isInteger()) {
+    Term pos = t;
+    pos.num = -t.num;
+    return fmt::format("{}/{}", c1.num, pos.str());
+  }
+  return coefficientTimes(c1, t.str());
+}
+
+}  // namespace
+
+std::string_view scaleVarName(ScaleVar v) {
+  switch (v) {
+    case ScaleVar::P: return "P";
+    case ScaleVar::Px: return "px";
+    case ScaleVar::Py: return "py";
+    case ScaleVar::Pz: return "pz";
+  }
+  return "?";
+}
+
+std::int64_t Scale::value(ScaleVar v) const {
+  return v == ScaleVar::P ? ranks : grid[static_cast<std::size_t>(v) - 1];
+}
+
+std::string Scale::str() const {
+  if (grid == std::array<std::int64_t, 3>{1, 1, 1} || grid[0] * grid[1] * grid[2] != ranks)
+    return fmt::format("P={}", ranks);
+  if (grid[2] == 1) return fmt::format("P={} ({}x{})", ranks, grid[0], grid[1]);
+  return fmt::format("P={} ({}x{}x{})", ranks, grid[0], grid[1], grid[2]);
+}
+
+std::optional<Rational> Rational::make(Int128 num, Int128 den) {
+  if (den == 0) return std::nullopt;
+  if (den < 0) {
+    num = -num;
+    den = -den;
+  }
+  const Int128 g = gcd128(num, den);
+  if (g > 1) {
+    num /= g;
+    den /= g;
+  }
+  if (num > kMax || num < -kMax || den > kMax) return std::nullopt;
+  return Rational{static_cast<std::int64_t>(num), static_cast<std::int64_t>(den)};
+}
+
+std::string Rational::str() const { return den == 1 ? fmt::format("{}", num) : fmt::format("{}/{}", num, den); }
+
+std::optional<Rational> add(Rational a, Rational b) {
+  return Rational::make(static_cast<Int128>(a.num) * b.den + static_cast<Int128>(b.num) * a.den,
+                        static_cast<Int128>(a.den) * b.den);
+}
+std::optional<Rational> sub(Rational a, Rational b) { return add(a, Rational{-b.num, b.den}); }
+std::optional<Rational> mul(Rational a, Rational b) {
+  return Rational::make(static_cast<Int128>(a.num) * b.num, static_cast<Int128>(a.den) * b.den);
+}
+std::optional<Rational> div(Rational a, Rational b) {
+  if (b.num == 0) return std::nullopt;
+  return Rational::make(static_cast<Int128>(a.num) * b.den, static_cast<Int128>(a.den) * b.num);
+}
+
+std::optional<Rational> Term::exact(std::int64_t x) const {
+  if (x < 1) return std::nullopt;
+  Rational v{1, 1};
+  if (num != 0) {
+    auto root = exactRoot(x, den);
+    if (!root) return std::nullopt;
+    auto p = power(Rational{*root, 1}, num < 0 ? -num : num);
+    if (!p) return std::nullopt;
+    v = num < 0 ? *div(Rational{1, 1}, *p) : *p;
+  }
+  if (logPower > 0) {
+    if (!std::has_single_bit(static_cast<std::uint64_t>(x))) return std::nullopt;
+    auto l = power(Rational{std::countr_zero(static_cast<std::uint64_t>(x)), 1}, logPower);
+    if (!l) return std::nullopt;
+    auto m = mul(v, *l);
+    if (!m) return std::nullopt;
+    v = *m;
+  }
+  return v;
+}
+
+double Term::real(double x) const {
+  return std::pow(x, static_cast<double>(num) / den) * std::pow(std::log2(x), logPower);
+}
+
+std::string Term::domain() const {
+  std::vector<std::string> parts;
+  if (num != 0 && den == 2) parts.push_back("a square number");
+  if (num != 0 && den == 3) parts.push_back("a cube");
+  if (logPower > 0) parts.push_back("a power of two");
+  return fmt::format("{}", fmt::join(parts, " and "));
+}
+
+std::string Term::str() const {
+  const std::string x(scaleVarName(var));
+  std::string p;
+  const int n = num < 0 ? -num : num;
+  if (n == 0) p = "";
+  else if (den == 1 && n == 1) p = x;
+  else if (den == 1) p = fmt::format("{}^{}", x, n);
+  else if (n == 1 && den == 2) p = fmt::format("sqrt({})", x);
+  else if (n == 1 && den == 3) p = fmt::format("cbrt({})", x);
+  else p = fmt::format("{}^({}/{})", x, n, den);
+  std::string l = logPower == 0 ? "" : logPower == 1 ? fmt::format("log2({})", x) : fmt::format("log2({})^{}", x, logPower);
+  std::string s = p.empty() ? l : l.empty() ? p : p + "*" + l;
+  if (s.empty()) s = "1";
+  return num < 0 ? "1/" + (l.empty() ? s : "(" + s + ")") : s;
+}
+
+std::vector<Term> candidateTerms(std::span<const ScaleVar> vars) {
+  // (exponent numerator, denominator, log power), simplest first.
+  static constexpr std::array<std::array<int, 3>, 14> kShapes{{
+      {1, 1, 0}, {-1, 1, 0}, {1, 2, 0}, {-1, 2, 0}, {0, 1, 1}, {1, 3, 0}, {-1, 3, 0},
+      {2, 1, 0}, {1, 1, 1}, {3, 1, 0}, {-2, 1, 0}, {2, 3, 0}, {3, 2, 0}, {0, 1, 2},
+  }};
+  std::vector<Term> terms;
+  for (const auto& s : kShapes)
+    for (ScaleVar v : vars) terms.push_back(Term{v, s[0], s[1], s[2]});
+  return terms;
+}
+
+std::optional<Rational> ExactModel::at(const Scale& s) const {
+  if (term.isOne() || c1.num == 0) return c0;
+  auto t = term.exact(s.value(term.var));
+  if (!t) return std::nullopt;
+  auto m = mul(c1, *t);
+  if (!m) return std::nullopt;
+  return add(c0, *m);
+}
+
+std::string ExactModel::str() const {
+  if (c1.num == 0 || term.isOne()) return c0.str();
+  if (c0.num == 0) return termWithCoefficient(c1, term);
+  if (c1.num < 0) return c0.str() + " - " + termWithCoefficient(Rational{-c1.num, c1.den}, term);
+  return c0.str() + " + " + termWithCoefficient(c1, term);
+}
+
+double RealModel::at(const Scale& s) const {
+  if (term.isOne()) return c0;
+  return c0 + c1 * term.real(static_cast<double>(s.value(term.var)));
+}
+
+std::string RealModel::str() const {
+  if (term.isOne() || c1 == 0) return fmt::format("{:.4g}", c0);
+  if (c0 == 0) return fmt::format("{:.4g}*{}", c1, term.str());
+  return fmt::format("{:.4g} {} {:.4g}*{}", c0, c1 < 0 ? '-' : '+', std::abs(c1), term.str());
+}
+
+namespace {
+
+// The exact model of `parameters` parameters with `term` through the inputs, if there is one.
+std::optional<ExactModel> solveExact(std::span<const Observation<std::int64_t>> in, const Term& term, int parameters) {
+  std::vector<Rational> t;
+  for (const auto& o : in) {
+    auto v = term.exact(o.scale.value(term.var));
+    if (!v) return std::nullopt;
+    t.push_back(*v);
+  }
+  ExactModel m;
+  m.term = term;
+  m.parameters = parameters;
+  if (parameters == 1) {  // c1 * t
+    std::size_t k = 0;
+    while (k < t.size() && t[k].num == 0) ++k;
+    if (k == t.size()) return std::nullopt;
+    auto c1 = div(Rational{in[k].value, 1}, t[k]);
+    if (!c1) return std::nullopt;
+    m.c1 = *c1;
+  } else {  // c0 + c1 * t, from the first two inputs whose terms differ
+    std::size_t k = 1;
+    while (k < t.size() && t[k] == t[0]) ++k;
+    if (k == t.size()) return std::nullopt;
+    auto dv = sub(Rational{in[k].value, 1}, Rational{in[0].value, 1});
+    auto dt = sub(t[k], t[0]);
+    if (!dv || !dt) return std::nullopt;
+    auto c1 = div(*dv, *dt);
+    if (!c1) return std::nullopt;
+    auto c1t0 = mul(*c1, t[0]);
+    if (!c1t0) return std::nullopt;
+    auto c0 = sub(Rational{in[0].value, 1}, *c1t0);
+    if (!c0) return std::nullopt;
+    m.c0 = *c0;
+    m.c1 = *c1;
+  }
+  for (const auto& o : in) {
+    auto v = m.at(o.scale);
+    if (!v || !(*v == Rational{o.value, 1})) return std::nullopt;
+  }
+  return m;
+}
+
+// Whether a term takes one value at every input: it then explains nothing a constant does not.
+bool constantOver(std::span<const Observation<std::int64_t>> in, const Term& term) {
+  for (const auto& o : in)
+    if (o.scale.value(term.var) != in.front().scale.value(term.var)) return false;
+  return true;
+}
+
+}  // namespace
+
+ExactFit fitExact(std::span<const Observation<std::int64_t>> in, std::span<const ScaleVar> vars, const Scale& target,
+                  std::span<const Scale> probes) {
+  ExactFit fit;
+  if (in.empty()) return fit;
+  const int n = static_cast<int>(in.size());
+  const auto terms = candidateTerms(vars);
+  for (int parameters = 1; parameters <= 2 && parameters < n; ++parameters) {
+    std::vector<ExactModel> fits;
+    if (parameters == 1) {
+      ExactModel c;
+      c.c0 = Rational{in.front().value, 1};
+      fit.tried.push_back(c.c0.str());
+      bool all = true;
+      for (const auto& o : in) all = all && o.value == in.front().value;
+      if (all) fits.push_back(c);
+    }
+    for (const Term& t : terms) {
+      if (constantOver(in, t)) continue;
+      fit.tried.push_back(parameters == 1 ? "c*" + t.str() : "a + b*" + t.str());
+      if (auto m = solveExact(in, t, parameters)) fits.push_back(*m);
+    }
+    if (fits.empty()) continue;
+    fit.model = fits.front();
+    const auto chosen = fit.model->at(target);
+    for (std::size_t i = 1; i < fits.size(); ++i)
+      if (fits[i].at(target) != chosen) fit.rivals.push_back(fits[i]);
+    for (const Scale& s : probes) {
+      if (fit.rivals.empty() || fit.settle) break;
+      const auto c = fit.model->at(s);
+      for (const auto& r : fit.rivals)
+        if (c && r.at(s) && *r.at(s) != *c) {
+          fit.settle = s;
+          break;
+        }
+    }
+    return fit;
+  }
+  return fit;
+}
+
+namespace {
+
+// Least squares of the model shape (constant, c1*t, c0 + c1*t) over the given inputs.
+std::optional<RealModel> solveReal(std::span<const Observation<double>> in, const Term& term, int parameters) {
+  RealModel m;
+  m.term = term;
+  m.parameters = parameters;
+  const auto n = static_cast<Eigen::Index>(in.size());
+  Eigen::VectorXd y(n), t(n);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    y(i) = in[static_cast<std::size_t>(i)].value;
+    t(i) = term.real(static_cast<double>(in[static_cast<std::size_t>(i)].scale.value(term.var)));
+    if (!std::isfinite(t(i))) return std::nullopt;
+  }
+  if (term.isOne()) {
+    m.c0 = y.mean();
+    return m;
+  }
+  Eigen::MatrixXd x(n, parameters);
+  if (parameters == 1) {
+    x.col(0) = t;
+  } else {
+    x.col(0).setOnes();
+    x.col(1) = t;
+  }
+  Eigen::VectorXd c = x.colPivHouseholderQr().solve(y);
+  if (!c.allFinite()) return std::nullopt;
+  if (parameters == 1) m.c1 = c(0);
+  else {
+    m.c0 = c(0);
+    m.c1 = c(1);
+  }
+  return m;
+}
+
+double relativeError(double predicted, double actual) {
+  const double scale = std::max(std::abs(actual), 1e-12);
+  return std::abs(predicted - actual) / scale;
+}
+
+}  // namespace
+
+RealFit fitReal(std::span<const Observation<double>> in, std::span<const ScaleVar> vars) {
+  RealFit best;
+  if (in.empty()) return best;
+  const std::size_t n = in.size();
+  std::vector<std::pair<Term, int>> shapes{{Term{}, 1}};
+  for (const Term& t : candidateTerms(vars)) {
+    bool varies = false;
+    for (const auto& o : in) varies = varies || o.scale.value(t.var) != in.front().scale.value(t.var);
+    if (!varies) continue;
+    shapes.emplace_back(t, 1);
+    if (n >= 3) shapes.emplace_back(t, 2);
+  }
+  double bestError = std::numeric_limits<double>::infinity();
+  for (const auto& [term, parameters] : shapes) {
+    double error = 0;
+    if (n >= 3) {  // leave one out: fit without input i, judge at input i
+      for (std::size_t i = 0; i < n && std::isfinite(error); ++i) {
+        std::vector<Observation<double>> rest;
+        for (std::size_t j = 0; j < n; ++j)
+          if (j != i) rest.push_back(in[j]);
+        auto m = solveReal(rest, term, parameters);
+        error = m ? error + relativeError(m->at(in[i].scale), in[i].value) : std::numeric_limits<double>::infinity();
+      }
+      error /= static_cast<double>(n);
+    } else {  // two inputs: one-parameter models by their residual
+      auto m = solveReal(in, term, parameters);
+      if (!m) continue;
+      for (const auto& o : in) error += relativeError(m->at(o.scale), o.value);
+      error /= static_cast<double>(n);
+    }
+    // A more complex model must predict clearly better (by 1% of the values) to be taken.
+    if (error + 0.01 < bestError || (!best.model && std::isfinite(error))) {
+      if (auto m = solveReal(in, term, parameters)) {
+        best.model = *m;
+        bestError = error;
+      }
+    }
+  }
+  best.crossValidationError = bestError;
+  return best;
+}
+
+}  // namespace tracegen::extrap

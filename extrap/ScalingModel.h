@@ -1,0 +1,124 @@
+// Scaling models: how one quantity of a trace (a trip count, a message size, a peer offset, a
+// compute time) grows with the scale the application ran at, fitted from a few recordings.
+//
+// The models are Extra-P's performance-model normal form cut to one term,
+//   f(s) = c0 + c1 * x^(i/j) * log2(x)^k,
+// where x is the rank count P or one extent of the process grid (px, py, pz) and the exponent
+// i/j may be negative (N/P, N/px: strong scaling). Integer quantities are fitted exactly, in
+// rational arithmetic: a model is a candidate only if it reproduces every input, and it is
+// trusted only if it has an input to spare (a k-parameter model through k points proves
+// nothing). Among the exact fits the one with fewest parameters wins; when two of those
+// disagree at the target scale the inputs do not settle the value, and the fit says which
+// further scale would (FitResult::undecided). Real-valued quantities (times) are fitted by
+// least squares (Eigen) and chosen by leave-one-out cross-validation: each model is fitted
+// without one input scale and judged by its relative error at that scale, as Extra-P selects
+// models.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace tracegen::extrap {
+
+// What a model may depend on at one scale.
+enum class ScaleVar : std::uint8_t { P, Px, Py, Pz };
+std::string_view scaleVarName(ScaleVar v);  // "P", "px", "py", "pz"
+
+// One scale: the rank count and, where the application decomposes its domain on a grid, the
+// grid's extents (1 in the dimensions it does not have).
+struct Scale {
+  std::int64_t ranks = 1;
+  std::array<std::int64_t, 3> grid{1, 1, 1};
+  std::int64_t value(ScaleVar v) const;
+  std::string str() const;  // "P=16" or "P=16 (4x4)"
+};
+
+__extension__ typedef __int128 Int128;  // intermediate products of two int64 values
+
+// An exact rational number; every operation reports overflow as nullopt.
+struct Rational {
+  std::int64_t num = 0, den = 1;  // den > 0, lowest terms
+  static std::optional<Rational> make(Int128 num, Int128 den);
+  bool isInteger() const { return den == 1; }
+  std::string str() const;
+  bool operator==(const Rational&) const = default;
+};
+std::optional<Rational> add(Rational a, Rational b);
+std::optional<Rational> sub(Rational a, Rational b);
+std::optional<Rational> mul(Rational a, Rational b);
+std::optional<Rational> div(Rational a, Rational b);
+
+// x^(num/den) * log2(x)^logPower.
+struct Term {
+  ScaleVar var = ScaleVar::P;
+  int num = 0, den = 1;
+  int logPower = 0;
+  bool isOne() const { return num == 0 && logPower == 0; }
+  // The exact value at x, or nullopt where it is irrational (sqrt of a non-square, log2 of a
+  // non-power of two) or out of range.
+  std::optional<Rational> exact(std::int64_t x) const;
+  double real(double x) const;
+  // What x must be for exact() to have a value ("a square number", "a power of two"), or "".
+  std::string domain() const;
+  std::string str() const;  // "P", "sqrt(px)", "1/P", "log2(P)", "P*log2(P)"
+  bool operator==(const Term&) const = default;
+};
+
+// Every term the fits try for the variables given, simplest first.
+std::vector<Term> candidateTerms(std::span<const ScaleVar> vars);
+
+// c0 + c1 * term. Parameters: 1 for a constant (c1 = 0, term 1) or for c1 * term alone (c0 =
+// 0), 2 for both.
+struct ExactModel {
+  Rational c0, c1;
+  Term term;
+  int parameters = 1;
+  // The value at a scale, or nullopt where the term has no exact value there (Term::domain).
+  std::optional<Rational> at(const Scale& s) const;
+  std::string str() const;  // "4096/P", "2 + 3*log2(P)", "8*px", "12"
+};
+
+struct RealModel {
+  double c0 = 0, c1 = 0;
+  Term term;
+  int parameters = 1;
+  double at(const Scale& s) const;
+  std::string str() const;
+};
+
+template <typename V>
+struct Observation {
+  Scale scale;
+  V value;
+};
+
+struct ExactFit {
+  std::optional<ExactModel> model;  // the chosen model; empty when none fits every input
+  // Models with as few parameters as the chosen one that also fit every input but give another
+  // value at the target: the inputs do not decide between them.
+  std::vector<ExactModel> rivals;
+  // When there are rivals: a scale (among those the caller offered) where they disagree, whose
+  // recording would settle the choice.
+  std::optional<Scale> settle;
+  std::vector<std::string> tried;  // every model tried, for the error when none fits
+};
+
+// Fits integers exactly. `target` is the scale the value is wanted at (for the rivals check);
+// `probes` the scales that could be recorded further (for `settle`).
+ExactFit fitExact(std::span<const Observation<std::int64_t>> inputs, std::span<const ScaleVar> vars,
+                  const Scale& target, std::span<const Scale> probes = {});
+
+struct RealFit {
+  std::optional<RealModel> model;
+  double crossValidationError = 0;  // mean relative error at the held-back scales
+};
+
+// Fits real values by least squares; with three or more inputs the model is chosen by
+// leave-one-out cross-validation, with two among the one-parameter models by residual.
+RealFit fitReal(std::span<const Observation<double>> inputs, std::span<const ScaleVar> vars);
+
+}  // namespace tracegen::extrap

@@ -1,0 +1,157 @@
+// The scaling models of extrap/: exact fits of integers, least-squares fits of times, and the
+// cases where the inputs do not decide.
+#include "extrap/ScalingModel.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+
+namespace tracegen::extrap {
+namespace {
+
+const std::vector<ScaleVar> kP{ScaleVar::P};
+const std::vector<ScaleVar> kGrid{ScaleVar::P, ScaleVar::Px, ScaleVar::Py};
+
+Scale ranks(std::int64_t p) { return Scale{p, {1, 1, 1}}; }
+Scale grid(std::int64_t px, std::int64_t py) { return Scale{px * py, {px, py, 1}}; }
+
+std::vector<Observation<std::int64_t>> observe(const std::vector<Scale>& scales,
+                                               const std::function<std::int64_t(const Scale&)>& f) {
+  std::vector<Observation<std::int64_t>> v;
+  for (const auto& s : scales) v.push_back({s, f(s)});
+  return v;
+}
+
+// The fitted model and its value at `target`, as text ("4096/P = 64").
+std::string fitted(const std::vector<Observation<std::int64_t>>& in, const std::vector<ScaleVar>& vars, const Scale& target) {
+  ExactFit f = fitExact(in, vars, target);
+  if (!f.model) return "no model";
+  auto v = f.model->at(target);
+  return f.model->str() + " = " + (v ? v->str() : "undefined") + (f.rivals.empty() ? "" : " (undecided)");
+}
+
+TEST(ScalingModel, RationalArithmeticIsExactAndReportsOverflow) {
+  EXPECT_EQ(Rational::make(6, -4)->str(), "-3/2");
+  EXPECT_EQ(add(Rational{1, 3}, Rational{1, 6})->str(), "1/2");
+  EXPECT_FALSE(mul(Rational{std::int64_t{1} << 62, 1}, Rational{4, 1}));
+  EXPECT_FALSE(div(Rational{1, 1}, Rational{0, 1}));
+}
+
+TEST(ScalingModel, TermsAreExactOnlyWhereTheyAreIntegersOrRationals) {
+  Term sqrtP{ScaleVar::P, 1, 2, 0};
+  EXPECT_EQ(sqrtP.exact(49)->str(), "7");
+  EXPECT_FALSE(sqrtP.exact(48));
+  EXPECT_EQ(sqrtP.domain(), "a square number");
+  Term inverse{ScaleVar::Px, -1, 1, 0};
+  EXPECT_EQ(inverse.exact(8)->str(), "1/8");
+  Term plogp{ScaleVar::P, 1, 1, 1};
+  EXPECT_EQ(plogp.exact(16)->str(), "64");
+  EXPECT_FALSE(plogp.exact(12));
+  EXPECT_EQ(plogp.str(), "P*log2(P)");
+  EXPECT_EQ((Term{ScaleVar::P, -1, 2, 0}).str(), "1/sqrt(P)");
+}
+
+TEST(ScalingModel, ConstantsLinearAndStrongScalingAreExact) {
+  const std::vector<Scale> in{ranks(4), ranks(8), ranks(16)};
+  EXPECT_EQ(fitted(observe(in, [](const Scale&) { return 250; }), kP, ranks(1024)), "250 = 250");
+  EXPECT_EQ(fitted(observe(in, [](const Scale& s) { return 3 * s.ranks; }), kP, ranks(1024)), "3*P = 3072");
+  EXPECT_EQ(fitted(observe(in, [](const Scale& s) { return 65536 / s.ranks; }), kP, ranks(1024)), "65536/P = 64");
+  EXPECT_EQ(fitted(observe(in, [](const Scale& s) { return 7 + 2 * s.ranks; }), kP, ranks(64)), "7 + 2*P = 135");
+  // A binomial tree's depth.
+  EXPECT_EQ(fitted(observe(in, [](const Scale& s) { return static_cast<std::int64_t>(std::log2(s.ranks)); }), kP, ranks(4096)),
+            "log2(P) = 12");
+}
+
+TEST(ScalingModel, GridExtentsExplainWhatPCannot) {
+  // A 2-D decomposition of a 1024 x 512 domain: a row message carries 1024/px values of 8 bytes.
+  const std::vector<Scale> in{grid(2, 2), grid(4, 2), grid(4, 4)};
+  auto bytes = observe(in, [](const Scale& s) { return 8 * (1024 / s.grid[0]); });
+  EXPECT_EQ(fitted(bytes, kGrid, grid(8, 8)), "8192/px = 1024");
+  // The value at a target is a rational number where the term is not an integer: the caller
+  // sees that it is not an integer and refuses the scale.
+  auto odd = fitExact(bytes, kGrid, grid(3, 3));
+  ASSERT_TRUE(odd.model);
+  EXPECT_FALSE(odd.model->at(grid(3, 3))->isInteger());
+}
+
+TEST(ScalingModel, SquareRootHasADomain) {
+  const std::vector<Scale> in{ranks(4), ranks(16), ranks(64)};
+  auto f = fitExact(observe(in, [](const Scale& s) { return 5 * static_cast<std::int64_t>(std::lround(std::sqrt(s.ranks))); }),
+                    kP, ranks(36));
+  ASSERT_TRUE(f.model);
+  EXPECT_EQ(f.model->str(), "5*sqrt(P)");
+  EXPECT_EQ(f.model->at(ranks(36))->str(), "30");
+  EXPECT_FALSE(f.model->at(ranks(40)));
+  EXPECT_EQ(f.model->term.domain(), "a square number");
+}
+
+TEST(ScalingModel, TwoInputsThatFitTwoModelsAreUndecidedAndSayWhatWouldSettleIt) {
+  // 10 at P=4 and 20 at P=16: 5*sqrt(P) and 5*log2(P) both fit, and part at P=64 (40 or 30).
+  auto in = std::vector<Observation<std::int64_t>>{{ranks(4), 10}, {ranks(16), 20}};
+  const std::vector<Scale> probes{ranks(32), ranks(64), ranks(256)};
+  ExactFit f = fitExact(in, kP, ranks(1024), probes);
+  ASSERT_TRUE(f.model);
+  ASSERT_FALSE(f.rivals.empty());
+  std::vector<std::string> names{f.model->str()};
+  for (const auto& r : f.rivals) names.push_back(r.str());
+  EXPECT_NE(std::find(names.begin(), names.end(), "5*sqrt(P)"), names.end());
+  EXPECT_NE(std::find(names.begin(), names.end(), "5*log2(P)"), names.end());
+  ASSERT_TRUE(f.settle);
+  EXPECT_EQ(f.settle->ranks, 64);  // 32 is no square: sqrt(P) has no value there
+  // A third input settles it.
+  in.push_back({ranks(64), 40});
+  f = fitExact(in, kP, ranks(1024), probes);
+  ASSERT_TRUE(f.model);
+  EXPECT_EQ(f.model->str(), "5*sqrt(P)");
+  EXPECT_TRUE(f.rivals.empty());
+}
+
+TEST(ScalingModel, SquareGridsCannotTellPxFromSqrtP) {
+  // On square grids px = py = sqrt(P): a non-square target is undecided.
+  const std::vector<Scale> in{grid(2, 2), grid(4, 4), grid(8, 8)};
+  auto f = fitExact(observe(in, [](const Scale& s) { return 4096 / s.grid[0]; }), kGrid, grid(8, 16),
+                    std::vector<Scale>{grid(4, 8)});
+  ASSERT_TRUE(f.model);
+  EXPECT_FALSE(f.rivals.empty());
+  ASSERT_TRUE(f.settle);
+  EXPECT_EQ(f.settle->str(), "P=32 (4x8)");
+}
+
+TEST(ScalingModel, NoModelFitsValuesThatFollowNoLaw) {
+  auto in = std::vector<Observation<std::int64_t>>{{ranks(4), 17}, {ranks(8), 3}, {ranks(16), 12}, {ranks(32), 5}};
+  ExactFit f = fitExact(in, kP, ranks(64));
+  EXPECT_FALSE(f.model);
+  EXPECT_GT(f.tried.size(), 20u);
+  EXPECT_EQ(f.tried.front(), "17");
+}
+
+TEST(ScalingModel, OneInputIsNeverEvidence) {
+  auto in = std::vector<Observation<std::int64_t>>{{ranks(4), 17}};
+  EXPECT_FALSE(fitExact(in, kP, ranks(64)).model);
+}
+
+TEST(ScalingModel, TimesAreFittedByCrossValidation) {
+  // Compute time of a strong-scaling code: 2.0 s of work spread over P ranks plus 1 ms, with
+  // 1% noise.
+  const std::vector<double> noise{1.01, 0.99, 1.005, 0.995};
+  std::vector<Observation<double>> in;
+  const std::vector<std::int64_t> ps{4, 9, 16, 25};
+  for (std::size_t i = 0; i < ps.size(); ++i)
+    in.push_back({ranks(ps[i]), (0.001 + 2.0 / static_cast<double>(ps[i])) * noise[i]});
+  RealFit f = fitReal(in, kP);
+  ASSERT_TRUE(f.model);
+  EXPECT_EQ(f.model->term.str(), "1/P");
+  EXPECT_NEAR(f.model->at(ranks(64)), 0.001 + 2.0 / 64, 0.003);
+  EXPECT_LT(f.crossValidationError, 0.05);
+}
+
+TEST(ScalingModel, NoisyConstantTimesStayConstant) {
+  std::vector<Observation<double>> in{{ranks(4), 1.00}, {ranks(8), 1.004}, {ranks(16), 0.997}};
+  RealFit f = fitReal(in, kP);
+  ASSERT_TRUE(f.model);
+  EXPECT_TRUE(f.model->term.isOne()) << f.model->str();
+}
+
+}  // namespace
+}  // namespace tracegen::extrap
