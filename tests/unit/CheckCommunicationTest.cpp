@@ -85,6 +85,20 @@ TEST_P(BothFormats, ReceiveNobodySendsToDeadlocks) {
                  {"1 of 2 ranks cannot progress", "rank 1 waits in event 1 (MPI_Recv", "from rank 0, which has finished"});
 }
 
+TEST_P(BothFormats, WaitOnANonblockingReceiveBeforeSendingDeadlocks) {
+  expectDeadlock("checks/irecv-wait-deadlock-2" + GetParam(),
+                 {"2 of 2 ranks cannot progress", "rank 0 waits in event 2 (MPI_Wait", "the receive of event 1 (MPI_Irecv)",
+                  "cycle: rank 0 -> rank 1 -> rank 0"},
+                 {0, 1, 0});
+}
+
+TEST_P(BothFormats, NonblockingExchangeIsProvedOnTheCompressedForm) {
+  PassContext ctx = lowerFile("checks/irecv-exchange-2" + GetParam());
+  EXPECT_EQ(counter(ctx, "check-communication", "events-decided-symbolically"), 6);
+  EXPECT_EQ(counter(ctx, "check-communication", "events-simulated"), -1);
+  EXPECT_TRUE(ctx.warnings.empty());
+}
+
 TEST_P(BothFormats, SendrecvRingIsProvedOnTheCompressedForm) {
   PassContext ctx = lowerFile("checks/sendrecv-ring-4" + GetParam());
   EXPECT_EQ(counter(ctx, "check-communication", "events-decided-symbolically"), 3);
