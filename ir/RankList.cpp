@@ -282,6 +282,27 @@ RankList RankList::fromSorted(const std::vector<Rank>& ranks) {
   });
 }
 
+// Whether two nested tuples share a rank, decided on the tuples (defined with the set operations
+// below); nullopt when that would cut more progressions than the budget allows.
+static std::optional<bool> nestedTuplesShareARank(const RankTuple& a, const RankTuple& b);
+
+// A cluster of sections whose ranges overlap (evens and odds of a million ranks, the rows of a
+// grid interleaved with its columns) is checked pair by pair on the tuples when it has few
+// sections, at a cost that follows the sections, not their ranks. Undecided (many sections, or
+// pairs too fine-grained for the budget) leaves the decision to the enumeration.
+enum class Overlap { Disjoint, Shared, Undecided };
+static Overlap clusterOverlap(const std::vector<RankTuple>& pieces, std::size_t begin, std::size_t end) {
+  constexpr std::size_t kMaxSymbolicSections = 64;  // 2,016 pairs at most
+  if (end - begin > kMaxSymbolicSections) return Overlap::Undecided;
+  for (std::size_t a = begin; a < end; ++a)
+    for (std::size_t b = a + 1; b < end; ++b) {
+      const std::optional<bool> shared = nestedTuplesShareARank(pieces[a], pieces[b]);
+      if (!shared) return Overlap::Undecided;
+      if (*shared) return Overlap::Shared;
+    }
+  return Overlap::Disjoint;
+}
+
 std::optional<RankList> RankList::fromSections(const std::vector<RankTuple>& sections, std::string& problem) {
   constexpr Rank kLimit = Rank{1} << 31;
   std::vector<RankTuple> pieces;
@@ -321,7 +342,8 @@ std::optional<RankList> RankList::fromSections(const std::vector<RankTuple>& sec
     }
   }
   // A nested tuple names each of its ranks once; tuples can only share ranks if their ranges
-  // overlap, and only then (for each cluster of overlapping ranges) do we look at the members.
+  // overlap, and only then (for each cluster of overlapping ranges) do we compare them, on the
+  // tuples where we can (clusterOverlap), by their members where we cannot.
   std::sort(pieces.begin(), pieces.end(), [](const RankTuple& a, const RankTuple& b) { return a.start < b.start; });
   for (std::size_t i = 0; i < pieces.size();) {
     std::size_t j = i + 1;
@@ -330,7 +352,12 @@ std::optional<RankList> RankList::fromSections(const std::vector<RankTuple>& sec
       maxLast = std::max(maxLast, pieces[j].last());
       members += pieces[j].size();
     }
-    if (j - i > 1) {
+    const Overlap overlap = j - i > 1 ? clusterOverlap(pieces, i, j) : Overlap::Disjoint;
+    if (overlap == Overlap::Shared) {
+      problem = "names a rank more than once (overlapping sections)";
+      return std::nullopt;
+    }
+    if (overlap == Overlap::Undecided) {
       if (members > kMaxIrregularRanks) {
         problem = fmt::format("has overlapping sections of {} ranks, more than the {} tracegen checks for repeated ranks",
                               members, kMaxIrregularRanks);
@@ -987,6 +1014,17 @@ bool RankList::isSubsetOf(const RankList& other) const {
   for (const auto& t : tuples_)
     if (!forEachInTuple(t, [&](Rank r) { return other.contains(r); })) return false;
   return true;
+}
+
+static std::optional<bool> nestedTuplesShareARank(const RankTuple& a, const RankTuple& b) {
+  try {
+    Budget budget;
+    std::vector<RankTuple> common;
+    intersectTuples(a, b, common, budget, true);
+    return !common.empty();
+  } catch (const OverBudget&) {
+    return std::nullopt;
+  }
 }
 
 bool RankList::intersects(const RankList& other) const {
