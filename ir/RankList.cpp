@@ -115,6 +115,21 @@ bool canonicalise(RankTuple& t) {
   return true;
 }
 
+// How many nested tuples nestTuple splits t into: every piece has the same shape (only its start
+// differs), so the count is the product of the trip counts of the outer dimensions it splits
+// along, found in O(dims) without making the pieces. Saturates above `limit`.
+Rank nestedPieces(RankTuple t, Rank limit) {
+  Rank pieces = 1;
+  if (!canonicalise(t)) return 0;
+  while (!t.dims.empty() && !t.isNested()) {
+    pieces *= t.dims.back().iters;  // both at most 2^31: no overflow before the check
+    if (pieces > limit) return limit + 1;
+    t.dims.pop_back();
+    canonicalise(t);
+  }
+  return pieces;
+}
+
 // Makes one raw tuple nested; a tuple whose dimensions interleave is split along its outermost
 // dimension (only malformed or exotic input does that).
 void nestTuple(RankTuple t, std::vector<RankTuple>& out) {
@@ -333,9 +348,9 @@ std::optional<RankList> RankList::fromSections(const std::vector<RankTuple>& sec
     if (t.dims.empty() || t.isNested()) {
       pieces.push_back(std::move(t));
     } else {
-      if (t.size() > kMaxIrregularRanks) {
-        problem = fmt::format("{}interleaves its dimensions over {} ranks, more than the {} tracegen splits into regular sections",
-                              which, t.size(), kMaxIrregularRanks);
+      if (nestedPieces(t, kMaxInterleavedPieces) > kMaxInterleavedPieces) {
+        problem = fmt::format("{}interleaves its dimensions ({} ranks) into more than the {} regular sections tracegen splits a section into",
+                              which, t.size(), kMaxInterleavedPieces);
         return std::nullopt;
       }
       nestTuple(std::move(t), pieces);

@@ -76,10 +76,13 @@ class RankList {
   // Builds a list from sections as read from a file, which may be anything: checks that no
   // section is empty and no rank is named twice (within a section or across sections), without
   // enumerating regular sections. Sections whose dimensions interleave are split into regular
-  // ones, which is only done up to kMaxIrregularRanks ranks; larger ones are rejected, as are
-  // overlapping sections too large to check. On failure returns nullopt and says why in
+  // ones, at most kMaxInterleavedPieces of them (a section that needs more is rejected: each
+  // piece is a tuple in memory, and a 60-byte section could otherwise ask for millions);
+  // overlapping sections that cannot be compared on their tuples are listed, up to
+  // kMaxIrregularRanks ranks, and rejected beyond. On failure returns nullopt and says why in
   // `problem`. Numbers must fit 32 bits (the ScalaTrace format's `int`).
   static constexpr Rank kMaxIrregularRanks = Rank{1} << 20;
+  static constexpr Rank kMaxInterleavedPieces = Rank{1} << 16;
   static std::optional<RankList> fromSections(const std::vector<RankTuple>& sections, std::string& problem);
 
   const std::vector<RankTuple>& tuples() const { return tuples_; }
