@@ -925,11 +925,53 @@ class Renderer {
       case OpKind::CommFree:
       case OpKind::Group:
         break;  // no communication: only the computation before it (§5.2, §5.3)
+      case OpKind::WinCollective:
+      case OpKind::Rma:
+      case OpKind::WinPassive:
+        call = oneSidedStmts(c, ranks, idx, detail);
+        break;
     }
     pc.stmts.insert(pc.stmts.end(), call.begin(), call.end());
     if (pc.stmts.empty()) return;
     pc.comments.push_back(callComment(c, detail));
     out.push_back(std::move(pc));
+  }
+
+  // ---- one-sided communication. coNCePTuaL has no windows and no one-sided transfers; the
+  // nearest equivalent: MPI_Put and MPI_Accumulate are a message from the origin to the target,
+  // MPI_Get one from the target to the origin (each with the receive on the other side that
+  // coNCePTuaL implies), MPI_Win_fence a barrier over the window's communicator; window
+  // creation, free and the passive-target calls (lock, unlock, flush) leave only a comment.
+  std::vector<std::string> oneSidedStmts(const CallStmt& c, const RankList& ranks, const std::optional<ExecIndex>& idx,
+                                         std::string& detail) {
+    note("coNCePTuaL cannot express one-sided communication: MPI_Put and MPI_Accumulate are messages from the origin "
+         "to the target, MPI_Get a message from the target to the origin, MPI_Win_fence a barrier over the window's "
+         "communicator; window creation and free, MPI_Win_lock, MPI_Win_unlock and the flushes leave only a comment.");
+    switch (c.op) {
+      case Op::Put:
+      case Op::Accumulate:
+        detail = fmt::format("one-sided {} as a message from origin to target", opName(c.op));
+        return sendStmts(c, ranks, idx, false);
+      case Op::Get: {
+        CallStmt g = c;
+        if (auto it = g.params.find(Param::Dest); it != g.params.end()) {
+          g.params[Param::Source] = it->second;
+          g.params.erase(Param::Dest);
+        }
+        detail = "one-sided MPI_Get as a message from target to origin";
+        return recvStmts(g, ranks, idx, false, Param::Count, Param::Datatype, Param::Tag);
+      }
+      case Op::WinFence: {
+        CallStmt b = c;
+        b.op = Op::Barrier;
+        std::vector<std::string> out = collectiveStmts(b, ranks, idx, detail);
+        detail = "MPI_Win_fence as a barrier over the window's communicator";
+        return out;
+      }
+      default:
+        detail = fmt::format("{}: no one-sided communication in coNCePTuaL, left as a comment", opName(c.op));
+        return {};
+    }
   }
 
   std::vector<std::string> initStmts(const RankList& ranks) {

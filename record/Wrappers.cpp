@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "record/Calls.h"
+#include "record/OneSided.h"
 #include "record/Recorder.h"
 
 #define TG_EXPORT extern "C" __attribute__((visibility("default")))
@@ -830,38 +831,13 @@ TG_OPAQUE(MPI_Ialltoallw, Op::Ialltoallw, comm, req,
            const MPI_Datatype rt[], MPI_Comm comm, MPI_Request* req),
           (s, sc, sd, st, r, rc, rd, rt, comm, req))
 
-// One-sided communication
-TG_OPAQUE(MPI_Win_create, Op::WinCreate, comm, TG_NOREQ,
-          (void* base, MPI_Aint size, int unit, MPI_Info info, MPI_Comm comm, MPI_Win* win), (base, size, unit, info, comm, win))
-TG_OPAQUE(MPI_Win_allocate, Op::WinAllocate, comm, TG_NOREQ,
-          (MPI_Aint size, int unit, MPI_Info info, MPI_Comm comm, void* base, MPI_Win* win), (size, unit, info, comm, base, win))
-TG_OPAQUE(MPI_Win_allocate_shared, Op::WinAllocateShared, comm, TG_NOREQ,
-          (MPI_Aint size, int unit, MPI_Info info, MPI_Comm comm, void* base, MPI_Win* win), (size, unit, info, comm, base, win))
-TG_OPAQUE(MPI_Win_create_dynamic, Op::WinCreateDynamic, comm, TG_NOREQ, (MPI_Info info, MPI_Comm comm, MPI_Win* win),
-          (info, comm, win))
-TG_OPAQUE(MPI_Win_free, Op::WinFree, TG_NOCOMM, TG_NOREQ, (MPI_Win* win), (win))
-TG_OPAQUE(MPI_Win_fence, Op::WinFence, TG_NOCOMM, TG_NOREQ, (int a, MPI_Win win), (a, win))
-TG_OPAQUE(MPI_Win_lock, Op::WinLock, TG_NOCOMM, TG_NOREQ, (int type, int rank, int a, MPI_Win win), (type, rank, a, win))
-TG_OPAQUE(MPI_Win_unlock, Op::WinUnlock, TG_NOCOMM, TG_NOREQ, (int rank, MPI_Win win), (rank, win))
-TG_OPAQUE(MPI_Win_lock_all, Op::WinLockAll, TG_NOCOMM, TG_NOREQ, (int a, MPI_Win win), (a, win))
-TG_OPAQUE(MPI_Win_unlock_all, Op::WinUnlockAll, TG_NOCOMM, TG_NOREQ, (MPI_Win win), (win))
-TG_OPAQUE(MPI_Win_flush, Op::WinFlush, TG_NOCOMM, TG_NOREQ, (int rank, MPI_Win win), (rank, win))
-TG_OPAQUE(MPI_Win_flush_all, Op::WinFlushAll, TG_NOCOMM, TG_NOREQ, (MPI_Win win), (win))
-TG_OPAQUE(MPI_Win_flush_local, Op::WinFlushLocal, TG_NOCOMM, TG_NOREQ, (int rank, MPI_Win win), (rank, win))
+// One-sided communication: the calls tracegen does not model (the modelled ones are at the end
+// of the file, with the window constructors, which number the windows)
 TG_OPAQUE(MPI_Win_sync, Op::WinSync, TG_NOCOMM, TG_NOREQ, (MPI_Win win), (win))
 TG_OPAQUE(MPI_Win_post, Op::WinPost, TG_NOCOMM, TG_NOREQ, (MPI_Group g, int a, MPI_Win win), (g, a, win))
 TG_OPAQUE(MPI_Win_start, Op::WinStart, TG_NOCOMM, TG_NOREQ, (MPI_Group g, int a, MPI_Win win), (g, a, win))
 TG_OPAQUE(MPI_Win_complete, Op::WinComplete, TG_NOCOMM, TG_NOREQ, (MPI_Win win), (win))
 TG_OPAQUE(MPI_Win_wait, Op::WinWait, TG_NOCOMM, TG_NOREQ, (MPI_Win win), (win))
-TG_OPAQUE(MPI_Put, Op::Put, TG_NOCOMM, TG_NOREQ,
-          (const void* o, int oc, MPI_Datatype ot, int rank, MPI_Aint disp, int tc, MPI_Datatype tt, MPI_Win win),
-          (o, oc, ot, rank, disp, tc, tt, win))
-TG_OPAQUE(MPI_Get, Op::Get, TG_NOCOMM, TG_NOREQ,
-          (void* o, int oc, MPI_Datatype ot, int rank, MPI_Aint disp, int tc, MPI_Datatype tt, MPI_Win win),
-          (o, oc, ot, rank, disp, tc, tt, win))
-TG_OPAQUE(MPI_Accumulate, Op::Accumulate, TG_NOCOMM, TG_NOREQ,
-          (const void* o, int oc, MPI_Datatype ot, int rank, MPI_Aint disp, int tc, MPI_Datatype tt, MPI_Op op, MPI_Win win),
-          (o, oc, ot, rank, disp, tc, tt, op, win))
 TG_OPAQUE(MPI_Get_accumulate, Op::GetAccumulate, TG_NOCOMM, TG_NOREQ,
           (const void* o, int oc, MPI_Datatype ot, void* r, int rc, MPI_Datatype rt, int rank, MPI_Aint disp, int tc,
            MPI_Datatype tt, MPI_Op op, MPI_Win win),
@@ -945,3 +921,95 @@ TG_OPAQUE(MPI_Comm_accept, Op::CommAccept, comm, TG_NOREQ,
 #undef TG_OPAQUE
 #undef TG_NOCOMM
 #undef TG_NOREQ
+
+// ---- one-sided communication (record/OneSided.h; docs/recording.md, "One-sided
+// communication"): windows by id and communicator, transfers with origin and target counts and
+// types, target ranks, lock types and assertions.
+
+namespace {
+namespace onesided = tracegen::record::onesided;
+
+template <class F, class R>
+int oneSided(Op op, F&& call, R&& rec) {
+  CallScope s(op);
+  if (!s.active()) return call();
+  s.begin();
+  const int rc = call();
+  s.end();
+  rec(s);
+  s.commit();
+  return rc;
+}
+}  // namespace
+
+TG_EXPORT int MPI_Win_create(void* base, MPI_Aint size, int unit, MPI_Info info, MPI_Comm comm, MPI_Win* win) {
+  return oneSided(Op::WinCreate, [&] { return PMPI_Win_create(base, size, unit, info, comm, win); },
+                  [&](CallScope& s) { onesided::createdWithMemory(s, *win, comm, size, unit); });
+}
+TG_EXPORT int MPI_Win_allocate(MPI_Aint size, int unit, MPI_Info info, MPI_Comm comm, void* base, MPI_Win* win) {
+  return oneSided(Op::WinAllocate, [&] { return PMPI_Win_allocate(size, unit, info, comm, base, win); },
+                  [&](CallScope& s) { onesided::createdWithMemory(s, *win, comm, size, unit); });
+}
+// Opaque, but their windows take ids as the others do.
+TG_EXPORT int MPI_Win_allocate_shared(MPI_Aint size, int unit, MPI_Info info, MPI_Comm comm, void* base, MPI_Win* win) {
+  return oneSided(Op::WinAllocateShared, [&] { return PMPI_Win_allocate_shared(size, unit, info, comm, base, win); },
+                  [&](CallScope& s) { onesided::created(s, *win, comm); });
+}
+TG_EXPORT int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win* win) {
+  return oneSided(Op::WinCreateDynamic, [&] { return PMPI_Win_create_dynamic(info, comm, win); },
+                  [&](CallScope& s) { onesided::created(s, *win, comm); });
+}
+TG_EXPORT int MPI_Win_free(MPI_Win* win) {
+  const MPI_Win old = *win;
+  return oneSided(Op::WinFree, [&] { return PMPI_Win_free(win); }, [&](CallScope& s) { onesided::freed(s, old); });
+}
+TG_EXPORT int MPI_Win_fence(int a, MPI_Win win) {
+  return oneSided(Op::WinFence, [&] { return PMPI_Win_fence(a, win); }, [&](CallScope& s) {
+    onesided::on(s, win);
+    onesided::assertion(s, a);
+  });
+}
+TG_EXPORT int MPI_Win_lock(int type, int rank, int a, MPI_Win win) {
+  return oneSided(Op::WinLock, [&] { return PMPI_Win_lock(type, rank, a, win); },
+                  [&](CallScope& s) { onesided::lock(s, type, rank, a, win); });
+}
+TG_EXPORT int MPI_Win_lock_all(int a, MPI_Win win) {
+  return oneSided(Op::WinLockAll, [&] { return PMPI_Win_lock_all(a, win); }, [&](CallScope& s) {
+    onesided::on(s, win);
+    onesided::assertion(s, a);
+  });
+}
+#define TG_WIN_TARGET(NAME, OP)                                                      \
+  TG_EXPORT int NAME(int rank, MPI_Win win) {                                        \
+    return oneSided(OP, [&] { return P##NAME(rank, win); }, [&](CallScope& s) {      \
+      onesided::on(s, win);                                                          \
+      s.peer(Param::Dest, rank);                                                     \
+    });                                                                              \
+  }
+TG_WIN_TARGET(MPI_Win_unlock, Op::WinUnlock)
+TG_WIN_TARGET(MPI_Win_flush, Op::WinFlush)
+TG_WIN_TARGET(MPI_Win_flush_local, Op::WinFlushLocal)
+#undef TG_WIN_TARGET
+#define TG_WIN_ALL(NAME, OP)                                                                                   \
+  TG_EXPORT int NAME(MPI_Win win) {                                                                            \
+    return oneSided(OP, [&] { return P##NAME(win); }, [&](CallScope& s) { onesided::on(s, win); }); \
+  }
+TG_WIN_ALL(MPI_Win_unlock_all, Op::WinUnlockAll)
+TG_WIN_ALL(MPI_Win_flush_all, Op::WinFlushAll)
+#undef TG_WIN_ALL
+TG_EXPORT int MPI_Put(const void* o, int oc, MPI_Datatype ot, int rank, MPI_Aint disp, int tc, MPI_Datatype tt, MPI_Win win) {
+  return oneSided(Op::Put, [&] { return PMPI_Put(o, oc, ot, rank, disp, tc, tt, win); },
+                  [&](CallScope& s) { onesided::transfer(s, oc, ot, rank, tc, tt, win); });
+}
+TG_EXPORT int MPI_Get(void* o, int oc, MPI_Datatype ot, int rank, MPI_Aint disp, int tc, MPI_Datatype tt, MPI_Win win) {
+  return oneSided(Op::Get, [&] { return PMPI_Get(o, oc, ot, rank, disp, tc, tt, win); },
+                  [&](CallScope& s) { onesided::transfer(s, oc, ot, rank, tc, tt, win); });
+}
+TG_EXPORT int MPI_Accumulate(const void* o, int oc, MPI_Datatype ot, int rank, MPI_Aint disp, int tc, MPI_Datatype tt,
+                             MPI_Op op, MPI_Win win) {
+  return oneSided(Op::Accumulate, [&] { return PMPI_Accumulate(o, oc, ot, rank, disp, tc, tt, op, win); },
+                  [&](CallScope& s) {
+                    onesided::transfer(s, oc, ot, rank, tc, tt, win);
+                    s.reduceOp(op);
+                  });
+}

@@ -18,7 +18,8 @@
 #       a run with one more timestep different (status 1, naming the operation); exits 77
 #       (skipped) while the command line has no `compare` yet
 #   record_e2e.sh ... opaque TRACEGEN NP
-#       records samples/apps/opaque (one-sided calls and MPI_Ibarrier: opaque events) on NP
+#       records samples/apps/opaque (generalized active target, MPI_Fetch_and_op, MPI_Rget and
+#       MPI_Win_sync: opaque events, between modelled one-sided calls) on NP
 #       ranks: `inspect` lists the opaque events, generation stops with status 2 naming the
 #       first one and its call site, and with --skip-unknown the benchmark compiles with
 #       -Werror, runs under the recorder and makes the application's calls and bytes except the
@@ -47,6 +48,7 @@ args_of() {
     polling) echo "20 256" ;;
     topo) echo "6 64" ;;
     opaque) echo "10 64" ;;
+    rma) echo "10 64" ;;
     *) echo "" ;;
   esac
 }
@@ -172,20 +174,21 @@ case $mode in
     read -r -a a <<<"$(args_of opaque)"
     record "$np" opaque "$work/app.trace" "${a[@]}" || exit 1
     "$tracegen" inspect "$work/app.trace" >"$work/inspect.txt" || { echo "FAIL: inspect"; cat "$work/inspect.txt"; exit 1; }
-    for op in MPI_Win_create MPI_Win_fence MPI_Put MPI_Ibarrier MPI_Win_free; do
+    opaque_ops="MPI_Win_post MPI_Win_start MPI_Fetch_and_op MPI_Win_complete MPI_Win_wait MPI_Rget MPI_Win_sync"
+    for op in $opaque_ops; do
       grep -Eq "^  E[0-9]+ $op at [0-9a-f_]+, ranks 0-$((np - 1)) " "$work/inspect.txt" ||
         { echo "FAIL: inspect does not list the opaque $op with its call site"; cat "$work/inspect.txt"; exit 1; }
     done
     "$tracegen" "$work/app.trace" -o "$work/refused.c" 2>"$work/refused.err"
     rc=$?
     [ $rc -eq 2 ] || { echo "FAIL: generation from a trace with opaque events exits $rc, not 2"; cat "$work/refused.err"; exit 1; }
-    grep -Eq "app\.trace:[0-9]+: error: event [0-9]+ is a call of MPI_Win_create at [0-9a-f_]+, which tracegen records but does not model" "$work/refused.err" ||
+    grep -Eq "app\.trace:[0-9]+: error: event [0-9]+ is a call of MPI_Win_post at [0-9a-f_]+, which tracegen records but does not model" "$work/refused.err" ||
       { echo "FAIL: the error does not name the call and its site"; cat "$work/refused.err"; exit 1; }
     [ ! -e "$work/refused.c" ] || { echo "FAIL: a refused generation wrote its output"; exit 1; }
     "$tracegen" "$work/app.trace" --skip-unknown -o "$work/bench.c" 2>"$work/gen.err" ||
       { echo "FAIL: --skip-unknown"; cat "$work/gen.err"; exit 1; }
-    grep -q "MPI_Put: a call tracegen does not model, left out (--skip-unknown)" "$work/bench.c" ||
-      { echo "FAIL: no comment in the place of MPI_Put"; exit 1; }
+    grep -q "MPI_Fetch_and_op: a call tracegen does not model, left out (--skip-unknown)" "$work/bench.c" ||
+      { echo "FAIL: no comment in the place of MPI_Fetch_and_op"; exit 1; }
     mpicc -std=c11 -O2 -Wall -Wextra -Werror -o "$work/bench" "$work/bench.c" ||
       { echo "FAIL: the --skip-unknown benchmark does not compile"; exit 1; }
     timeout 300 mpiexec --oversubscribe -n "$np" env LD_PRELOAD="$recorder" TRACEGEN_OUTPUT="$work/bench.trace" \
@@ -193,9 +196,12 @@ case $mode in
     "$tracegen" compare "$work/app.trace" "$work/bench.trace" >"$work/compare.txt"
     rc=$?
     [ $rc -eq 1 ] || { echo "FAIL: compare exits $rc, not 1 (the opaque calls differ)"; cat "$work/compare.txt"; exit 1; }
-    others=$(grep -E '^rank [0-9]+: ' "$work/compare.txt" | grep -Ev '^rank [0-9]+: MPI_(Win_create|Win_fence|Put|Ibarrier|Win_free): [0-9]+ vs 0 calls$')
+    others=$(grep -E '^rank [0-9]+: ' "$work/compare.txt" | grep -Ev '^rank [0-9]+: MPI_(Win_post|Win_start|Fetch_and_op|Win_complete|Win_wait|Rget|Win_sync): [0-9]+ vs 0 calls$')
     [ -z "$others" ] || { echo "FAIL: differences beyond the opaque calls:"; echo "$others"; exit 1; }
-    grep -Eq '^rank 0: MPI_Put: 10 vs 0 calls$' "$work/compare.txt" || { echo "FAIL: MPI_Put not compared"; cat "$work/compare.txt"; exit 1; }
+    grep -Eq '^rank 0: MPI_Fetch_and_op: 10 vs 0 calls$' "$work/compare.txt" || { echo "FAIL: MPI_Fetch_and_op not compared"; cat "$work/compare.txt"; exit 1; }
+    # the modelled one-sided calls around them are replayed: no difference in those
+    grep -Eq '^rank [0-9]+: MPI_Win_(create|free|lock_all|unlock_all): ' "$work/compare.txt" &&
+      { echo "FAIL: the modelled one-sided calls differ"; cat "$work/compare.txt"; exit 1; }
     echo "opaque on $np ranks: inspect lists the opaque calls, generation refuses them (status 2), --skip-unknown replays the rest"
     ;;
   *)
