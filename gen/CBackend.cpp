@@ -350,6 +350,8 @@ class CWriter {
     bool windows = false;          // one-sided communication
     bool winCreate = false, winAllocate = false, winFree = false;
     std::int64_t maxWinId = 999;
+    bool files = false;  // MPI-IO
+    std::int64_t maxFileId = 999;
     std::int64_t largestBytes = 0;
     std::map<std::int64_t, const Datatype*> derived;  // by id
   };
@@ -605,6 +607,9 @@ class CWriter {
       case OpKind::Rma:
       case OpKind::WinPassive:
         return oneSided(x, d);
+      case OpKind::FileCollective:
+      case OpKind::FileIo:
+        return fileIo(x, d);
     }
     throw std::logic_error("unhandled operation");
   }
@@ -1054,6 +1059,40 @@ class CWriter {
     throw std::logic_error(fmt::format("unhandled one-sided operation {}", opName(c.op)));
   }
 
+  // ---- MPI-IO: files by the trace's number (1000 + open order on the rank) in file_table. The
+  // benchmark opens a scratch file of its own for each (scratch_name: $TMPDIR or the working
+  // directory, named after the job), deleted on close, and reads and writes the traced counts and
+  // datatypes at the traced offsets, from the message buffers.
+  std::string fileIo(const CallCtx& x, mus::data& d) {
+    const CallStmt& c = x.c;
+    const Expr& id = need(c, Param::File);
+    forEachConst(id, [&](double v) { uses_.maxFileId = std::max(uses_.maxFileId, asInt(v)); });
+    uses_.files = true;
+    d.set("file", expr(id, intStyle(), at(x, "file")));
+    d.set("comm", comm(x));
+    switch (c.op) {
+      case Op::FileOpen:
+        return templates_.render("call/file_open", d);
+      case Op::FileClose:
+        return templates_.render("call/file_close", d);
+      default:
+        break;
+    }
+    message(x, d);
+    const bool write = c.op == Op::FileWrite || c.op == Op::FileWriteAt || c.op == Op::FileWriteAll ||
+                       c.op == Op::FileWriteAtAll;
+    d.set("buf", write ? "send_buf" : "recv_buf");
+    if (const Expr* off = param(c, Param::Offset)) {
+      d.set("offset", expr(*off, {"long long", [](double v) { return fmt::format("{}LL", asInt(v)); }}, at(x, "offset")));
+      return templates_.render("call/file_io_at", d);
+    }
+    if (c.op == Op::FileReadAt || c.op == Op::FileWriteAt || c.op == Op::FileReadAtAll || c.op == Op::FileWriteAtAll) {
+      d.set("offset", "0LL");
+      return templates_.render("call/file_io_at", d);
+    }
+    return templates_.render("call/file_io", d);
+  }
+
   // --- values ------------------------------------------------------------------------------
 
   Style intStyle() const {
@@ -1373,6 +1412,8 @@ class CWriter {
     d.set("uses_win_allocate", flag(uses_.winAllocate));
     d.set("uses_win_free", flag(uses_.winFree));
     d.set("uses_win_bytes", flag(uses_.winCreate || uses_.winAllocate));
+    d.set("files", flag(uses_.files));
+    d.set("file_slots", std::to_string(std::max<std::int64_t>(uses_.maxFileId - 999, 1)));
     d.set("bsend", flag(uses_.bsend));
     d.set("bsend_messages", "16");
 

@@ -930,6 +930,14 @@ class Renderer {
       case OpKind::WinPassive:
         call = oneSidedStmts(c, ranks, idx, detail);
         break;
+      case OpKind::FileCollective:
+      case OpKind::FileIo:
+        // coNCePTuaL has no I/O: the computation before the call stays, the time inside it is
+        // not reproduced.
+        detail = fmt::format("{}: no I/O in coNCePTuaL, left as a comment", opName(c.op));
+        note("coNCePTuaL cannot express MPI-IO: file opens, reads, writes and closes leave only a comment (the "
+             "computation before each stays; the time of the I/O itself is not reproduced).");
+        break;
     }
     pc.stmts.insert(pc.stmts.end(), call.begin(), call.end());
     if (pc.stmts.empty()) return;

@@ -43,6 +43,13 @@ std::optional<std::string> paramValueProblem(Param p, std::int64_t v) {
     case Param::Assert:
       if (v < 0 || v > 31) return fmt::format("assert {} is outside 0..31 (the five MPI_MODE_ bits)", v);
       return std::nullopt;
+    // ---- MPI-IO
+    case Param::File:
+      if (v < 1000 || v > kMaxInt32) return fmt::format("file {} is outside 1000..{} (file ids)", v, kMaxInt32);
+      return std::nullopt;
+    case Param::Offset:
+      if (v < 0 || v > (std::int64_t{1} << 50)) return fmt::format("offset {} is outside 0..2^50", v);
+      return std::nullopt;
     default:
       return std::nullopt;
   }

@@ -37,6 +37,9 @@ enum class OpKind {
   WinCollective,  // Win_create, Win_allocate, Win_free, Win_fence: collective over the window's communicator
   Rma,            // Put, Get, Accumulate: the origin's transfer to or from a target's window
   WinPassive,     // Win_lock/unlock(_all), Win_flush(_all, _local): passive target, local to the caller
+  // ---- MPI-IO (docs/trace-format.md, "MPI-IO")
+  FileCollective,  // File_open, File_close, File_read/write(_at)_all: collective over the file's communicator
+  FileIo,          // File_read, File_write, File_read_at, File_write_at: independent, local to the caller
 };
 
 enum class Op : std::uint8_t {
@@ -128,6 +131,10 @@ enum class Param : std::uint8_t {
   DispUnit,  // MPI_Win_create, MPI_Win_allocate: displacement unit in bytes
   LockType,  // MPI_Win_lock: 1 exclusive, 2 shared
   Assert,    // MPI_Win_fence, MPI_Win_lock, MPI_Win_lock_all: bits 1 nocheck, 2 nostore, 4 noput, 8 noprecede, 16 nosucceed
+  // ---- MPI-IO: files are numbered per rank, 1000 + the order of MPI_File_open; their events
+  // carry the file's communicator as `comm`.
+  File,    // file id
+  Offset,  // the _at calls: offset in the view's elementary type (bytes under the default view)
   Count_
 };
 

@@ -237,6 +237,14 @@ void RankCursor::emit(Item& item, Call& call) {
     case OpKind::WinPassive:
       call.peer = peer(Param::Dest);
       break;
+    // MPI-IO: writes count as bytes the rank sends, reads as bytes it receives (count x datatype).
+    case OpKind::FileCollective:
+    case OpKind::FileIo:
+      if (e.op == Op::FileWrite || e.op == Op::FileWriteAt || e.op == Op::FileWriteAll || e.op == Op::FileWriteAtAll)
+        call.bytes = bytes;
+      else if (e.op != Op::FileOpen && e.op != Op::FileClose)
+        call.recvBytes = bytes;
+      break;
     default:
       break;
   }

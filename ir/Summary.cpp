@@ -73,7 +73,8 @@ RankSummary summarizeRank(const Trace& trace, Rank r, ExpansionBudget& budget, c
       if (!cancelled.count(call.index)) s.bytesReceived = saturatingAdd(s.bytesReceived, call.recvBytes);
     }
     // One-sided transfers count on the origin (docs/trace-format.md, "One-sided communication").
-    if (kind == OpKind::Rma) {
+    // So do MPI-IO's reads and writes (docs/trace-format.md, "MPI-IO").
+    if (kind == OpKind::Rma || kind == OpKind::FileCollective || kind == OpKind::FileIo) {
       s.bytesSent = saturatingAdd(s.bytesSent, call.bytes);
       s.bytesReceived = saturatingAdd(s.bytesReceived, call.recvBytes);
     }

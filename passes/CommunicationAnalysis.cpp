@@ -283,7 +283,8 @@ class ProgramBuilder {
         o.collToken += ';';
         break;
       }
-      case OpKind::WinCollective: {
+      case OpKind::WinCollective:
+      case OpKind::FileCollective: {  // MPI-IO's collective calls: over the file's communicator
         // MPI_Win_create/allocate/free and MPI_Win_fence: collective over the window's
         // communicator (`comm`), in order with its other collectives.
         o.collComm = constant(e, Param::Comm).value_or(kCommWorld);
@@ -293,6 +294,7 @@ class ProgramBuilder {
       }
       case OpKind::Rma:
       case OpKind::WinPassive:
+      case OpKind::FileIo:
         // The origin's transfers and passive-target epochs match nothing: local calls.
         break;
       case OpKind::Opaque:

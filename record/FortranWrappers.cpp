@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "record/Calls.h"
+#include "record/FileIo.h"
 #include "record/OneSided.h"
 #include "record/Recorder.h"
 
@@ -718,7 +719,7 @@ TG_FORTRAN(reduce_scatter_block, MPI_REDUCE_SCATTER_BLOCK,
 // ---- calls tracegen does not model, recorded as opaque events (as the C entry points do,
 // Wrappers.cpp): the name, the communicator where the call has one, the call site. Arguments
 // are passed through untouched (every Fortran argument is an address). Calls with CHARACTER
-// arguments (MPI_FILE_OPEN, MPI_FILE_SET_VIEW, MPI_COMM_SPAWN, ...) are not intercepted here:
+// arguments (MPI_FILE_SET_VIEW, MPI_COMM_SPAWN, ...; MPI_FILE_OPEN is, below) are not intercepted here:
 // their hidden length arguments differ between compilers.
 
 static void opaqueF(Op op, const std::function<void()>& call, const Fint* comm, Fint* req) {
@@ -790,22 +791,7 @@ TG_FOPAQUE(win_start, MPI_WIN_START, Op::WinStart, nullptr, nullptr, (V g, V a, 
 TG_FOPAQUE(win_complete, MPI_WIN_COMPLETE, Op::WinComplete, nullptr, nullptr, (V w, Fint* e), (w, e))
 TG_FOPAQUE(win_wait, MPI_WIN_WAIT, Op::WinWait, nullptr, nullptr, (V w, Fint* e), (w, e))
 
-// MPI-IO (without MPI_FILE_OPEN and MPI_FILE_SET_VIEW, which take CHARACTER arguments)
-TG_FOPAQUE(file_close, MPI_FILE_CLOSE, Op::FileClose, nullptr, nullptr, (V f, Fint* e), (f, e))
-#define TG_FFILE_IO(base, UPPER, OP) \
-  TG_FOPAQUE(base, UPPER, OP, nullptr, nullptr, (V f, V b, V n, V t, V st, Fint* e), (f, b, n, t, st, e))
-#define TG_FFILE_IO_AT(base, UPPER, OP) \
-  TG_FOPAQUE(base, UPPER, OP, nullptr, nullptr, (V f, V off, V b, V n, V t, V st, Fint* e), (f, off, b, n, t, st, e))
-TG_FFILE_IO(file_read, MPI_FILE_READ, Op::FileRead)
-TG_FFILE_IO(file_write, MPI_FILE_WRITE, Op::FileWrite)
-TG_FFILE_IO(file_read_all, MPI_FILE_READ_ALL, Op::FileReadAll)
-TG_FFILE_IO(file_write_all, MPI_FILE_WRITE_ALL, Op::FileWriteAll)
-TG_FFILE_IO_AT(file_read_at, MPI_FILE_READ_AT, Op::FileReadAt)
-TG_FFILE_IO_AT(file_write_at, MPI_FILE_WRITE_AT, Op::FileWriteAt)
-TG_FFILE_IO_AT(file_read_at_all, MPI_FILE_READ_AT_ALL, Op::FileReadAtAll)
-TG_FFILE_IO_AT(file_write_at_all, MPI_FILE_WRITE_AT_ALL, Op::FileWriteAtAll)
-#undef TG_FFILE_IO
-#undef TG_FFILE_IO_AT
+// MPI-IO: modelled, at the end of the file
 
 // Neighbourhood collectives
 TG_FOPAQUE(neighbor_allgather, MPI_NEIGHBOR_ALLGATHER, Op::NeighborAllgather, comm, nullptr,
@@ -923,3 +909,58 @@ static void accumulate_impl(void* o, Fint* oc, Fint* ot, Fint* r, MPI_Aint* d, F
 TG_FORTRAN(accumulate, MPI_ACCUMULATE,
            (void* o, Fint* oc, Fint* ot, Fint* r, MPI_Aint* d, Fint* tc, Fint* tt, Fint* op, Fint* w, Fint* e),
            (o, oc, ot, r, d, tc, tt, op, w, e))
+
+// ---- MPI-IO (record/FileIo.h), as the C entry points record it. File handles are INTEGERs
+// (MPI_File_f2c), offsets INTEGER(KIND=MPI_OFFSET_KIND). MPI_FILE_OPEN's file name is a
+// CHARACTER argument whose length the compiler passes after the others: as a size_t, gfortran's
+// convention (since GCC 8), which the MPI library's own Fortran entry receives unchanged.
+
+namespace {
+namespace fileio = tracegen::record::fileio;
+MPI_File Fh(const Fint* f) { return PMPI_File_f2c(*f); }
+}  // namespace
+
+using FileOpenF = void (*)(Fint*, char*, Fint*, Fint*, Fint*, Fint*, std::size_t);
+TG_PMPI(file_open, FileOpenF)
+static void file_open_impl(Fint* comm, char* name, Fint* mode, Fint* info, Fint* fh, Fint* e, std::size_t len) {
+  run(Op::FileOpen, [&] { pmpi_file_open()(comm, name, mode, info, fh, e, len); },
+      [&](CallScope& s) { fileio::opened(s, Fh(fh), C(comm)); });
+}
+TG_FORTRAN(file_open, MPI_FILE_OPEN, (Fint * comm, char* name, Fint* mode, Fint* info, Fint* fh, Fint* e, std::size_t len),
+           (comm, name, mode, info, fh, e, len))
+
+using FileCloseF = void (*)(Fint*, Fint*);
+TG_PMPI(file_close, FileCloseF)
+static void file_close_impl(Fint* fh, Fint* e) {
+  const MPI_File old = Fh(fh);
+  run(Op::FileClose, [&] { pmpi_file_close()(fh, e); }, [&](CallScope& s) { fileio::closed(s, old); });
+}
+TG_FORTRAN(file_close, MPI_FILE_CLOSE, (Fint * fh, Fint* e), (fh, e))
+
+using FileIoF = void (*)(Fint*, void*, Fint*, Fint*, void*, Fint*);
+using FileIoAtF = void (*)(Fint*, MPI_Offset*, void*, Fint*, Fint*, void*, Fint*);
+#define TG_FFILE_IO(base, UPPER, OP)                                                                   \
+  TG_PMPI(base, FileIoF)                                                                              \
+  static void base##_impl(Fint* f, void* b, Fint* n, Fint* t, void* st, Fint* e) {                    \
+    run(OP, [&] { pmpi_##base()(f, b, n, t, st, e); },                                               \
+        [&](CallScope& s) { fileio::access(s, Fh(f), *n, T(t), -1); });                             \
+  }                                                                                                   \
+  TG_FORTRAN(base, UPPER, (Fint * f, void* b, Fint* n, Fint* t, void* st, Fint* e), (f, b, n, t, st, e))
+#define TG_FFILE_IO_AT(base, UPPER, OP)                                                                \
+  TG_PMPI(base, FileIoAtF)                                                                            \
+  static void base##_impl(Fint* f, MPI_Offset* off, void* b, Fint* n, Fint* t, void* st, Fint* e) {   \
+    run(OP, [&] { pmpi_##base()(f, off, b, n, t, st, e); },                                          \
+        [&](CallScope& s) { fileio::access(s, Fh(f), *n, T(t), *off); });                           \
+  }                                                                                                   \
+  TG_FORTRAN(base, UPPER, (Fint * f, MPI_Offset* off, void* b, Fint* n, Fint* t, void* st, Fint* e), \
+             (f, off, b, n, t, st, e))
+TG_FFILE_IO(file_read, MPI_FILE_READ, Op::FileRead)
+TG_FFILE_IO(file_write, MPI_FILE_WRITE, Op::FileWrite)
+TG_FFILE_IO(file_read_all, MPI_FILE_READ_ALL, Op::FileReadAll)
+TG_FFILE_IO(file_write_all, MPI_FILE_WRITE_ALL, Op::FileWriteAll)
+TG_FFILE_IO_AT(file_read_at, MPI_FILE_READ_AT, Op::FileReadAt)
+TG_FFILE_IO_AT(file_write_at, MPI_FILE_WRITE_AT, Op::FileWriteAt)
+TG_FFILE_IO_AT(file_read_at_all, MPI_FILE_READ_AT_ALL, Op::FileReadAtAll)
+TG_FFILE_IO_AT(file_write_at_all, MPI_FILE_WRITE_AT_ALL, Op::FileWriteAtAll)
+#undef TG_FFILE_IO
+#undef TG_FFILE_IO_AT

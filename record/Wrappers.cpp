@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "record/Calls.h"
+#include "record/FileIo.h"
 #include "record/OneSided.h"
 #include "record/Recorder.h"
 
@@ -857,30 +858,12 @@ TG_OPAQUE(MPI_Rget, Op::Rget, TG_NOCOMM, req,
           (o, oc, ot, rank, disp, tc, tt, win, req))
 
 // MPI-IO
-TG_OPAQUE(MPI_File_open, Op::FileOpen, comm, TG_NOREQ,
-          (MPI_Comm comm, const char* name, int mode, MPI_Info info, MPI_File* fh), (comm, name, mode, info, fh))
-TG_OPAQUE(MPI_File_close, Op::FileClose, TG_NOCOMM, TG_NOREQ, (MPI_File* fh), (fh))
 TG_OPAQUE(MPI_File_set_view, Op::FileSetView, TG_NOCOMM, TG_NOREQ,
           (MPI_File fh, MPI_Offset disp, MPI_Datatype et, MPI_Datatype ft, const char* rep, MPI_Info info),
           (fh, disp, et, ft, rep, info))
 TG_OPAQUE(MPI_File_seek, Op::FileSeek, TG_NOCOMM, TG_NOREQ, (MPI_File fh, MPI_Offset off, int whence), (fh, off, whence))
 TG_OPAQUE(MPI_File_sync, Op::FileSync, TG_NOCOMM, TG_NOREQ, (MPI_File fh), (fh))
-#define TG_FILE_IO(NAME, OP, CONST)                                                                                  \
-  TG_OPAQUE(NAME, OP, TG_NOCOMM, TG_NOREQ, (MPI_File fh, CONST void* b, int n, MPI_Datatype t, MPI_Status* st), \
-            (fh, b, n, t, st))
-#define TG_FILE_IO_AT(NAME, OP, CONST)                                                  \
-  TG_OPAQUE(NAME, OP, TG_NOCOMM, TG_NOREQ,                                             \
-            (MPI_File fh, MPI_Offset off, CONST void* b, int n, MPI_Datatype t, MPI_Status* st), (fh, off, b, n, t, st))
-TG_FILE_IO(MPI_File_read, Op::FileRead, )
-TG_FILE_IO(MPI_File_write, Op::FileWrite, const)
-TG_FILE_IO(MPI_File_read_all, Op::FileReadAll, )
-TG_FILE_IO(MPI_File_write_all, Op::FileWriteAll, const)
-TG_FILE_IO_AT(MPI_File_read_at, Op::FileReadAt, )
-TG_FILE_IO_AT(MPI_File_write_at, Op::FileWriteAt, const)
-TG_FILE_IO_AT(MPI_File_read_at_all, Op::FileReadAtAll, )
-TG_FILE_IO_AT(MPI_File_write_at_all, Op::FileWriteAtAll, const)
-#undef TG_FILE_IO
-#undef TG_FILE_IO_AT
+// (MPI_File_open, MPI_File_close and the blocking reads and writes: at the end of the file)
 TG_OPAQUE(MPI_File_iread, Op::FileIread, TG_NOCOMM, req, (MPI_File fh, void* b, int n, MPI_Datatype t, MPI_Request* req),
           (fh, b, n, t, req))
 TG_OPAQUE(MPI_File_iwrite, Op::FileIwrite, TG_NOCOMM, req,
@@ -1013,3 +996,39 @@ TG_EXPORT int MPI_Accumulate(const void* o, int oc, MPI_Datatype ot, int rank, M
                     s.reduceOp(op);
                   });
 }
+
+// ---- MPI-IO (record/FileIo.h; docs/recording.md, "MPI-IO"): files by id and communicator,
+// reads and writes with counts, datatypes and the offsets of the _at calls.
+
+namespace {
+namespace fileio = tracegen::record::fileio;
+}  // namespace
+
+TG_EXPORT int MPI_File_open(MPI_Comm comm, const char* name, int mode, MPI_Info info, MPI_File* fh) {
+  return oneSided(Op::FileOpen, [&] { return PMPI_File_open(comm, name, mode, info, fh); },
+                  [&](CallScope& s) { fileio::opened(s, *fh, comm); });
+}
+TG_EXPORT int MPI_File_close(MPI_File* fh) {
+  const MPI_File old = *fh;
+  return oneSided(Op::FileClose, [&] { return PMPI_File_close(fh); }, [&](CallScope& s) { fileio::closed(s, old); });
+}
+#define TG_FILE_IO(NAME, OP, CONST)                                                                 \
+  TG_EXPORT int NAME(MPI_File fh, CONST void* b, int n, MPI_Datatype t, MPI_Status* st) {          \
+    return oneSided(OP, [&] { return P##NAME(fh, b, n, t, st); },                                 \
+                    [&](CallScope& s) { fileio::access(s, fh, n, t, -1); });                      \
+  }
+#define TG_FILE_IO_AT(NAME, OP, CONST)                                                                   \
+  TG_EXPORT int NAME(MPI_File fh, MPI_Offset off, CONST void* b, int n, MPI_Datatype t, MPI_Status* st) { \
+    return oneSided(OP, [&] { return P##NAME(fh, off, b, n, t, st); },                                  \
+                    [&](CallScope& s) { fileio::access(s, fh, n, t, off); });                           \
+  }
+TG_FILE_IO(MPI_File_read, Op::FileRead, )
+TG_FILE_IO(MPI_File_write, Op::FileWrite, const)
+TG_FILE_IO(MPI_File_read_all, Op::FileReadAll, )
+TG_FILE_IO(MPI_File_write_all, Op::FileWriteAll, const)
+TG_FILE_IO_AT(MPI_File_read_at, Op::FileReadAt, )
+TG_FILE_IO_AT(MPI_File_write_at, Op::FileWriteAt, const)
+TG_FILE_IO_AT(MPI_File_read_at_all, Op::FileReadAtAll, )
+TG_FILE_IO_AT(MPI_File_write_at_all, Op::FileWriteAtAll, const)
+#undef TG_FILE_IO
+#undef TG_FILE_IO_AT

@@ -49,6 +49,7 @@ args_of() {
     topo) echo "6 64" ;;
     opaque) echo "10 64" ;;
     rma) echo "10 64" ;;
+    mpiio) echo "5 256" ;;
     *) echo "" ;;
   esac
 }
@@ -161,6 +162,12 @@ case $mode in
     "$tracegen" compare "$work/app.trace" "$work/bench.trace" >"$work/compare.txt"
     rc=$?
     [ $rc -eq 0 ] || { echo "FAIL: $app and its benchmark differ"; cat "$work/compare.txt"; exit 1; }
+    # MPI-IO: the benchmark's scratch files (in $TMPDIR or its working directory) are gone
+    if grep -q "MPI_File_open" "$work/bench.c"; then
+      left=$(find "${TMPDIR:-/tmp}" . -maxdepth 1 -name 'tracegen-bench-*.tmp' 2>/dev/null)
+      [ -z "$left" ] || { echo "FAIL: the benchmark left its scratch files: $left"; exit 1; }
+      echo "$app: the benchmark's scratch files are gone"
+    fi
     awk -v a="$t0" -v b="$t1" -v c="$t2" -v d="$t3" -v app="$app" -v np="$np" 'BEGIN {
       printf "%s on %d ranks: application %.2f s, benchmark %.2f s, ratio %.2f (both under the recorder, mpiexec start-up included)\n",
              app, np, b - a, d - c, (d - c) / (b - a) }'

@@ -33,13 +33,17 @@
   X(Comm_split) X(Comm_dup) X(Comm_create) X(Comm_free) X(Comm_group) X(Group_incl) X(Group_excl)               \
   X(Group_range_incl) X(Group_range_excl) X(Group_union) X(Group_intersection) X(Group_difference) X(Group_free)  \
   X(Exscan) X(Reduce_scatter_block) X(Win_create) X(Win_fence) X(Put) X(Win_free) X(Ibarrier)                    \
-  TG_TOPOLOGY_OPS(X) TG_ONESIDED_OPS(X)
+  TG_TOPOLOGY_OPS(X) TG_ONESIDED_OPS(X) TG_FILE_OPS(X)
 /* One-sided communication (with MPI_Win_create, MPI_Win_fence, MPI_Put, MPI_Win_free above), and
  * the one-sided calls that stay opaque events (samples/apps/opaque.c). */
 #define TG_ONESIDED_OPS(X)                                                                                         \
   X(Win_allocate) X(Get) X(Accumulate) X(Win_lock) X(Win_unlock) X(Win_lock_all) X(Win_unlock_all) X(Win_flush)   \
   X(Win_flush_all) X(Win_flush_local) X(Win_post) X(Win_start) X(Win_complete) X(Win_wait) X(Win_sync)            \
   X(Fetch_and_op) X(Rget)
+/* MPI-IO. */
+#define TG_FILE_OPS(X)                                                                                             \
+  X(File_open) X(File_close) X(File_read) X(File_write) X(File_read_at) X(File_write_at) X(File_read_all)         \
+  X(File_write_all) X(File_read_at_all) X(File_write_at_all)
 /* Topology constructors (and MPI-3's other communicator constructors). */
 #define TG_TOPOLOGY_OPS(X)                                                                                         \
   X(Cart_create) X(Cart_sub) X(Graph_create) X(Dist_graph_create) X(Dist_graph_create_adjacent)                   \
@@ -670,6 +674,49 @@ EXPORT int MPI_Rget(void* o, int oc, MPI_Datatype ot, int rank, MPI_Aint disp, i
   count_op(OP_Rget);
   return PMPI_Rget(o, oc, ot, rank, disp, tc, tt, win, req);
 }
+/* ---- MPI-IO: writes count as bytes sent, reads as bytes received (count x type), as tracegen
+ * counts them (docs/trace-format.md, "MPI-IO"). C only. */
+EXPORT int MPI_File_open(MPI_Comm comm, const char* name, int mode, MPI_Info info, MPI_File* fh) {
+  count_op(OP_File_open);
+  return PMPI_File_open(comm, name, mode, info, fh);
+}
+EXPORT int MPI_File_close(MPI_File* fh) {
+  count_op(OP_File_close);
+  return PMPI_File_close(fh);
+}
+#define TG_C_FILE_READ(name)                                                                   \
+  EXPORT int MPI_##name(MPI_File fh, void* b, int n, MPI_Datatype t, MPI_Status* st) {        \
+    count_op(OP_##name);                                                                      \
+    received(n, t, 0);                                                                        \
+    return PMPI_##name(fh, b, n, t, st);                                                      \
+  }
+#define TG_C_FILE_WRITE(name)                                                                  \
+  EXPORT int MPI_##name(MPI_File fh, const void* b, int n, MPI_Datatype t, MPI_Status* st) {  \
+    count_op(OP_##name);                                                                      \
+    sent(n, t, 0);                                                                            \
+    return PMPI_##name(fh, b, n, t, st);                                                      \
+  }
+#define TG_C_FILE_READ_AT(name)                                                                             \
+  EXPORT int MPI_##name(MPI_File fh, MPI_Offset off, void* b, int n, MPI_Datatype t, MPI_Status* st) {     \
+    count_op(OP_##name);                                                                                   \
+    received(n, t, 0);                                                                                     \
+    return PMPI_##name(fh, off, b, n, t, st);                                                              \
+  }
+#define TG_C_FILE_WRITE_AT(name)                                                                            \
+  EXPORT int MPI_##name(MPI_File fh, MPI_Offset off, const void* b, int n, MPI_Datatype t, MPI_Status* st) { \
+    count_op(OP_##name);                                                                                   \
+    sent(n, t, 0);                                                                                         \
+    return PMPI_##name(fh, off, b, n, t, st);                                                              \
+  }
+TG_C_FILE_READ(File_read)
+TG_C_FILE_READ(File_read_all)
+TG_C_FILE_WRITE(File_write)
+TG_C_FILE_WRITE(File_write_all)
+TG_C_FILE_READ_AT(File_read_at)
+TG_C_FILE_READ_AT(File_read_at_all)
+TG_C_FILE_WRITE_AT(File_write_at)
+TG_C_FILE_WRITE_AT(File_write_at_all)
+
 EXPORT int MPI_Ibarrier(MPI_Comm comm, MPI_Request* req) {
   count_op(OP_Ibarrier);
   return PMPI_Ibarrier(comm, req);
