@@ -1000,10 +1000,16 @@ class CWriter {
                 at(x, "assert"));
   }
 
+  // count and datatype of a buffer, without marking the communicator used (comm(x) does): the
+  // window and file calls name their communicator only where they are made.
+  void buffer(const CallCtx& x, mus::data& d) {
+    d.set("count", count(x, param(x.c, Param::Count), "count"));
+    d.set("datatype", datatype(x, need(x.c, Param::Datatype), "datatype"));
+  }
+
   std::string oneSided(const CallCtx& x, mus::data& d) {
     const CallStmt& c = x.c;
     d.set("win", window(x));
-    d.set("comm", comm(x));
     auto target = [&] { d.set("dest", peer(x, need(c, Param::Dest), "dest")); };
     switch (c.op) {
       case Op::WinCreate:
@@ -1014,6 +1020,7 @@ class CWriter {
                                   at(x, "winsize"))
                            : "0LL");
         d.set("dispunit", unit ? expr(*unit, intStyle(), at(x, "dispunit")) : "1");
+        d.set("comm", comm(x));
         (c.op == Op::WinCreate ? uses_.winCreate : uses_.winAllocate) = true;
         return templates_.render(c.op == Op::WinCreate ? "call/win_create" : "call/win_allocate", d);
       }
@@ -1047,7 +1054,7 @@ class CWriter {
       case Op::Put:
       case Op::Get:
       case Op::Accumulate:
-        message(x, d);
+        buffer(x, d);
         receiveSide(x, d);
         target();
         d.set("buf", c.op == Op::Get ? "recv_buf" : "send_buf");
@@ -1069,16 +1076,16 @@ class CWriter {
     forEachConst(id, [&](double v) { uses_.maxFileId = std::max(uses_.maxFileId, asInt(v)); });
     uses_.files = true;
     d.set("file", expr(id, intStyle(), at(x, "file")));
-    d.set("comm", comm(x));
     switch (c.op) {
       case Op::FileOpen:
+        d.set("comm", comm(x));
         return templates_.render("call/file_open", d);
       case Op::FileClose:
         return templates_.render("call/file_close", d);
       default:
         break;
     }
-    message(x, d);
+    buffer(x, d);
     const bool write = c.op == Op::FileWrite || c.op == Op::FileWriteAt || c.op == Op::FileWriteAll ||
                        c.op == Op::FileWriteAtAll;
     d.set("buf", write ? "send_buf" : "recv_buf");

@@ -959,15 +959,13 @@ class Renderer {
       case Op::Put:
       case Op::Accumulate:
         detail = fmt::format("one-sided {} as a message from origin to target", opName(c.op));
-        return sendStmts(c, ranks, idx, false);
+        return rmaMessage(c, ranks, idx, false);
       case Op::Get: {
-        CallStmt g = c;
-        if (auto it = g.params.find(Param::Dest); it != g.params.end()) {
-          g.params[Param::Source] = it->second;
-          g.params.erase(Param::Dest);
-        }
-        detail = "one-sided MPI_Get as a message from target to origin";
-        return recvStmts(g, ranks, idx, false, Param::Count, Param::Datatype, Param::Tag);
+        bool reversed = false;
+        std::vector<std::string> out = rmaMessage(c, ranks, idx, true, &reversed);
+        detail = reversed ? "one-sided MPI_Get as a message from target to origin"
+                          : "one-sided MPI_Get as a message from origin to target (its targets differ by rank)";
+        return out;
       }
       case Op::WinFence: {
         CallStmt b = c;
@@ -980,6 +978,40 @@ class Renderer {
         detail = fmt::format("{}: no one-sided communication in coNCePTuaL, left as a comment", opName(c.op));
         return {};
     }
+  }
+
+  // A transfer's message: sent ASYNCHRONOUSLY with the receive coNCePTuaL implies on the other
+  // side (no RECEIVE stands for it: the target made no call), then completed by every task. A
+  // get goes from the target to the origin where every task of the program gets from the same
+  // offset (the senders are then all tasks too); otherwise, as a put does.
+  std::vector<std::string> rmaMessage(const CallStmt& c, const RankList& ranks, const std::optional<ExecIndex>& idx,
+                                      bool get, bool* reversed = nullptr) {
+    std::vector<Case> cs = cases(ranks,
+                                 {{"dest", param(c, Param::Dest)},
+                                  {"count", param(c, Param::Count)},
+                                  {"type", param(c, Param::Datatype)}},
+                                 idx);
+    const RankList everyone = RankList::all(p_.numRanks);
+    std::vector<std::string> out = guarded(cs, [&](const Case& k) -> std::vector<std::string> {
+      if (!k.values.count("dest")) throw std::invalid_argument("a one-sided transfer without a target");
+      Expr dest = k.values.at("dest");
+      RankList actors = k.ranks;
+      if (get && dest.kind == Expr::Kind::RankOffset && k.ranks == everyone) {
+        dest = Expr::rankOffset(((-dest.offset) % p_.numRanks + p_.numRanks) % p_.numRanks);
+        if (reversed) *reversed = true;
+      }
+      Partner to = partner(dest, actors, false);
+      if (!to.valid) return {};  // MPI_PROC_NULL: nothing moves
+      Desc t = acting(actors, to.relative);
+      data d;
+      d.set("tasks", t.text);
+      d.set("s", t.single ? "S" : "");
+      d.set("message", message(bytesOf(k, "count", "type"), std::nullopt));
+      d.set("target", to.text);
+      return {fill("rma_send", d)};
+    });
+    if (!out.empty()) out.push_back(awaitStmt(everyone));
+    return out;
   }
 
   std::vector<std::string> initStmts(const RankList& ranks) {
