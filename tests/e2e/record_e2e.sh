@@ -17,6 +17,9 @@
 #       `tracegen compare` finds two recordings of the same run identical (status 0) and one of
 #       a run with one more timestep different (status 1, naming the operation); exits 77
 #       (skipped) while the command line has no `compare` yet
+#   record_e2e.sh ... fortran-onesided TRACEGEN
+#       records samples/apps/rma_f (Fortran one-sided calls and MPI-IO) on 2 ranks: the calls and
+#       bytes are recorded, and its C benchmark makes the same calls and bytes
 #   record_e2e.sh ... opaque TRACEGEN NP
 #       records samples/apps/opaque (generalized active target, MPI_Fetch_and_op, MPI_Rget and
 #       MPI_Win_sync: opaque events, between modelled one-sided calls) on NP
@@ -179,6 +182,36 @@ case $mode in
     # The traced time (computation plus time in MPI, summed over ranks), without start-up.
     awk -v app="$app" '$1 == "all" { printf "%s: traced time %s s in the application, %s s in the benchmark, ratio %s\n", app, $2, $3, $4 }' \
       "$work/compare.txt"
+    ;;
+  fortran-onesided)
+    # samples/apps/rma_f (Fortran): the recorder's Fortran entry points record the one-sided and
+    # MPI-IO calls with their bytes (puts and writes sent, gets and reads received), and the
+    # generated C benchmark makes the same calls and bytes
+    tracegen=$1
+    record 2 rma_f "$work/app.trace" || exit 1
+    "$tracegen" inspect "$work/app.trace" --per-rank --format json >"$work/inspect.json" || { echo "FAIL: inspect"; exit 1; }
+    # rank 0: calls per operation; 3 puts of 8 doubles and one write of 8 sent, one get of 4
+    # doubles and one read of 8 received
+    python3 - "$work/inspect.json" <<'PY' || exit 1
+import json, sys
+r = json.load(open(sys.argv[1]))["per_rank"][0]
+want = {"MPI_Win_create": 1, "MPI_Win_fence": 6, "MPI_Put": 3, "MPI_Win_lock": 1, "MPI_Get": 1, "MPI_Win_unlock": 1,
+        "MPI_Win_free": 1, "MPI_File_open": 1, "MPI_File_write_at_all": 1, "MPI_File_read_at": 1, "MPI_File_close": 1}
+bad = [f"{op}: {r['ops'].get(op, 0)} calls, not {n}" for op, n in want.items() if r["ops"].get(op, 0) != n]
+if (r["bytes_sent"], r["bytes_received"]) != (256, 96):
+    bad.append(f"bytes sent {r['bytes_sent']} (256), received {r['bytes_received']} (96)")
+if bad:
+    print("FAIL: rank 0 of rma_f: " + "; ".join(bad))
+    sys.exit(1)
+PY
+    [ ! -e rma_f.dat ] || { echo "FAIL: rma_f.dat was not deleted on close"; exit 1; }
+    "$tracegen" "$work/app.trace" -o "$work/bench.c" 2>"$work/gen.err" || { echo "FAIL: generation"; cat "$work/gen.err"; exit 1; }
+    mpicc -std=c11 -O2 -Wall -Wextra -Werror -o "$work/bench" "$work/bench.c" || { echo "FAIL: the benchmark does not compile"; exit 1; }
+    timeout 300 mpiexec --oversubscribe -n 2 env LD_PRELOAD="$recorder" TRACEGEN_OUTPUT="$work/bench.trace" \
+      "$work/bench" >"$work/bench.out" 2>&1 || { echo "FAIL: the benchmark failed"; cat "$work/bench.out"; exit 1; }
+    "$tracegen" compare "$work/app.trace" "$work/bench.trace" >"$work/compare.txt" ||
+      { echo "FAIL: rma_f and its benchmark differ"; cat "$work/compare.txt"; exit 1; }
+    echo "rma_f (Fortran) on 2 ranks: one-sided and MPI-IO calls recorded with their bytes; the benchmark makes the same"
     ;;
   opaque)
     tracegen=$1 np=$2
