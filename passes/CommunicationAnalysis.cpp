@@ -284,9 +284,10 @@ class ProgramBuilder {
         break;
       }
       case OpKind::WinCollective:
-      case OpKind::FileCollective: {  // MPI-IO's collective calls: over the file's communicator
-        // MPI_Win_create/allocate/free and MPI_Win_fence: collective over the window's
-        // communicator (`comm`), in order with its other collectives.
+      case OpKind::FileCollective: {
+        // MPI_Win_create/allocate/free and MPI_Win_fence, MPI-IO's open, close and _all calls:
+        // collective over the window's or file's communicator (`comm`), in order with its other
+        // collectives.
         o.collComm = constant(e, Param::Comm).value_or(kCommWorld);
         if (o.collComm == kCommSelf) break;
         o.collToken = fmt::format("C{};", opName(e.op));
