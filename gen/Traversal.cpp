@@ -536,7 +536,12 @@ class Builder {
   // The value of merging two mergeable nodes: for loops, what their bodies can share.
   std::int64_t matchWeight(const Node& x, const Node& y) const {
     constexpr std::int64_t kCollective = 1'000'000;
-    if (!x.isLoop) return opInfo(trace_.events[x.event].op).kind == OpKind::Collective ? kCollective : 1;
+    if (!x.isLoop) {
+      const OpKind k = opInfo(trace_.events[x.event].op).kind;
+      // window and file calls that are collective over their communicator weigh as collectives
+      const bool collective = k == OpKind::Collective || k == OpKind::WinCollective || k == OpKind::FileCollective;
+      return collective ? kCollective : 1;
+    }
     // Each pair of nodes is weighed once per weighing of its parents: the work is bounded by
     // the product of the two trees' sizes.
     return 1 + alignmentWeight(x.body, y.body);

@@ -26,6 +26,30 @@ std::optional<std::string> paramValueProblem(Param p, std::int64_t v) {
       if (v < kMinInt32 || v > kMaxInt32)
         return fmt::format("{} {} is outside {}..{} (MPI's C int)", paramName(p), v, kMinInt32, kMaxInt32);
       return std::nullopt;
+    // ---- one-sided communication
+    case Param::Win:
+      if (v < 1000 || v > kMaxInt32) return fmt::format("win {} is outside 1000..{} (window ids)", v, kMaxInt32);
+      return std::nullopt;
+    case Param::WinSize:
+      // The benchmark allocates the window: at most 1 TiB per rank.
+      if (v < 0 || v > (std::int64_t{1} << 40)) return fmt::format("winsize {} is outside 0..2^40 bytes", v);
+      return std::nullopt;
+    case Param::DispUnit:
+      if (v < 1 || v > kMaxInt32) return fmt::format("dispunit {} is outside 1..{}", v, kMaxInt32);
+      return std::nullopt;
+    case Param::LockType:
+      if (v != 1 && v != 2) return fmt::format("locktype {} is neither 1 (exclusive) nor 2 (shared)", v);
+      return std::nullopt;
+    case Param::Assert:
+      if (v < 0 || v > 31) return fmt::format("assert {} is outside 0..31 (the five MPI_MODE_ bits)", v);
+      return std::nullopt;
+    // ---- MPI-IO
+    case Param::File:
+      if (v < 1000 || v > kMaxInt32) return fmt::format("file {} is outside 1000..{} (file ids)", v, kMaxInt32);
+      return std::nullopt;
+    case Param::Offset:
+      if (v < 0 || v > (std::int64_t{1} << 50)) return fmt::format("offset {} is outside 0..2^50", v);
+      return std::nullopt;
     default:
       return std::nullopt;
   }

@@ -18,7 +18,11 @@ constexpr std::array<std::string_view, static_cast<std::size_t>(Param::Count_)> 
     "displs", "sendcounts", "rdispls", "color",   "key",        "newcomm",    "group",
     "ranks", "ranges", "group1", "group2", "matched", "failed",
     // topology constructors
-    "dims", "periods", "reorder", "remain", "index", "edges", "sources", "degrees", "destinations"};
+    "dims", "periods", "reorder", "remain", "index", "edges", "sources", "degrees", "destinations",
+    // one-sided communication
+    "win", "winsize", "dispunit", "locktype", "assert",
+    // MPI-IO
+    "file", "offset"};
 
 constexpr std::array<std::string_view, 14> kReduceOps = {
     "MPI_OP_NULL", "MPI_MAX",  "MPI_MIN", "MPI_SUM", "MPI_PROD", "MPI_MAXLOC", "MPI_MINLOC",

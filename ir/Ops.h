@@ -33,6 +33,13 @@ enum class OpKind {
   // modelled yet. Generation stops at them, or with --skip-unknown leaves a comment.
   Opaque,
   OpaqueRequest,  // an opaque call that returns a request (waited for by the usual calls)
+  // ---- one-sided communication (docs/trace-format.md, "One-sided communication")
+  WinCollective,  // Win_create, Win_allocate, Win_free, Win_fence: collective over the window's communicator
+  Rma,            // Put, Get, Accumulate: the origin's transfer to or from a target's window
+  WinPassive,     // Win_lock/unlock(_all), Win_flush(_all, _local): passive target, local to the caller
+  // ---- MPI-IO (docs/trace-format.md, "MPI-IO")
+  FileCollective,  // File_open, File_close, File_read/write(_at)_all: collective over the file's communicator
+  FileIo,          // File_read, File_write, File_read_at, File_write_at: independent, local to the caller
 };
 
 enum class Op : std::uint8_t {
@@ -117,6 +124,17 @@ enum class Param : std::uint8_t {
   Sources,       // distributed graphs: source ranks
   Degrees,       // MPI_Dist_graph_create: out-degree of each source
   Destinations,  // distributed graphs: destination ranks, `recvcount` of them
+  // ---- one-sided communication: windows are numbered per rank, 1000 + creation order; their
+  // events carry the window's communicator as `comm` and the target rank as `dest`.
+  Win,       // window id
+  WinSize,   // MPI_Win_create, MPI_Win_allocate: bytes of the caller's window memory
+  DispUnit,  // MPI_Win_create, MPI_Win_allocate: displacement unit in bytes
+  LockType,  // MPI_Win_lock: 1 exclusive, 2 shared
+  Assert,    // MPI_Win_fence, MPI_Win_lock, MPI_Win_lock_all: bits 1 nocheck, 2 nostore, 4 noput, 8 noprecede, 16 nosucceed
+  // ---- MPI-IO: files are numbered per rank, 1000 + the order of MPI_File_open; their events
+  // carry the file's communicator as `comm`.
+  File,    // file id
+  Offset,  // the _at calls: offset in the view's elementary type (bytes under the default view)
   Count_
 };
 

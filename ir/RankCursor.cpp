@@ -227,6 +227,24 @@ void RankCursor::emit(Item& item, Call& call) {
       call.bytes = bytes;
       call.recvBytes = recvCount >= 0 ? payload(recvCount, recvType, "recvcount") : bytes;
       break;
+    // One-sided: the origin's side. MPI_Put and MPI_Accumulate send the origin buffer
+    // (count x datatype), MPI_Get receives into it; the target's count and type (recvcount,
+    // recvtype) describe the same bytes in the target window. A target MPI_PROC_NULL moves nothing.
+    case OpKind::Rma:
+      call.peer = peer(Param::Dest);
+      if (call.peer != kProcNull) (e.op == Op::Get ? call.recvBytes : call.bytes) = bytes;
+      break;
+    case OpKind::WinPassive:
+      call.peer = peer(Param::Dest);
+      break;
+    // MPI-IO: writes count as bytes the rank sends, reads as bytes it receives (count x datatype).
+    case OpKind::FileCollective:
+    case OpKind::FileIo:
+      if (e.op == Op::FileWrite || e.op == Op::FileWriteAt || e.op == Op::FileWriteAll || e.op == Op::FileWriteAtAll)
+        call.bytes = bytes;
+      else if (e.op != Op::FileOpen && e.op != Op::FileClose)
+        call.recvBytes = bytes;
+      break;
     default:
       break;
   }

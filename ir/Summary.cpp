@@ -72,6 +72,12 @@ RankSummary summarizeRank(const Trace& trace, Rank r, ExpansionBudget& budget, c
       s.bytesSent = saturatingAdd(s.bytesSent, call.bytes);
       if (!cancelled.count(call.index)) s.bytesReceived = saturatingAdd(s.bytesReceived, call.recvBytes);
     }
+    // One-sided transfers count on the origin (docs/trace-format.md, "One-sided communication").
+    // So do MPI-IO's reads and writes (docs/trace-format.md, "MPI-IO").
+    if (kind == OpKind::Rma || kind == OpKind::FileCollective || kind == OpKind::FileIo) {
+      s.bytesSent = saturatingAdd(s.bytesSent, call.bytes);
+      s.bytesReceived = saturatingAdd(s.bytesReceived, call.recvBytes);
+    }
     if (call.computeUs > 0) s.computeUs += call.computeUs;
     if (call.computeKinst > 0) s.computeKinst += call.computeKinst;
     s.mpiUs += mpiTime(*call.event, prev);

@@ -21,8 +21,8 @@ struct RankSummary {
   Rank rank = 0;
   std::map<std::string, std::int64_t> ops;  // MPI name -> calls (MPI_Init and MPI_Finalize included)
   std::int64_t calls = 0;
-  std::int64_t bytesSent = 0;      // point-to-point payload sent
-  std::int64_t bytesReceived = 0;  // point-to-point payload posted to receive
+  std::int64_t bytesSent = 0;      // point-to-point payload sent, MPI_Put/MPI_Accumulate origin bytes, MPI-IO writes
+  std::int64_t bytesReceived = 0;  // point-to-point payload posted to receive, MPI_Get origin bytes, MPI-IO reads
   double computeUs = 0;            // compute time before calls, where measured in microseconds
   double computeKinst = 0;         // compute in thousands of instructions (time-independent traces)
   double mpiUs = 0;                // time inside MPI calls, where measured

@@ -283,6 +283,21 @@ class ProgramBuilder {
         o.collToken += ';';
         break;
       }
+      case OpKind::WinCollective:
+      case OpKind::FileCollective: {
+        // MPI_Win_create/allocate/free and MPI_Win_fence, MPI-IO's open, close and _all calls:
+        // collective over the window's or file's communicator (`comm`), in order with its other
+        // collectives.
+        o.collComm = constant(e, Param::Comm).value_or(kCommWorld);
+        if (o.collComm == kCommSelf) break;
+        o.collToken = fmt::format("C{};", opName(e.op));
+        break;
+      }
+      case OpKind::Rma:
+      case OpKind::WinPassive:
+      case OpKind::FileIo:
+        // The origin's transfers and passive-target epochs match nothing: local calls.
+        break;
       case OpKind::Opaque:
       case OpKind::OpaqueRequest:
         // Not modelled (one-sided, MPI-IO, ...): taken as a local call that neither blocks nor

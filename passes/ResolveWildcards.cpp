@@ -658,6 +658,8 @@ class Simulation {
       case OpKind::Collective:
       case OpKind::CommCreate:
       case OpKind::CommFree:
+      case OpKind::WinCollective:  // window creation, fence and free: collective over `comm`
+      case OpKind::FileCollective:  // MPI-IO's collective calls: over the file's communicator
         arrive(r);
         break;
       default:
@@ -680,7 +682,9 @@ class Simulation {
         return probeDone(r, s);
       case OpKind::Collective:
       case OpKind::CommCreate:
-      case OpKind::CommFree: {
+      case OpKind::CommFree:
+      case OpKind::WinCollective:
+      case OpKind::FileCollective: {
         auto it = colls_.find({s.collKey, s.collIndex});
         if (it->second.arrived < it->second.size) return false;
         if (++it->second.departed == it->second.size) colls_.erase(it);

@@ -19,6 +19,8 @@
 #include <vector>
 
 #include "record/Calls.h"
+#include "record/FileIo.h"
+#include "record/OneSided.h"
 #include "record/Recorder.h"
 
 #define TG_EXPORT extern "C" __attribute__((visibility("default")))
@@ -717,7 +719,7 @@ TG_FORTRAN(reduce_scatter_block, MPI_REDUCE_SCATTER_BLOCK,
 // ---- calls tracegen does not model, recorded as opaque events (as the C entry points do,
 // Wrappers.cpp): the name, the communicator where the call has one, the call site. Arguments
 // are passed through untouched (every Fortran argument is an address). Calls with CHARACTER
-// arguments (MPI_FILE_OPEN, MPI_FILE_SET_VIEW, MPI_COMM_SPAWN, ...) are not intercepted here:
+// arguments (MPI_FILE_SET_VIEW, MPI_COMM_SPAWN, ...; MPI_FILE_OPEN is, below) are not intercepted here:
 // their hidden length arguments differ between compilers.
 
 static void opaqueF(Op op, const std::function<void()>& call, const Fint* comm, Fint* req) {
@@ -783,46 +785,13 @@ TG_FOPAQUE(ialltoallw, MPI_IALLTOALLW, Op::Ialltoallw, comm, req,
            (V s, V sc, V sd, V st, V r, V rc, V rd, V rt, Fint* comm, Fint* req, Fint* e),
            (s, sc, sd, st, r, rc, rd, rt, comm, req, e))
 
-// One-sided communication
-TG_FOPAQUE(win_create, MPI_WIN_CREATE, Op::WinCreate, comm, nullptr, (V b, V sz, V u, V i, Fint* comm, V w, Fint* e),
-           (b, sz, u, i, comm, w, e))
-TG_FOPAQUE(win_allocate, MPI_WIN_ALLOCATE, Op::WinAllocate, comm, nullptr, (V sz, V u, V i, Fint* comm, V b, V w, Fint* e),
-           (sz, u, i, comm, b, w, e))
-TG_FOPAQUE(win_free, MPI_WIN_FREE, Op::WinFree, nullptr, nullptr, (V w, Fint* e), (w, e))
-TG_FOPAQUE(win_fence, MPI_WIN_FENCE, Op::WinFence, nullptr, nullptr, (V a, V w, Fint* e), (a, w, e))
-TG_FOPAQUE(win_lock, MPI_WIN_LOCK, Op::WinLock, nullptr, nullptr, (V t, V r, V a, V w, Fint* e), (t, r, a, w, e))
-TG_FOPAQUE(win_unlock, MPI_WIN_UNLOCK, Op::WinUnlock, nullptr, nullptr, (V r, V w, Fint* e), (r, w, e))
-TG_FOPAQUE(win_lock_all, MPI_WIN_LOCK_ALL, Op::WinLockAll, nullptr, nullptr, (V a, V w, Fint* e), (a, w, e))
-TG_FOPAQUE(win_unlock_all, MPI_WIN_UNLOCK_ALL, Op::WinUnlockAll, nullptr, nullptr, (V w, Fint* e), (w, e))
-TG_FOPAQUE(win_flush, MPI_WIN_FLUSH, Op::WinFlush, nullptr, nullptr, (V r, V w, Fint* e), (r, w, e))
-TG_FOPAQUE(win_flush_all, MPI_WIN_FLUSH_ALL, Op::WinFlushAll, nullptr, nullptr, (V w, Fint* e), (w, e))
+// One-sided communication not modelled (the modelled calls are at the end of the file)
 TG_FOPAQUE(win_post, MPI_WIN_POST, Op::WinPost, nullptr, nullptr, (V g, V a, V w, Fint* e), (g, a, w, e))
 TG_FOPAQUE(win_start, MPI_WIN_START, Op::WinStart, nullptr, nullptr, (V g, V a, V w, Fint* e), (g, a, w, e))
 TG_FOPAQUE(win_complete, MPI_WIN_COMPLETE, Op::WinComplete, nullptr, nullptr, (V w, Fint* e), (w, e))
 TG_FOPAQUE(win_wait, MPI_WIN_WAIT, Op::WinWait, nullptr, nullptr, (V w, Fint* e), (w, e))
-TG_FOPAQUE(put, MPI_PUT, Op::Put, nullptr, nullptr, (V o, V oc, V ot, V r, V d, V tc, V tt, V w, Fint* e),
-           (o, oc, ot, r, d, tc, tt, w, e))
-TG_FOPAQUE(get, MPI_GET, Op::Get, nullptr, nullptr, (V o, V oc, V ot, V r, V d, V tc, V tt, V w, Fint* e),
-           (o, oc, ot, r, d, tc, tt, w, e))
-TG_FOPAQUE(accumulate, MPI_ACCUMULATE, Op::Accumulate, nullptr, nullptr,
-           (V o, V oc, V ot, V r, V d, V tc, V tt, V op, V w, Fint* e), (o, oc, ot, r, d, tc, tt, op, w, e))
 
-// MPI-IO (without MPI_FILE_OPEN and MPI_FILE_SET_VIEW, which take CHARACTER arguments)
-TG_FOPAQUE(file_close, MPI_FILE_CLOSE, Op::FileClose, nullptr, nullptr, (V f, Fint* e), (f, e))
-#define TG_FFILE_IO(base, UPPER, OP) \
-  TG_FOPAQUE(base, UPPER, OP, nullptr, nullptr, (V f, V b, V n, V t, V st, Fint* e), (f, b, n, t, st, e))
-#define TG_FFILE_IO_AT(base, UPPER, OP) \
-  TG_FOPAQUE(base, UPPER, OP, nullptr, nullptr, (V f, V off, V b, V n, V t, V st, Fint* e), (f, off, b, n, t, st, e))
-TG_FFILE_IO(file_read, MPI_FILE_READ, Op::FileRead)
-TG_FFILE_IO(file_write, MPI_FILE_WRITE, Op::FileWrite)
-TG_FFILE_IO(file_read_all, MPI_FILE_READ_ALL, Op::FileReadAll)
-TG_FFILE_IO(file_write_all, MPI_FILE_WRITE_ALL, Op::FileWriteAll)
-TG_FFILE_IO_AT(file_read_at, MPI_FILE_READ_AT, Op::FileReadAt)
-TG_FFILE_IO_AT(file_write_at, MPI_FILE_WRITE_AT, Op::FileWriteAt)
-TG_FFILE_IO_AT(file_read_at_all, MPI_FILE_READ_AT_ALL, Op::FileReadAtAll)
-TG_FFILE_IO_AT(file_write_at_all, MPI_FILE_WRITE_AT_ALL, Op::FileWriteAtAll)
-#undef TG_FFILE_IO
-#undef TG_FFILE_IO_AT
+// MPI-IO: modelled, at the end of the file
 
 // Neighbourhood collectives
 TG_FOPAQUE(neighbor_allgather, MPI_NEIGHBOR_ALLGATHER, Op::NeighborAllgather, comm, nullptr,
@@ -834,3 +803,164 @@ TG_FOPAQUE(neighbor_allgatherv, MPI_NEIGHBOR_ALLGATHERV, Op::NeighborAllgatherv,
 TG_FOPAQUE(neighbor_alltoallv, MPI_NEIGHBOR_ALLTOALLV, Op::NeighborAlltoallv, comm, nullptr,
            (V s, V sc, V sd, V st, V r, V rc, V rd, V rt, Fint* comm, Fint* e), (s, sc, sd, st, r, rc, rd, rt, comm, e))
 #undef TG_FOPAQUE
+
+// ---- one-sided communication (record/OneSided.h), as the C entry points record it. Window
+// handles are INTEGERs (MPI_Win_f2c), sizes and displacements INTEGER(KIND=MPI_ADDRESS_KIND).
+
+namespace {
+namespace onesided = tracegen::record::onesided;
+MPI_Win W(const Fint* w) { return PMPI_Win_f2c(*w); }
+}  // namespace
+
+using WinCreateF = void (*)(void*, MPI_Aint*, Fint*, Fint*, Fint*, Fint*, Fint*);
+TG_PMPI(win_create, WinCreateF)
+static void win_create_impl(void* b, MPI_Aint* sz, Fint* u, Fint* i, Fint* comm, Fint* w, Fint* e) {
+  run(Op::WinCreate, [&] { pmpi_win_create()(b, sz, u, i, comm, w, e); },
+      [&](CallScope& s) { onesided::createdWithMemory(s, W(w), C(comm), *sz, *u); });
+}
+TG_FORTRAN(win_create, MPI_WIN_CREATE, (void* b, MPI_Aint* sz, Fint* u, Fint* i, Fint* comm, Fint* w, Fint* e),
+           (b, sz, u, i, comm, w, e))
+
+using WinAllocateF = void (*)(MPI_Aint*, Fint*, Fint*, Fint*, void*, Fint*, Fint*);
+TG_PMPI(win_allocate, WinAllocateF)
+static void win_allocate_impl(MPI_Aint* sz, Fint* u, Fint* i, Fint* comm, void* b, Fint* w, Fint* e) {
+  run(Op::WinAllocate, [&] { pmpi_win_allocate()(sz, u, i, comm, b, w, e); },
+      [&](CallScope& s) { onesided::createdWithMemory(s, W(w), C(comm), *sz, *u); });
+}
+TG_FORTRAN(win_allocate, MPI_WIN_ALLOCATE, (MPI_Aint* sz, Fint* u, Fint* i, Fint* comm, void* b, Fint* w, Fint* e),
+           (sz, u, i, comm, b, w, e))
+
+using WinOneF = void (*)(Fint*, Fint*);
+using WinTwoF = void (*)(Fint*, Fint*, Fint*);
+TG_PMPI(win_free, WinOneF)
+static void win_free_impl(Fint* w, Fint* e) {
+  const MPI_Win old = W(w);
+  run(Op::WinFree, [&] { pmpi_win_free()(w, e); }, [&](CallScope& s) { onesided::freed(s, old); });
+}
+TG_FORTRAN(win_free, MPI_WIN_FREE, (Fint * w, Fint* e), (w, e))
+
+#define TG_FWIN_ASSERT(base, UPPER, OP)                                                   \
+  TG_PMPI(base, WinTwoF)                                                                 \
+  static void base##_impl(Fint* a, Fint* w, Fint* e) {                                   \
+    run(OP, [&] { pmpi_##base()(a, w, e); }, [&](CallScope& s) {                         \
+      onesided::on(s, W(w));                                                             \
+      onesided::assertion(s, *a);                                                        \
+    });                                                                                  \
+  }                                                                                      \
+  TG_FORTRAN(base, UPPER, (Fint * a, Fint* w, Fint* e), (a, w, e))
+TG_FWIN_ASSERT(win_fence, MPI_WIN_FENCE, Op::WinFence)
+TG_FWIN_ASSERT(win_lock_all, MPI_WIN_LOCK_ALL, Op::WinLockAll)
+#undef TG_FWIN_ASSERT
+
+using WinLockF = void (*)(Fint*, Fint*, Fint*, Fint*, Fint*);
+TG_PMPI(win_lock, WinLockF)
+static void win_lock_impl(Fint* t, Fint* r, Fint* a, Fint* w, Fint* e) {
+  run(Op::WinLock, [&] { pmpi_win_lock()(t, r, a, w, e); },
+      [&](CallScope& s) { onesided::lock(s, *t, *r, *a, W(w)); });
+}
+TG_FORTRAN(win_lock, MPI_WIN_LOCK, (Fint * t, Fint* r, Fint* a, Fint* w, Fint* e), (t, r, a, w, e))
+
+#define TG_FWIN_TARGET(base, UPPER, OP)                                                   \
+  TG_PMPI(base, WinTwoF)                                                                 \
+  static void base##_impl(Fint* r, Fint* w, Fint* e) {                                   \
+    run(OP, [&] { pmpi_##base()(r, w, e); }, [&](CallScope& s) {                         \
+      onesided::on(s, W(w));                                                             \
+      s.peer(Param::Dest, *r);                                                           \
+    });                                                                                  \
+  }                                                                                      \
+  TG_FORTRAN(base, UPPER, (Fint * r, Fint* w, Fint* e), (r, w, e))
+TG_FWIN_TARGET(win_unlock, MPI_WIN_UNLOCK, Op::WinUnlock)
+TG_FWIN_TARGET(win_flush, MPI_WIN_FLUSH, Op::WinFlush)
+TG_FWIN_TARGET(win_flush_local, MPI_WIN_FLUSH_LOCAL, Op::WinFlushLocal)
+#undef TG_FWIN_TARGET
+
+#define TG_FWIN_ALL(base, UPPER, OP)                                                                            \
+  TG_PMPI(base, WinOneF)                                                                                       \
+  static void base##_impl(Fint* w, Fint* e) {                                                                  \
+    run(OP, [&] { pmpi_##base()(w, e); }, [&](CallScope& s) { onesided::on(s, W(w)); });                      \
+  }                                                                                                            \
+  TG_FORTRAN(base, UPPER, (Fint * w, Fint* e), (w, e))
+TG_FWIN_ALL(win_unlock_all, MPI_WIN_UNLOCK_ALL, Op::WinUnlockAll)
+TG_FWIN_ALL(win_flush_all, MPI_WIN_FLUSH_ALL, Op::WinFlushAll)
+#undef TG_FWIN_ALL
+
+using RmaF = void (*)(void*, Fint*, Fint*, Fint*, MPI_Aint*, Fint*, Fint*, Fint*, Fint*);
+#define TG_FRMA(base, UPPER, OP)                                                                             \
+  TG_PMPI(base, RmaF)                                                                                       \
+  static void base##_impl(void* o, Fint* oc, Fint* ot, Fint* r, MPI_Aint* d, Fint* tc, Fint* tt, Fint* w, Fint* e) { \
+    run(OP, [&] { pmpi_##base()(o, oc, ot, r, d, tc, tt, w, e); },                                         \
+        [&](CallScope& s) { onesided::transfer(s, *oc, T(ot), *r, *tc, T(tt), W(w)); });                  \
+  }                                                                                                         \
+  TG_FORTRAN(base, UPPER, (void* o, Fint* oc, Fint* ot, Fint* r, MPI_Aint* d, Fint* tc, Fint* tt, Fint* w, Fint* e), \
+             (o, oc, ot, r, d, tc, tt, w, e))
+TG_FRMA(put, MPI_PUT, Op::Put)
+TG_FRMA(get, MPI_GET, Op::Get)
+#undef TG_FRMA
+
+using AccumulateF = void (*)(void*, Fint*, Fint*, Fint*, MPI_Aint*, Fint*, Fint*, Fint*, Fint*, Fint*);
+TG_PMPI(accumulate, AccumulateF)
+static void accumulate_impl(void* o, Fint* oc, Fint* ot, Fint* r, MPI_Aint* d, Fint* tc, Fint* tt, Fint* op, Fint* w,
+                            Fint* e) {
+  run(Op::Accumulate, [&] { pmpi_accumulate()(o, oc, ot, r, d, tc, tt, op, w, e); }, [&](CallScope& s) {
+    onesided::transfer(s, *oc, T(ot), *r, *tc, T(tt), W(w));
+    s.reduceOp(O(op));
+  });
+}
+TG_FORTRAN(accumulate, MPI_ACCUMULATE,
+           (void* o, Fint* oc, Fint* ot, Fint* r, MPI_Aint* d, Fint* tc, Fint* tt, Fint* op, Fint* w, Fint* e),
+           (o, oc, ot, r, d, tc, tt, op, w, e))
+
+// ---- MPI-IO (record/FileIo.h), as the C entry points record it. File handles are INTEGERs
+// (MPI_File_f2c), offsets INTEGER(KIND=MPI_OFFSET_KIND). MPI_FILE_OPEN's file name is a
+// CHARACTER argument whose length the compiler passes after the others: as a size_t, gfortran's
+// convention (since GCC 8), which the MPI library's own Fortran entry receives unchanged.
+
+namespace {
+namespace fileio = tracegen::record::fileio;
+MPI_File Fh(const Fint* f) { return PMPI_File_f2c(*f); }
+}  // namespace
+
+using FileOpenF = void (*)(Fint*, char*, Fint*, Fint*, Fint*, Fint*, std::size_t);
+TG_PMPI(file_open, FileOpenF)
+static void file_open_impl(Fint* comm, char* name, Fint* mode, Fint* info, Fint* fh, Fint* e, std::size_t len) {
+  run(Op::FileOpen, [&] { pmpi_file_open()(comm, name, mode, info, fh, e, len); },
+      [&](CallScope& s) { fileio::opened(s, Fh(fh), C(comm)); });
+}
+TG_FORTRAN(file_open, MPI_FILE_OPEN, (Fint * comm, char* name, Fint* mode, Fint* info, Fint* fh, Fint* e, std::size_t len),
+           (comm, name, mode, info, fh, e, len))
+
+using FileCloseF = void (*)(Fint*, Fint*);
+TG_PMPI(file_close, FileCloseF)
+static void file_close_impl(Fint* fh, Fint* e) {
+  const MPI_File old = Fh(fh);
+  run(Op::FileClose, [&] { pmpi_file_close()(fh, e); }, [&](CallScope& s) { fileio::closed(s, old); });
+}
+TG_FORTRAN(file_close, MPI_FILE_CLOSE, (Fint * fh, Fint* e), (fh, e))
+
+using FileIoF = void (*)(Fint*, void*, Fint*, Fint*, void*, Fint*);
+using FileIoAtF = void (*)(Fint*, MPI_Offset*, void*, Fint*, Fint*, void*, Fint*);
+#define TG_FFILE_IO(base, UPPER, OP)                                                                   \
+  TG_PMPI(base, FileIoF)                                                                              \
+  static void base##_impl(Fint* f, void* b, Fint* n, Fint* t, void* st, Fint* e) {                    \
+    run(OP, [&] { pmpi_##base()(f, b, n, t, st, e); },                                               \
+        [&](CallScope& s) { fileio::access(s, Fh(f), *n, T(t), -1); });                             \
+  }                                                                                                   \
+  TG_FORTRAN(base, UPPER, (Fint * f, void* b, Fint* n, Fint* t, void* st, Fint* e), (f, b, n, t, st, e))
+#define TG_FFILE_IO_AT(base, UPPER, OP)                                                                \
+  TG_PMPI(base, FileIoAtF)                                                                            \
+  static void base##_impl(Fint* f, MPI_Offset* off, void* b, Fint* n, Fint* t, void* st, Fint* e) {   \
+    run(OP, [&] { pmpi_##base()(f, off, b, n, t, st, e); },                                          \
+        [&](CallScope& s) { fileio::access(s, Fh(f), *n, T(t), *off); });                           \
+  }                                                                                                   \
+  TG_FORTRAN(base, UPPER, (Fint * f, MPI_Offset* off, void* b, Fint* n, Fint* t, void* st, Fint* e), \
+             (f, off, b, n, t, st, e))
+TG_FFILE_IO(file_read, MPI_FILE_READ, Op::FileRead)
+TG_FFILE_IO(file_write, MPI_FILE_WRITE, Op::FileWrite)
+TG_FFILE_IO(file_read_all, MPI_FILE_READ_ALL, Op::FileReadAll)
+TG_FFILE_IO(file_write_all, MPI_FILE_WRITE_ALL, Op::FileWriteAll)
+TG_FFILE_IO_AT(file_read_at, MPI_FILE_READ_AT, Op::FileReadAt)
+TG_FFILE_IO_AT(file_write_at, MPI_FILE_WRITE_AT, Op::FileWriteAt)
+TG_FFILE_IO_AT(file_read_at_all, MPI_FILE_READ_AT_ALL, Op::FileReadAtAll)
+TG_FFILE_IO_AT(file_write_at_all, MPI_FILE_WRITE_AT_ALL, Op::FileWriteAtAll)
+#undef TG_FFILE_IO
+#undef TG_FFILE_IO_AT

@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "record/Calls.h"
+#include "record/FileIo.h"
+#include "record/OneSided.h"
 #include "record/Recorder.h"
 
 #define TG_EXPORT extern "C" __attribute__((visibility("default")))
@@ -830,38 +832,13 @@ TG_OPAQUE(MPI_Ialltoallw, Op::Ialltoallw, comm, req,
            const MPI_Datatype rt[], MPI_Comm comm, MPI_Request* req),
           (s, sc, sd, st, r, rc, rd, rt, comm, req))
 
-// One-sided communication
-TG_OPAQUE(MPI_Win_create, Op::WinCreate, comm, TG_NOREQ,
-          (void* base, MPI_Aint size, int unit, MPI_Info info, MPI_Comm comm, MPI_Win* win), (base, size, unit, info, comm, win))
-TG_OPAQUE(MPI_Win_allocate, Op::WinAllocate, comm, TG_NOREQ,
-          (MPI_Aint size, int unit, MPI_Info info, MPI_Comm comm, void* base, MPI_Win* win), (size, unit, info, comm, base, win))
-TG_OPAQUE(MPI_Win_allocate_shared, Op::WinAllocateShared, comm, TG_NOREQ,
-          (MPI_Aint size, int unit, MPI_Info info, MPI_Comm comm, void* base, MPI_Win* win), (size, unit, info, comm, base, win))
-TG_OPAQUE(MPI_Win_create_dynamic, Op::WinCreateDynamic, comm, TG_NOREQ, (MPI_Info info, MPI_Comm comm, MPI_Win* win),
-          (info, comm, win))
-TG_OPAQUE(MPI_Win_free, Op::WinFree, TG_NOCOMM, TG_NOREQ, (MPI_Win* win), (win))
-TG_OPAQUE(MPI_Win_fence, Op::WinFence, TG_NOCOMM, TG_NOREQ, (int a, MPI_Win win), (a, win))
-TG_OPAQUE(MPI_Win_lock, Op::WinLock, TG_NOCOMM, TG_NOREQ, (int type, int rank, int a, MPI_Win win), (type, rank, a, win))
-TG_OPAQUE(MPI_Win_unlock, Op::WinUnlock, TG_NOCOMM, TG_NOREQ, (int rank, MPI_Win win), (rank, win))
-TG_OPAQUE(MPI_Win_lock_all, Op::WinLockAll, TG_NOCOMM, TG_NOREQ, (int a, MPI_Win win), (a, win))
-TG_OPAQUE(MPI_Win_unlock_all, Op::WinUnlockAll, TG_NOCOMM, TG_NOREQ, (MPI_Win win), (win))
-TG_OPAQUE(MPI_Win_flush, Op::WinFlush, TG_NOCOMM, TG_NOREQ, (int rank, MPI_Win win), (rank, win))
-TG_OPAQUE(MPI_Win_flush_all, Op::WinFlushAll, TG_NOCOMM, TG_NOREQ, (MPI_Win win), (win))
-TG_OPAQUE(MPI_Win_flush_local, Op::WinFlushLocal, TG_NOCOMM, TG_NOREQ, (int rank, MPI_Win win), (rank, win))
+// One-sided communication: the calls tracegen does not model (the modelled ones are at the end
+// of the file, with the window constructors, which number the windows)
 TG_OPAQUE(MPI_Win_sync, Op::WinSync, TG_NOCOMM, TG_NOREQ, (MPI_Win win), (win))
 TG_OPAQUE(MPI_Win_post, Op::WinPost, TG_NOCOMM, TG_NOREQ, (MPI_Group g, int a, MPI_Win win), (g, a, win))
 TG_OPAQUE(MPI_Win_start, Op::WinStart, TG_NOCOMM, TG_NOREQ, (MPI_Group g, int a, MPI_Win win), (g, a, win))
 TG_OPAQUE(MPI_Win_complete, Op::WinComplete, TG_NOCOMM, TG_NOREQ, (MPI_Win win), (win))
 TG_OPAQUE(MPI_Win_wait, Op::WinWait, TG_NOCOMM, TG_NOREQ, (MPI_Win win), (win))
-TG_OPAQUE(MPI_Put, Op::Put, TG_NOCOMM, TG_NOREQ,
-          (const void* o, int oc, MPI_Datatype ot, int rank, MPI_Aint disp, int tc, MPI_Datatype tt, MPI_Win win),
-          (o, oc, ot, rank, disp, tc, tt, win))
-TG_OPAQUE(MPI_Get, Op::Get, TG_NOCOMM, TG_NOREQ,
-          (void* o, int oc, MPI_Datatype ot, int rank, MPI_Aint disp, int tc, MPI_Datatype tt, MPI_Win win),
-          (o, oc, ot, rank, disp, tc, tt, win))
-TG_OPAQUE(MPI_Accumulate, Op::Accumulate, TG_NOCOMM, TG_NOREQ,
-          (const void* o, int oc, MPI_Datatype ot, int rank, MPI_Aint disp, int tc, MPI_Datatype tt, MPI_Op op, MPI_Win win),
-          (o, oc, ot, rank, disp, tc, tt, op, win))
 TG_OPAQUE(MPI_Get_accumulate, Op::GetAccumulate, TG_NOCOMM, TG_NOREQ,
           (const void* o, int oc, MPI_Datatype ot, void* r, int rc, MPI_Datatype rt, int rank, MPI_Aint disp, int tc,
            MPI_Datatype tt, MPI_Op op, MPI_Win win),
@@ -881,30 +858,12 @@ TG_OPAQUE(MPI_Rget, Op::Rget, TG_NOCOMM, req,
           (o, oc, ot, rank, disp, tc, tt, win, req))
 
 // MPI-IO
-TG_OPAQUE(MPI_File_open, Op::FileOpen, comm, TG_NOREQ,
-          (MPI_Comm comm, const char* name, int mode, MPI_Info info, MPI_File* fh), (comm, name, mode, info, fh))
-TG_OPAQUE(MPI_File_close, Op::FileClose, TG_NOCOMM, TG_NOREQ, (MPI_File* fh), (fh))
 TG_OPAQUE(MPI_File_set_view, Op::FileSetView, TG_NOCOMM, TG_NOREQ,
           (MPI_File fh, MPI_Offset disp, MPI_Datatype et, MPI_Datatype ft, const char* rep, MPI_Info info),
           (fh, disp, et, ft, rep, info))
 TG_OPAQUE(MPI_File_seek, Op::FileSeek, TG_NOCOMM, TG_NOREQ, (MPI_File fh, MPI_Offset off, int whence), (fh, off, whence))
 TG_OPAQUE(MPI_File_sync, Op::FileSync, TG_NOCOMM, TG_NOREQ, (MPI_File fh), (fh))
-#define TG_FILE_IO(NAME, OP, CONST)                                                                                  \
-  TG_OPAQUE(NAME, OP, TG_NOCOMM, TG_NOREQ, (MPI_File fh, CONST void* b, int n, MPI_Datatype t, MPI_Status* st), \
-            (fh, b, n, t, st))
-#define TG_FILE_IO_AT(NAME, OP, CONST)                                                  \
-  TG_OPAQUE(NAME, OP, TG_NOCOMM, TG_NOREQ,                                             \
-            (MPI_File fh, MPI_Offset off, CONST void* b, int n, MPI_Datatype t, MPI_Status* st), (fh, off, b, n, t, st))
-TG_FILE_IO(MPI_File_read, Op::FileRead, )
-TG_FILE_IO(MPI_File_write, Op::FileWrite, const)
-TG_FILE_IO(MPI_File_read_all, Op::FileReadAll, )
-TG_FILE_IO(MPI_File_write_all, Op::FileWriteAll, const)
-TG_FILE_IO_AT(MPI_File_read_at, Op::FileReadAt, )
-TG_FILE_IO_AT(MPI_File_write_at, Op::FileWriteAt, const)
-TG_FILE_IO_AT(MPI_File_read_at_all, Op::FileReadAtAll, )
-TG_FILE_IO_AT(MPI_File_write_at_all, Op::FileWriteAtAll, const)
-#undef TG_FILE_IO
-#undef TG_FILE_IO_AT
+// (MPI_File_open, MPI_File_close and the blocking reads and writes: at the end of the file)
 TG_OPAQUE(MPI_File_iread, Op::FileIread, TG_NOCOMM, req, (MPI_File fh, void* b, int n, MPI_Datatype t, MPI_Request* req),
           (fh, b, n, t, req))
 TG_OPAQUE(MPI_File_iwrite, Op::FileIwrite, TG_NOCOMM, req,
@@ -945,3 +904,131 @@ TG_OPAQUE(MPI_Comm_accept, Op::CommAccept, comm, TG_NOREQ,
 #undef TG_OPAQUE
 #undef TG_NOCOMM
 #undef TG_NOREQ
+
+// ---- one-sided communication (record/OneSided.h; docs/recording.md, "One-sided
+// communication"): windows by id and communicator, transfers with origin and target counts and
+// types, target ranks, lock types and assertions.
+
+namespace {
+namespace onesided = tracegen::record::onesided;
+
+template <class F, class R>
+int oneSided(Op op, F&& call, R&& rec) {
+  CallScope s(op);
+  if (!s.active()) return call();
+  s.begin();
+  const int rc = call();
+  s.end();
+  rec(s);
+  s.commit();
+  return rc;
+}
+}  // namespace
+
+TG_EXPORT int MPI_Win_create(void* base, MPI_Aint size, int unit, MPI_Info info, MPI_Comm comm, MPI_Win* win) {
+  return oneSided(Op::WinCreate, [&] { return PMPI_Win_create(base, size, unit, info, comm, win); },
+                  [&](CallScope& s) { onesided::createdWithMemory(s, *win, comm, size, unit); });
+}
+TG_EXPORT int MPI_Win_allocate(MPI_Aint size, int unit, MPI_Info info, MPI_Comm comm, void* base, MPI_Win* win) {
+  return oneSided(Op::WinAllocate, [&] { return PMPI_Win_allocate(size, unit, info, comm, base, win); },
+                  [&](CallScope& s) { onesided::createdWithMemory(s, *win, comm, size, unit); });
+}
+// Opaque, but their windows take ids as the others do.
+TG_EXPORT int MPI_Win_allocate_shared(MPI_Aint size, int unit, MPI_Info info, MPI_Comm comm, void* base, MPI_Win* win) {
+  return oneSided(Op::WinAllocateShared, [&] { return PMPI_Win_allocate_shared(size, unit, info, comm, base, win); },
+                  [&](CallScope& s) { onesided::created(s, *win, comm); });
+}
+TG_EXPORT int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win* win) {
+  return oneSided(Op::WinCreateDynamic, [&] { return PMPI_Win_create_dynamic(info, comm, win); },
+                  [&](CallScope& s) { onesided::created(s, *win, comm); });
+}
+TG_EXPORT int MPI_Win_free(MPI_Win* win) {
+  const MPI_Win old = *win;
+  return oneSided(Op::WinFree, [&] { return PMPI_Win_free(win); }, [&](CallScope& s) { onesided::freed(s, old); });
+}
+TG_EXPORT int MPI_Win_fence(int a, MPI_Win win) {
+  return oneSided(Op::WinFence, [&] { return PMPI_Win_fence(a, win); }, [&](CallScope& s) {
+    onesided::on(s, win);
+    onesided::assertion(s, a);
+  });
+}
+TG_EXPORT int MPI_Win_lock(int type, int rank, int a, MPI_Win win) {
+  return oneSided(Op::WinLock, [&] { return PMPI_Win_lock(type, rank, a, win); },
+                  [&](CallScope& s) { onesided::lock(s, type, rank, a, win); });
+}
+TG_EXPORT int MPI_Win_lock_all(int a, MPI_Win win) {
+  return oneSided(Op::WinLockAll, [&] { return PMPI_Win_lock_all(a, win); }, [&](CallScope& s) {
+    onesided::on(s, win);
+    onesided::assertion(s, a);
+  });
+}
+#define TG_WIN_TARGET(NAME, OP)                                                      \
+  TG_EXPORT int NAME(int rank, MPI_Win win) {                                        \
+    return oneSided(OP, [&] { return P##NAME(rank, win); }, [&](CallScope& s) {      \
+      onesided::on(s, win);                                                          \
+      s.peer(Param::Dest, rank);                                                     \
+    });                                                                              \
+  }
+TG_WIN_TARGET(MPI_Win_unlock, Op::WinUnlock)
+TG_WIN_TARGET(MPI_Win_flush, Op::WinFlush)
+TG_WIN_TARGET(MPI_Win_flush_local, Op::WinFlushLocal)
+#undef TG_WIN_TARGET
+#define TG_WIN_ALL(NAME, OP)                                                                                   \
+  TG_EXPORT int NAME(MPI_Win win) {                                                                            \
+    return oneSided(OP, [&] { return P##NAME(win); }, [&](CallScope& s) { onesided::on(s, win); }); \
+  }
+TG_WIN_ALL(MPI_Win_unlock_all, Op::WinUnlockAll)
+TG_WIN_ALL(MPI_Win_flush_all, Op::WinFlushAll)
+#undef TG_WIN_ALL
+TG_EXPORT int MPI_Put(const void* o, int oc, MPI_Datatype ot, int rank, MPI_Aint disp, int tc, MPI_Datatype tt, MPI_Win win) {
+  return oneSided(Op::Put, [&] { return PMPI_Put(o, oc, ot, rank, disp, tc, tt, win); },
+                  [&](CallScope& s) { onesided::transfer(s, oc, ot, rank, tc, tt, win); });
+}
+TG_EXPORT int MPI_Get(void* o, int oc, MPI_Datatype ot, int rank, MPI_Aint disp, int tc, MPI_Datatype tt, MPI_Win win) {
+  return oneSided(Op::Get, [&] { return PMPI_Get(o, oc, ot, rank, disp, tc, tt, win); },
+                  [&](CallScope& s) { onesided::transfer(s, oc, ot, rank, tc, tt, win); });
+}
+TG_EXPORT int MPI_Accumulate(const void* o, int oc, MPI_Datatype ot, int rank, MPI_Aint disp, int tc, MPI_Datatype tt,
+                             MPI_Op op, MPI_Win win) {
+  return oneSided(Op::Accumulate, [&] { return PMPI_Accumulate(o, oc, ot, rank, disp, tc, tt, op, win); },
+                  [&](CallScope& s) {
+                    onesided::transfer(s, oc, ot, rank, tc, tt, win);
+                    s.reduceOp(op);
+                  });
+}
+
+// ---- MPI-IO (record/FileIo.h; docs/recording.md, "MPI-IO"): files by id and communicator,
+// reads and writes with counts, datatypes and the offsets of the _at calls.
+
+namespace {
+namespace fileio = tracegen::record::fileio;
+}  // namespace
+
+TG_EXPORT int MPI_File_open(MPI_Comm comm, const char* name, int mode, MPI_Info info, MPI_File* fh) {
+  return oneSided(Op::FileOpen, [&] { return PMPI_File_open(comm, name, mode, info, fh); },
+                  [&](CallScope& s) { fileio::opened(s, *fh, comm); });
+}
+TG_EXPORT int MPI_File_close(MPI_File* fh) {
+  const MPI_File old = *fh;
+  return oneSided(Op::FileClose, [&] { return PMPI_File_close(fh); }, [&](CallScope& s) { fileio::closed(s, old); });
+}
+#define TG_FILE_IO(NAME, OP, CONST)                                                                 \
+  TG_EXPORT int NAME(MPI_File fh, CONST void* b, int n, MPI_Datatype t, MPI_Status* st) {          \
+    return oneSided(OP, [&] { return P##NAME(fh, b, n, t, st); },                                 \
+                    [&](CallScope& s) { fileio::access(s, fh, n, t, -1); });                      \
+  }
+#define TG_FILE_IO_AT(NAME, OP, CONST)                                                                   \
+  TG_EXPORT int NAME(MPI_File fh, MPI_Offset off, CONST void* b, int n, MPI_Datatype t, MPI_Status* st) { \
+    return oneSided(OP, [&] { return P##NAME(fh, off, b, n, t, st); },                                  \
+                    [&](CallScope& s) { fileio::access(s, fh, n, t, off); });                           \
+  }
+TG_FILE_IO(MPI_File_read, Op::FileRead, )
+TG_FILE_IO(MPI_File_write, Op::FileWrite, const)
+TG_FILE_IO(MPI_File_read_all, Op::FileReadAll, )
+TG_FILE_IO(MPI_File_write_all, Op::FileWriteAll, const)
+TG_FILE_IO_AT(MPI_File_read_at, Op::FileReadAt, )
+TG_FILE_IO_AT(MPI_File_write_at, Op::FileWriteAt, const)
+TG_FILE_IO_AT(MPI_File_read_at_all, Op::FileReadAtAll, )
+TG_FILE_IO_AT(MPI_File_write_at_all, Op::FileWriteAtAll, const)
+#undef TG_FILE_IO
+#undef TG_FILE_IO_AT

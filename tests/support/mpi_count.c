@@ -5,7 +5,8 @@
  * it records as opaque events, those samples/apps/opaque.c makes, from C), the
  * point-to-point bytes sent (count x type size of every send, and of the send half of
  * MPI_Sendrecv[_replace]) and the bytes posted to receive (count x type size of every receive);
- * a send to or receive from MPI_PROC_NULL is a call but moves no bytes.
+ * a send to or receive from MPI_PROC_NULL is a call but moves no bytes; one-sided transfers count
+ * on the origin (MPI_Put and MPI_Accumulate as sent, MPI_Get as received, from C).
  * C calls are caught through the profiling interface; Fortran calls through the usual Fortran
  * manglings (mpi_send_, mpi_send, mpi_send__, MPI_SEND), which count and then call the MPI
  * library's Fortran profiling entry (pmpi_send_), since Open MPI's Fortran bindings call PMPI
@@ -32,7 +33,17 @@
   X(Comm_split) X(Comm_dup) X(Comm_create) X(Comm_free) X(Comm_group) X(Group_incl) X(Group_excl)               \
   X(Group_range_incl) X(Group_range_excl) X(Group_union) X(Group_intersection) X(Group_difference) X(Group_free)  \
   X(Exscan) X(Reduce_scatter_block) X(Win_create) X(Win_fence) X(Put) X(Win_free) X(Ibarrier)                    \
-  TG_TOPOLOGY_OPS(X)
+  TG_TOPOLOGY_OPS(X) TG_ONESIDED_OPS(X) TG_FILE_OPS(X)
+/* One-sided communication (with MPI_Win_create, MPI_Win_fence, MPI_Put, MPI_Win_free above), and
+ * the one-sided calls that stay opaque events (samples/apps/opaque.c). */
+#define TG_ONESIDED_OPS(X)                                                                                         \
+  X(Win_allocate) X(Get) X(Accumulate) X(Win_lock) X(Win_unlock) X(Win_lock_all) X(Win_unlock_all) X(Win_flush)   \
+  X(Win_flush_all) X(Win_flush_local) X(Win_post) X(Win_start) X(Win_complete) X(Win_wait) X(Win_sync)            \
+  X(Fetch_and_op) X(Rget)
+/* MPI-IO. */
+#define TG_FILE_OPS(X)                                                                                             \
+  X(File_open) X(File_close) X(File_read) X(File_write) X(File_read_at) X(File_write_at) X(File_read_all)         \
+  X(File_write_all) X(File_read_at_all) X(File_write_at_all)
 /* Topology constructors (and MPI-3's other communicator constructors). */
 #define TG_TOPOLOGY_OPS(X)                                                                                         \
   X(Cart_create) X(Cart_sub) X(Graph_create) X(Dist_graph_create) X(Dist_graph_create_adjacent)                   \
@@ -585,9 +596,16 @@ TG_F_PLAIN(mpi_group_difference, MPI_GROUP_DIFFERENCE, OP_Group_difference, f4, 
 TG_F_PLAIN(mpi_group_free, MPI_GROUP_FREE, OP_Group_free, f2, (F * g, F* e), (g, e))
 
 /* ---- calls the recorder records as opaque events (samples/apps/opaque.c), C only: counted */
+/* ---- one-sided communication: bytes on the origin, as tracegen counts them (docs/trace-format.md,
+ * "One-sided communication"): MPI_Put and MPI_Accumulate send their origin buffer (origin count x
+ * type), MPI_Get receives into it; to MPI_PROC_NULL nothing. C only. */
 EXPORT int MPI_Win_create(void* base, MPI_Aint size, int unit, MPI_Info info, MPI_Comm comm, MPI_Win* win) {
   count_op(OP_Win_create);
   return PMPI_Win_create(base, size, unit, info, comm, win);
+}
+EXPORT int MPI_Win_allocate(MPI_Aint size, int unit, MPI_Info info, MPI_Comm comm, void* base, MPI_Win* win) {
+  count_op(OP_Win_allocate);
+  return PMPI_Win_allocate(size, unit, info, comm, base, win);
 }
 EXPORT int MPI_Win_fence(int assert_, MPI_Win win) {
   count_op(OP_Win_fence);
@@ -595,12 +613,110 @@ EXPORT int MPI_Win_fence(int assert_, MPI_Win win) {
 }
 EXPORT int MPI_Put(const void* o, int oc, MPI_Datatype ot, int rank, MPI_Aint disp, int tc, MPI_Datatype tt, MPI_Win win) {
   count_op(OP_Put);
+  sent(oc, ot, rank);
   return PMPI_Put(o, oc, ot, rank, disp, tc, tt, win);
+}
+EXPORT int MPI_Get(void* o, int oc, MPI_Datatype ot, int rank, MPI_Aint disp, int tc, MPI_Datatype tt, MPI_Win win) {
+  count_op(OP_Get);
+  received(oc, ot, rank);
+  return PMPI_Get(o, oc, ot, rank, disp, tc, tt, win);
+}
+EXPORT int MPI_Accumulate(const void* o, int oc, MPI_Datatype ot, int rank, MPI_Aint disp, int tc, MPI_Datatype tt,
+                          MPI_Op op, MPI_Win win) {
+  count_op(OP_Accumulate);
+  sent(oc, ot, rank);
+  return PMPI_Accumulate(o, oc, ot, rank, disp, tc, tt, op, win);
 }
 EXPORT int MPI_Win_free(MPI_Win* win) {
   count_op(OP_Win_free);
   return PMPI_Win_free(win);
 }
+EXPORT int MPI_Win_lock(int type, int rank, int a, MPI_Win win) {
+  count_op(OP_Win_lock);
+  return PMPI_Win_lock(type, rank, a, win);
+}
+EXPORT int MPI_Win_lock_all(int a, MPI_Win win) {
+  count_op(OP_Win_lock_all);
+  return PMPI_Win_lock_all(a, win);
+}
+#define TG_C_WIN_RANK(name)                     \
+  EXPORT int MPI_##name(int rank, MPI_Win win) { \
+    count_op(OP_##name);                        \
+    return PMPI_##name(rank, win);              \
+  }
+TG_C_WIN_RANK(Win_unlock)
+TG_C_WIN_RANK(Win_flush)
+TG_C_WIN_RANK(Win_flush_local)
+#define TG_C_WIN(name)                \
+  EXPORT int MPI_##name(MPI_Win win) { \
+    count_op(OP_##name);              \
+    return PMPI_##name(win);          \
+  }
+TG_C_WIN(Win_unlock_all)
+TG_C_WIN(Win_flush_all)
+TG_C_WIN(Win_complete)
+TG_C_WIN(Win_wait)
+TG_C_WIN(Win_sync)
+EXPORT int MPI_Win_post(MPI_Group g, int a, MPI_Win win) {
+  count_op(OP_Win_post);
+  return PMPI_Win_post(g, a, win);
+}
+EXPORT int MPI_Win_start(MPI_Group g, int a, MPI_Win win) {
+  count_op(OP_Win_start);
+  return PMPI_Win_start(g, a, win);
+}
+EXPORT int MPI_Fetch_and_op(const void* o, void* r, MPI_Datatype t, int rank, MPI_Aint disp, MPI_Op op, MPI_Win win) {
+  count_op(OP_Fetch_and_op);
+  return PMPI_Fetch_and_op(o, r, t, rank, disp, op, win);
+}
+EXPORT int MPI_Rget(void* o, int oc, MPI_Datatype ot, int rank, MPI_Aint disp, int tc, MPI_Datatype tt, MPI_Win win,
+                    MPI_Request* req) {
+  count_op(OP_Rget);
+  return PMPI_Rget(o, oc, ot, rank, disp, tc, tt, win, req);
+}
+/* ---- MPI-IO: writes count as bytes sent, reads as bytes received (count x type), as tracegen
+ * counts them (docs/trace-format.md, "MPI-IO"). C only. */
+EXPORT int MPI_File_open(MPI_Comm comm, const char* name, int mode, MPI_Info info, MPI_File* fh) {
+  count_op(OP_File_open);
+  return PMPI_File_open(comm, name, mode, info, fh);
+}
+EXPORT int MPI_File_close(MPI_File* fh) {
+  count_op(OP_File_close);
+  return PMPI_File_close(fh);
+}
+#define TG_C_FILE_READ(name)                                                                   \
+  EXPORT int MPI_##name(MPI_File fh, void* b, int n, MPI_Datatype t, MPI_Status* st) {        \
+    count_op(OP_##name);                                                                      \
+    received(n, t, 0);                                                                        \
+    return PMPI_##name(fh, b, n, t, st);                                                      \
+  }
+#define TG_C_FILE_WRITE(name)                                                                  \
+  EXPORT int MPI_##name(MPI_File fh, const void* b, int n, MPI_Datatype t, MPI_Status* st) {  \
+    count_op(OP_##name);                                                                      \
+    sent(n, t, 0);                                                                            \
+    return PMPI_##name(fh, b, n, t, st);                                                      \
+  }
+#define TG_C_FILE_READ_AT(name)                                                                             \
+  EXPORT int MPI_##name(MPI_File fh, MPI_Offset off, void* b, int n, MPI_Datatype t, MPI_Status* st) {     \
+    count_op(OP_##name);                                                                                   \
+    received(n, t, 0);                                                                                     \
+    return PMPI_##name(fh, off, b, n, t, st);                                                              \
+  }
+#define TG_C_FILE_WRITE_AT(name)                                                                            \
+  EXPORT int MPI_##name(MPI_File fh, MPI_Offset off, const void* b, int n, MPI_Datatype t, MPI_Status* st) { \
+    count_op(OP_##name);                                                                                   \
+    sent(n, t, 0);                                                                                         \
+    return PMPI_##name(fh, off, b, n, t, st);                                                              \
+  }
+TG_C_FILE_READ(File_read)
+TG_C_FILE_READ(File_read_all)
+TG_C_FILE_WRITE(File_write)
+TG_C_FILE_WRITE(File_write_all)
+TG_C_FILE_READ_AT(File_read_at)
+TG_C_FILE_READ_AT(File_read_at_all)
+TG_C_FILE_WRITE_AT(File_write_at)
+TG_C_FILE_WRITE_AT(File_write_at_all)
+
 EXPORT int MPI_Ibarrier(MPI_Comm comm, MPI_Request* req) {
   count_op(OP_Ibarrier);
   return PMPI_Ibarrier(comm, req);
