@@ -340,6 +340,7 @@ class CWriter {
     bool compute = false, counts = false, displs = false, status = false;
     std::int64_t statuses = 0;
     bool newRequest = false, recentRequest = false, requestLists = false;
+    bool persistent = false;  // MPI_Start, MPI_Startall
     std::int64_t ring = 1;
     bool newComm = false, newCommAt = false, commSlot = false, commOf = false, commRank = false;
     std::int64_t maxCommId = 999;
@@ -593,6 +594,9 @@ class CWriter {
         return commCall(x, d);
       case OpKind::Group:
         return groupCall(x, d);
+      case OpKind::Start:
+      case OpKind::RequestFree:
+        return persistentCall(x, d);
       case OpKind::Opaque:
         return templates_.render("call/opaque", d);
       case OpKind::OpaqueRequest:
@@ -638,6 +642,31 @@ class CWriter {
     uses_.status = true;
     if (x.c.op != Op::Wait) pollUntil(d, "!flag");
     return templates_.render(x.c.op == Op::Wait ? "call/wait" : "call/test", d);
+  }
+
+  // Persistent requests (docs/c-backend.md, "Persistent requests"): a start takes the request
+  // out of the ring slot the trace names and puts it, started, in a new slot, as the trace
+  // counts each activation as a request; MPI_Request_free frees the one the trace names.
+  std::string persistentCall(const CallCtx& x, mus::data& d) {
+    uses_.recentRequest = true;
+    if (x.c.op == Op::RequestFree) {
+      d.set("recency", expr(need(x.c, Param::Request), recencyStyle(), at(x, "request")));
+      return templates_.render("call/request_free", d);
+    }
+    uses_.newRequest = uses_.persistent = true;
+    if (x.c.op == Op::Start) {
+      d.set("recency", expr(need(x.c, Param::Request), recencyStyle(), at(x, "request")));
+      return templates_.render("call/start", d);
+    }
+    const std::vector<Expr>* reqs = vec(x.c, Param::Requests);
+    if (!reqs || reqs->empty())
+      throw std::invalid_argument(fmt::format("{}: no 'requests' to start", label(x.c)));
+    std::vector<std::string> recency;
+    for (std::size_t i = 0; i < reqs->size(); ++i)
+      recency.push_back(expr((*reqs)[i], recencyStyle(), at(x, fmt::format("request{}", i))));
+    d.set("n", std::to_string(reqs->size()));
+    d.set("recency", fmt::format("{}", fmt::join(recency, ", ")));
+    return templates_.render("call/startall", d);
   }
 
   std::string waitMany(const CallCtx& x, mus::data& d) {
@@ -1251,6 +1280,7 @@ class CWriter {
     d.set("uses_new_request", flag(uses_.newRequest));
     d.set("uses_recent_request", flag(uses_.recentRequest));
     d.set("request_lists", flag(uses_.requestLists));
+    d.set("uses_persistent", flag(uses_.persistent));
     d.set("ring", std::to_string(uses_.ring));
 
     const bool comms = uses_.newComm || uses_.newCommAt || uses_.commSlot || uses_.commOf || uses_.commRank;

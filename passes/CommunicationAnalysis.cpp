@@ -242,6 +242,8 @@ class ProgramBuilder {
       case OpKind::Probe:
       case OpKind::SendInit:
       case OpKind::RecvInit:
+      case OpKind::Start:
+      case OpKind::RequestFree:
         undecidable(e, "probes and persistent requests are simulated");
       case OpKind::Wait:
       case OpKind::WaitAll:

@@ -77,8 +77,8 @@ bool sourceHasWildcard(const Event& e) {
 }
 
 // Events whose wildcards the simulation resolves: receives that match a message and blocking
-// probes. (MPI_Iprobe may find nothing and persistent receives need MPI_Start, which the trace
-// model does not record, so their wildcards stay.)
+// probes. (MPI_Iprobe may find nothing, and a persistent receive's one source serves all its
+// starts, so their wildcards stay; the simulation still matches them.)
 bool resolvable(const Event& e) {
   const OpKind k = opInfo(e.op).kind;
   return (k == OpKind::Recv || k == OpKind::Irecv || k == OpKind::Sendrecv || e.op == Op::Probe) && sourceHasWildcard(e);
@@ -648,8 +648,26 @@ class Simulation {
         break;
       case OpKind::SendInit:
       case OpKind::RecvInit:
-        // Inactive until MPI_Start, which traces do not record: waiting on one returns at once.
+        // Inactive until MPI_Start: waiting on one returns at once.
         s.requests[c.index] = Request{ReqKind::Done, 0, c.event};
+        break;
+      case OpKind::Start:
+        // Each persistent request started is an MPI_Isend or MPI_Irecv with its init call's
+        // parameters, known to the waits by its key (docs/trace-format.md, "Persistent requests").
+        for (const StartedRequest& p : c.started) {
+          Call as;
+          as.event = p.initEvent;
+          as.op = p.send ? Op::SendInit : Op::RecvInit;
+          as.index = p.key;
+          as.comm = p.comm;
+          as.peerIsWorld = p.peerIsWorld;
+          if (p.send) {
+            send(r, as, p.peer, p.tag, false);
+            s.requests[p.key] = Request{ReqKind::Done, 0, p.initEvent};
+          } else {
+            s.requests[p.key] = Request{ReqKind::Recv, post(r, as, p.peer, p.tag), p.initEvent};
+          }
+        }
         break;
       case OpKind::OpaqueRequest:
         // A call tracegen does not model: its request completes at once, the call is local.

@@ -677,22 +677,56 @@ TG_FORTRAN(comm_create_group, MPI_COMM_CREATE_GROUP, (Fint * comm, Fint* group, 
            (comm, group, tag, newcomm, ierr))
 TG_FORTRAN(comm_idup, MPI_COMM_IDUP, (Fint * comm, Fint* newcomm, Fint* req, Fint* ierr), (comm, newcomm, req, ierr))
 
-// ---- persistent requests: MPI_SEND_INIT and MPI_RECV_INIT (MPI_START, MPI_STARTALL and
-// MPI_REQUEST_FREE are opaque calls, below)
+// ---- persistent requests: MPI_SEND_INIT and MPI_RECV_INIT make them; MPI_START, MPI_STARTALL
+// and MPI_REQUEST_FREE name them as the waits do
 
 TG_PMPI(send_init, IsendF)
-TG_FISEND(send_init, MPI_SEND_INIT, Op::SendInit)
+static void send_init_impl(void* buf, Fint* count, Fint* type, Fint* dest, Fint* tag, Fint* comm, Fint* req, Fint* ierr) {
+  run(Op::SendInit, [&] { pmpi_send_init()(buf, count, type, dest, tag, comm, req, ierr); },
+      [&](CallScope& s) {
+        calls::p2p(s, Param::Dest, *count, T(type), *dest, *tag, C(comm));
+        calls::persistentInit(s, PMPI_Request_f2c(*req), req, false, *dest, C(comm));
+      });
+}
+TG_FORTRAN(send_init, MPI_SEND_INIT,
+           (void* buf, Fint* count, Fint* type, Fint* dest, Fint* tag, Fint* comm, Fint* req, Fint* ierr),
+           (buf, count, type, dest, tag, comm, req, ierr))
 TG_PMPI(recv_init, RecvF)
 static void recv_init_impl(void* buf, Fint* count, Fint* type, Fint* source, Fint* tag, Fint* comm, Fint* req, Fint* ierr) {
   run(Op::RecvInit, [&] { pmpi_recv_init()(buf, count, type, source, tag, comm, req, ierr); },
       [&](CallScope& s) {
         calls::p2p(s, Param::Source, *count, T(type), *source, *tag, C(comm));
-        s.created(PMPI_Request_f2c(*req), req);
+        calls::persistentInit(s, PMPI_Request_f2c(*req), req, true, *source, C(comm));
       });
 }
 TG_FORTRAN(recv_init, MPI_RECV_INIT,
            (void* buf, Fint* count, Fint* type, Fint* source, Fint* tag, Fint* comm, Fint* req, Fint* ierr),
            (buf, count, type, source, tag, comm, req, ierr))
+
+using StartF = void (*)(Fint*, Fint*);
+using StartallF = void (*)(Fint*, Fint*, Fint*);
+TG_PMPI(start, StartF)
+TG_PMPI(startall, StartallF)
+TG_PMPI(request_free, StartF)
+static void start_impl(Fint* req, Fint* ierr) {
+  run(Op::Start, [&] { pmpi_start()(req, ierr); },
+      [&](CallScope& s) {
+        const MPI_Request h = PMPI_Request_f2c(*req);
+        calls::start(s, &h, req, sizeof(Fint), 1, false);
+      });
+}
+static void startall_impl(Fint* count, Fint* reqs, Fint* ierr) {
+  run(Op::Startall, [&] { pmpi_startall()(count, reqs, ierr); },
+      [&](CallScope& s) { calls::start(s, convertRequests(reqs, *count), reqs, sizeof(Fint), *count, true); });
+}
+static void request_free_impl(Fint* req, Fint* ierr) {
+  const MPI_Request h = PMPI_Request_f2c(*req);  // MPI_REQUEST_NULL once freed
+  run(Op::RequestFree, [&] { pmpi_request_free()(req, ierr); },
+      [&](CallScope& s) { s.set(Param::Request, s.freeRequest(h, req)); });
+}
+TG_FORTRAN(start, MPI_START, (Fint * req, Fint* ierr), (req, ierr))
+TG_FORTRAN(startall, MPI_STARTALL, (Fint * count, Fint* reqs, Fint* ierr), (count, reqs, ierr))
+TG_FORTRAN(request_free, MPI_REQUEST_FREE, (Fint * req, Fint* ierr), (req, ierr))
 
 // ---- MPI-3 blocking collectives: MPI_EXSCAN and MPI_REDUCE_SCATTER_BLOCK (count: each member's block)
 
@@ -735,9 +769,6 @@ static void opaqueF(Op op, const std::function<void()>& call, const Fint* comm, 
 using V = void*;
 
 // MPI-3 operations not modelled yet
-TG_FOPAQUE(start, MPI_START, Op::Start, nullptr, nullptr, (V r, Fint* e), (r, e))
-TG_FOPAQUE(startall, MPI_STARTALL, Op::Startall, nullptr, nullptr, (V n, V r, Fint* e), (n, r, e))
-TG_FOPAQUE(request_free, MPI_REQUEST_FREE, Op::RequestFree, nullptr, nullptr, (V r, Fint* e), (r, e))
 TG_FOPAQUE(mprobe, MPI_MPROBE, Op::Mprobe, comm, nullptr, (V s, V t, Fint* comm, V m, V st, Fint* e),
            (s, t, comm, m, st, e))
 TG_FOPAQUE(improbe, MPI_IMPROBE, Op::Improbe, comm, nullptr, (V s, V t, Fint* comm, V f, V m, V st, Fint* e),

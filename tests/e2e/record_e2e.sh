@@ -47,6 +47,8 @@ args_of() {
     polling) echo "20 256" ;;
     topo) echo "6 64" ;;
     opaque) echo "10 64" ;;
+    persist) echo "12 128" ;;
+    persist_f) echo "12" ;;
     *) echo "" ;;
   esac
 }

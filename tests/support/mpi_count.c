@@ -32,7 +32,9 @@
   X(Comm_split) X(Comm_dup) X(Comm_create) X(Comm_free) X(Comm_group) X(Group_incl) X(Group_excl)               \
   X(Group_range_incl) X(Group_range_excl) X(Group_union) X(Group_intersection) X(Group_difference) X(Group_free)  \
   X(Exscan) X(Reduce_scatter_block) X(Win_create) X(Win_fence) X(Put) X(Win_free) X(Ibarrier)                    \
-  TG_TOPOLOGY_OPS(X)
+  TG_TOPOLOGY_OPS(X) TG_PERSISTENT_OPS(X)
+/* Persistent requests: the init calls move nothing; each start moves the init call's message. */
+#define TG_PERSISTENT_OPS(X) X(Send_init) X(Recv_init) X(Start) X(Startall) X(Request_free)
 /* Topology constructors (and MPI-3's other communicator constructors). */
 #define TG_TOPOLOGY_OPS(X)                                                                                         \
   X(Cart_create) X(Cart_sub) X(Graph_create) X(Dist_graph_create) X(Dist_graph_create_adjacent)                   \
@@ -384,6 +386,71 @@ EXPORT int MPI_Group_free(MPI_Group* group) {
   return PMPI_Group_free(group);
 }
 
+/* ---- persistent requests: the message of each request MPI_Send_init/MPI_Recv_init made, by
+   handle, counted at every MPI_Start/MPI_Startall */
+struct persistent {
+  MPI_Request handle;
+  int send; /* else receive */
+  long long count;
+  MPI_Datatype type;
+  int peer;
+};
+static struct persistent* persistents;
+static size_t n_persistents, cap_persistents;
+
+static void persistent_made(MPI_Request r, int send, long long count, MPI_Datatype type, int peer) {
+  if (depth != 0 || r == MPI_REQUEST_NULL) return;
+  if (n_persistents == cap_persistents) {
+    cap_persistents = cap_persistents ? 2 * cap_persistents : 16;
+    persistents = realloc(persistents, cap_persistents * sizeof *persistents);
+    if (!persistents) abort();
+  }
+  persistents[n_persistents++] = (struct persistent){r, send, count, type, peer};
+}
+static struct persistent* persistent_of(MPI_Request r) {
+  for (size_t i = 0; i < n_persistents; ++i)
+    if (persistents[i].handle == r) return &persistents[i];
+  return NULL;
+}
+static void persistent_started(MPI_Request r) {
+  const struct persistent* p = depth == 0 ? persistent_of(r) : NULL;
+  if (!p) return;
+  if (p->send) sent(p->count, p->type, p->peer);
+  else received(p->count, p->type, p->peer);
+}
+static void persistent_freed(MPI_Request r) {
+  struct persistent* p = depth == 0 ? persistent_of(r) : NULL;
+  if (p) *p = persistents[--n_persistents];
+}
+
+EXPORT int MPI_Send_init(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request* r) {
+  count_op(OP_Send_init);
+  const int rc = PMPI_Send_init(buf, count, type, dest, tag, comm, r);
+  persistent_made(*r, 1, count, type, dest);
+  return rc;
+}
+EXPORT int MPI_Recv_init(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm, MPI_Request* r) {
+  count_op(OP_Recv_init);
+  const int rc = PMPI_Recv_init(buf, count, type, source, tag, comm, r);
+  persistent_made(*r, 0, count, type, source);
+  return rc;
+}
+EXPORT int MPI_Start(MPI_Request* r) {
+  count_op(OP_Start);
+  persistent_started(*r);
+  return PMPI_Start(r);
+}
+EXPORT int MPI_Startall(int n, MPI_Request r[]) {
+  count_op(OP_Startall);
+  for (int i = 0; i < n; ++i) persistent_started(r[i]);
+  return PMPI_Startall(n, r);
+}
+EXPORT int MPI_Request_free(MPI_Request* r) {
+  count_op(OP_Request_free);
+  persistent_freed(*r);
+  return PMPI_Request_free(r);
+}
+
 /* ---- Fortran entry points: count, then call the library's pmpi_<name>_ */
 
 typedef MPI_Fint F;
@@ -583,6 +650,43 @@ TG_F_PLAIN(mpi_group_intersection, MPI_GROUP_INTERSECTION, OP_Group_intersection
 TG_F_PLAIN(mpi_group_difference, MPI_GROUP_DIFFERENCE, OP_Group_difference, f4, (F * a, F* b, F* ng, F* e),
            (a, b, ng, e))
 TG_F_PLAIN(mpi_group_free, MPI_GROUP_FREE, OP_Group_free, f2, (F * g, F* e), (g, e))
+
+/* Persistent requests from Fortran (handles converted to C ones, as the library shares them). */
+static void mpi_send_init_body(void* b, F* c, F* t, F* d, F* g, F* m, F* r, F* e) {
+  TG_FPTR(mpi_send_init, fisend);
+  count_op(OP_Send_init);
+  TG_CALL(mpi_send_init_ptr(b, c, t, d, g, m, r, e));
+  persistent_made(PMPI_Request_f2c(*r), 1, *c, PMPI_Type_f2c(*t), *d);
+}
+TG_F4(mpi_send_init, MPI_SEND_INIT, (void* b, F* c, F* t, F* d, F* g, F* m, F* r, F* e), (b, c, t, d, g, m, r, e))
+static void mpi_recv_init_body(void* b, F* c, F* t, F* s, F* g, F* m, F* r, F* e) {
+  TG_FPTR(mpi_recv_init, frecv);
+  count_op(OP_Recv_init);
+  TG_CALL(mpi_recv_init_ptr(b, c, t, s, g, m, r, e));
+  persistent_made(PMPI_Request_f2c(*r), 0, *c, PMPI_Type_f2c(*t), *s);
+}
+TG_F4(mpi_recv_init, MPI_RECV_INIT, (void* b, F* c, F* t, F* s, F* g, F* m, F* r, F* e), (b, c, t, s, g, m, r, e))
+static void mpi_start_body(F* r, F* e) {
+  TG_FPTR(mpi_start, f2);
+  count_op(OP_Start);
+  persistent_started(PMPI_Request_f2c(*r));
+  TG_CALL(mpi_start_ptr(r, e));
+}
+TG_F4(mpi_start, MPI_START, (F * r, F* e), (r, e))
+static void mpi_startall_body(F* n, F* r, F* e) {
+  TG_FPTR(mpi_startall, f3);
+  count_op(OP_Startall);
+  for (F i = 0; i < *n; ++i) persistent_started(PMPI_Request_f2c(r[i]));
+  TG_CALL(mpi_startall_ptr(n, r, e));
+}
+TG_F4(mpi_startall, MPI_STARTALL, (F * n, F* r, F* e), (n, r, e))
+static void mpi_request_free_body(F* r, F* e) {
+  TG_FPTR(mpi_request_free, f2);
+  count_op(OP_Request_free);
+  persistent_freed(PMPI_Request_f2c(*r));
+  TG_CALL(mpi_request_free_ptr(r, e));
+}
+TG_F4(mpi_request_free, MPI_REQUEST_FREE, (F * r, F* e), (r, e))
 
 /* ---- calls the recorder records as opaque events (samples/apps/opaque.c), C only: counted */
 EXPORT int MPI_Win_create(void* base, MPI_Aint size, int unit, MPI_Info info, MPI_Comm comm, MPI_Win* win) {
