@@ -341,6 +341,7 @@ class CWriter {
     std::int64_t statuses = 0;
     bool newRequest = false, recentRequest = false, requestLists = false;
     bool persistent = false;  // MPI_Start, MPI_Startall
+    bool messages = false;    // matched probes
     std::int64_t ring = 1;
     bool newComm = false, newCommAt = false, commSlot = false, commOf = false, commRank = false;
     std::int64_t maxCommId = 999;
@@ -597,6 +598,9 @@ class CWriter {
       case OpKind::Start:
       case OpKind::RequestFree:
         return persistentCall(x, d);
+      case OpKind::MatchedProbe:
+      case OpKind::MatchedRecv:
+        return matchedCall(x, d);
       case OpKind::Opaque:
         return templates_.render("call/opaque", d);
       case OpKind::OpaqueRequest:
@@ -667,6 +671,31 @@ class CWriter {
     d.set("n", std::to_string(reqs->size()));
     d.set("recency", fmt::format("{}", fmt::join(recency, ", ")));
     return templates_.render("call/startall", d);
+  }
+
+  // Matched probes (docs/c-backend.md, "Matched probes"): the messages the probes find go into
+  // a ring in the order found; MPI_Mrecv/MPI_Imrecv receive the oldest not received yet.
+  std::string matchedCall(const CallCtx& x, mus::data& d) {
+    const CallStmt& c = x.c;
+    uses_.messages = uses_.status = true;
+    if (c.op == Op::Mrecv || c.op == Op::Imrecv) {
+      d.set("count", count(x, param(c, Param::Count), "count"));
+      d.set("datatype", datatype(x, need(c, Param::Datatype), "datatype"));
+      if (c.op == Op::Mrecv) return templates_.render("call/mrecv", d);
+      uses_.newRequest = true;
+      return templates_.render("call/imrecv", d);
+    }
+    d.set("comm", comm(x));
+    d.set("source", peer(x, need(c, Param::Source), "source"));
+    d.set("tag", tag(x, Param::Tag, true));
+    if (c.op == Op::Mprobe) return templates_.render("call/mprobe", d);
+    // MPI_Improbe: a recorded success (`count` 1) polls until it finds its message, as the
+    // tests do; the polls that found nothing are timing and are not made.
+    const Expr* found = param(c, Param::Count);
+    if (found && found->isConst() && found->value == 0) return templates_.render("call/improbe_none", d);
+    d.set("found", found && !found->isConst() ? expr(*found, intStyle(), at(x, "found")) : std::string());
+    d.set("sometimes", flag(found && !found->isConst()));
+    return templates_.render("call/improbe", d);
   }
 
   std::string waitMany(const CallCtx& x, mus::data& d) {
@@ -1281,6 +1310,7 @@ class CWriter {
     d.set("uses_recent_request", flag(uses_.recentRequest));
     d.set("request_lists", flag(uses_.requestLists));
     d.set("uses_persistent", flag(uses_.persistent));
+    d.set("uses_messages", flag(uses_.messages));
     d.set("ring", std::to_string(uses_.ring));
 
     const bool comms = uses_.newComm || uses_.newCommAt || uses_.commSlot || uses_.commOf || uses_.commRank;

@@ -21,7 +21,9 @@ struct Run {  // `left` more sends of one shape, in send order
 using PairKey = std::tuple<std::int64_t, Rank, Rank>;  // communicator, sender, receiver
 
 bool isSend(OpKind k) { return k == OpKind::Send || k == OpKind::Isend || k == OpKind::Sendrecv; }
-bool isReceive(OpKind k) { return k == OpKind::Recv || k == OpKind::Irecv || k == OpKind::Sendrecv; }
+bool isReceive(OpKind k) {
+  return k == OpKind::Recv || k == OpKind::Irecv || k == OpKind::Sendrecv || k == OpKind::MatchedRecv;
+}
 
 }  // namespace
 

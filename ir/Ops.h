@@ -34,6 +34,11 @@ enum class OpKind {
   // init call's message. MPI_Request_free releases a request (`request`).
   Start,        // MPI_Start, MPI_Startall
   RequestFree,  // MPI_Request_free
+  // Matched probes (docs/trace-format.md, "Matched probes"): MPI_Mprobe and MPI_Improbe probe as
+  // MPI_Probe does and take the message they find out of matching; MPI_Mrecv and MPI_Imrecv
+  // (which returns a request) receive the oldest message the rank probed and has not received.
+  MatchedProbe,  // MPI_Mprobe, MPI_Improbe
+  MatchedRecv,   // MPI_Mrecv, MPI_Imrecv
   // Calls the recorder records (name, communicator, call site) but tracegen does not model:
   // one-sided, MPI-IO, neighbour collectives, dynamic processes, and the MPI-3 operations not
   // modelled yet. Generation stops at them, or with --skip-unknown leaves a comment.

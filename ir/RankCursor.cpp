@@ -219,6 +219,26 @@ void RankCursor::emit(Item& item, Call& call) {
       call.peer = peer(Param::Source);
       if (kind != OpKind::Probe && call.peer != kProcNull) call.recvBytes = bytes;
       break;
+    case OpKind::MatchedProbe:
+      // The message found is the rank's to receive next; MPI_Improbe with `count 0` found none.
+      call.peer = peer(Param::Source);
+      if (e.op == Op::Mprobe || call.count != 0)
+        probed_.push_back(ProbedMessage{call.index, call.peer, call.peerIsWorld, call.comm, call.tag});
+      break;
+    case OpKind::MatchedRecv:
+      // The oldest probed message not received yet; MPI_MESSAGE_NO_PROC (a probe of
+      // MPI_PROC_NULL) receives nothing.
+      if (!probed_.empty()) {
+        const ProbedMessage m = probed_.front();
+        probed_.pop_front();
+        call.probe = m.index;
+        call.peer = m.peer;
+        call.peerIsWorld = m.peerIsWorld;
+        call.comm = m.comm;
+        call.tag = call.recvTag = m.tag;
+      }
+      if (call.peer != kProcNull) call.recvBytes = bytes;
+      break;
     case OpKind::Sendrecv:
       call.peer = peer(Param::Dest);
       call.recvPeer = peer(Param::Source);
@@ -324,7 +344,7 @@ void RankCursor::emit(Item& item, Call& call) {
       if (key >= 0) persistent_.erase(key);  // a request of another kind: its operation goes on
     }
   }
-  if (createsRequest(kind)) {
+  if (createsRequest(kind) || e.op == Op::Imrecv) {
     requests_.push_back(call.index);
     if (requests_.size() > static_cast<std::size_t>(kRequestRing)) requests_.pop_front();
   }

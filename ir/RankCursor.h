@@ -77,6 +77,9 @@ struct Call {
   // `bytes` and `recvBytes` are their sums; for MPI_Start, peer, comm, count, datatype and tag
   // are those of its one request.
   std::vector<StartedRequest> started;
+  // MPI_Mrecv, MPI_Imrecv: the stream index of the matched probe whose message the call
+  // receives (-1: none, the trace probed nothing more); peer, comm and tag are the probe's.
+  std::int64_t probe = -1;
   // Compute time before the call, from the histogram keyed by the previous call's site;
   // negative when the trace has no such measurement.
   double computeUs = -1;
@@ -152,6 +155,15 @@ class RankCursor {
   // (which the next start names): the init call's message. A rank holds few.
   std::unordered_map<std::int64_t, StartedRequest> persistent_;
   void startPersistent(const Event& e, Call& call, const std::vector<std::int64_t>& keys);
+  // Matched probes whose message the rank has not received yet, oldest first.
+  struct ProbedMessage {
+    std::int64_t index = -1;  // the MPI_Mprobe/MPI_Improbe call
+    Rank peer = -1;
+    bool peerIsWorld = true;
+    std::int64_t comm = kCommWorld;
+    std::int64_t tag = 0;
+  };
+  std::deque<ProbedMessage> probed_;
 };
 
 // Whether expanding every rank's calls stays within `budget` calls, estimated from rank 0 (SPMD

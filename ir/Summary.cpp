@@ -68,7 +68,7 @@ RankSummary summarizeRank(const Trace& trace, Rank r, ExpansionBudget& budget, c
     byOp[call.op] = saturatingAdd(byOp[call.op], saturatingAdd(1, call.failedPolls));
     s.calls = saturatingAdd(s.calls, saturatingAdd(1, call.failedPolls));
     OpKind kind = opInfo(call.op).kind;
-    if (isPointToPoint(kind)) {
+    if (isPointToPoint(kind) || kind == OpKind::MatchedRecv) {
       s.bytesSent = saturatingAdd(s.bytesSent, call.bytes);
       if (!cancelled.count(call.index)) s.bytesReceived = saturatingAdd(s.bytesReceived, call.recvBytes);
     }

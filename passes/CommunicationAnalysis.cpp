@@ -244,6 +244,8 @@ class ProgramBuilder {
       case OpKind::RecvInit:
       case OpKind::Start:
       case OpKind::RequestFree:
+      case OpKind::MatchedProbe:
+      case OpKind::MatchedRecv:
         undecidable(e, "probes and persistent requests are simulated");
       case OpKind::Wait:
       case OpKind::WaitAll:

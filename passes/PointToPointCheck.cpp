@@ -62,6 +62,21 @@ void verifyPointToPoint(const Trace& trace, const std::string& fileName) {
         }
         continue;
       }
+      // A matched receive takes the message its probe found, from the probe's source.
+      if (kind == OpKind::MatchedRecv) {
+        if (c.peer == kProcNull || c.probe < 0) continue;
+        if (c.peer == kAnySource) {
+          wildcardReceivers.insert({c.comm, r});
+          continue;
+        }
+        if (!c.peerIsWorld || c.peer < 0 || c.peer >= P)
+          throw InputError(fileName, e.line,
+                           fmt::format("event {} ({}): rank {} receives a probed message from {}, outside MPI_COMM_WORLD",
+                                       e.id, opName(e.op), r, c.peer));
+        Tally& t = tallies[PairKey{c.comm, c.peer, r}];
+        if (t.recvs++ == 0) t.recvEvent = &e;
+        continue;
+      }
       if (!isPointToPoint(kind)) continue;
       auto checkPeer = [&](Rank peer, const char* role) {
         if (!c.peerIsWorld)

@@ -81,7 +81,9 @@ bool sourceHasWildcard(const Event& e) {
 // starts, so their wildcards stay; the simulation still matches them.)
 bool resolvable(const Event& e) {
   const OpKind k = opInfo(e.op).kind;
-  return (k == OpKind::Recv || k == OpKind::Irecv || k == OpKind::Sendrecv || e.op == Op::Probe) && sourceHasWildcard(e);
+  return (k == OpKind::Recv || k == OpKind::Irecv || k == OpKind::Sendrecv || e.op == Op::Probe ||
+          k == OpKind::MatchedProbe) &&
+         sourceHasWildcard(e);
 }
 
 // A communicator instance: ids are reused by disjoint instances (each row of a grid has its
@@ -203,7 +205,7 @@ RecordedMatches recordedMatches(const Trace& trace, const std::string& fileName)
     while (cursor.next(c)) {
       if (c.matched.empty()) continue;
       const OpKind k = opInfo(c.op).kind;
-      if (k == OpKind::Recv || k == OpKind::Sendrecv) {
+      if (k == OpKind::Recv || k == OpKind::Sendrecv || k == OpKind::MatchedProbe) {
         if (c.matched[0] >= 0 || c.matched[0] == kCancelled) out[{r, c.index}] = c.matched[0];
         continue;
       }
@@ -623,6 +625,50 @@ class Simulation {
     return true;
   }
 
+  // MPI_Mprobe, and an MPI_Improbe that found a message (`count` not 0; a recorded MPI_Improbe
+  // names its successes, with the failed polls folded in as the tests' are): it waits as
+  // MPI_Probe does, then takes the message out of matching, for the MPI_Mrecv/MPI_Imrecv that
+  // receives it. A wildcard takes the earliest-arrived message, or in the fallback run the
+  // sender the recording saw (`matched`).
+  bool matchedProbeDone(Rank r, RankState& s) {
+    const Call& c = s.call;
+    if (c.op == Op::Improbe && c.count == 0) return true;  // found nothing
+    if (c.peer == kProcNull) {  // MPI_MESSAGE_NO_PROC at once
+      if (auto* rec = recordFor(r, c)) rec->push_back(kProcNull);
+      return true;
+    }
+    Rank from = c.peer;
+    if (from == kAnySource && recorded_ && follow_)
+      if (auto it = recorded_->find({r, c.index}); it != recorded_->end() && it->second >= 0) from = it->second;
+    checkPeer(r, c, from, true);
+    const CommKey key = keyFor(r, c);
+    auto it = s.boxes.find(key);
+    if (it == s.boxes.end()) return false;
+    Box& box = it->second;
+    auto claimed = [&](const Message& m) {
+      return std::any_of(box.pending.begin(), box.pending.end(), [&](std::size_t id) { return matches(recvs_[id], m); });
+    };
+    std::optional<std::size_t> best;
+    for (const auto& [sender, q] : box.inbox) {
+      if (from != kAnySource && sender != from) continue;
+      for (std::size_t id : q)
+        if (tagsMatch(c.tag, msgs_[id].tag) && !claimed(msgs_[id])) {
+          if (!best || msgs_[id].seq < msgs_[*best].seq) best = id;
+          break;
+        }
+    }
+    if (!best) return false;
+    Message& m = msgs_[*best];
+    m.matched = true;
+    auto q = box.inbox.find(m.sender);
+    q->second.erase(std::find(q->second.begin(), q->second.end(), *best));
+    if (q->second.empty()) box.inbox.erase(q);
+    if (m.sync) wake(m.sender);
+    if (auto* rec = recordFor(r, c)) rec->push_back(storedPeer(key, m.sender));
+    if (c.peer == kAnySource) ++wildcardsResolved_;
+    return true;
+  }
+
   void start(Rank r) {
     RankState& s = state(r);
     const Call& c = s.call;
@@ -669,6 +715,10 @@ class Simulation {
           }
         }
         break;
+      case OpKind::MatchedRecv:
+        // The message is the probe's, matched already: the receive completes at once.
+        if (c.op == Op::Imrecv) s.requests[c.index] = Request{ReqKind::Done, 0, c.event};
+        break;
       case OpKind::OpaqueRequest:
         // A call tracegen does not model: its request completes at once, the call is local.
         s.requests[c.index] = Request{ReqKind::Done, 0, c.event};
@@ -696,6 +746,8 @@ class Simulation {
         return waitDone(s);
       case OpKind::Probe:
         return probeDone(r, s);
+      case OpKind::MatchedProbe:
+        return matchedProbeDone(r, s);
       case OpKind::Collective:
       case OpKind::CommCreate:
       case OpKind::CommFree: {
@@ -791,7 +843,8 @@ class Simulation {
       case OpKind::Recv:
       case OpKind::Sendrecv:
         return "for " + recvText(recvs_[s.recv]);
-      case OpKind::Probe: {
+      case OpKind::Probe:
+      case OpKind::MatchedProbe: {
         if (c.peer == kAnySource) {
           members(keyFor(r, c)).forEach([&](Rank m) {
             if (m != r && !state(m).finished) waitsFor.insert(m);

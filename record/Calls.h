@@ -384,6 +384,28 @@ inline void start(CallScope& s, const MPI_Request* handles, const void* where, s
     s.set(Param::Request, n > 0 ? offsets[0] : kRequestNull);
 }
 
+// ---- matched probes (docs/recording.md, "Matched probes")
+
+// MPI_Mprobe, MPI_Improbe (found: the flag): as MPI_Probe, the sender a wildcard found
+// (`matched`), and for MPI_Improbe `count` 1 or 0; one that found nothing is a failed poll,
+// folded into the next success at its call site as the tests' are.
+inline void matchedProbe(CallScope& s, Op op, int source, int tag, MPI_Comm comm, bool found, const MPI_Status* status) {
+  s.comm(comm);
+  s.peer(Param::Source, source);
+  s.tag(Param::Tag, tag);
+  if (found && source == MPI_ANY_SOURCE && status) s.matched({s.matchedOffset(comm, status->MPI_SOURCE)});
+  if (op == Op::Improbe) {
+    s.set(Param::Count, found ? 1 : 0);
+    s.completions(found ? 1 : 0);
+  }
+}
+
+// MPI_Mrecv, MPI_Imrecv: the count and datatype received; the message is the probe's.
+inline void matchedRecv(CallScope& s, int count, MPI_Datatype type) {
+  s.set(Param::Count, count);
+  s.type(Param::Datatype, type);
+}
+
 // A blocking receive from MPI_ANY_SOURCE: the sender it matched.
 inline void receivedFrom(CallScope& s, int source, MPI_Comm comm, const MPI_Status* status) {
   if (source == MPI_ANY_SOURCE && status) s.matched({s.matchedOffset(comm, status->MPI_SOURCE)});

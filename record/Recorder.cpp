@@ -597,7 +597,10 @@ void CallScope::end() {
 }
 
 namespace {
-bool isTest(Op op) { return op == Op::Test || op == Op::Testany || op == Op::Testall || op == Op::Testsome; }
+// The tests, and MPI_Improbe: calls whose failed polls are folded (CallScope::completions).
+bool isTest(Op op) {
+  return op == Op::Test || op == Op::Testany || op == Op::Testall || op == Op::Testsome || op == Op::Improbe;
+}
 }  // namespace
 
 void CallScope::commit() {
@@ -735,6 +738,8 @@ void recorderFinish() {
           t_call.mpiUs = 0;
           if (key.first == Op::Test) {
             t_call.set(Param::Request, kRequestNull);
+          } else if (key.first == Op::Improbe) {
+            t_call.set(Param::Count, 0);  // found no message
           } else {
             t_call.set(Param::Count, 0);
             t_call.setVector(Param::Requests, nullptr, 0);

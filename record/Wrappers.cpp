@@ -748,6 +748,58 @@ TG_EXPORT int MPI_Request_free(MPI_Request* req) {
   return rc;
 }
 
+// ---- matched probes: MPI_Mprobe and MPI_Improbe probe as MPI_Probe does; MPI_Mrecv and
+// MPI_Imrecv (a request-creating call) receive the message a probe found
+
+TG_EXPORT int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status) {
+  CallScope s(Op::Mprobe);
+  if (!s.active()) return PMPI_Mprobe(source, tag, comm, message, status);
+  MPI_Status local;
+  status = statusOr(status, local);
+  s.begin();
+  const int rc = PMPI_Mprobe(source, tag, comm, message, status);
+  s.end();
+  calls::matchedProbe(s, Op::Mprobe, source, tag, comm, true, status);
+  s.commit();
+  return rc;
+}
+
+TG_EXPORT int MPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message, MPI_Status* status) {
+  CallScope s(Op::Improbe);
+  if (!s.active()) return PMPI_Improbe(source, tag, comm, flag, message, status);
+  MPI_Status local;
+  status = statusOr(status, local);
+  s.begin();
+  const int rc = PMPI_Improbe(source, tag, comm, flag, message, status);
+  s.end();
+  calls::matchedProbe(s, Op::Improbe, source, tag, comm, *flag != 0, status);
+  s.commit();
+  return rc;
+}
+
+TG_EXPORT int MPI_Mrecv(void* buf, int count, MPI_Datatype type, MPI_Message* message, MPI_Status* status) {
+  CallScope s(Op::Mrecv);
+  if (!s.active()) return PMPI_Mrecv(buf, count, type, message, status);
+  s.begin();
+  const int rc = PMPI_Mrecv(buf, count, type, message, status);
+  s.end();
+  calls::matchedRecv(s, count, type);
+  s.commit();
+  return rc;
+}
+
+TG_EXPORT int MPI_Imrecv(void* buf, int count, MPI_Datatype type, MPI_Message* message, MPI_Request* req) {
+  CallScope s(Op::Imrecv);
+  if (!s.active()) return PMPI_Imrecv(buf, count, type, message, req);
+  s.begin();
+  const int rc = PMPI_Imrecv(buf, count, type, message, req);
+  s.end();
+  calls::matchedRecv(s, count, type);
+  s.created(*req, req);
+  s.commit();
+  return rc;
+}
+
 // ---- MPI-3 blocking collectives: MPI_Exscan (as MPI_Scan) and MPI_Reduce_scatter_block (count:
 // the block each member receives)
 
@@ -793,14 +845,6 @@ int opaqueCall(Op op, MPI_Comm comm, MPI_Request* req, F&& call) {
 #define TG_NOREQ nullptr
 
 // MPI-3 operations not modelled yet
-TG_OPAQUE(MPI_Mprobe, Op::Mprobe, comm, TG_NOREQ, (int src, int tag, MPI_Comm comm, MPI_Message* m, MPI_Status* st),
-          (src, tag, comm, m, st))
-TG_OPAQUE(MPI_Improbe, Op::Improbe, comm, TG_NOREQ,
-          (int src, int tag, MPI_Comm comm, int* flag, MPI_Message* m, MPI_Status* st), (src, tag, comm, flag, m, st))
-TG_OPAQUE(MPI_Mrecv, Op::Mrecv, TG_NOCOMM, TG_NOREQ, (void* b, int n, MPI_Datatype t, MPI_Message* m, MPI_Status* st),
-          (b, n, t, m, st))
-TG_OPAQUE(MPI_Imrecv, Op::Imrecv, TG_NOCOMM, req, (void* b, int n, MPI_Datatype t, MPI_Message* m, MPI_Request* req),
-          (b, n, t, m, req))
 TG_OPAQUE(MPI_Alltoallw, Op::Alltoallw, comm, TG_NOREQ,
           (const void* s, const int sc[], const int sd[], const MPI_Datatype st[], void* r, const int rc[], const int rd[],
            const MPI_Datatype rt[], MPI_Comm comm),

@@ -1,10 +1,16 @@
-/* persist: persistent point-to-point requests in a halo loop.
+/* persist: persistent point-to-point requests in a halo loop, and matched probes in a
+ * master-worker exchange (MPI-3 point-to-point).
  *
  * Every rank makes its halo exchange with its two ring neighbours once, as persistent requests
  * (MPI_Send_init, MPI_Recv_init), and starts it every iteration: the four requests of the
  * exchange with MPI_Startall and MPI_Waitall, then a larger message to the right with two
  * MPI_Start calls completed by MPI_Wait. After the loop each persistent request is released
  * with MPI_Request_free. An MPI_Allreduce ends each iteration.
+ *
+ * Then a few rounds of results from the workers (ranks 1..P-1) to the master (rank 0), which
+ * takes them in arrival order: with MPI_Mprobe from MPI_ANY_SOURCE, MPI_Get_count and MPI_Mrecv,
+ * then with MPI_Improbe polled until it finds a message, MPI_Imrecv and MPI_Wait. Every rank also
+ * probes MPI_PROC_NULL once a round (MPI_MESSAGE_NO_PROC, received by MPI_Mrecv at once).
  *
  * Usage: persist [iterations=20] [n=256]
  */
@@ -56,6 +62,41 @@ int main(int argc, char** argv) {
   for (int i = 0; i < 4; ++i) MPI_Request_free(&halo[i]);
   MPI_Request_free(&bigRecv);
   MPI_Request_free(&bigSend);
+
+  /* Master-worker rounds with matched probes. */
+  const int rounds = 3;
+  for (int round = 0; round < rounds; ++round) {
+    if (rank == 0) {
+      for (int k = 1; k < size; ++k) {
+        MPI_Message message;
+        MPI_Status status;
+        int count = 0;
+        MPI_Mprobe(MPI_ANY_SOURCE, 7, MPI_COMM_WORLD, &message, &status);
+        MPI_Get_count(&status, MPI_DOUBLE, &count);
+        MPI_Mrecv(fromLeft, count, MPI_DOUBLE, &message, MPI_STATUS_IGNORE);
+        total += fromLeft[0];
+      }
+      for (int k = 1; k < size; ++k) {
+        MPI_Message message;
+        MPI_Request request;
+        int found = 0;
+        do
+          MPI_Improbe(MPI_ANY_SOURCE, 8, MPI_COMM_WORLD, &found, &message, MPI_STATUS_IGNORE);
+        while (!found);
+        MPI_Imrecv(bigIn, n, MPI_INT, &message, &request);
+        MPI_Wait(&request, MPI_STATUS_IGNORE);
+        total += bigIn[0];
+      }
+    } else {
+      for (int i = 0; i < n; ++i) toRight[i] = rank + round;
+      MPI_Send(toRight, n, MPI_DOUBLE, 0, 7, MPI_COMM_WORLD);
+      for (int i = 0; i < n; ++i) big[i] = rank * round;
+      MPI_Send(big, n, MPI_INT, 0, 8, MPI_COMM_WORLD);
+    }
+    MPI_Message none;
+    MPI_Mprobe(MPI_PROC_NULL, 0, MPI_COMM_WORLD, &none, MPI_STATUS_IGNORE);
+    MPI_Mrecv(NULL, 0, MPI_INT, &none, MPI_STATUS_IGNORE);
+  }
 
   if (rank == 0) printf("persist: %d ranks, %d iterations, total %g\n", size, iters, total);
   free(toRight);

@@ -34,7 +34,9 @@
   X(Exscan) X(Reduce_scatter_block) X(Win_create) X(Win_fence) X(Put) X(Win_free) X(Ibarrier)                    \
   TG_TOPOLOGY_OPS(X) TG_PERSISTENT_OPS(X)
 /* Persistent requests: the init calls move nothing; each start moves the init call's message. */
-#define TG_PERSISTENT_OPS(X) X(Send_init) X(Recv_init) X(Start) X(Startall) X(Request_free)
+#define TG_PERSISTENT_OPS(X) X(Send_init) X(Recv_init) X(Start) X(Startall) X(Request_free) TG_MATCHED_OPS(X)
+/* Matched probes: MPI_Mrecv/MPI_Imrecv receive the probed message (none for MPI_MESSAGE_NO_PROC). */
+#define TG_MATCHED_OPS(X) X(Mprobe) X(Improbe) X(Mrecv) X(Imrecv)
 /* Topology constructors (and MPI-3's other communicator constructors). */
 #define TG_TOPOLOGY_OPS(X)                                                                                         \
   X(Cart_create) X(Cart_sub) X(Graph_create) X(Dist_graph_create) X(Dist_graph_create_adjacent)                   \
@@ -51,6 +53,7 @@ enum {
   SLOT_DONE_TESTALL,
   SLOT_DONE_TESTANY,
   SLOT_DONE_TESTSOME,
+  SLOT_DONE_IMPROBE, /* MPI_Improbe calls that found a message */
   SLOTS
 };
 #undef TG_ENUM
@@ -110,8 +113,8 @@ static void write_counts(void) {
           first = 0;
         }
         fprintf(f, "}, \"completing_tests\": {\"MPI_Test\": %lld, \"MPI_Testall\": %lld, \"MPI_Testany\": %lld, "
-                   "\"MPI_Testsome\": %lld}", s[SLOT_DONE_TEST], s[SLOT_DONE_TESTALL], s[SLOT_DONE_TESTANY],
-                s[SLOT_DONE_TESTSOME]);
+                   "\"MPI_Testsome\": %lld, \"MPI_Improbe\": %lld}", s[SLOT_DONE_TEST], s[SLOT_DONE_TESTALL],
+                s[SLOT_DONE_TESTANY], s[SLOT_DONE_TESTSOME], s[SLOT_DONE_IMPROBE]);
         fprintf(f, ", \"bytes_sent\": %lld, \"bytes_received\": %lld}", s[SLOT_SENT], s[SLOT_RECEIVED]);
       }
       fprintf(f, "\n]}\n");
@@ -451,6 +454,28 @@ EXPORT int MPI_Request_free(MPI_Request* r) {
   return PMPI_Request_free(r);
 }
 
+/* ---- matched probes */
+EXPORT int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* m, MPI_Status* st) {
+  count_op(OP_Mprobe);
+  return PMPI_Mprobe(source, tag, comm, m, st);
+}
+EXPORT int MPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* m, MPI_Status* st) {
+  count_op(OP_Improbe);
+  const int rc = PMPI_Improbe(source, tag, comm, flag, m, st);
+  if (*flag) count_op(SLOT_DONE_IMPROBE);
+  return rc;
+}
+EXPORT int MPI_Mrecv(void* buf, int count, MPI_Datatype type, MPI_Message* m, MPI_Status* st) {
+  count_op(OP_Mrecv);
+  received(count, type, *m == MPI_MESSAGE_NO_PROC ? MPI_PROC_NULL : 0);
+  return PMPI_Mrecv(buf, count, type, m, st);
+}
+EXPORT int MPI_Imrecv(void* buf, int count, MPI_Datatype type, MPI_Message* m, MPI_Request* r) {
+  count_op(OP_Imrecv);
+  received(count, type, *m == MPI_MESSAGE_NO_PROC ? MPI_PROC_NULL : 0);
+  return PMPI_Imrecv(buf, count, type, m, r);
+}
+
 /* ---- Fortran entry points: count, then call the library's pmpi_<name>_ */
 
 typedef MPI_Fint F;
@@ -687,6 +712,32 @@ static void mpi_request_free_body(F* r, F* e) {
   TG_CALL(mpi_request_free_ptr(r, e));
 }
 TG_F4(mpi_request_free, MPI_REQUEST_FREE, (F * r, F* e), (r, e))
+
+typedef void (*fmprobe)(F*, F*, F*, F*, F*, F*);
+typedef void (*fimprobe)(F*, F*, F*, F*, F*, F*, F*);
+typedef void (*fmrecv)(void*, F*, F*, F*, F*, F*);
+TG_F_PLAIN(mpi_mprobe, MPI_MPROBE, OP_Mprobe, fmprobe, (F * s, F* g, F* m, F* msg, F* st, F* e), (s, g, m, msg, st, e))
+static void mpi_improbe_body(F* s, F* g, F* m, F* fl, F* msg, F* st, F* e) {
+  TG_FPTR(mpi_improbe, fimprobe);
+  count_op(OP_Improbe);
+  TG_CALL(mpi_improbe_ptr(s, g, m, fl, msg, st, e));
+  if (*fl) count_op(SLOT_DONE_IMPROBE);
+}
+TG_F4(mpi_improbe, MPI_IMPROBE, (F * s, F* g, F* m, F* fl, F* msg, F* st, F* e), (s, g, m, fl, msg, st, e))
+static void mpi_mrecv_body(void* b, F* c, F* t, F* msg, F* st, F* e) {
+  TG_FPTR(mpi_mrecv, fmrecv);
+  count_op(OP_Mrecv);
+  received(*c, PMPI_Type_f2c(*t), PMPI_Message_f2c(*msg) == MPI_MESSAGE_NO_PROC ? MPI_PROC_NULL : 0);
+  TG_CALL(mpi_mrecv_ptr(b, c, t, msg, st, e));
+}
+TG_F4(mpi_mrecv, MPI_MRECV, (void* b, F* c, F* t, F* msg, F* st, F* e), (b, c, t, msg, st, e))
+static void mpi_imrecv_body(void* b, F* c, F* t, F* msg, F* r, F* e) {
+  TG_FPTR(mpi_imrecv, fmrecv);
+  count_op(OP_Imrecv);
+  received(*c, PMPI_Type_f2c(*t), PMPI_Message_f2c(*msg) == MPI_MESSAGE_NO_PROC ? MPI_PROC_NULL : 0);
+  TG_CALL(mpi_imrecv_ptr(b, c, t, msg, r, e));
+}
+TG_F4(mpi_imrecv, MPI_IMRECV, (void* b, F* c, F* t, F* msg, F* r, F* e), (b, c, t, msg, r, e))
 
 /* ---- calls the recorder records as opaque events (samples/apps/opaque.c), C only: counted */
 EXPORT int MPI_Win_create(void* base, MPI_Aint size, int unit, MPI_Info info, MPI_Comm comm, MPI_Win* win) {

@@ -80,9 +80,12 @@ int main(int argc, char** argv) {
       RankCursor cursor(t, static_cast<Rank>(r), tracePath);
       Call call;
       while (cursor.next(call))
-        if (call.op == Op::Test || call.op == Op::Testall || call.op == Op::Testany || call.op == Op::Testsome)
+        if (call.op == Op::Test || call.op == Op::Testall || call.op == Op::Testany || call.op == Op::Testsome) {
           if (std::any_of(call.completes.begin(), call.completes.end(), [](std::int64_t i) { return i >= 0; }))
             ++succeeded[std::string(opName(call.op))];
+        } else if (call.op == Op::Improbe && call.count != 0) {  // found a message
+          ++succeeded[std::string(opName(call.op))];
+        }
     }
     std::set<std::string> names;
     for (const auto& [name, n] : counted) names.insert(name);
