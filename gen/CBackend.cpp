@@ -693,9 +693,9 @@ class CWriter {
     // tests do; the polls that found nothing are timing and are not made.
     const Expr* found = param(c, Param::Count);
     if (found && found->isConst() && found->value == 0) return templates_.render("call/improbe_none", d);
-    d.set("found", found && !found->isConst() ? expr(*found, intStyle(), at(x, "found")) : std::string());
-    d.set("sometimes", flag(found && !found->isConst()));
-    return templates_.render("call/improbe", d);
+    if (!found || found->isConst()) return templates_.render("call/improbe", d);
+    d.set("found", expr(*found, intStyle(), at(x, "found")));  // found a message at this execution
+    return templates_.render("call/improbe_sometimes", d);
   }
 
   std::string waitMany(const CallCtx& x, mus::data& d) {

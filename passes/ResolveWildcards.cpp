@@ -628,8 +628,8 @@ class Simulation {
   // MPI_Mprobe, and an MPI_Improbe that found a message (`count` not 0; a recorded MPI_Improbe
   // names its successes, with the failed polls folded in as the tests' are): it waits as
   // MPI_Probe does, then takes the message out of matching, for the MPI_Mrecv/MPI_Imrecv that
-  // receives it. A wildcard takes the earliest-arrived message, or in the fallback run the
-  // sender the recording saw (`matched`).
+  // receives it. A wildcard takes the sender the recording saw (`matched`), else the
+  // earliest-arrived message.
   bool matchedProbeDone(Rank r, RankState& s) {
     const Call& c = s.call;
     if (c.op == Op::Improbe && c.count == 0) return true;  // found nothing
@@ -637,8 +637,10 @@ class Simulation {
       if (auto* rec = recordFor(r, c)) rec->push_back(kProcNull);
       return true;
     }
+    // The probe decides its match itself (there is no search over probes): where the
+    // recording says which sender it found, that one.
     Rank from = c.peer;
-    if (from == kAnySource && recorded_ && follow_)
+    if (from == kAnySource && recorded_)
       if (auto it = recorded_->find({r, c.index}); it != recorded_->end() && it->second >= 0) from = it->second;
     checkPeer(r, c, from, true);
     const CommKey key = keyFor(r, c);
