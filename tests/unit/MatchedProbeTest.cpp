@@ -5,6 +5,7 @@
 // and both backends. The recorder side is record_persist_4 and roundtrip_persist_4.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "gen/Backend.h"
@@ -161,7 +162,9 @@ TEST(MatchedProbe, WildcardProbesAreResolvedAndReceivesMatch) {
   for (const Call& x : c) {
     if (x.op == Op::Mprobe && x.peer != kProcNull) mprobe.push_back(x.peer);
     if (x.op == Op::Improbe) improbe.push_back(x.peer);
-    if (x.op == Op::Mrecv && x.peer != kProcNull) EXPECT_TRUE(x.peer == 1 || x.peer == 2) << x.peer;
+    if (x.op == Op::Mrecv && x.peer != kProcNull) {
+      EXPECT_TRUE(x.peer == 1 || x.peer == 2) << x.peer;
+    }
   }
   std::sort(mprobe.begin(), mprobe.end());
   std::sort(improbe.begin(), improbe.end());
