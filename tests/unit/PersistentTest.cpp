@@ -7,6 +7,11 @@
 // the round trips in tests/CMakeLists.txt.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "gen/Backend.h"
@@ -60,14 +65,14 @@ event 4 MPI_Waitall @ <1 0 {2 1}>
   site app.c:17
   count 2
   requests 9998 9999
-event 5 MPI_Send_init @ <0 0>
+event 5 MPI_Send_init @ <1 0 {1 0}>
   site app.c:20
   comm 2
   count 1000
   datatype MPI_INT
   dest 1
   tag 2
-event 6 MPI_Recv_init @ <1 1>
+event 6 MPI_Recv_init @ <1 1 {1 0}>
   site app.c:21
   comm 2
   count 1000
@@ -96,6 +101,39 @@ event 12 MPI_Finalize @ <1 0 {2 1}>
 )";
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// Compiles generated C (-c) with `compiler`; the compiler's output, empty on success.
+std::string compileErrors(const std::string& compiler, const std::string& source, const std::string& tag) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("tracegen-" + tag + "-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path file = dir / "bench.c", log = dir / "log.txt";
+  std::ofstream(file) << source;
+  const std::string cmd =
+      compiler + " -c -o " + (dir / "bench.o").string() + " " + file.string() + " > " + log.string() + " 2>&1";
+  std::string output;
+  if (const int status = std::system(cmd.c_str()); status != 0) {
+    std::ifstream in(log);
+    output = std::string(std::istreambuf_iterator<char>(in), {});
+    if (output.empty()) output = "exit status " + std::to_string(status);
+  }
+  fs::remove_all(dir);
+  return output;
+}
+
+// With mpicc (Open MPI) and, where its header is installed, MPICH's (TRACEGEN_MPICH_INCLUDE).
+void expectCompilesUnderBothMpis(const std::string& source, const std::string& tag) {
+  if (std::system("command -v mpicc > /dev/null 2>&1") == 0) {
+    EXPECT_EQ(compileErrors("mpicc -std=c11 -Wall -Wextra -Werror -O2", source, tag + "-ompi"), "") << source;
+  }
+  std::string mpich;
+  if (const char* dir = std::getenv("TRACEGEN_MPICH_INCLUDE"); dir && *dir) mpich = dir;
+  for (const char* dir : {"/usr/include/x86_64-linux-gnu/mpich", "/usr/include/mpich"})
+    if (mpich.empty() && std::filesystem::exists(std::string(dir) + "/mpi.h")) mpich = dir;
+  if (!mpich.empty()) {
+    EXPECT_EQ(compileErrors("cc -std=c11 -Wall -Wextra -Werror -O2 -I" + mpich, source, tag + "-mpich"), "") << source;
+  }
+}
 
 Trace read(const std::string& text, const std::string& name = "persist.tgt") {
   return readTrace(sourceFromString(name, text));
@@ -266,8 +304,8 @@ event 7 MPI_Finalize @ <1 0 {2 1}>
 TEST(Persistent, UnmatchedStartedSendIsReported) {
   // Rank 0 starts its big send twice, rank 1 its receive once.
   const std::string text = replaced(kHalo, "event 7 MPI_Start @ <1 0 {2 1}>\n  site app.c:23\n  loop 0 iter 2",
-                                    "event 7 MPI_Start @ <1 0 {2 1}>\n  site app.c:23\n  loop 0 iter 2 @ <0 0>\n"
-                                    "  loop 0 iter 1 @ <1 1>");
+                                    "event 7 MPI_Start @ <1 0 {2 1}>\n  site app.c:23\n  loop 0 iter 2 @ <1 0 {1 0}>\n"
+                                    "  loop 0 iter 1 @ <1 1 {1 0}>");
   const Trace t = read(text, "unbalanced.tgt");
   try {
     verifyPointToPoint(t, "unbalanced.tgt");
@@ -284,12 +322,13 @@ TEST(Persistent, BothBackendsReplayTheStarts) {
   const Trace t = lowered(kHalo);
   const gen::Program p = gen::buildProgram(t, "persist.tgt");
   const std::string c = gen::createBackend("c")->render(p, gen::GenOptions{"tracegen persist.tgt -o b.c", "b.c"});
-  EXPECT_TRUE(contains(c, "MPI_Recv_init(recv_buf, 100, MPI_DOUBLE")) << c;
+  EXPECT_TRUE(contains(c, "MPI_Recv_init(recv_buf, msg_count(100), MPI_DOUBLE")) << c;
   EXPECT_TRUE(contains(c, "MPI_Startall(2, requests);")) << c;
   EXPECT_TRUE(contains(c, "const int recency[2] = { 2, 1 };")) << c;
   EXPECT_TRUE(contains(c, "MPI_Start(start_request(1));")) << c;
   EXPECT_TRUE(contains(c, "MPI_Request_free(recent_request(3));")) << c;
   EXPECT_TRUE(contains(c, "static MPI_Request *start_request(int k)")) << c;
+  expectCompilesUnderBothMpis(c, "persist");
   const std::string n = gen::createBackend("ncptl")->render(p, gen::GenOptions{"tracegen persist.tgt -o b.ncptl", "b.ncptl"});
   EXPECT_TRUE(contains(n, "coNCePTuaL has no persistent requests")) << n;
   EXPECT_TRUE(contains(n, "ASYNCHRONOUSLY SEND")) << n;
