@@ -113,7 +113,15 @@ int main(int argc, char** argv) {
     std::set<std::int64_t> created;
     std::map<std::int64_t, int> completed;
     while (cursor.next(call)) {
-      if (createsRequest(opInfo(call.op).kind)) created.insert(call.index);
+      // Persistent requests: each start's activations are what the waits complete, once each;
+      // the init calls make a request no wait completes (waits on an inactive one name -1).
+      const OpKind kind = opInfo(call.op).kind;
+      if (kind == OpKind::Start) {
+        for (const auto& p : call.started) created.insert(p.key);
+      } else if (call.op == Op::Imrecv ||
+                 (createsRequest(kind) && kind != OpKind::SendInit && kind != OpKind::RecvInit)) {
+        created.insert(call.index);
+      }
       for (auto c : call.completes)
         if (c >= 0) ++completed[c];
     }
