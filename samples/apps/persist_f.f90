@@ -4,8 +4,11 @@
 ! MPI_SEND_INIT, and starts it every iteration: the four requests of the halo with MPI_STARTALL
 ! and MPI_WAITALL, then a block to the right started with MPI_START twice and completed by
 ! MPI_WAIT. An MPI_ALLREDUCE ends each iteration; after the loop MPI_REQUEST_FREE releases every
-! persistent request. Open MPI's Fortran bindings call PMPI directly, so the recorder's Fortran
-! entry points are what records these calls.
+! persistent request. Then, a few times, every rank passes a block to its right neighbour and
+! takes the one from its left with matched probes from MPI_ANY_SOURCE: MPI_MPROBE and MPI_MRECV,
+! then MPI_IMPROBE polled until it finds the message, MPI_IMRECV and MPI_WAIT. Open MPI's Fortran
+! bindings call PMPI directly, so the recorder's Fortran entry points are what records these
+! calls.
 !
 ! Usage: persist_f [iterations=20]
 program persist_f
@@ -13,7 +16,8 @@ program persist_f
   implicit none
   integer, parameter :: n = 128
   integer :: ierr, rank, nprocs, right, left, it, iters, nargs, i
-  integer :: halo(4), blockrecv, blocksend
+  integer :: halo(4), blockrecv, blocksend, message, request
+  logical :: found
   integer :: status(MPI_STATUS_SIZE)
   double precision :: toright(n), toleft(n), fromleft(n), fromright(n), local, total, s
   integer :: block(2 * n), blockin(2 * n)
@@ -63,6 +67,20 @@ program persist_f
   end do
   call MPI_REQUEST_FREE(blockrecv, ierr)
   call MPI_REQUEST_FREE(blocksend, ierr)
+
+  do it = 1, 3
+    call MPI_SEND(toright, n, MPI_DOUBLE_PRECISION, right, 9, MPI_COMM_WORLD, ierr)
+    call MPI_MPROBE(MPI_ANY_SOURCE, 9, MPI_COMM_WORLD, message, status, ierr)
+    call MPI_MRECV(fromleft, n, MPI_DOUBLE_PRECISION, message, status, ierr)
+    call MPI_SEND(block, 2 * n, MPI_INTEGER, right, 10, MPI_COMM_WORLD, ierr)
+    found = .false.
+    do while (.not. found)
+      call MPI_IMPROBE(MPI_ANY_SOURCE, 10, MPI_COMM_WORLD, found, message, status, ierr)
+    end do
+    call MPI_IMRECV(blockin, 2 * n, MPI_INTEGER, message, request, ierr)
+    call MPI_WAIT(request, status, ierr)
+    total = total + fromleft(1) + dble(blockin(1))
+  end do
 
   if (rank == 0) print '(a,i0,a,i0,a,es12.5)', 'persist_f: ', nprocs, ' ranks, ', iters, ' iterations, total ', total
   call MPI_FINALIZE(ierr)
