@@ -318,6 +318,52 @@ TEST(Persistent, UnmatchedStartedSendIsReported) {
   EXPECT_NO_THROW(verifyPointToPoint(read(kHalo), "persist.tgt"));
 }
 
+TEST(Persistent, WildcardPersistentReceiveIsMatchedAndKeepsItsWildcard) {
+  // Rank 0 starts one receive from MPI_ANY_SOURCE twice; ranks 1 and 2 send it one message each.
+  const char* text = R"(tracegen-trace 1
+ranks 3
+origin recorded
+datatype MPI_DOUBLE 8
+comm 2 world (<1 0 {3 1}>)
+event 0 MPI_Init @ <1 0 {3 1}>
+event 1 MPI_Recv_init @ <1 0 {1 0}>
+  comm 2
+  count 10
+  datatype MPI_DOUBLE
+  source any
+  tag 4
+event 2 MPI_Start @ <1 0 {1 0}>
+  loop 0 iter 2
+  loop 0 mem 2
+  request 9999
+event 3 MPI_Wait @ <1 0 {1 0}>
+  request 9999
+  matched 2 1
+event 4 MPI_Send @ <1 1 {2 1}>
+  comm 2
+  count 10
+  datatype MPI_DOUBLE
+  dest 0
+  tag 4
+event 5 MPI_Finalize @ <1 0 {3 1}>
+)";
+  const Trace t = lowered(text, "wild.tgt");
+  EXPECT_EQ(t.events[1].param(Param::Source)->groups.at(0).values, std::vector<std::int64_t>{kAnySource});
+  EXPECT_NO_THROW(verifyPointToPoint(t, "wild.tgt"));
+  const std::vector<RankSummary> s = summarizeRanks(t, "wild.tgt");
+  EXPECT_EQ(s[0].bytesReceived, 160);
+  const gen::Program p = gen::buildProgram(t, "wild.tgt");
+  const std::string c = gen::createBackend("c")->render(p, gen::GenOptions{"tracegen wild.tgt -o b.c", "b.c"});
+  EXPECT_TRUE(contains(c, "MPI_ANY_SOURCE")) << c;
+  // A third start finds no sender: the simulation reports the deadlock.
+  try {
+    lowered(replaced(text, "loop 0 iter 2\n", "loop 0 iter 3\n"), "wild3.tgt");
+    FAIL() << "no DeadlockError";
+  } catch (const DeadlockError& e) {
+    EXPECT_TRUE(contains(e.what(), "rank 0 waits in event 3 (MPI_Wait")) << e.what();
+  }
+}
+
 TEST(Persistent, BothBackendsReplayTheStarts) {
   const Trace t = lowered(kHalo);
   const gen::Program p = gen::buildProgram(t, "persist.tgt");
