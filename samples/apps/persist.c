@@ -5,7 +5,9 @@
  * (MPI_Send_init, MPI_Recv_init), and starts it every iteration: the four requests of the
  * exchange with MPI_Startall and MPI_Waitall, then a larger message to the right with two
  * MPI_Start calls completed by MPI_Wait. After the loop each persistent request is released
- * with MPI_Request_free. An MPI_Allreduce ends each iteration.
+ * with MPI_Request_free. An MPI_Allreduce ends each iteration. Rank 0 also collects one value
+ * from every other rank through a persistent receive from MPI_ANY_SOURCE, started once per
+ * sender.
  *
  * Then a few rounds of results from the workers (ranks 1..P-1) to the master (rank 0), which
  * takes them in arrival order: with MPI_Mprobe from MPI_ANY_SOURCE, MPI_Get_count and MPI_Mrecv,
@@ -58,6 +60,21 @@ int main(int argc, char** argv) {
     double local = fromLeft[0] + fromRight[n - 1] + bigIn[0], sum = 0;
     MPI_Allreduce(&local, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     total += sum;
+  }
+  /* A persistent receive from any rank, started once per sender. */
+  if (rank == 0) {
+    MPI_Request anyRecv;
+    double value = 0;
+    MPI_Recv_init(&value, 1, MPI_DOUBLE, MPI_ANY_SOURCE, 5, MPI_COMM_WORLD, &anyRecv);
+    for (int k = 1; k < size; ++k) {
+      MPI_Start(&anyRecv);
+      MPI_Wait(&anyRecv, MPI_STATUS_IGNORE);
+      total += value;
+    }
+    MPI_Request_free(&anyRecv);
+  } else {
+    const double value = rank;
+    MPI_Send(&value, 1, MPI_DOUBLE, 0, 5, MPI_COMM_WORLD);
   }
   for (int i = 0; i < 4; ++i) MPI_Request_free(&halo[i]);
   MPI_Request_free(&bigRecv);
