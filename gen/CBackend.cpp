@@ -340,6 +340,8 @@ class CWriter {
     bool compute = false, counts = false, displs = false, status = false;
     std::int64_t statuses = 0;
     bool newRequest = false, recentRequest = false, requestLists = false;
+    bool persistent = false;  // MPI_Start, MPI_Startall
+    bool messages = false;    // matched probes
     std::int64_t ring = 1;
     bool newComm = false, newCommAt = false, commSlot = false, commOf = false, commRank = false;
     std::int64_t maxCommId = 999;
@@ -598,6 +600,12 @@ class CWriter {
         return commCall(x, d);
       case OpKind::Group:
         return groupCall(x, d);
+      case OpKind::Start:
+      case OpKind::RequestFree:
+        return persistentCall(x, d);
+      case OpKind::MatchedProbe:
+      case OpKind::MatchedRecv:
+        return matchedCall(x, d);
       case OpKind::Opaque:
         return templates_.render("call/opaque", d);
       case OpKind::OpaqueRequest:
@@ -650,6 +658,56 @@ class CWriter {
     uses_.status = true;
     if (x.c.op != Op::Wait) pollUntil(d, "!flag");
     return templates_.render(x.c.op == Op::Wait ? "call/wait" : "call/test", d);
+  }
+
+  // Persistent requests (docs/c-backend.md, "Persistent requests"): a start takes the request
+  // out of the ring slot the trace names and puts it, started, in a new slot, as the trace
+  // counts each activation as a request; MPI_Request_free frees the one the trace names.
+  std::string persistentCall(const CallCtx& x, mus::data& d) {
+    uses_.recentRequest = true;
+    if (x.c.op == Op::RequestFree) {
+      d.set("recency", expr(need(x.c, Param::Request), recencyStyle(), at(x, "request")));
+      return templates_.render("call/request_free", d);
+    }
+    uses_.newRequest = uses_.persistent = true;
+    if (x.c.op == Op::Start) {
+      d.set("recency", expr(need(x.c, Param::Request), recencyStyle(), at(x, "request")));
+      return templates_.render("call/start", d);
+    }
+    const std::vector<Expr>* reqs = vec(x.c, Param::Requests);
+    if (!reqs || reqs->empty())
+      throw std::invalid_argument(fmt::format("{}: no 'requests' to start", label(x.c)));
+    std::vector<std::string> recency;
+    for (std::size_t i = 0; i < reqs->size(); ++i)
+      recency.push_back(expr((*reqs)[i], recencyStyle(), at(x, fmt::format("request{}", i))));
+    d.set("n", std::to_string(reqs->size()));
+    d.set("recency", fmt::format("{}", fmt::join(recency, ", ")));
+    return templates_.render("call/startall", d);
+  }
+
+  // Matched probes (docs/c-backend.md, "Matched probes"): the messages the probes find go into
+  // a ring in the order found; MPI_Mrecv/MPI_Imrecv receive the oldest not received yet.
+  std::string matchedCall(const CallCtx& x, mus::data& d) {
+    const CallStmt& c = x.c;
+    uses_.messages = uses_.status = true;
+    if (c.op == Op::Mrecv || c.op == Op::Imrecv) {
+      d.set("count", count(x, param(c, Param::Count), "count"));
+      d.set("datatype", datatype(x, need(c, Param::Datatype), "datatype"));
+      if (c.op == Op::Mrecv) return templates_.render("call/mrecv", d);
+      uses_.newRequest = true;
+      return templates_.render("call/imrecv", d);
+    }
+    d.set("comm", comm(x));
+    d.set("source", peer(x, need(c, Param::Source), "source"));
+    d.set("tag", tag(x, Param::Tag, true));
+    if (c.op == Op::Mprobe) return templates_.render("call/mprobe", d);
+    // MPI_Improbe: a recorded success (`count` 1) polls until it finds its message, as the
+    // tests do; the polls that found nothing are timing and are not made.
+    const Expr* found = param(c, Param::Count);
+    if (found && found->isConst() && found->value == 0) return templates_.render("call/improbe_none", d);
+    if (!found || found->isConst()) return templates_.render("call/improbe", d);
+    d.set("found", expr(*found, intStyle(), at(x, "found")));  // found a message at this execution
+    return templates_.render("call/improbe_sometimes", d);
   }
 
   std::string waitMany(const CallCtx& x, mus::data& d) {
@@ -1391,6 +1449,8 @@ class CWriter {
     d.set("uses_new_request", flag(uses_.newRequest));
     d.set("uses_recent_request", flag(uses_.recentRequest));
     d.set("request_lists", flag(uses_.requestLists));
+    d.set("uses_persistent", flag(uses_.persistent));
+    d.set("uses_messages", flag(uses_.messages));
     d.set("ring", std::to_string(uses_.ring));
 
     const bool comms = uses_.newComm || uses_.newCommAt || uses_.commSlot || uses_.commOf || uses_.commRank;

@@ -41,6 +41,7 @@
 #include "ncptl/Lexer.h"
 #include "ir/Checked.h"
 #include "ir/Limits.h"
+#include "ir/RankCursor.h"
 #include "passes/RankRanges.h"
 
 namespace tracegen::gen {
@@ -903,7 +904,19 @@ class Renderer {
         break;
       case OpKind::SendInit:
       case OpKind::RecvInit:
-        note("Persistent requests (MPI_Send_init/MPI_Recv_init) are not replayed: the trace has no MPI_Start.");
+        // Nothing moves yet: each start replays the message (below).
+        inits_[c.event] = c;
+        break;
+      case OpKind::Start:
+        call = startStmts(c, ranks, idx, detail);
+        break;
+      case OpKind::RequestFree:
+        break;  // coNCePTuaL has no requests to free: the computation before it stays
+      case OpKind::MatchedProbe:
+        probes_[c.event] = c;  // no communication (as MPI_Probe); its receive names its source
+        break;
+      case OpKind::MatchedRecv:
+        call = matchedRecvStmts(c, ranks, idx, detail);
         break;
       case OpKind::CommCreate:
         if (c.op != Op::CommSplit && c.op != Op::CommDup && c.op != Op::CommCreate)
@@ -1168,6 +1181,123 @@ class Renderer {
     if (!busy.empty()) out.push_back(awaitStmt(busy));
     completeRequests(ranks, -1);
     return out;
+  }
+
+  // ----------------------------------------------------------------------- persistent requests
+  // coNCePTuaL has no persistent requests: the nearest equivalent of an MPI_Start or
+  // MPI_Startall is, per request it starts, the asynchronous send or receive its
+  // MPI_Send_init/MPI_Recv_init describes, completed by the waits' AWAIT COMPLETION as an
+  // MPI_Isend/MPI_Irecv would be. Which init call a start activates is found by following
+  // every rank's calls (RankCursor): it must be the same for all the start's executions.
+  std::vector<std::string> startStmts(const CallStmt& c, const RankList& ranks, const std::optional<ExecIndex>& idx,
+                                      std::string& detail) {
+    note("coNCePTuaL has no persistent requests: each MPI_Start/MPI_Startall becomes the asynchronous sends and "
+         "receives its MPI_Send_init/MPI_Recv_init describe (completed by the waits' AWAIT COMPLETION), the nearest "
+         "equivalent; the init calls and MPI_Request_free move nothing.");
+    const std::vector<const Event*>* inits = startedInits(c.event);
+    std::vector<const CallStmt*> stmts;
+    for (const Event* e : inits ? *inits : std::vector<const Event*>{}) {
+      auto it = inits_.find(e);
+      bool invariant = it != inits_.end();
+      if (invariant)
+        for (const auto& [p, v] : it->second.params) invariant = invariant && v.perExecutionInvariant();
+      if (!invariant) {
+        stmts.clear();
+        break;
+      }
+      stmts.push_back(&it->second);
+    }
+    if (stmts.empty()) {
+      detail = fmt::format("{} is not replayed: the init calls of its requests differ between executions", opName(c.op));
+      note("A start whose requests the generator cannot tie to one MPI_Send_init/MPI_Recv_init each (or whose init "
+           "parameters change from one execution to the next) is not replayed.");
+      return {};
+    }
+    std::vector<std::string> out;
+    for (const CallStmt* init : stmts) {
+      std::vector<std::string> part = opInfo(init->op).kind == OpKind::SendInit
+                                          ? sendStmts(*init, ranks, idx, true)
+                                          : recvStmts(*init, ranks, idx, true, Param::Count, Param::Datatype, Param::Tag);
+      out.insert(out.end(), part.begin(), part.end());
+    }
+    detail = fmt::format("the asynchronous {} of {} started", stmts.size() == 1 ? "operation" : "operations",
+                         stmts.size() == 1 ? "the request" : fmt::format("its {} requests", stmts.size()));
+    return out;
+  }
+
+  // MPI_Mrecv/MPI_Imrecv: a RECEIVE (asynchronous for MPI_Imrecv) of the size it posts from the
+  // source its matched probe names, the nearest equivalent of receiving the probed message.
+  std::vector<std::string> matchedRecvStmts(const CallStmt& c, const RankList& ranks, const std::optional<ExecIndex>& idx,
+                                            std::string& detail) {
+    note("coNCePTuaL has no matched probes: MPI_Mprobe/MPI_Improbe move nothing and each MPI_Mrecv/MPI_Imrecv "
+         "becomes a RECEIVE (asynchronous for MPI_Imrecv) from the source its probe names, the nearest equivalent.");
+    mapCalls();
+    auto m = recvProbe_.find(c.event);
+    auto probe = m == recvProbe_.end() ? probes_.end() : probes_.find(m->second);
+    bool usable = probe != probes_.end();
+    // The probe's source and tag are taken at the receive's execution: the same values, or the
+    // same executions (one receive per probe in the same loops).
+    if (usable) {
+      bool invariant = true;
+      for (const auto& [p, v] : probe->second.params) invariant = invariant && v.perExecutionInvariant();
+      usable = invariant || (probe->second.executionIndex && probe->second.executionIndex == c.executionIndex);
+    }
+    if (!usable) {
+      detail = fmt::format("{} is not replayed: its probe differs between ranks or executions", opName(c.op));
+      note("A matched receive whose probe the generator cannot tie to one MPI_Mprobe/MPI_Improbe in step with it is "
+           "not replayed.");
+      return {};
+    }
+    CallStmt recv = c;
+    for (Param p : {Param::Source, Param::Tag, Param::Comm})
+      if (auto it = probe->second.params.find(p); it != probe->second.params.end()) recv.params[p] = it->second;
+    const bool async = c.op == Op::Imrecv;
+    detail = fmt::format("receives the message its probe (event {}) found", probe->first->id);
+    return recvStmts(recv, ranks, idx, async, Param::Count, Param::Datatype, Param::Tag);
+  }
+
+  // The init events of the requests a start event activates, in order; null if the ranks or
+  // executions disagree, or the trace is too large to follow.
+  const std::vector<const Event*>* startedInits(const Event* start) {
+    mapCalls();
+    auto it = startInits_.find(start);
+    return it == startInits_.end() ? nullptr : &it->second;
+  }
+
+  // Follows every rank's calls once (up to kStartBudget calls): the init events of each start,
+  // the probe event of each matched receive. Events whose ranks or executions disagree are left
+  // out.
+  void mapCalls() {
+    if (startsMapped_) return;
+    startsMapped_ = true;
+    if (!p_.trace || !expansionWithinBudget(*p_.trace, kStartBudget)) return;
+    std::set<const Event*> mixed;
+    for (Rank r = 0; r < p_.trace->numRanks; ++r) {
+      RankCursor cursor(*p_.trace, r);
+      cursor.setComputeTimes(false);
+      Call call;
+      std::map<std::int64_t, const Event*> probeEvents;  // probes not received yet
+      while (cursor.next(call)) {
+        const OpKind kind = opInfo(call.op).kind;
+        if (kind == OpKind::MatchedProbe) probeEvents[call.index] = call.event;
+        if (kind == OpKind::MatchedRecv) {
+          auto p = probeEvents.find(call.probe);
+          const Event* probe = p == probeEvents.end() ? nullptr : p->second;
+          if (p != probeEvents.end()) probeEvents.erase(p);
+          auto [it, fresh] = recvProbe_.emplace(call.event, probe);
+          if (!probe || (!fresh && it->second != probe)) mixed.insert(call.event);
+        }
+        if (kind != OpKind::Start) continue;
+        std::vector<const Event*> inits;
+        for (const auto& st : call.started) inits.push_back(st.initEvent);
+        auto [it, fresh] = startInits_.emplace(call.event, inits);
+        if (!fresh && it->second != inits) mixed.insert(call.event);
+      }
+    }
+    for (const Event* e : mixed) {
+      startInits_.erase(e);
+      recvProbe_.erase(e);
+    }
   }
 
   // MPI_Wait*/MPI_Test*: AWAIT for the ranks this call leaves with nothing outstanding.
@@ -1544,6 +1674,14 @@ class Renderer {
   std::vector<std::pair<RankList, std::int64_t>> outstanding_;
   std::vector<RankList> postedInLoop_;
   bool useTags_ = true;
+  // Persistent requests: the init calls rendered so far, and the init events of each start.
+  static constexpr std::int64_t kStartBudget = 10'000'000;
+  std::map<const Event*, CallStmt> inits_;
+  std::map<const Event*, std::vector<const Event*>> startInits_;
+  bool startsMapped_ = false;
+  // Matched probes: the probes rendered so far, and the probe event of each matched receive.
+  std::map<const Event*, CallStmt> probes_;
+  std::map<const Event*, const Event*> recvProbe_;
 };
 
 class NcptlBackend : public Backend {

@@ -21,7 +21,9 @@ struct Run {  // `left` more sends of one shape, in send order
 using PairKey = std::tuple<std::int64_t, Rank, Rank>;  // communicator, sender, receiver
 
 bool isSend(OpKind k) { return k == OpKind::Send || k == OpKind::Isend || k == OpKind::Sendrecv; }
-bool isReceive(OpKind k) { return k == OpKind::Recv || k == OpKind::Irecv || k == OpKind::Sendrecv; }
+bool isReceive(OpKind k) {
+  return k == OpKind::Recv || k == OpKind::Irecv || k == OpKind::Sendrecv || k == OpKind::MatchedRecv;
+}
 
 }  // namespace
 
@@ -36,6 +38,15 @@ ReceivedBytes matchReceivedBytes(const Trace& trace, std::int64_t callBudget) {
     RankCursor cursor(trace, r);
     Call c;
     while (cursor.next(c)) {
+      // Persistent sends started (their receives keep the size they post).
+      for (const StartedRequest& p : c.started) {
+        if (!p.send || !inWorld(p.peer)) continue;
+        auto& q = sends[{p.comm, r, p.peer}];
+        if (!q.empty() && q.back().tag == p.tag && q.back().bytes == p.bytes)
+          ++q.back().left;
+        else
+          q.push_back({p.tag, p.bytes, 1});
+      }
       if (!isSend(opInfo(c.op).kind) || !inWorld(c.peer)) continue;
       auto& q = sends[{c.comm, r, c.peer}];
       if (!q.empty() && q.back().tag == c.tag && q.back().bytes == c.bytes)

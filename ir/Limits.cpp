@@ -79,6 +79,13 @@ std::vector<Param> requiredParams(Op op) {
     case OpKind::Irecv:
     case OpKind::RecvInit:
     case OpKind::Probe: out.push_back(Param::Source); break;
+    // Persistent requests: which requests a start activates or a free releases.
+    case OpKind::Start: out.push_back(op == Op::Startall ? Param::Requests : Param::Request); break;
+    case OpKind::RequestFree: out.push_back(Param::Request); break;
+    // Matched probes: MPI_Mprobe probes a source (an MPI_Improbe that found nothing may have none).
+    case OpKind::MatchedProbe:
+      if (op == Op::Mprobe) out.push_back(Param::Source);
+      break;
     case OpKind::Sendrecv:
       out.push_back(Param::Dest);
       out.push_back(Param::Source);

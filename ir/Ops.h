@@ -28,6 +28,17 @@ enum class OpKind {
   CommCreate,  // Comm_split, Comm_dup, Comm_create
   CommFree,
   Group,       // Comm_group and Group_* (local, no communication)
+  // Persistent requests (docs/trace-format.md, "Persistent requests"): MPI_Start and
+  // MPI_Startall activate requests MPI_Send_init/MPI_Recv_init made (`request`, `requests`: the
+  // recency offsets of the waits); each activation is a request-creating step that moves the
+  // init call's message. MPI_Request_free releases a request (`request`).
+  Start,        // MPI_Start, MPI_Startall
+  RequestFree,  // MPI_Request_free
+  // Matched probes (docs/trace-format.md, "Matched probes"): MPI_Mprobe and MPI_Improbe probe as
+  // MPI_Probe does and take the message they find out of matching; MPI_Mrecv and MPI_Imrecv
+  // (which returns a request) receive the oldest message the rank probed and has not received.
+  MatchedProbe,  // MPI_Mprobe, MPI_Improbe
+  MatchedRecv,   // MPI_Mrecv, MPI_Imrecv
   // Calls the recorder records (name, communicator, call site) but tracegen does not model:
   // one-sided, MPI-IO, neighbour collectives, dynamic processes, and the MPI-3 operations not
   // modelled yet. Generation stops at them, or with --skip-unknown leaves a comment.

@@ -148,11 +148,14 @@ void RankCursor::emit(Item& item, Call& call) {
   const Event& e = *item.event;
   // A fresh call, keeping the vectors' storage: this runs once per expanded call.
   std::vector<std::int64_t> vec = std::move(call.vec), completes = std::move(call.completes);
+  std::vector<StartedRequest> started = std::move(call.started);
   vec.clear();
   completes.clear();
+  started.clear();
   call = Call{};
   call.vec = std::move(vec);
   call.completes = std::move(completes);
+  call.started = std::move(started);
   call.event = &e;
   call.op = e.op;
   call.index = index_++;
@@ -215,6 +218,26 @@ void RankCursor::emit(Item& item, Call& call) {
     case OpKind::Probe:
       call.peer = peer(Param::Source);
       if (kind != OpKind::Probe && call.peer != kProcNull) call.recvBytes = bytes;
+      break;
+    case OpKind::MatchedProbe:
+      // The message found is the rank's to receive next; MPI_Improbe with `count 0` found none.
+      call.peer = peer(Param::Source);
+      if (e.op == Op::Mprobe || call.count != 0)
+        probed_.push_back(ProbedMessage{call.index, call.peer, call.peerIsWorld, call.comm, call.tag});
+      break;
+    case OpKind::MatchedRecv:
+      // The oldest probed message not received yet; MPI_MESSAGE_NO_PROC (a probe of
+      // MPI_PROC_NULL) receives nothing.
+      if (!probed_.empty()) {
+        const ProbedMessage m = probed_.front();
+        probed_.pop_front();
+        call.probe = m.index;
+        call.peer = m.peer;
+        call.peerIsWorld = m.peerIsWorld;
+        call.comm = m.comm;
+        call.tag = call.recvTag = m.tag;
+      }
+      if (call.peer != kProcNull) call.recvBytes = bytes;
       break;
     case OpKind::Sendrecv:
       call.peer = peer(Param::Dest);
@@ -307,7 +330,39 @@ void RankCursor::emit(Item& item, Call& call) {
   } else {
     call.matched.clear();
   }
-  if (createsRequest(kind)) {
+  // Persistent requests: the init call is kept by its key; a start activates what the keys it
+  // names hold, re-keyed to this call (the next start names the request by it), and makes
+  // one request per activation; a free forgets the request.
+  if (kind == OpKind::SendInit || kind == OpKind::RecvInit) {
+    StartedRequest& p = persistent_[call.index];
+    p = StartedRequest{};
+    p.init = call.index;
+    p.initEvent = &e;
+    p.send = kind == OpKind::SendInit;
+    p.peer = call.peer;
+    p.peerIsWorld = call.peerIsWorld;
+    p.comm = call.comm;
+    p.count = call.count;
+    p.datatype = call.datatype;
+    p.tag = call.tag;
+    p.bytes = p.send ? call.bytes : call.recvBytes;
+  }
+  if (kind == OpKind::Start) {
+    std::vector<std::int64_t> keys;
+    if (e.op == Op::Startall) {
+      if (state(Param::Requests).values)
+        for (auto off : call.vec) keys.push_back(resolveRequest(off));
+    } else if (ParamState& r = state(Param::Request); r.values) {
+      keys.push_back(resolveRequest(take(r, kRequestNull)));
+    }
+    startPersistent(e, call, keys);
+  } else if (kind == OpKind::RequestFree) {
+    if (ParamState& r = state(Param::Request); r.values) {
+      const std::int64_t key = resolveRequest(take(r, kRequestNull));
+      if (key >= 0) persistent_.erase(key);  // a request of another kind: its operation goes on
+    }
+  }
+  if (createsRequest(kind) || e.op == Op::Imrecv) {
     requests_.push_back(call.index);
     if (requests_.size() > static_cast<std::size_t>(kRequestRing)) requests_.pop_front();
   }
@@ -327,6 +382,51 @@ void RankCursor::emit(Item& item, Call& call) {
     else call.computeKinst = st.hist.mean();
   }
   prevSite_ = e.site;
+}
+
+void RankCursor::startPersistent(const Event& e, Call& call, const std::vector<std::int64_t>& keys) {
+  // All the keys name requests as they were before the call (the recorder names them before
+  // MPI_Startall returns): look them all up, then re-key.
+  call.started.clear();
+  call.bytes = call.recvBytes = 0;
+  std::vector<std::int64_t> unknown;  // MPI_REQUEST_NULL (offset -1: a request the recorder did not know)
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    const std::int64_t key = keys[i];
+    if (key < 0) {
+      unknown.push_back(startedRequestKey(call.index, i));
+      continue;
+    }
+    auto it = persistent_.find(key);
+    if (it == persistent_.end())
+      fail(e, fmt::format("rank {} starts request {} of the call, which names no persistent request (no MPI_Send_init or "
+                          "MPI_Recv_init, or one freed, or started since: a start names the latest start of a request)",
+                          rank_, i));
+    StartedRequest p = it->second;
+    persistent_.erase(it);
+    p.key = startedRequestKey(call.index, i);
+    call.started.push_back(p);
+  }
+  for (const StartedRequest& p : call.started) {
+    persistent_[p.key] = p;
+    if (p.send) call.bytes = saturatingAdd(call.bytes, p.bytes);
+    else call.recvBytes = saturatingAdd(call.recvBytes, p.bytes);
+  }
+  // Every activation makes a request, as the recorder counts them, in the call's order.
+  std::size_t next = 0, nextUnknown = 0;
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    const bool known = keys[i] >= 0;
+    requests_.push_back(known ? call.started[next++].key : unknown[nextUnknown++]);
+    if (requests_.size() > static_cast<std::size_t>(kRequestRing)) requests_.pop_front();
+  }
+  if (call.op == Op::Start && call.started.size() == 1) {
+    const StartedRequest& p = call.started.front();
+    call.peer = p.peer;
+    call.peerIsWorld = p.peerIsWorld;
+    call.comm = p.comm;
+    call.count = p.count;
+    call.datatype = p.datatype;
+    call.tag = call.recvTag = p.tag;
+  }
 }
 
 bool expansionWithinBudget(const Trace& trace, std::int64_t budget, const std::string& fileName) {

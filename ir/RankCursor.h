@@ -11,11 +11,36 @@
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <unordered_map>
 #include <vector>
 
 #include "ir/Trace.h"
 
 namespace tracegen {
+
+// One request an MPI_Start or MPI_Startall activates: for matching and bytes, an MPI_Isend or
+// MPI_Irecv with the parameters of the MPI_Send_init/MPI_Recv_init that made it.
+struct StartedRequest {
+  // The request's key in the `completes` of the waits: the call's index for the first (or
+  // only) request, startedRequestKey(index, i) for the i-th of an MPI_Startall.
+  std::int64_t key = -1;
+  std::int64_t init = -1;            // stream index of the MPI_Send_init/MPI_Recv_init
+  const Event* initEvent = nullptr;  // its event
+  bool send = false;                 // MPI_Send_init (else MPI_Recv_init)
+  Rank peer = -1;                    // world rank (as Call::peer), kAnySource, kProcNull
+  bool peerIsWorld = true;
+  std::int64_t comm = kCommWorld;
+  std::int64_t count = 0;
+  std::int64_t datatype = 0;
+  std::int64_t tag = 0;
+  std::int64_t bytes = 0;  // sent, or posted to receive; 0 with MPI_PROC_NULL
+};
+
+// Keys of the requests after the first of one MPI_Startall: distinct from every call index.
+constexpr int kStartedRequestShift = 40;
+inline std::int64_t startedRequestKey(std::int64_t callIndex, std::size_t i) {
+  return callIndex + (static_cast<std::int64_t>(i) << kStartedRequestShift);
+}
 
 struct Call {
   const Event* event = nullptr;
@@ -48,6 +73,13 @@ struct Call {
   // Failed polls folded into this test (Param::Failed): calls made before this one, at the same
   // call site, that completed nothing. They count as calls of this operation.
   std::int64_t failedPolls = 0;
+  // MPI_Start, MPI_Startall: the persistent requests the call activates, in order. The call's
+  // `bytes` and `recvBytes` are their sums; for MPI_Start, peer, comm, count, datatype and tag
+  // are those of its one request.
+  std::vector<StartedRequest> started;
+  // MPI_Mrecv, MPI_Imrecv: the stream index of the matched probe whose message the call
+  // receives (-1: none, the trace probed nothing more); peer, comm and tag are the probe's.
+  std::int64_t probe = -1;
   // Compute time before the call, from the histogram keyed by the previous call's site;
   // negative when the trace has no such measurement.
   double computeUs = -1;
@@ -118,7 +150,20 @@ class RankCursor {
   std::int64_t index_ = 0;
   SiteId prevSite_ = kNoSite;
   bool withTimes_ = true;
-  std::deque<std::int64_t> requests_;  // stream indices of recent request-creating calls
+  std::deque<std::int64_t> requests_;  // keys of recent requests (stream indices of request-creating calls)
+  // Persistent requests not freed, by the key of the call that made or last started each
+  // (which the next start names): the init call's message. A rank holds few.
+  std::unordered_map<std::int64_t, StartedRequest> persistent_;
+  void startPersistent(const Event& e, Call& call, const std::vector<std::int64_t>& keys);
+  // Matched probes whose message the rank has not received yet, oldest first.
+  struct ProbedMessage {
+    std::int64_t index = -1;  // the MPI_Mprobe/MPI_Improbe call
+    Rank peer = -1;
+    bool peerIsWorld = true;
+    std::int64_t comm = kCommWorld;
+    std::int64_t tag = 0;
+  };
+  std::deque<ProbedMessage> probed_;
 };
 
 // Whether expanding every rank's calls stays within `budget` calls, estimated from rank 0 (SPMD

@@ -68,7 +68,7 @@ RankSummary summarizeRank(const Trace& trace, Rank r, ExpansionBudget& budget, c
     byOp[call.op] = saturatingAdd(byOp[call.op], saturatingAdd(1, call.failedPolls));
     s.calls = saturatingAdd(s.calls, saturatingAdd(1, call.failedPolls));
     OpKind kind = opInfo(call.op).kind;
-    if (isPointToPoint(kind) || kind == OpKind::SendInit || kind == OpKind::RecvInit) {
+    if (isPointToPoint(kind) || kind == OpKind::MatchedRecv) {
       s.bytesSent = saturatingAdd(s.bytesSent, call.bytes);
       if (!cancelled.count(call.index)) s.bytesReceived = saturatingAdd(s.bytesReceived, call.recvBytes);
     }
@@ -78,6 +78,13 @@ RankSummary summarizeRank(const Trace& trace, Rank r, ExpansionBudget& budget, c
       s.bytesSent = saturatingAdd(s.bytesSent, call.bytes);
       s.bytesReceived = saturatingAdd(s.bytesReceived, call.recvBytes);
     }
+    // Persistent requests move their message at each MPI_Start/MPI_Startall, not at the
+    // MPI_Send_init/MPI_Recv_init that made them.
+    if (kind == OpKind::Start)
+      for (const StartedRequest& p : call.started) {
+        if (p.send) s.bytesSent = saturatingAdd(s.bytesSent, p.bytes);
+        else if (!cancelled.count(p.key)) s.bytesReceived = saturatingAdd(s.bytesReceived, p.bytes);
+      }
     if (call.computeUs > 0) s.computeUs += call.computeUs;
     if (call.computeKinst > 0) s.computeKinst += call.computeKinst;
     s.mpiUs += mpiTime(*call.event, prev);

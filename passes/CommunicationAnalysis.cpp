@@ -242,6 +242,10 @@ class ProgramBuilder {
       case OpKind::Probe:
       case OpKind::SendInit:
       case OpKind::RecvInit:
+      case OpKind::Start:
+      case OpKind::RequestFree:
+      case OpKind::MatchedProbe:
+      case OpKind::MatchedRecv:
         undecidable(e, "probes and persistent requests are simulated");
       case OpKind::Wait:
       case OpKind::WaitAll:

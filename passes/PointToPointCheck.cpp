@@ -8,6 +8,7 @@
 
 #include <compare>
 #include <map>
+#include <set>
 
 #include "ir/Diagnostics.h"
 #include "ir/RankCursor.h"
@@ -35,13 +36,48 @@ std::string eventText(const Event& e) { return fmt::format("event {}, {}", e.id,
 void verifyPointToPoint(const Trace& trace, const std::string& fileName) {
   const Rank P = trace.numRanks;
   std::map<PairKey, Tally> tallies;
+  std::set<std::pair<std::int64_t, Rank>> wildcardReceivers;  // (communicator, rank)
   for (Rank r = 0; r < P; ++r) {
     RankCursor cursor(trace, r, fileName);
     Call c;
     while (cursor.next(c)) {
       const OpKind kind = opInfo(c.op).kind;
-      if (!isPointToPoint(kind)) continue;
       const Event& e = *c.event;
+      // Persistent requests started: each an MPI_Isend or MPI_Irecv of its init call.
+      if (kind == OpKind::Start) {
+        for (const StartedRequest& p : c.started) {
+          if (p.peer == kProcNull) continue;
+          // A persistent receive from MPI_ANY_SOURCE keeps its wildcard (one source serves all
+          // its starts): what reaches its rank on that communicator is not balanced by pair.
+          if (!p.send && p.peer == kAnySource) {
+            wildcardReceivers.insert({p.comm, r});
+            continue;
+          }
+          if (!p.peerIsWorld || p.peer < 0 || p.peer >= P)
+            throw InputError(fileName, e.line,
+                             fmt::format("event {} ({}): rank {} starts a persistent {} with peer {} outside MPI_COMM_WORLD",
+                                         e.id, opName(e.op), r, p.send ? "send" : "receive", p.peer));
+          Tally& t = p.send ? tallies[PairKey{p.comm, r, p.peer}] : tallies[PairKey{p.comm, p.peer, r}];
+          if (p.send ? t.sends++ == 0 : t.recvs++ == 0) (p.send ? t.sendEvent : t.recvEvent) = &e;
+        }
+        continue;
+      }
+      // A matched receive takes the message its probe found, from the probe's source.
+      if (kind == OpKind::MatchedRecv) {
+        if (c.peer == kProcNull || c.probe < 0) continue;
+        if (c.peer == kAnySource) {
+          wildcardReceivers.insert({c.comm, r});
+          continue;
+        }
+        if (!c.peerIsWorld || c.peer < 0 || c.peer >= P)
+          throw InputError(fileName, e.line,
+                           fmt::format("event {} ({}): rank {} receives a probed message from {}, outside MPI_COMM_WORLD",
+                                       e.id, opName(e.op), r, c.peer));
+        Tally& t = tallies[PairKey{c.comm, c.peer, r}];
+        if (t.recvs++ == 0) t.recvEvent = &e;
+        continue;
+      }
+      if (!isPointToPoint(kind)) continue;
       auto checkPeer = [&](Rank peer, const char* role) {
         if (!c.peerIsWorld)
           throw InputError(fileName, e.line,
@@ -75,7 +111,8 @@ void verifyPointToPoint(const Trace& trace, const std::string& fileName) {
   std::size_t unbalanced = 0;
   const PairKey* firstKey = nullptr;
   for (const auto& [key, t] : tallies)
-    if (t.sends != t.recvs && unbalanced++ == 0) firstKey = &key;
+    if (t.sends != t.recvs && !wildcardReceivers.count({key.comm, key.to}) && unbalanced++ == 0)
+      firstKey = &key;
   if (!firstKey) return;
   const Tally& t = tallies.at(*firstKey);
   const auto [comm, from, to] = *firstKey;

@@ -77,11 +77,13 @@ bool sourceHasWildcard(const Event& e) {
 }
 
 // Events whose wildcards the simulation resolves: receives that match a message and blocking
-// probes. (MPI_Iprobe may find nothing and persistent receives need MPI_Start, which the trace
-// model does not record, so their wildcards stay.)
+// probes. (MPI_Iprobe may find nothing, and a persistent receive's one source serves all its
+// starts, so their wildcards stay; the simulation still matches them.)
 bool resolvable(const Event& e) {
   const OpKind k = opInfo(e.op).kind;
-  return (k == OpKind::Recv || k == OpKind::Irecv || k == OpKind::Sendrecv || e.op == Op::Probe) && sourceHasWildcard(e);
+  return (k == OpKind::Recv || k == OpKind::Irecv || k == OpKind::Sendrecv || e.op == Op::Probe ||
+          k == OpKind::MatchedProbe) &&
+         sourceHasWildcard(e);
 }
 
 // A communicator instance: ids are reused by disjoint instances (each row of a grid has its
@@ -203,7 +205,7 @@ RecordedMatches recordedMatches(const Trace& trace, const std::string& fileName)
     while (cursor.next(c)) {
       if (c.matched.empty()) continue;
       const OpKind k = opInfo(c.op).kind;
-      if (k == OpKind::Recv || k == OpKind::Sendrecv) {
+      if (k == OpKind::Recv || k == OpKind::Sendrecv || k == OpKind::MatchedProbe) {
         if (c.matched[0] >= 0 || c.matched[0] == kCancelled) out[{r, c.index}] = c.matched[0];
         continue;
       }
@@ -623,6 +625,52 @@ class Simulation {
     return true;
   }
 
+  // MPI_Mprobe, and an MPI_Improbe that found a message (`count` not 0; a recorded MPI_Improbe
+  // names its successes, with the failed polls folded in as the tests' are): it waits as
+  // MPI_Probe does, then takes the message out of matching, for the MPI_Mrecv/MPI_Imrecv that
+  // receives it. A wildcard takes the sender the recording saw (`matched`), else the
+  // earliest-arrived message.
+  bool matchedProbeDone(Rank r, RankState& s) {
+    const Call& c = s.call;
+    if (c.op == Op::Improbe && c.count == 0) return true;  // found nothing
+    if (c.peer == kProcNull) {  // MPI_MESSAGE_NO_PROC at once
+      if (auto* rec = recordFor(r, c)) rec->push_back(kProcNull);
+      return true;
+    }
+    // The probe decides its match itself (there is no search over probes): where the
+    // recording says which sender it found, that one.
+    Rank from = c.peer;
+    if (from == kAnySource && recorded_)
+      if (auto it = recorded_->find({r, c.index}); it != recorded_->end() && it->second >= 0) from = it->second;
+    checkPeer(r, c, from, true);
+    const CommKey key = keyFor(r, c);
+    auto it = s.boxes.find(key);
+    if (it == s.boxes.end()) return false;
+    Box& box = it->second;
+    auto claimed = [&](const Message& m) {
+      return std::any_of(box.pending.begin(), box.pending.end(), [&](std::size_t id) { return matches(recvs_[id], m); });
+    };
+    std::optional<std::size_t> best;
+    for (const auto& [sender, q] : box.inbox) {
+      if (from != kAnySource && sender != from) continue;
+      for (std::size_t id : q)
+        if (tagsMatch(c.tag, msgs_[id].tag) && !claimed(msgs_[id])) {
+          if (!best || msgs_[id].seq < msgs_[*best].seq) best = id;
+          break;
+        }
+    }
+    if (!best) return false;
+    Message& m = msgs_[*best];
+    m.matched = true;
+    auto q = box.inbox.find(m.sender);
+    q->second.erase(std::find(q->second.begin(), q->second.end(), *best));
+    if (q->second.empty()) box.inbox.erase(q);
+    if (m.sync) wake(m.sender);
+    if (auto* rec = recordFor(r, c)) rec->push_back(storedPeer(key, m.sender));
+    if (c.peer == kAnySource) ++wildcardsResolved_;
+    return true;
+  }
+
   void start(Rank r) {
     RankState& s = state(r);
     const Call& c = s.call;
@@ -648,8 +696,30 @@ class Simulation {
         break;
       case OpKind::SendInit:
       case OpKind::RecvInit:
-        // Inactive until MPI_Start, which traces do not record: waiting on one returns at once.
+        // Inactive until MPI_Start: waiting on one returns at once.
         s.requests[c.index] = Request{ReqKind::Done, 0, c.event};
+        break;
+      case OpKind::Start:
+        // Each persistent request started is an MPI_Isend or MPI_Irecv with its init call's
+        // parameters, known to the waits by its key (docs/trace-format.md, "Persistent requests").
+        for (const StartedRequest& p : c.started) {
+          Call as;
+          as.event = p.initEvent;
+          as.op = p.send ? Op::SendInit : Op::RecvInit;
+          as.index = p.key;
+          as.comm = p.comm;
+          as.peerIsWorld = p.peerIsWorld;
+          if (p.send) {
+            send(r, as, p.peer, p.tag, false);
+            s.requests[p.key] = Request{ReqKind::Done, 0, p.initEvent};
+          } else {
+            s.requests[p.key] = Request{ReqKind::Recv, post(r, as, p.peer, p.tag), p.initEvent};
+          }
+        }
+        break;
+      case OpKind::MatchedRecv:
+        // The message is the probe's, matched already: the receive completes at once.
+        if (c.op == Op::Imrecv) s.requests[c.index] = Request{ReqKind::Done, 0, c.event};
         break;
       case OpKind::OpaqueRequest:
         // A call tracegen does not model: its request completes at once, the call is local.
@@ -680,6 +750,8 @@ class Simulation {
         return waitDone(s);
       case OpKind::Probe:
         return probeDone(r, s);
+      case OpKind::MatchedProbe:
+        return matchedProbeDone(r, s);
       case OpKind::Collective:
       case OpKind::CommCreate:
       case OpKind::CommFree:
@@ -777,7 +849,8 @@ class Simulation {
       case OpKind::Recv:
       case OpKind::Sendrecv:
         return "for " + recvText(recvs_[s.recv]);
-      case OpKind::Probe: {
+      case OpKind::Probe:
+      case OpKind::MatchedProbe: {
         if (c.peer == kAnySource) {
           members(keyFor(r, c)).forEach([&](Rank m) {
             if (m != r && !state(m).finished) waitsFor.insert(m);

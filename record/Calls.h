@@ -362,6 +362,50 @@ inline void completeSome(CallScope& s, const std::vector<RequestPick>& picks, co
   s.completions(real);
 }
 
+// ---- persistent requests (docs/recording.md, "Persistent requests")
+
+// MPI_Send_init, MPI_Recv_init: a request-creating call that makes the persistent request r.
+inline void persistentInit(CallScope& s, MPI_Request r, const void* where, bool recv, int peer, MPI_Comm comm) {
+  s.created(r, where);
+  s.persistentMade(r, recv, peer, comm);
+}
+
+// MPI_Start (all false: `request`), MPI_Startall (`count`, `requests`): each request named by
+// its latest creation as the call found them, then one request made per start, in order. The
+// handles are stored from `where` on, one every `stride` bytes.
+inline void start(CallScope& s, const MPI_Request* handles, const void* where, std::size_t stride, int n, bool all) {
+  std::vector<std::int64_t> offsets;
+  for (int i = 0; i < n; ++i) offsets.push_back(s.persistentOffset(handles[i]));
+  const auto* base = static_cast<const char*>(where);
+  for (int i = 0; i < n; ++i) s.persistentStarted(handles[i], base + static_cast<std::size_t>(i) * stride);
+  if (all)
+    s.offsets(offsets.data(), n);
+  else
+    s.set(Param::Request, n > 0 ? offsets[0] : kRequestNull);
+}
+
+// ---- matched probes (docs/recording.md, "Matched probes")
+
+// MPI_Mprobe, MPI_Improbe (found: the flag): as MPI_Probe, the sender a wildcard found
+// (`matched`), and for MPI_Improbe `count` 1 or 0; one that found nothing is a failed poll,
+// folded into the next success at its call site as the tests' are.
+inline void matchedProbe(CallScope& s, Op op, int source, int tag, MPI_Comm comm, bool found, const MPI_Status* status) {
+  s.comm(comm);
+  s.peer(Param::Source, source);
+  s.tag(Param::Tag, tag);
+  if (found && source == MPI_ANY_SOURCE && status) s.matched({s.matchedOffset(comm, status->MPI_SOURCE)});
+  if (op == Op::Improbe) {
+    s.set(Param::Count, found ? 1 : 0);
+    s.completions(found ? 1 : 0);
+  }
+}
+
+// MPI_Mrecv, MPI_Imrecv: the count and datatype received; the message is the probe's.
+inline void matchedRecv(CallScope& s, int count, MPI_Datatype type) {
+  s.set(Param::Count, count);
+  s.type(Param::Datatype, type);
+}
+
 // A blocking receive from MPI_ANY_SOURCE: the sender it matched.
 inline void receivedFrom(CallScope& s, int source, MPI_Comm comm, const MPI_Status* status) {
   if (source == MPI_ANY_SOURCE && status) s.matched({s.matchedOffset(comm, status->MPI_SOURCE)});

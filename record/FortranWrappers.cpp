@@ -679,22 +679,95 @@ TG_FORTRAN(comm_create_group, MPI_COMM_CREATE_GROUP, (Fint * comm, Fint* group, 
            (comm, group, tag, newcomm, ierr))
 TG_FORTRAN(comm_idup, MPI_COMM_IDUP, (Fint * comm, Fint* newcomm, Fint* req, Fint* ierr), (comm, newcomm, req, ierr))
 
-// ---- persistent requests: MPI_SEND_INIT and MPI_RECV_INIT (MPI_START, MPI_STARTALL and
-// MPI_REQUEST_FREE are opaque calls, below)
+// ---- persistent requests: MPI_SEND_INIT and MPI_RECV_INIT make them; MPI_START, MPI_STARTALL
+// and MPI_REQUEST_FREE name them as the waits do
 
 TG_PMPI(send_init, IsendF)
-TG_FISEND(send_init, MPI_SEND_INIT, Op::SendInit)
+static void send_init_impl(void* buf, Fint* count, Fint* type, Fint* dest, Fint* tag, Fint* comm, Fint* req, Fint* ierr) {
+  run(Op::SendInit, [&] { pmpi_send_init()(buf, count, type, dest, tag, comm, req, ierr); },
+      [&](CallScope& s) {
+        calls::p2p(s, Param::Dest, *count, T(type), *dest, *tag, C(comm));
+        calls::persistentInit(s, PMPI_Request_f2c(*req), req, false, *dest, C(comm));
+      });
+}
+TG_FORTRAN(send_init, MPI_SEND_INIT,
+           (void* buf, Fint* count, Fint* type, Fint* dest, Fint* tag, Fint* comm, Fint* req, Fint* ierr),
+           (buf, count, type, dest, tag, comm, req, ierr))
 TG_PMPI(recv_init, RecvF)
 static void recv_init_impl(void* buf, Fint* count, Fint* type, Fint* source, Fint* tag, Fint* comm, Fint* req, Fint* ierr) {
   run(Op::RecvInit, [&] { pmpi_recv_init()(buf, count, type, source, tag, comm, req, ierr); },
       [&](CallScope& s) {
         calls::p2p(s, Param::Source, *count, T(type), *source, *tag, C(comm));
-        s.created(PMPI_Request_f2c(*req), req);
+        calls::persistentInit(s, PMPI_Request_f2c(*req), req, true, *source, C(comm));
       });
 }
 TG_FORTRAN(recv_init, MPI_RECV_INIT,
            (void* buf, Fint* count, Fint* type, Fint* source, Fint* tag, Fint* comm, Fint* req, Fint* ierr),
            (buf, count, type, source, tag, comm, req, ierr))
+
+using StartF = void (*)(Fint*, Fint*);
+using StartallF = void (*)(Fint*, Fint*, Fint*);
+TG_PMPI(start, StartF)
+TG_PMPI(startall, StartallF)
+TG_PMPI(request_free, StartF)
+static void start_impl(Fint* req, Fint* ierr) {
+  run(Op::Start, [&] { pmpi_start()(req, ierr); },
+      [&](CallScope& s) {
+        const MPI_Request h = PMPI_Request_f2c(*req);
+        calls::start(s, &h, req, sizeof(Fint), 1, false);
+      });
+}
+static void startall_impl(Fint* count, Fint* reqs, Fint* ierr) {
+  run(Op::Startall, [&] { pmpi_startall()(count, reqs, ierr); },
+      [&](CallScope& s) { calls::start(s, convertRequests(reqs, *count), reqs, sizeof(Fint), *count, true); });
+}
+static void request_free_impl(Fint* req, Fint* ierr) {
+  const MPI_Request h = PMPI_Request_f2c(*req);  // MPI_REQUEST_NULL once freed
+  run(Op::RequestFree, [&] { pmpi_request_free()(req, ierr); },
+      [&](CallScope& s) { s.set(Param::Request, s.freeRequest(h, req)); });
+}
+TG_FORTRAN(start, MPI_START, (Fint * req, Fint* ierr), (req, ierr))
+TG_FORTRAN(startall, MPI_STARTALL, (Fint * count, Fint* reqs, Fint* ierr), (count, reqs, ierr))
+TG_FORTRAN(request_free, MPI_REQUEST_FREE, (Fint * req, Fint* ierr), (req, ierr))
+
+// ---- matched probes: MPI_MPROBE, MPI_IMPROBE, MPI_MRECV, MPI_IMRECV (the wildcard sender a
+// probe found is not recorded from Fortran, as for the receives)
+
+using MprobeF = void (*)(Fint*, Fint*, Fint*, Fint*, Fint*, Fint*);
+using ImprobeF = void (*)(Fint*, Fint*, Fint*, Fint*, Fint*, Fint*, Fint*);
+using MrecvF = void (*)(void*, Fint*, Fint*, Fint*, Fint*, Fint*);
+TG_PMPI(mprobe, MprobeF)
+TG_PMPI(improbe, ImprobeF)
+TG_PMPI(mrecv, MrecvF)
+TG_PMPI(imrecv, MrecvF)
+static void mprobe_impl(Fint* source, Fint* tag, Fint* comm, Fint* message, Fint* status, Fint* ierr) {
+  run(Op::Mprobe, [&] { pmpi_mprobe()(source, tag, comm, message, status, ierr); },
+      [&](CallScope& s) { calls::matchedProbe(s, Op::Mprobe, *source, *tag, C(comm), true, nullptr); });
+}
+static void improbe_impl(Fint* source, Fint* tag, Fint* comm, Fint* flag, Fint* message, Fint* status, Fint* ierr) {
+  run(Op::Improbe, [&] { pmpi_improbe()(source, tag, comm, flag, message, status, ierr); },
+      [&](CallScope& s) { calls::matchedProbe(s, Op::Improbe, *source, *tag, C(comm), *flag != 0, nullptr); });
+}
+static void mrecv_impl(void* buf, Fint* count, Fint* type, Fint* message, Fint* status, Fint* ierr) {
+  run(Op::Mrecv, [&] { pmpi_mrecv()(buf, count, type, message, status, ierr); },
+      [&](CallScope& s) { calls::matchedRecv(s, *count, T(type)); });
+}
+static void imrecv_impl(void* buf, Fint* count, Fint* type, Fint* message, Fint* req, Fint* ierr) {
+  run(Op::Imrecv, [&] { pmpi_imrecv()(buf, count, type, message, req, ierr); },
+      [&](CallScope& s) {
+        calls::matchedRecv(s, *count, T(type));
+        s.created(PMPI_Request_f2c(*req), req);
+      });
+}
+TG_FORTRAN(mprobe, MPI_MPROBE, (Fint * source, Fint* tag, Fint* comm, Fint* message, Fint* status, Fint* ierr),
+           (source, tag, comm, message, status, ierr))
+TG_FORTRAN(improbe, MPI_IMPROBE,
+           (Fint * source, Fint* tag, Fint* comm, Fint* flag, Fint* message, Fint* status, Fint* ierr),
+           (source, tag, comm, flag, message, status, ierr))
+TG_FORTRAN(mrecv, MPI_MRECV, (void* buf, Fint* count, Fint* type, Fint* message, Fint* status, Fint* ierr),
+           (buf, count, type, message, status, ierr))
+TG_FORTRAN(imrecv, MPI_IMRECV, (void* buf, Fint* count, Fint* type, Fint* message, Fint* req, Fint* ierr),
+           (buf, count, type, message, req, ierr))
 
 // ---- MPI-3 blocking collectives: MPI_EXSCAN and MPI_REDUCE_SCATTER_BLOCK (count: each member's block)
 
@@ -737,15 +810,6 @@ static void opaqueF(Op op, const std::function<void()>& call, const Fint* comm, 
 using V = void*;
 
 // MPI-3 operations not modelled yet
-TG_FOPAQUE(start, MPI_START, Op::Start, nullptr, nullptr, (V r, Fint* e), (r, e))
-TG_FOPAQUE(startall, MPI_STARTALL, Op::Startall, nullptr, nullptr, (V n, V r, Fint* e), (n, r, e))
-TG_FOPAQUE(request_free, MPI_REQUEST_FREE, Op::RequestFree, nullptr, nullptr, (V r, Fint* e), (r, e))
-TG_FOPAQUE(mprobe, MPI_MPROBE, Op::Mprobe, comm, nullptr, (V s, V t, Fint* comm, V m, V st, Fint* e),
-           (s, t, comm, m, st, e))
-TG_FOPAQUE(improbe, MPI_IMPROBE, Op::Improbe, comm, nullptr, (V s, V t, Fint* comm, V f, V m, V st, Fint* e),
-           (s, t, comm, f, m, st, e))
-TG_FOPAQUE(mrecv, MPI_MRECV, Op::Mrecv, nullptr, nullptr, (V b, V n, V t, V m, V st, Fint* e), (b, n, t, m, st, e))
-TG_FOPAQUE(imrecv, MPI_IMRECV, Op::Imrecv, nullptr, req, (V b, V n, V t, V m, Fint* req, Fint* e), (b, n, t, m, req, e))
 TG_FOPAQUE(alltoallw, MPI_ALLTOALLW, Op::Alltoallw, comm, nullptr,
            (V s, V sc, V sd, V st, V r, V rc, V rd, V rt, Fint* comm, Fint* e), (s, sc, sd, st, r, rc, rd, rt, comm, e))
 TG_FOPAQUE(ibarrier, MPI_IBARRIER, Op::Ibarrier, comm, req, (Fint * comm, Fint* req, Fint* e), (comm, req, e))

@@ -126,6 +126,66 @@ class Recorder {
   RequestPick pickRequest(MPI_Request r, const void* where, const std::vector<RequestPick>& taken);
   void requestCreated(MPI_Request r, const void* where);
   void requestCompleted(const RequestPick& p);
+  // Persistent requests: each keyed by its handle (unique while the request exists), with the
+  // creation number of its init call or latest start, which the next start or free names.
+  struct Persistent {
+    std::int64_t index = -1;
+    bool recv = false;
+    int source = 0;
+    MPI_Comm comm = MPI_COMM_NULL;
+  };
+  std::unordered_map<MPI_Request, Persistent> persistent_;
+  std::int64_t offsetOf(std::int64_t index) {
+    const std::int64_t k = createdRequests_ - index;
+    if (index < 0) return kRequestNull;
+    if (k < 1 || k >= kRequestRing) {
+      flags |= kFlagRequestOverflow;
+      return kRequestNull;
+    }
+    return kRequestRing - k;
+  }
+  // Forgets the still-live creation `index` of r: a start or free supersedes it (an inactive
+  // persistent request no wait completed).
+  void forgetCreation(MPI_Request r, std::int64_t index) {
+    RequestPick p;
+    p.handle = r;
+    p.index = index;
+    requestCompleted(p);
+  }
+  void persistentMade(MPI_Request r, bool recv, int source, MPI_Comm c) {
+    if (r == MPI_REQUEST_NULL) return;
+    persistent_[r] = Persistent{createdRequests_ - 1, recv, source, c};
+  }
+  std::int64_t persistentOffset(MPI_Request r) {
+    auto it = persistent_.find(r);
+    if (it == persistent_.end()) {
+      flags |= kFlagUnknownRequest;
+      return kRequestNull;
+    }
+    return offsetOf(it->second.index);
+  }
+  void persistentStarted(MPI_Request r, const void* where) {
+    auto it = persistent_.find(r);
+    if (it != persistent_.end()) {
+      forgetCreation(r, it->second.index);
+      if (it->second.recv && it->second.source == MPI_ANY_SOURCE) wildcardPosted(it->second.comm);
+      it->second.index = createdRequests_;
+    }
+    requestCreated(r, where);
+  }
+  std::int64_t freeRequest(MPI_Request r, const void* where) {
+    if (r == MPI_REQUEST_NULL) return kRequestNull;
+    if (auto it = persistent_.find(r); it != persistent_.end()) {
+      const std::int64_t offset = offsetOf(it->second.index);
+      forgetCreation(r, it->second.index);
+      persistent_.erase(it);
+      return offset;
+    }
+    // Another request (MPI_Isend, ...): freed, no wait will complete it.
+    RequestPick p = pickRequest(r, where, {});
+    requestCompleted(p);
+    return p.offset;
+  }
   void wildcardPosted(MPI_Comm c) {
     if (wildcards_.size() >= 4096)  // receives never completed through a wrapper (cancelled)
       std::erase_if(wildcards_, [&](const auto& e) { return createdRequests_ - e.first >= kRequestRing; });
@@ -335,7 +395,9 @@ RequestPick Recorder::pickRequest(MPI_Request r, const void* where, const std::v
       if (!isTaken(e->index)) chosen = &*e;
   }
   if (!chosen) {
-    flags |= kFlagUnknownRequest;
+    // An inactive persistent request (made, or started and completed): a wait on it returns at
+    // once, as on MPI_REQUEST_NULL.
+    if (!persistent_.count(r)) flags |= kFlagUnknownRequest;
     return p;
   }
   p.index = chosen->index;
@@ -535,7 +597,10 @@ void CallScope::end() {
 }
 
 namespace {
-bool isTest(Op op) { return op == Op::Test || op == Op::Testany || op == Op::Testall || op == Op::Testsome; }
+// The tests, and MPI_Improbe: calls whose failed polls are folded (CallScope::completions).
+bool isTest(Op op) {
+  return op == Op::Test || op == Op::Testany || op == Op::Testall || op == Op::Testsome || op == Op::Improbe;
+}
 }  // namespace
 
 void CallScope::commit() {
@@ -611,6 +676,10 @@ RequestPick CallScope::pick(MPI_Request r, const void* where, const std::vector<
 
 void CallScope::created(MPI_Request r, const void* where) { rec_->requestCreated(r, where); }
 void CallScope::completed(const RequestPick& p) { rec_->requestCompleted(p); }
+void CallScope::persistentMade(MPI_Request r, bool recv, int source, MPI_Comm c) { rec_->persistentMade(r, recv, source, c); }
+std::int64_t CallScope::persistentOffset(MPI_Request r) { return rec_->persistentOffset(r); }
+void CallScope::persistentStarted(MPI_Request r, const void* where) { rec_->persistentStarted(r, where); }
+std::int64_t CallScope::freeRequest(MPI_Request r, const void* where) { return rec_->freeRequest(r, where); }
 void CallScope::wildcardPosted(MPI_Comm c) { rec_->wildcardPosted(c); }
 std::int64_t CallScope::wildcardMatched(const RequestPick& p, const MPI_Status& status) {
   return rec_->wildcardMatched(p, status);
@@ -669,6 +738,8 @@ void recorderFinish() {
           t_call.mpiUs = 0;
           if (key.first == Op::Test) {
             t_call.set(Param::Request, kRequestNull);
+          } else if (key.first == Op::Improbe) {
+            t_call.set(Param::Count, 0);  // found no message
           } else {
             t_call.set(Param::Count, 0);
             t_call.setVector(Param::Requests, nullptr, 0);

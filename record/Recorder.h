@@ -75,6 +75,16 @@ class CallScope {
   RequestPick pick(MPI_Request r, const void* where, const std::vector<RequestPick>& taken);
   void created(MPI_Request r, const void* where);  // a request-creating call returned r there
   void completed(const RequestPick& p);            // p's operation completed
+  // Persistent requests (docs/recording.md, "Persistent requests"). persistentMade: an
+  // MPI_Send_init/MPI_Recv_init (after created()) made r, a receive from `source` on `c` for
+  // recv. persistentOffset: the offset naming r's latest creation (its init call or its latest
+  // start), -1 if r is not a persistent request known to the recorder; take every offset of one
+  // call before persistentStarted, which counts one request made per start (as created()).
+  // freeRequest: MPI_Request_free is about to free r, held at `where`: the offset naming it.
+  void persistentMade(MPI_Request r, bool recv, int source, MPI_Comm c);
+  std::int64_t persistentOffset(MPI_Request r);
+  void persistentStarted(MPI_Request r, const void* where);
+  std::int64_t freeRequest(MPI_Request r, const void* where);
   // Wildcard receives: an MPI_Irecv from MPI_ANY_SOURCE on `c` is about to be created (call
   // before created()); the offset (world source - world rank + P) mod P of the sender a
   // completed request matched, from its status, or -1 if p was no wildcard receive (and, for

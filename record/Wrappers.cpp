@@ -690,7 +690,7 @@ TG_EXPORT int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* req) 
 }
 
 // ---- persistent requests: MPI_Send_init and MPI_Recv_init make a request (SendInit, RecvInit);
-// MPI_Start, MPI_Startall and MPI_Request_free are recorded as opaque calls (below)
+// MPI_Start, MPI_Startall and MPI_Request_free name requests as the waits do (after these)
 
 TG_EXPORT int MPI_Send_init(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request* req) {
   CallScope s(Op::SendInit);
@@ -699,7 +699,7 @@ TG_EXPORT int MPI_Send_init(const void* buf, int count, MPI_Datatype type, int d
   const int rc = PMPI_Send_init(buf, count, type, dest, tag, comm, req);
   s.end();
   calls::p2p(s, Param::Dest, count, type, dest, tag, comm);
-  s.created(*req, req);
+  calls::persistentInit(s, *req, req, false, dest, comm);
   s.commit();
   return rc;
 }
@@ -711,6 +711,92 @@ TG_EXPORT int MPI_Recv_init(void* buf, int count, MPI_Datatype type, int source,
   const int rc = PMPI_Recv_init(buf, count, type, source, tag, comm, req);
   s.end();
   calls::p2p(s, Param::Source, count, type, source, tag, comm);
+  calls::persistentInit(s, *req, req, true, source, comm);
+  s.commit();
+  return rc;
+}
+
+TG_EXPORT int MPI_Start(MPI_Request* req) {
+  CallScope s(Op::Start);
+  if (!s.active()) return PMPI_Start(req);
+  s.begin();
+  const int rc = PMPI_Start(req);
+  s.end();
+  calls::start(s, req, req, sizeof(MPI_Request), 1, false);
+  s.commit();
+  return rc;
+}
+
+TG_EXPORT int MPI_Startall(int count, MPI_Request reqs[]) {
+  CallScope s(Op::Startall);
+  if (!s.active()) return PMPI_Startall(count, reqs);
+  s.begin();
+  const int rc = PMPI_Startall(count, reqs);
+  s.end();
+  calls::start(s, reqs, reqs, sizeof(MPI_Request), count, true);
+  s.commit();
+  return rc;
+}
+
+TG_EXPORT int MPI_Request_free(MPI_Request* req) {
+  CallScope s(Op::RequestFree);
+  if (!s.active()) return PMPI_Request_free(req);
+  const MPI_Request handle = *req;  // MPI_REQUEST_NULL once freed
+  s.begin();
+  const int rc = PMPI_Request_free(req);
+  s.end();
+  s.set(Param::Request, s.freeRequest(handle, req));
+  s.commit();
+  return rc;
+}
+
+// ---- matched probes: MPI_Mprobe and MPI_Improbe probe as MPI_Probe does; MPI_Mrecv and
+// MPI_Imrecv (a request-creating call) receive the message a probe found
+
+TG_EXPORT int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status) {
+  CallScope s(Op::Mprobe);
+  if (!s.active()) return PMPI_Mprobe(source, tag, comm, message, status);
+  MPI_Status local;
+  status = statusOr(status, local);
+  s.begin();
+  const int rc = PMPI_Mprobe(source, tag, comm, message, status);
+  s.end();
+  calls::matchedProbe(s, Op::Mprobe, source, tag, comm, true, status);
+  s.commit();
+  return rc;
+}
+
+TG_EXPORT int MPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message, MPI_Status* status) {
+  CallScope s(Op::Improbe);
+  if (!s.active()) return PMPI_Improbe(source, tag, comm, flag, message, status);
+  MPI_Status local;
+  status = statusOr(status, local);
+  s.begin();
+  const int rc = PMPI_Improbe(source, tag, comm, flag, message, status);
+  s.end();
+  calls::matchedProbe(s, Op::Improbe, source, tag, comm, *flag != 0, status);
+  s.commit();
+  return rc;
+}
+
+TG_EXPORT int MPI_Mrecv(void* buf, int count, MPI_Datatype type, MPI_Message* message, MPI_Status* status) {
+  CallScope s(Op::Mrecv);
+  if (!s.active()) return PMPI_Mrecv(buf, count, type, message, status);
+  s.begin();
+  const int rc = PMPI_Mrecv(buf, count, type, message, status);
+  s.end();
+  calls::matchedRecv(s, count, type);
+  s.commit();
+  return rc;
+}
+
+TG_EXPORT int MPI_Imrecv(void* buf, int count, MPI_Datatype type, MPI_Message* message, MPI_Request* req) {
+  CallScope s(Op::Imrecv);
+  if (!s.active()) return PMPI_Imrecv(buf, count, type, message, req);
+  s.begin();
+  const int rc = PMPI_Imrecv(buf, count, type, message, req);
+  s.end();
+  calls::matchedRecv(s, count, type);
   s.created(*req, req);
   s.commit();
   return rc;
@@ -761,17 +847,6 @@ int opaqueCall(Op op, MPI_Comm comm, MPI_Request* req, F&& call) {
 #define TG_NOREQ nullptr
 
 // MPI-3 operations not modelled yet
-TG_OPAQUE(MPI_Start, Op::Start, TG_NOCOMM, TG_NOREQ, (MPI_Request* r), (r))
-TG_OPAQUE(MPI_Startall, Op::Startall, TG_NOCOMM, TG_NOREQ, (int n, MPI_Request r[]), (n, r))
-TG_OPAQUE(MPI_Request_free, Op::RequestFree, TG_NOCOMM, TG_NOREQ, (MPI_Request* r), (r))
-TG_OPAQUE(MPI_Mprobe, Op::Mprobe, comm, TG_NOREQ, (int src, int tag, MPI_Comm comm, MPI_Message* m, MPI_Status* st),
-          (src, tag, comm, m, st))
-TG_OPAQUE(MPI_Improbe, Op::Improbe, comm, TG_NOREQ,
-          (int src, int tag, MPI_Comm comm, int* flag, MPI_Message* m, MPI_Status* st), (src, tag, comm, flag, m, st))
-TG_OPAQUE(MPI_Mrecv, Op::Mrecv, TG_NOCOMM, TG_NOREQ, (void* b, int n, MPI_Datatype t, MPI_Message* m, MPI_Status* st),
-          (b, n, t, m, st))
-TG_OPAQUE(MPI_Imrecv, Op::Imrecv, TG_NOCOMM, req, (void* b, int n, MPI_Datatype t, MPI_Message* m, MPI_Request* req),
-          (b, n, t, m, req))
 TG_OPAQUE(MPI_Alltoallw, Op::Alltoallw, comm, TG_NOREQ,
           (const void* s, const int sc[], const int sd[], const MPI_Datatype st[], void* r, const int rc[], const int rd[],
            const MPI_Datatype rt[], MPI_Comm comm),

@@ -57,6 +57,8 @@ args_of() {
     opaque) echo "10 64" ;;
     rma) echo "10 64" ;;
     mpiio) echo "5 256" ;;
+    persist) echo "12 128" ;;
+    persist_f) echo "12" ;;
     *) echo "" ;;
   esac
 }

@@ -33,7 +33,7 @@
   X(Comm_split) X(Comm_dup) X(Comm_create) X(Comm_free) X(Comm_group) X(Group_incl) X(Group_excl)               \
   X(Group_range_incl) X(Group_range_excl) X(Group_union) X(Group_intersection) X(Group_difference) X(Group_free)  \
   X(Exscan) X(Reduce_scatter_block) X(Win_create) X(Win_fence) X(Put) X(Win_free) X(Ibarrier)                    \
-  TG_TOPOLOGY_OPS(X) TG_ONESIDED_OPS(X) TG_FILE_OPS(X)
+  TG_TOPOLOGY_OPS(X) TG_ONESIDED_OPS(X) TG_FILE_OPS(X) TG_PERSISTENT_OPS(X)
 /* One-sided communication (with MPI_Win_create, MPI_Win_fence, MPI_Put, MPI_Win_free above), and
  * the one-sided calls that stay opaque events (samples/apps/opaque.c). */
 #define TG_ONESIDED_OPS(X)                                                                                         \
@@ -44,6 +44,10 @@
 #define TG_FILE_OPS(X)                                                                                             \
   X(File_open) X(File_close) X(File_read) X(File_write) X(File_read_at) X(File_write_at) X(File_read_all)         \
   X(File_write_all) X(File_read_at_all) X(File_write_at_all)
+/* Persistent requests: the init calls move nothing; each start moves the init call's message. */
+#define TG_PERSISTENT_OPS(X) X(Send_init) X(Recv_init) X(Start) X(Startall) X(Request_free) TG_MATCHED_OPS(X)
+/* Matched probes: MPI_Mrecv/MPI_Imrecv receive the probed message (none for MPI_MESSAGE_NO_PROC). */
+#define TG_MATCHED_OPS(X) X(Mprobe) X(Improbe) X(Mrecv) X(Imrecv)
 /* Topology constructors (and MPI-3's other communicator constructors). */
 #define TG_TOPOLOGY_OPS(X)                                                                                         \
   X(Cart_create) X(Cart_sub) X(Graph_create) X(Dist_graph_create) X(Dist_graph_create_adjacent)                   \
@@ -60,6 +64,7 @@ enum {
   SLOT_DONE_TESTALL,
   SLOT_DONE_TESTANY,
   SLOT_DONE_TESTSOME,
+  SLOT_DONE_IMPROBE, /* MPI_Improbe calls that found a message */
   SLOTS
 };
 #undef TG_ENUM
@@ -119,8 +124,8 @@ static void write_counts(void) {
           first = 0;
         }
         fprintf(f, "}, \"completing_tests\": {\"MPI_Test\": %lld, \"MPI_Testall\": %lld, \"MPI_Testany\": %lld, "
-                   "\"MPI_Testsome\": %lld}", s[SLOT_DONE_TEST], s[SLOT_DONE_TESTALL], s[SLOT_DONE_TESTANY],
-                s[SLOT_DONE_TESTSOME]);
+                   "\"MPI_Testsome\": %lld, \"MPI_Improbe\": %lld}", s[SLOT_DONE_TEST], s[SLOT_DONE_TESTALL],
+                s[SLOT_DONE_TESTANY], s[SLOT_DONE_TESTSOME], s[SLOT_DONE_IMPROBE]);
         fprintf(f, ", \"bytes_sent\": %lld, \"bytes_received\": %lld}", s[SLOT_SENT], s[SLOT_RECEIVED]);
       }
       fprintf(f, "\n]}\n");
@@ -395,6 +400,93 @@ EXPORT int MPI_Group_free(MPI_Group* group) {
   return PMPI_Group_free(group);
 }
 
+/* ---- persistent requests: the message of each request MPI_Send_init/MPI_Recv_init made, by
+   handle, counted at every MPI_Start/MPI_Startall */
+struct persistent {
+  MPI_Request handle;
+  int send; /* else receive */
+  long long count;
+  MPI_Datatype type;
+  int peer;
+};
+static struct persistent* persistents;
+static size_t n_persistents, cap_persistents;
+
+static void persistent_made(MPI_Request r, int send, long long count, MPI_Datatype type, int peer) {
+  if (depth != 0 || r == MPI_REQUEST_NULL) return;
+  if (n_persistents == cap_persistents) {
+    cap_persistents = cap_persistents ? 2 * cap_persistents : 16;
+    persistents = realloc(persistents, cap_persistents * sizeof *persistents);
+    if (!persistents) abort();
+  }
+  persistents[n_persistents++] = (struct persistent){r, send, count, type, peer};
+}
+static struct persistent* persistent_of(MPI_Request r) {
+  for (size_t i = 0; i < n_persistents; ++i)
+    if (persistents[i].handle == r) return &persistents[i];
+  return NULL;
+}
+static void persistent_started(MPI_Request r) {
+  const struct persistent* p = depth == 0 ? persistent_of(r) : NULL;
+  if (!p) return;
+  if (p->send) sent(p->count, p->type, p->peer);
+  else received(p->count, p->type, p->peer);
+}
+static void persistent_freed(MPI_Request r) {
+  struct persistent* p = depth == 0 ? persistent_of(r) : NULL;
+  if (p) *p = persistents[--n_persistents];
+}
+
+EXPORT int MPI_Send_init(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request* r) {
+  count_op(OP_Send_init);
+  const int rc = PMPI_Send_init(buf, count, type, dest, tag, comm, r);
+  persistent_made(*r, 1, count, type, dest);
+  return rc;
+}
+EXPORT int MPI_Recv_init(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm, MPI_Request* r) {
+  count_op(OP_Recv_init);
+  const int rc = PMPI_Recv_init(buf, count, type, source, tag, comm, r);
+  persistent_made(*r, 0, count, type, source);
+  return rc;
+}
+EXPORT int MPI_Start(MPI_Request* r) {
+  count_op(OP_Start);
+  persistent_started(*r);
+  return PMPI_Start(r);
+}
+EXPORT int MPI_Startall(int n, MPI_Request r[]) {
+  count_op(OP_Startall);
+  for (int i = 0; i < n; ++i) persistent_started(r[i]);
+  return PMPI_Startall(n, r);
+}
+EXPORT int MPI_Request_free(MPI_Request* r) {
+  count_op(OP_Request_free);
+  persistent_freed(*r);
+  return PMPI_Request_free(r);
+}
+
+/* ---- matched probes */
+EXPORT int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* m, MPI_Status* st) {
+  count_op(OP_Mprobe);
+  return PMPI_Mprobe(source, tag, comm, m, st);
+}
+EXPORT int MPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* m, MPI_Status* st) {
+  count_op(OP_Improbe);
+  const int rc = PMPI_Improbe(source, tag, comm, flag, m, st);
+  if (*flag) count_op(SLOT_DONE_IMPROBE);
+  return rc;
+}
+EXPORT int MPI_Mrecv(void* buf, int count, MPI_Datatype type, MPI_Message* m, MPI_Status* st) {
+  count_op(OP_Mrecv);
+  received(count, type, *m == MPI_MESSAGE_NO_PROC ? MPI_PROC_NULL : 0);
+  return PMPI_Mrecv(buf, count, type, m, st);
+}
+EXPORT int MPI_Imrecv(void* buf, int count, MPI_Datatype type, MPI_Message* m, MPI_Request* r) {
+  count_op(OP_Imrecv);
+  received(count, type, *m == MPI_MESSAGE_NO_PROC ? MPI_PROC_NULL : 0);
+  return PMPI_Imrecv(buf, count, type, m, r);
+}
+
 /* ---- Fortran entry points: count, then call the library's pmpi_<name>_ */
 
 typedef MPI_Fint F;
@@ -594,6 +686,69 @@ TG_F_PLAIN(mpi_group_intersection, MPI_GROUP_INTERSECTION, OP_Group_intersection
 TG_F_PLAIN(mpi_group_difference, MPI_GROUP_DIFFERENCE, OP_Group_difference, f4, (F * a, F* b, F* ng, F* e),
            (a, b, ng, e))
 TG_F_PLAIN(mpi_group_free, MPI_GROUP_FREE, OP_Group_free, f2, (F * g, F* e), (g, e))
+
+/* Persistent requests from Fortran (handles converted to C ones, as the library shares them). */
+static void mpi_send_init_body(void* b, F* c, F* t, F* d, F* g, F* m, F* r, F* e) {
+  TG_FPTR(mpi_send_init, fisend);
+  count_op(OP_Send_init);
+  TG_CALL(mpi_send_init_ptr(b, c, t, d, g, m, r, e));
+  persistent_made(PMPI_Request_f2c(*r), 1, *c, PMPI_Type_f2c(*t), *d);
+}
+TG_F4(mpi_send_init, MPI_SEND_INIT, (void* b, F* c, F* t, F* d, F* g, F* m, F* r, F* e), (b, c, t, d, g, m, r, e))
+static void mpi_recv_init_body(void* b, F* c, F* t, F* s, F* g, F* m, F* r, F* e) {
+  TG_FPTR(mpi_recv_init, frecv);
+  count_op(OP_Recv_init);
+  TG_CALL(mpi_recv_init_ptr(b, c, t, s, g, m, r, e));
+  persistent_made(PMPI_Request_f2c(*r), 0, *c, PMPI_Type_f2c(*t), *s);
+}
+TG_F4(mpi_recv_init, MPI_RECV_INIT, (void* b, F* c, F* t, F* s, F* g, F* m, F* r, F* e), (b, c, t, s, g, m, r, e))
+static void mpi_start_body(F* r, F* e) {
+  TG_FPTR(mpi_start, f2);
+  count_op(OP_Start);
+  persistent_started(PMPI_Request_f2c(*r));
+  TG_CALL(mpi_start_ptr(r, e));
+}
+TG_F4(mpi_start, MPI_START, (F * r, F* e), (r, e))
+static void mpi_startall_body(F* n, F* r, F* e) {
+  TG_FPTR(mpi_startall, f3);
+  count_op(OP_Startall);
+  for (F i = 0; i < *n; ++i) persistent_started(PMPI_Request_f2c(r[i]));
+  TG_CALL(mpi_startall_ptr(n, r, e));
+}
+TG_F4(mpi_startall, MPI_STARTALL, (F * n, F* r, F* e), (n, r, e))
+static void mpi_request_free_body(F* r, F* e) {
+  TG_FPTR(mpi_request_free, f2);
+  count_op(OP_Request_free);
+  persistent_freed(PMPI_Request_f2c(*r));
+  TG_CALL(mpi_request_free_ptr(r, e));
+}
+TG_F4(mpi_request_free, MPI_REQUEST_FREE, (F * r, F* e), (r, e))
+
+typedef void (*fmprobe)(F*, F*, F*, F*, F*, F*);
+typedef void (*fimprobe)(F*, F*, F*, F*, F*, F*, F*);
+typedef void (*fmrecv)(void*, F*, F*, F*, F*, F*);
+TG_F_PLAIN(mpi_mprobe, MPI_MPROBE, OP_Mprobe, fmprobe, (F * s, F* g, F* m, F* msg, F* st, F* e), (s, g, m, msg, st, e))
+static void mpi_improbe_body(F* s, F* g, F* m, F* fl, F* msg, F* st, F* e) {
+  TG_FPTR(mpi_improbe, fimprobe);
+  count_op(OP_Improbe);
+  TG_CALL(mpi_improbe_ptr(s, g, m, fl, msg, st, e));
+  if (*fl) count_op(SLOT_DONE_IMPROBE);
+}
+TG_F4(mpi_improbe, MPI_IMPROBE, (F * s, F* g, F* m, F* fl, F* msg, F* st, F* e), (s, g, m, fl, msg, st, e))
+static void mpi_mrecv_body(void* b, F* c, F* t, F* msg, F* st, F* e) {
+  TG_FPTR(mpi_mrecv, fmrecv);
+  count_op(OP_Mrecv);
+  received(*c, PMPI_Type_f2c(*t), PMPI_Message_f2c(*msg) == MPI_MESSAGE_NO_PROC ? MPI_PROC_NULL : 0);
+  TG_CALL(mpi_mrecv_ptr(b, c, t, msg, st, e));
+}
+TG_F4(mpi_mrecv, MPI_MRECV, (void* b, F* c, F* t, F* msg, F* st, F* e), (b, c, t, msg, st, e))
+static void mpi_imrecv_body(void* b, F* c, F* t, F* msg, F* r, F* e) {
+  TG_FPTR(mpi_imrecv, fmrecv);
+  count_op(OP_Imrecv);
+  received(*c, PMPI_Type_f2c(*t), PMPI_Message_f2c(*msg) == MPI_MESSAGE_NO_PROC ? MPI_PROC_NULL : 0);
+  TG_CALL(mpi_imrecv_ptr(b, c, t, msg, r, e));
+}
+TG_F4(mpi_imrecv, MPI_IMRECV, (void* b, F* c, F* t, F* msg, F* r, F* e), (b, c, t, msg, r, e))
 
 /* ---- calls the recorder records as opaque events (samples/apps/opaque.c), C only: counted */
 /* ---- one-sided communication: bytes on the origin, as tracegen counts them (docs/trace-format.md,

@@ -80,9 +80,12 @@ int main(int argc, char** argv) {
       RankCursor cursor(t, static_cast<Rank>(r), tracePath);
       Call call;
       while (cursor.next(call))
-        if (call.op == Op::Test || call.op == Op::Testall || call.op == Op::Testany || call.op == Op::Testsome)
+        if (call.op == Op::Test || call.op == Op::Testall || call.op == Op::Testany || call.op == Op::Testsome) {
           if (std::any_of(call.completes.begin(), call.completes.end(), [](std::int64_t i) { return i >= 0; }))
             ++succeeded[std::string(opName(call.op))];
+        } else if (call.op == Op::Improbe && call.count != 0) {  // found a message
+          ++succeeded[std::string(opName(call.op))];
+        }
     }
     std::set<std::string> names;
     for (const auto& [name, n] : counted) names.insert(name);
@@ -110,7 +113,15 @@ int main(int argc, char** argv) {
     std::set<std::int64_t> created;
     std::map<std::int64_t, int> completed;
     while (cursor.next(call)) {
-      if (createsRequest(opInfo(call.op).kind)) created.insert(call.index);
+      // Persistent requests: each start's activations are what the waits complete, once each;
+      // the init calls make a request no wait completes (waits on an inactive one name -1).
+      const OpKind kind = opInfo(call.op).kind;
+      if (kind == OpKind::Start) {
+        for (const auto& p : call.started) created.insert(p.key);
+      } else if (call.op == Op::Imrecv ||
+                 (createsRequest(kind) && kind != OpKind::SendInit && kind != OpKind::RecvInit)) {
+        created.insert(call.index);
+      }
       for (auto c : call.completes)
         if (c >= 0) ++completed[c];
     }

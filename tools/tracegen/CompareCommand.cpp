@@ -9,7 +9,8 @@
 // reported, never part of the verdict, since no two runs take the same time. Unreadable input
 // throws InputError, which the command line turns into status 2.
 //
-// The Test family (MPI_Test, Testany, Testall, Testsome) is compared by its successful calls,
+// The Test family (MPI_Test, Testany, Testall, Testsome, and MPI_Improbe, whose successes found a
+// message) is compared by its successful calls,
 // those that completed at least one request: how often a program polls before a request is
 // complete depends on timing, and a generated benchmark polls each completion until it succeeds,
 // so its failed polls differ from the application's without any difference in what completes.
@@ -38,11 +39,14 @@ bool hasAnyTime(const Trace& t) {
   return t.hasTime(Phase::Compute, TimeUnit::Microseconds) || t.hasTime(Phase::Mpi, TimeUnit::Microseconds);
 }
 
-bool isTest(Op op) { return op == Op::Test || op == Op::Testany || op == Op::Testall || op == Op::Testsome; }
+// MPI_Improbe polls as the tests do: compared by the calls that found a message.
+bool isTest(Op op) {
+  return op == Op::Test || op == Op::Testany || op == Op::Testall || op == Op::Testsome || op == Op::Improbe;
+}
 
 bool isTestName(const std::string& name) {
   return name == opName(Op::Test) || name == opName(Op::Testany) || name == opName(Op::Testall) ||
-         name == opName(Op::Testsome);
+         name == opName(Op::Testsome) || name == opName(Op::Improbe);
 }
 
 // One rank's Test-family calls that completed at least one request, per operation.
@@ -54,7 +58,9 @@ std::map<std::string, std::int64_t> testSuccesses(const Trace& t, Rank r, const 
   cursor.setComputeTimes(false);
   Call c;
   while (cursor.next(c))
-    if (isTest(c.op) && std::any_of(c.completes.begin(), c.completes.end(), [](std::int64_t i) { return i >= 0; }))
+    if (c.op == Op::Improbe ? c.count != 0
+                            : isTest(c.op) && std::any_of(c.completes.begin(), c.completes.end(),
+                                                          [](std::int64_t i) { return i >= 0; }))
       ++out[std::string(opName(c.op))];
   return out;
 }
