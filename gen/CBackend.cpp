@@ -340,6 +340,7 @@ class CWriter {
     bool compute = false, counts = false, displs = false, status = false;
     std::int64_t statuses = 0;
     bool newRequest = false, recentRequest = false, requestLists = false;
+    bool requestArrays = false;  // count arrays of nonblocking vector collectives (request_ints)
     std::int64_t ring = 1;
     bool newComm = false, newCommAt = false, commSlot = false, commOf = false, commRank = false;
     std::int64_t maxCommId = 999;
@@ -588,6 +589,8 @@ class CWriter {
         return waitMany(x, d);
       case OpKind::Collective:
         return collective(x, d);
+      case OpKind::ICollective:
+        return nonblockingCollective(x, d);
       case OpKind::CommCreate:
       case OpKind::CommFree:
         return commCall(x, d);
@@ -769,6 +772,93 @@ class CWriter {
         break;
     }
     throw std::logic_error(fmt::format("unhandled collective {}", opName(c.op)));
+  }
+
+  // A nonblocking collective (MPI_Ibcast, ...): the blocking form's arguments and a new request
+  // in the ring, completed by the waits the trace recorded. The count and displacement arrays
+  // of the vector forms must stay as they are until the request completes, so they live with
+  // the request's slot (request_ints), not on the stack.
+  std::string nonblockingCollective(const CallCtx& x, mus::data& d) {
+    const CallStmt& c = x.c;
+    d.set("comm", comm(x));
+    uses_.newRequest = true;
+    auto reduction = [&] { d.set("op", reduceOp(x, need(c, Param::ReduceOp))); };
+    auto root = [&] { d.set("root", peer(x, need(c, Param::Root), "root")); };
+    auto arrays = [&](std::initializer_list<std::pair<Param, const char*>> ps, std::initializer_list<Param> lengths) {
+      const std::size_t n = vectorLength(c, lengths);
+      d.set("n", std::to_string(n));
+      uses_.requestArrays = true;
+      for (auto [p, name] : ps) {
+        const bool isDispls = p == Param::Displs || p == Param::RecvDispls;
+        if (isDispls && !vec(c, p)) {
+          uses_.displs = true;
+          continue;
+        }
+        const Expr* fallback = nullptr;
+        if (p == Param::SendCounts) fallback = param(c, Param::Count);
+        if (p == Param::RecvCounts) fallback = param(c, c.op == Op::IreduceScatter ? Param::Count : Param::RecvCount);
+        d.set(name, countVector(x, p, n, fallback));
+      }
+    };
+    switch (c.op) {
+      case Op::Ibarrier:
+        return templates_.render("call/ibarrier", d);
+      case Op::Ibcast:
+        message(x, d);
+        root();
+        return templates_.render("call/ibcast", d);
+      case Op::Ireduce:
+        message(x, d);
+        reduction();
+        root();
+        return templates_.render("call/ireduce", d);
+      case Op::Iallreduce:
+      case Op::Iscan:
+      case Op::Iexscan:
+      case Op::IreduceScatterBlock:  // count: the block each member receives
+        message(x, d);
+        reduction();
+        return templates_.render("call/ireduction", d);
+      case Op::Igather:
+      case Op::Iscatter:
+        message(x, d);
+        receiveSide(x, d);
+        root();
+        return templates_.render("call/igather", d);
+      case Op::Iallgather:
+      case Op::Ialltoall:
+        message(x, d);
+        receiveSide(x, d);
+        return templates_.render("call/iallgather", d);
+      case Op::Igatherv:
+      case Op::Iallgatherv:
+        message(x, d);
+        receiveSide(x, d);
+        arrays({{Param::RecvCounts, "recvcounts"}, {Param::Displs, "displs"}}, {Param::RecvCounts, Param::Displs});
+        if (c.op == Op::Igatherv) root();
+        return templates_.render(c.op == Op::Igatherv ? "call/igatherv" : "call/iallgatherv", d);
+      case Op::Iscatterv:
+        message(x, d);
+        receiveSide(x, d);
+        arrays({{Param::SendCounts, "sendcounts"}, {Param::Displs, "displs"}}, {Param::SendCounts, Param::Displs});
+        root();
+        return templates_.render("call/iscatterv", d);
+      case Op::Ialltoallv:
+        message(x, d);
+        receiveSide(x, d);
+        arrays({{Param::SendCounts, "sendcounts"}, {Param::Displs, "sdispls"}, {Param::RecvCounts, "recvcounts"},
+                {Param::RecvDispls, "rdispls"}},
+               {Param::SendCounts, Param::Displs, Param::RecvCounts, Param::RecvDispls});
+        return templates_.render("call/ialltoallv", d);
+      case Op::IreduceScatter:
+        d.set("datatype", datatype(x, need(c, Param::Datatype), "datatype"));
+        reduction();
+        arrays({{Param::RecvCounts, "recvcounts"}}, {Param::RecvCounts});
+        return templates_.render("call/ireduce_scatter", d);
+      default:
+        break;
+    }
+    throw std::logic_error(fmt::format("unhandled nonblocking collective {}", opName(c.op)));
   }
 
   // Vector parameters have one element per communicator member; a missing one is filled
@@ -1199,7 +1289,7 @@ class CWriter {
       return e ? std::max<std::int64_t>(asInt(maxConst(*e)), 0) : 0;
     };
     std::int64_t elements = std::max(countOf(Param::Count), countOf(Param::RecvCount));
-    if (opInfo(c.op).kind == OpKind::Collective) elements *= program_.numRanks;
+    if (isCollective(opInfo(c.op).kind)) elements *= program_.numRanks;
     for (auto [counts, displs] : {std::pair{Param::RecvCounts, Param::Displs}, std::pair{Param::SendCounts, Param::Displs},
                                   std::pair{Param::RecvCounts, Param::RecvDispls}}) {
       std::int64_t sum = 0, displ = 0;
@@ -1251,6 +1341,7 @@ class CWriter {
     d.set("uses_new_request", flag(uses_.newRequest));
     d.set("uses_recent_request", flag(uses_.recentRequest));
     d.set("request_lists", flag(uses_.requestLists));
+    d.set("request_arrays", flag(uses_.requestArrays));
     d.set("ring", std::to_string(uses_.ring));
 
     const bool comms = uses_.newComm || uses_.newCommAt || uses_.commSlot || uses_.commOf || uses_.commRank;

@@ -901,6 +901,22 @@ class Renderer {
       case OpKind::Collective:
         call = collectiveStmts(c, ranks, idx, detail);
         break;
+      case OpKind::ICollective: {
+        // coNCePTuaL has no nonblocking collectives: the blocking form at the initiating call,
+        // which keeps the communicator's order of collectives (MPI orders them by their start).
+        // Its request counts as outstanding, completed at once, so that the waits that complete
+        // it do not take another request's place (a later AWAIT, never an earlier one).
+        CallStmt blocking = c;
+        blocking.op = blockingForm(c.op);
+        call = collectiveStmts(blocking, ranks, idx, detail);
+        addRequests(ranks, 1);
+        if (detail.empty())
+          detail = fmt::format("replayed as {} here: coNCePTuaL has no nonblocking collectives", opName(blocking.op));
+        note("coNCePTuaL has no nonblocking collectives: MPI_Ibcast, MPI_Iallreduce, ... are replayed as the blocking "
+             "collective at the call that starts them (the order of a communicator's collectives stays), and the "
+             "waits that complete them find them done.");
+        break;
+      }
       case OpKind::SendInit:
       case OpKind::RecvInit:
         note("Persistent requests (MPI_Send_init/MPI_Recv_init) are not replayed: the trace has no MPI_Start.");

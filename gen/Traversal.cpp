@@ -536,7 +536,7 @@ class Builder {
   // The value of merging two mergeable nodes: for loops, what their bodies can share.
   std::int64_t matchWeight(const Node& x, const Node& y) const {
     constexpr std::int64_t kCollective = 1'000'000;
-    if (!x.isLoop) return opInfo(trace_.events[x.event].op).kind == OpKind::Collective ? kCollective : 1;
+    if (!x.isLoop) return isCollective(opInfo(trace_.events[x.event].op).kind) ? kCollective : 1;
     // Each pair of nodes is weighed once per weighing of its parents: the work is bounded by
     // the product of the two trees' sizes.
     return 1 + alignmentWeight(x.body, y.body);
@@ -900,7 +900,7 @@ class ProgramWriter {
         }
       bytes = std::max(bytes, checked(checkedMul(sum, std::max(typeSize(Param::Datatype), typeSize(Param::RecvType)))));
     }
-    if (opInfo(e.op).kind == OpKind::Collective) bytes = checked(checkedMul(bytes, trace_.numRanks));  // gathers and all-to-alls
+    if (isCollective(opInfo(e.op).kind)) bytes = checked(checkedMul(bytes, trace_.numRanks));  // gathers and all-to-alls
     program_.maxMessageBytes = std::max(program_.maxMessageBytes, bytes);
   }
 

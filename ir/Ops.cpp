@@ -40,7 +40,30 @@ std::optional<Op> opFromScalaTraceCode(int code) {
   return std::nullopt;
 }
 
+Op blockingForm(Op op) {
+  switch (op) {
+    case Op::Ibarrier: return Op::Barrier;
+    case Op::Ibcast: return Op::Bcast;
+    case Op::Ireduce: return Op::Reduce;
+    case Op::Iallreduce: return Op::Allreduce;
+    case Op::Igather: return Op::Gather;
+    case Op::Igatherv: return Op::Gatherv;
+    case Op::Iscatter: return Op::Scatter;
+    case Op::Iscatterv: return Op::Scatterv;
+    case Op::Iallgather: return Op::Allgather;
+    case Op::Iallgatherv: return Op::Allgatherv;
+    case Op::Ialltoall: return Op::Alltoall;
+    case Op::Ialltoallv: return Op::Alltoallv;
+    case Op::IreduceScatter: return Op::ReduceScatter;
+    case Op::IreduceScatterBlock: return Op::ReduceScatterBlock;
+    case Op::Iscan: return Op::Scan;
+    case Op::Iexscan: return Op::Exscan;
+    default: return op;
+  }
+}
+
 bool isRooted(Op op) {
+  op = blockingForm(op);  // nonblocking collectives: as their blocking forms
   switch (op) {
     case Op::Bcast: case Op::Reduce: case Op::Gather: case Op::Gatherv: case Op::Scatter:
     case Op::Scatterv:
@@ -51,6 +74,7 @@ bool isRooted(Op op) {
 }
 
 bool isReduction(Op op) {
+  op = blockingForm(op);
   return op == Op::Reduce || op == Op::Allreduce || op == Op::ReduceScatter || op == Op::Scan || op == Op::Exscan ||
          op == Op::ReduceScatterBlock;
 }

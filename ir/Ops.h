@@ -33,6 +33,12 @@ enum class OpKind {
   // modelled yet. Generation stops at them, or with --skip-unknown leaves a comment.
   Opaque,
   OpaqueRequest,  // an opaque call that returns a request (waited for by the usual calls)
+  // A nonblocking collective (MPI_Ibarrier ... MPI_Iexscan): a collective that returns a
+  // request, completed by the usual waits and tests. It takes its place in the collective order
+  // of its communicator at the initiating call (MPI orders blocking and nonblocking collectives
+  // of one communicator by the call that starts them); its parameters and bytes are the
+  // blocking form's (blockingForm).
+  ICollective,
 };
 
 enum class Op : std::uint8_t {
@@ -60,8 +66,14 @@ inline bool isPointToPoint(OpKind k) {
 }
 inline bool createsRequest(OpKind k) {
   return k == OpKind::Isend || k == OpKind::Irecv || k == OpKind::SendInit || k == OpKind::RecvInit ||
-         k == OpKind::OpaqueRequest;
+         k == OpKind::OpaqueRequest || k == OpKind::ICollective;
 }
+// Blocking and nonblocking collectives alike: the calls that take part in a communicator's
+// collective order.
+inline bool isCollective(OpKind k) { return k == OpKind::Collective || k == OpKind::ICollective; }
+// The blocking collective a nonblocking one starts (MPI_Ibcast: MPI_Bcast); the op itself for
+// every other operation.
+Op blockingForm(Op op);
 inline bool isOpaque(OpKind k) { return k == OpKind::Opaque || k == OpKind::OpaqueRequest; }
 // Collectives with a root parameter.
 bool isRooted(Op op);

@@ -224,6 +224,7 @@ void RankCursor::emit(Item& item, Call& call) {
         call.recvBytes = e.op == Op::SendrecvReplace || recvCount < 0 ? bytes : payload(recvCount, recvType, "recvcount");
       break;
     case OpKind::Collective:
+    case OpKind::ICollective:  // a nonblocking collective moves what its blocking form does
       call.bytes = bytes;
       call.recvBytes = recvCount >= 0 ? payload(recvCount, recvType, "recvcount") : bytes;
       break;

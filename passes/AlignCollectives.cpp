@@ -338,7 +338,9 @@ class Aligner {
     std::int64_t partial = 0;
     for (EventIndex i = 0; i < t_.events.size(); ++i) {
       const Event& e = t_.events[i];
-      if (opInfo(e.op).kind != OpKind::Collective || e.ranks.empty()) continue;
+      // Nonblocking collectives take part too: MPI orders them with the blocking ones by the
+      // initiating call.
+      if (!isCollective(opInfo(e.op).kind) || e.ranks.empty()) continue;
       std::int64_t comm = kCommWorld;
       if (e.param(Param::Comm)) {
         auto u = e.uniformValue(Param::Comm);
