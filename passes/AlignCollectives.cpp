@@ -246,7 +246,7 @@ std::optional<std::int64_t> absentValue(Param p) {
 // scatter. The recorder records them where they are significant, so a non-root's event may
 // lack them (always the vectors of Gatherv and Scatterv, which non-roots need not even pass).
 bool rootOnly(Op op, Param p) {
-  switch (op) {
+  switch (blockingForm(op)) {  // MPI_Igatherv and MPI_Iscatterv as their blocking forms
     case Op::Gather: return p == Param::RecvCount || p == Param::RecvType;
     case Op::Gatherv: return p == Param::RecvCounts || p == Param::Displs || p == Param::RecvType;
     case Op::Scatter: return p == Param::Count || p == Param::Datatype;
