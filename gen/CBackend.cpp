@@ -341,6 +341,7 @@ class CWriter {
     std::int64_t statuses = 0;
     bool newRequest = false, recentRequest = false, requestLists = false;
     bool requestArrays = false;  // count arrays of nonblocking vector collectives (request_ints)
+    bool byteDispls = false;     // MPI_Alltoallw's displacements in bytes (pack_byte_displs)
     std::int64_t ring = 1;
     bool newComm = false, newCommAt = false, commSlot = false, commOf = false, commRank = false;
     std::int64_t maxCommId = 999;
@@ -760,6 +761,9 @@ class CWriter {
         else uses_.displs = true;
         return templates_.render("call/alltoallv", d);
       }
+      case Op::Alltoallw:
+        alltoallwArrays(x, d);
+        return templates_.render("call/alltoallw", d);
       case Op::ReduceScatter: {
         d.set("datatype", datatype(x, need(c, Param::Datatype), "datatype"));
         reduction();
@@ -850,6 +854,10 @@ class CWriter {
                 {Param::RecvDispls, "rdispls"}},
                {Param::SendCounts, Param::Displs, Param::RecvCounts, Param::RecvDispls});
         return templates_.render("call/ialltoallv", d);
+      case Op::Ialltoallw:
+        alltoallwArrays(x, d);
+        uses_.requestArrays = true;
+        return templates_.render("call/ialltoallw", d);
       case Op::IreduceScatter:
         d.set("datatype", datatype(x, need(c, Param::Datatype), "datatype"));
         reduction();
@@ -859,6 +867,31 @@ class CWriter {
         break;
     }
     throw std::logic_error(fmt::format("unhandled nonblocking collective {}", opName(c.op)));
+  }
+
+  // MPI_Alltoallw's per-peer counts and datatypes. A send side the trace does not describe
+  // (MPI_IN_PLACE) sends what the receive side receives; the displacements, in bytes, lay the
+  // blocks out one after the other (pack_byte_displs).
+  void alltoallwArrays(const CallCtx& x, mus::data& d) {
+    const CallStmt& c = x.c;
+    const std::size_t n = vectorLength(c, {Param::SendCounts, Param::SendTypes, Param::RecvCounts, Param::RecvTypes});
+    d.set("n", std::to_string(n));
+    d.set("comm", comm(x));
+    const Param sc = vec(c, Param::SendCounts) ? Param::SendCounts : Param::RecvCounts;
+    const Param st = vec(c, Param::SendTypes) ? Param::SendTypes : Param::RecvTypes;
+    d.set("sendcounts", countVector(x, sc, n, nullptr));
+    d.set("recvcounts", countVector(x, Param::RecvCounts, n, nullptr));
+    auto types = [&](Param p) {
+      const std::vector<Expr>* v = vec(c, p);
+      if (!v || v->empty()) throw std::invalid_argument(fmt::format("{}: no '{}' parameter", label(c), paramName(p)));
+      std::vector<std::string> items;
+      for (std::size_t i = 0; i < n; ++i)
+        items.push_back(datatype(x, (*v)[std::min(i, v->size() - 1)], fmt::format("{}{}", paramName(p), i)));
+      return fmt::format("{}", fmt::join(items, ", "));
+    };
+    d.set("sendtypes", types(st));
+    d.set("recvtypes", types(Param::RecvTypes));
+    uses_.byteDispls = true;
   }
 
   // Vector parameters have one element per communicator member; a missing one is filled
@@ -1282,7 +1315,19 @@ class CWriter {
         });
       return m;
     };
-    const std::int64_t size = std::max(typeSize(Param::Datatype), typeSize(Param::RecvType));
+    // MPI_Alltoallw: the per-peer datatypes, vectors.
+    auto vectorTypeSize = [&](Param p) {
+      std::int64_t m = 0;
+      if (const auto* v = vec(c, p))
+        for (const auto& e : *v)
+          forEachConst(e, [&](double t) {
+            auto it = datatypes_.find(asInt(t));
+            if (it != datatypes_.end()) m = std::max(m, it->second->size);
+          });
+      return m;
+    };
+    const std::int64_t size = std::max({typeSize(Param::Datatype), typeSize(Param::RecvType),
+                                        vectorTypeSize(Param::SendTypes), vectorTypeSize(Param::RecvTypes)});
     if (size == 0) return;
     auto countOf = [&](Param p) {
       const Expr* e = param(c, p);
@@ -1342,6 +1387,7 @@ class CWriter {
     d.set("uses_recent_request", flag(uses_.recentRequest));
     d.set("request_lists", flag(uses_.requestLists));
     d.set("request_arrays", flag(uses_.requestArrays));
+    d.set("uses_byte_displs", flag(uses_.byteDispls));
     d.set("ring", std::to_string(uses_.ring));
 
     const bool comms = uses_.newComm || uses_.newCommAt || uses_.commSlot || uses_.commOf || uses_.commRank;

@@ -1224,6 +1224,21 @@ class Renderer {
     return sum * size;
   }
 
+  // MPI_Alltoallw: sum over the peers of count x that peer's datatype size, on the send side
+  // (the receive side where the trace has no send side: MPI_IN_PLACE).
+  double typedVectorBytes(const CallStmt& c, Rank r) const {
+    const bool send = c.vectors.count(Param::SendCounts) && c.vectors.count(Param::SendTypes);
+    auto counts = c.vectors.find(send ? Param::SendCounts : Param::RecvCounts);
+    auto types = c.vectors.find(send ? Param::SendTypes : Param::RecvTypes);
+    if (counts == c.vectors.end() || types == c.vectors.end() || types->second.empty()) return 0;
+    double sum = 0;
+    for (std::size_t i = 0; i < counts->second.size(); ++i) {
+      const Expr& t = types->second[std::min(i, types->second.size() - 1)];
+      sum += std::max(0.0, valueAt(counts->second[i], r)) * static_cast<double>(typeSize(Expr::constant(valueAt(t, r))));
+    }
+    return sum;
+  }
+
   std::string multicast(const Desc& from, const std::string& to, std::int64_t bytes) {
     data d;
     d.set("tasks", from.text);
@@ -1345,6 +1360,15 @@ class Renderer {
             s = allToAll(g, avg);
             detail = "averaged per pair";
             note("MPI_Alltoallv is a many-to-many MULTICAST of the average bytes per rank pair (MPI_Alltoall, §5.4).");
+            break;
+          }
+          case Op::Alltoallw: {
+            // Per-peer counts and datatypes: the bytes a rank sends, summed over its peers.
+            const double total = meanOver(g, [&](Rank r) { return typedVectorBytes(c, r); }) * static_cast<double>(g.size());
+            const auto avg = static_cast<std::int64_t>(std::llround(total / static_cast<double>(g.size() * g.size())));
+            s = allToAll(g, avg);
+            detail = "averaged per pair";
+            note("MPI_Alltoallw is a many-to-many MULTICAST of the average bytes per rank pair (MPI_Alltoall, §5.4).");
             break;
           }
           case Op::Gather:

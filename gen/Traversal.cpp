@@ -898,7 +898,10 @@ class ProgramWriter {
           for (auto v : g.values) s = checked(checkedAdd(s, std::max<std::int64_t>(v, 0)));
           sum = std::max(sum, s);
         }
-      bytes = std::max(bytes, checked(checkedMul(sum, std::max(typeSize(Param::Datatype), typeSize(Param::RecvType)))));
+      // MPI_Alltoallw: the per-peer datatypes.
+      const std::int64_t perPeerSize = std::max(typeSize(Param::SendTypes), typeSize(Param::RecvTypes));
+      bytes = std::max(bytes, checked(checkedMul(sum, std::max({typeSize(Param::Datatype), typeSize(Param::RecvType),
+                                                                perPeerSize}))));
     }
     if (isCollective(opInfo(e.op).kind)) bytes = checked(checkedMul(bytes, trace_.numRanks));  // gathers and all-to-alls
     program_.maxMessageBytes = std::max(program_.maxMessageBytes, bytes);

@@ -18,7 +18,9 @@ constexpr std::array<std::string_view, static_cast<std::size_t>(Param::Count_)> 
     "displs", "sendcounts", "rdispls", "color",   "key",        "newcomm",    "group",
     "ranks", "ranges", "group1", "group2", "matched", "failed",
     // topology constructors
-    "dims", "periods", "reorder", "remain", "index", "edges", "sources", "degrees", "destinations"};
+    "dims", "periods", "reorder", "remain", "index", "edges", "sources", "degrees", "destinations",
+    // MPI_Alltoallw
+    "sendtypes", "recvtypes"};
 
 constexpr std::array<std::string_view, 14> kReduceOps = {
     "MPI_OP_NULL", "MPI_MAX",  "MPI_MIN", "MPI_SUM", "MPI_PROD", "MPI_MAXLOC", "MPI_MINLOC",
@@ -54,6 +56,7 @@ Op blockingForm(Op op) {
     case Op::Iallgatherv: return Op::Allgatherv;
     case Op::Ialltoall: return Op::Alltoall;
     case Op::Ialltoallv: return Op::Alltoallv;
+    case Op::Ialltoallw: return Op::Alltoallw;
     case Op::IreduceScatter: return Op::ReduceScatter;
     case Op::IreduceScatterBlock: return Op::ReduceScatterBlock;
     case Op::Iscan: return Op::Scan;
@@ -91,6 +94,8 @@ bool isVectorParam(Param p) {
   switch (p) {
     case Param::Requests: case Param::RecvCounts: case Param::Displs: case Param::SendCounts:
     case Param::RecvDispls: case Param::GroupRanks: case Param::GroupRanges:
+      return true;
+    case Param::SendTypes: case Param::RecvTypes:  // MPI_Alltoallw
       return true;
     case Param::Dims: case Param::Periods: case Param::RemainDims: case Param::Index: case Param::Edges:
     case Param::Sources: case Param::Degrees: case Param::Destinations:

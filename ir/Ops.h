@@ -129,6 +129,10 @@ enum class Param : std::uint8_t {
   Sources,       // distributed graphs: source ranks
   Degrees,       // MPI_Dist_graph_create: out-degree of each source
   Destinations,  // distributed graphs: destination ranks, `recvcount` of them
+  // ---- MPI_Alltoallw: the datatype of each peer's block (ids, as Datatype), one per
+  // communicator member, beside `sendcounts` and `recvcounts`.
+  SendTypes,
+  RecvTypes,
   Count_
 };
 
@@ -136,6 +140,11 @@ std::string_view paramName(Param p);
 std::optional<Param> paramFromName(std::string_view name);
 // True for parameters that take one value per communicator member or per request.
 bool isVectorParam(Param p);
+// Parameters whose values are datatype ids (written as datatype names): Datatype, RecvType,
+// and the vectors SendTypes and RecvTypes of MPI_Alltoallw.
+inline bool isDatatypeParam(Param p) {
+  return p == Param::Datatype || p == Param::RecvType || p == Param::SendTypes || p == Param::RecvTypes;
+}
 // The vectors of the topology constructors (Dims ... Destinations).
 bool topologyVectorParam(Param p);
 // Dest, Source and Key may be stored as offsets from the calling rank.

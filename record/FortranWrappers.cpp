@@ -774,7 +774,33 @@ TG_FICOLL(ialltoallv, MPI_IALLTOALLV, Op::Ialltoallv,
           (void* sb, Fp sc, Fp sd, Fp st, void* rb, Fp rc, Fp rd, Fp rt, Fp comm, Fp req, Fp e),
           (sb, sc, sd, st, rb, rc, rd, rt, comm, req, e),
           calls::alltoallv(s, inPlace(sb), I(sc), I(sd), T(st), I(rc), I(rd), T(rt), C(comm)))
+// MPI_(I)ALLTOALLW: the datatype arrays are Fortran handles, converted one by one.
+namespace {
+thread_local std::vector<MPI_Datatype> t_sendTypes, t_recvTypes;
+const MPI_Datatype* typesF(std::vector<MPI_Datatype>& out, const Fint* types, int n) {
+  out.resize(static_cast<std::size_t>(n > 0 ? n : 1));
+  for (int i = 0; i < n; ++i) out[static_cast<std::size_t>(i)] = PMPI_Type_f2c(types[i]);
+  return out.data();
+}
+void alltoallwF(CallScope& s, void* sb, Fp sc, Fp st, Fp rc, Fp rt, Fp comm) {
+  const int n = s.commSize(C(comm));
+  const bool inPlaceSend = inPlace(sb);
+  calls::alltoallw(s, inPlaceSend, I(sc), inPlaceSend ? nullptr : typesF(t_sendTypes, st, n), I(rc),
+                   typesF(t_recvTypes, rt, n), C(comm));
+}
+}  // namespace
+TG_FICOLL(ialltoallw, MPI_IALLTOALLW, Op::Ialltoallw,
+          (void* sb, Fp sc, Fp sd, Fp st, void* rb, Fp rc, Fp rd, Fp rt, Fp comm, Fp req, Fp e),
+          (sb, sc, sd, st, rb, rc, rd, rt, comm, req, e), alltoallwF(s, sb, sc, st, rc, rt, comm))
 #undef TG_FICOLL
+using AlltoallwF = void (*)(void*, Fint*, Fint*, Fint*, void*, Fint*, Fint*, Fint*, Fint*, Fint*);
+TG_PMPI(alltoallw, AlltoallwF)
+static void alltoallw_impl(void* sb, Fp sc, Fp sd, Fp st, void* rb, Fp rc, Fp rd, Fp rt, Fp comm, Fp e) {
+  run(Op::Alltoallw, [&] { pmpi_alltoallw()(sb, sc, sd, st, rb, rc, rd, rt, comm, e); },
+      [&](CallScope& s) { alltoallwF(s, sb, sc, st, rc, rt, comm); });
+}
+TG_FORTRAN(alltoallw, MPI_ALLTOALLW, (void* sb, Fp sc, Fp sd, Fp st, void* rb, Fp rc, Fp rd, Fp rt, Fp comm, Fp e),
+           (sb, sc, sd, st, rb, rc, rd, rt, comm, e))
 
 // ---- calls tracegen does not model, recorded as opaque events (as the C entry points do,
 // Wrappers.cpp): the name, the communicator where the call has one, the call site. Arguments
@@ -806,11 +832,6 @@ TG_FOPAQUE(improbe, MPI_IMPROBE, Op::Improbe, comm, nullptr, (V s, V t, Fint* co
            (s, t, comm, f, m, st, e))
 TG_FOPAQUE(mrecv, MPI_MRECV, Op::Mrecv, nullptr, nullptr, (V b, V n, V t, V m, V st, Fint* e), (b, n, t, m, st, e))
 TG_FOPAQUE(imrecv, MPI_IMRECV, Op::Imrecv, nullptr, req, (V b, V n, V t, V m, Fint* req, Fint* e), (b, n, t, m, req, e))
-TG_FOPAQUE(alltoallw, MPI_ALLTOALLW, Op::Alltoallw, comm, nullptr,
-           (V s, V sc, V sd, V st, V r, V rc, V rd, V rt, Fint* comm, Fint* e), (s, sc, sd, st, r, rc, rd, rt, comm, e))
-TG_FOPAQUE(ialltoallw, MPI_IALLTOALLW, Op::Ialltoallw, comm, req,
-           (V s, V sc, V sd, V st, V r, V rc, V rd, V rt, Fint* comm, Fint* req, Fint* e),
-           (s, sc, sd, st, r, rc, rd, rt, comm, req, e))
 
 // One-sided communication
 TG_FOPAQUE(win_create, MPI_WIN_CREATE, Op::WinCreate, comm, nullptr, (V b, V sz, V u, V i, Fint* comm, V w, Fint* e),

@@ -808,7 +808,26 @@ TG_ICOLL(MPI_Ialltoallv, Op::Ialltoallv,
           MPI_Datatype rt, MPI_Comm comm, MPI_Request* req),
          (sb, sc, sd, st, rb, rc, rd, rt, comm, req),
          calls::alltoallv(s, sb == MPI_IN_PLACE, sc, sd, st, rc, rd, rt, comm))
+TG_ICOLL(MPI_Ialltoallw, Op::Ialltoallw,
+         (const void* sb, const int sc[], const int sd[], const MPI_Datatype st[], void* rb, const int rc[],
+          const int rd[], const MPI_Datatype rt[], MPI_Comm comm, MPI_Request* req),
+         (sb, sc, sd, st, rb, rc, rd, rt, comm, req), calls::alltoallw(s, sb == MPI_IN_PLACE, sc, st, rc, rt, comm))
 #undef TG_ICOLL
+
+// MPI_Alltoallw: per-peer counts and datatypes.
+TG_EXPORT int MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
+                            void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
+                            MPI_Comm comm) {
+  CallScope s(Op::Alltoallw);
+  if (!s.active())
+    return PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+  s.begin();
+  const int rc = PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+  s.end();
+  calls::alltoallw(s, sendbuf == MPI_IN_PLACE, sendcounts, sendtypes, recvcounts, recvtypes, comm);
+  s.commit();
+  return rc;
+}
 
 // ---- calls tracegen does not model, recorded as opaque events (OpKind::Opaque,
 // OpaqueRequest): the name, the communicator where the call has one, the call site and the
@@ -848,14 +867,6 @@ TG_OPAQUE(MPI_Mrecv, Op::Mrecv, TG_NOCOMM, TG_NOREQ, (void* b, int n, MPI_Dataty
           (b, n, t, m, st))
 TG_OPAQUE(MPI_Imrecv, Op::Imrecv, TG_NOCOMM, req, (void* b, int n, MPI_Datatype t, MPI_Message* m, MPI_Request* req),
           (b, n, t, m, req))
-TG_OPAQUE(MPI_Alltoallw, Op::Alltoallw, comm, TG_NOREQ,
-          (const void* s, const int sc[], const int sd[], const MPI_Datatype st[], void* r, const int rc[], const int rd[],
-           const MPI_Datatype rt[], MPI_Comm comm),
-          (s, sc, sd, st, r, rc, rd, rt, comm))
-TG_OPAQUE(MPI_Ialltoallw, Op::Ialltoallw, comm, req,
-          (const void* s, const int sc[], const int sd[], const MPI_Datatype st[], void* r, const int rc[], const int rd[],
-           const MPI_Datatype rt[], MPI_Comm comm, MPI_Request* req),
-          (s, sc, sd, st, r, rc, rd, rt, comm, req))
 
 // One-sided communication
 TG_OPAQUE(MPI_Win_create, Op::WinCreate, comm, TG_NOREQ,

@@ -5,7 +5,9 @@
  * with MPI_Wait (or several with MPI_Waitall): MPI_Iallreduce, MPI_Ibcast with MPI_Ireduce,
  * MPI_Igather, MPI_Iscatter, MPI_Iallgather, MPI_Ialltoall, their vector forms (MPI_Igatherv,
  * MPI_Iscatterv, MPI_Iallgatherv, MPI_Ialltoallv), MPI_Ireduce_scatter(_block), MPI_Iscan,
- * MPI_Iexscan and MPI_Ibarrier, on MPI_COMM_WORLD and one MPI_Ibcast on each half of a split.
+ * MPI_Iexscan, MPI_Ialltoallw and MPI_Ibarrier, on MPI_COMM_WORLD and one MPI_Ibcast on each
+ * half of a split. MPI_Alltoallw exchanges blocks of a different datatype with each peer
+ * (doubles with even ranks, ints with odd ones).
  * A blocking MPI_Barrier sits between two nonblocking collectives that are still running (the
  * order of a communicator's collectives is that of their starting calls). A user-defined
  * operator (MPI_Op_create: an element-wise sum) reduces with MPI_Allreduce and MPI_Iallreduce.
@@ -57,6 +59,18 @@ int main(int argc, char** argv)
   }
   for (int i = 0; i < size; ++i)
     mine[i] = counts[rank];
+  /* MPI_Alltoallw: n/2 doubles to and from even ranks, n ints to and from odd ones; byte
+     displacements of one double block of n per peer. */
+  int* wcounts = malloc((size_t)size * sizeof(int));
+  int* wdispls = malloc((size_t)size * sizeof(int));
+  MPI_Datatype* wtypes = malloc((size_t)size * sizeof(MPI_Datatype));
+  if (!wcounts || !wdispls || !wtypes)
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  for (int i = 0; i < size; ++i) {
+    wcounts[i] = i % 2 ? n : n / 2;
+    wtypes[i] = i % 2 ? MPI_INT : MPI_DOUBLE;
+    wdispls[i] = i * n * (int)sizeof(double);
+  }
   MPI_Comm half;
   MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
   MPI_Op sum;
@@ -108,6 +122,12 @@ int main(int argc, char** argv)
     compute(10);
     MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
 
+    /* Per-peer counts and datatypes, blocking and nonblocking. */
+    MPI_Alltoallw(out, wcounts, wdispls, wtypes, in, wcounts, wdispls, wtypes, MPI_COMM_WORLD);
+    MPI_Ialltoallw(out, wcounts, wdispls, wtypes, extra, wcounts, wdispls, wtypes, MPI_COMM_WORLD, &r[0]);
+    compute(10);
+    MPI_Wait(&r[0], MPI_STATUS_IGNORE);
+
     /* The user-defined operator, blocking and nonblocking. */
     MPI_Allreduce(out, in, n, MPI_DOUBLE, sum, MPI_COMM_WORLD);
     MPI_Iallreduce(out, extra, n, MPI_DOUBLE, sum, MPI_COMM_WORLD, &r[0]);
@@ -123,6 +143,9 @@ int main(int argc, char** argv)
   free(counts);
   free(displs);
   free(mine);
+  free(wcounts);
+  free(wdispls);
+  free(wtypes);
   MPI_Finalize();
   return 0;
 }

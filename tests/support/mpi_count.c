@@ -33,11 +33,12 @@
   X(Group_range_incl) X(Group_range_excl) X(Group_union) X(Group_intersection) X(Group_difference) X(Group_free)  \
   X(Exscan) X(Reduce_scatter_block) X(Win_create) X(Win_fence) X(Put) X(Win_free) X(Ibarrier)                    \
   TG_TOPOLOGY_OPS(X) TG_NBC_OPS(X)
-/* MPI-3 nonblocking collectives (MPI_Ibarrier is with the opaque calls above), counted from C
- * and Fortran. Collectives count calls, no bytes, as the blocking ones. */
+/* MPI-3 nonblocking collectives (MPI_Ibarrier is with the opaque calls above) and
+ * MPI_Alltoallw, counted from C and Fortran. Collectives count calls, no bytes. */
 #define TG_NBC_OPS(X)                                                                                              \
   X(Ibcast) X(Ireduce) X(Iallreduce) X(Igather) X(Igatherv) X(Iscatter) X(Iscatterv) X(Iallgather)              \
-  X(Iallgatherv) X(Ialltoall) X(Ialltoallv) X(Ireduce_scatter) X(Ireduce_scatter_block) X(Iscan) X(Iexscan)
+  X(Iallgatherv) X(Ialltoall) X(Ialltoallv) X(Ireduce_scatter) X(Ireduce_scatter_block) X(Iscan) X(Iexscan)      \
+  X(Alltoallw) X(Ialltoallw)
 /* Topology constructors (and MPI-3's other communicator constructors). */
 #define TG_TOPOLOGY_OPS(X)                                                                                         \
   X(Cart_create) X(Cart_sub) X(Graph_create) X(Dist_graph_create) X(Dist_graph_create_adjacent)                   \
@@ -613,6 +614,11 @@ TG_F_PLAIN(mpi_iallgatherv, MPI_IALLGATHERV, OP_Iallgatherv, fiallgatherv,
 TG_F_PLAIN(mpi_ialltoallv, MPI_IALLTOALLV, OP_Ialltoallv, fialltoallv,
            (void* s, F* sc, F* sd, F* st, void* r, F* rc, F* rd, F* rt, F* m, F* q, F* e),
            (s, sc, sd, st, r, rc, rd, rt, m, q, e))
+TG_F_PLAIN(mpi_ialltoallw, MPI_IALLTOALLW, OP_Ialltoallw, fialltoallv,
+           (void* s, F* sc, F* sd, F* st, void* r, F* rc, F* rd, F* rt, F* m, F* q, F* e),
+           (s, sc, sd, st, r, rc, rd, rt, m, q, e))
+TG_F_PLAIN(mpi_alltoallw, MPI_ALLTOALLW, OP_Alltoallw, falltoallv,
+           (void* s, F* sc, F* sd, F* st, void* r, F* rc, F* rd, F* rt, F* m, F* e), (s, sc, sd, st, r, rc, rd, rt, m, e))
 TG_F_PLAIN(mpi_comm_split, MPI_COMM_SPLIT, OP_Comm_split, f5, (F * m, F* c, F* k, F* n, F* e), (m, c, k, n, e))
 TG_F_PLAIN(mpi_comm_dup, MPI_COMM_DUP, OP_Comm_dup, f3, (F * m, F* n, F* e), (m, n, e))
 TG_F_PLAIN(mpi_comm_create, MPI_COMM_CREATE, OP_Comm_create, f4, (F * m, F* g, F* n, F* e), (m, g, n, e))
@@ -714,4 +720,14 @@ EXPORT int MPI_Ialltoallv(const void* s, const int sc[], const int sd[], MPI_Dat
                           const int rd[], MPI_Datatype rt, MPI_Comm comm, MPI_Request* req) {
   count_op(OP_Ialltoallv);
   return PMPI_Ialltoallv(s, sc, sd, st, r, rc, rd, rt, comm, req);
+}
+EXPORT int MPI_Alltoallw(const void* s, const int sc[], const int sd[], const MPI_Datatype st[], void* r, const int rc[],
+                         const int rd[], const MPI_Datatype rt[], MPI_Comm comm) {
+  count_op(OP_Alltoallw);
+  return PMPI_Alltoallw(s, sc, sd, st, r, rc, rd, rt, comm);
+}
+EXPORT int MPI_Ialltoallw(const void* s, const int sc[], const int sd[], const MPI_Datatype st[], void* r, const int rc[],
+                          const int rd[], const MPI_Datatype rt[], MPI_Comm comm, MPI_Request* req) {
+  count_op(OP_Ialltoallw);
+  return PMPI_Ialltoallw(s, sc, sd, st, r, rc, rd, rt, comm, req);
 }
