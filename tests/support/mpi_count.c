@@ -582,6 +582,7 @@ typedef void (*figatherv)(void*, F*, F*, void*, F*, F*, F*, F*, F*, F*, F*);
 typedef void (*fiscatterv)(void*, F*, F*, F*, void*, F*, F*, F*, F*, F*, F*);
 typedef void (*fiallgatherv)(void*, F*, F*, void*, F*, F*, F*, F*, F*, F*);
 typedef void (*fialltoallv)(void*, F*, F*, F*, void*, F*, F*, F*, F*, F*, F*);
+TG_F_PLAIN(mpi_ibarrier, MPI_IBARRIER, OP_Ibarrier, f3, (F * m, F* q, F* e), (m, q, e))
 TG_F_PLAIN(mpi_ibcast, MPI_IBCAST, OP_Ibcast, fibcast, (void* b, F* c, F* t, F* r, F* m, F* q, F* e), (b, c, t, r, m, q, e))
 TG_F_PLAIN(mpi_ireduce, MPI_IREDUCE, OP_Ireduce, fireduce,
            (void* s, void* r, F* c, F* t, F* o, F* rt, F* m, F* q, F* e), (s, r, c, t, o, rt, m, q, e))
