@@ -342,6 +342,8 @@ class CWriter {
     bool newRequest = false, recentRequest = false, requestLists = false;
     bool persistent = false;  // MPI_Start, MPI_Startall
     bool messages = false;    // matched probes
+    bool requestArrays = false;  // count arrays of nonblocking vector collectives (request_ints)
+    bool byteDispls = false;     // MPI_Alltoallw's displacements in bytes (pack_byte_displs)
     std::int64_t ring = 1;
     bool newComm = false, newCommAt = false, commSlot = false, commOf = false, commRank = false;
     std::int64_t maxCommId = 999;
@@ -595,6 +597,8 @@ class CWriter {
         return waitMany(x, d);
       case OpKind::Collective:
         return collective(x, d);
+      case OpKind::ICollective:
+        return nonblockingCollective(x, d);
       case OpKind::CommCreate:
       case OpKind::CommFree:
         return commCall(x, d);
@@ -827,6 +831,9 @@ class CWriter {
         else uses_.displs = true;
         return templates_.render("call/alltoallv", d);
       }
+      case Op::Alltoallw:
+        alltoallwArrays(x, d);
+        return templates_.render("call/alltoallw", d);
       case Op::ReduceScatter: {
         d.set("datatype", datatype(x, need(c, Param::Datatype), "datatype"));
         reduction();
@@ -839,6 +846,122 @@ class CWriter {
         break;
     }
     throw std::logic_error(fmt::format("unhandled collective {}", opName(c.op)));
+  }
+
+  // A nonblocking collective (MPI_Ibcast, ...): the blocking form's arguments and a new request
+  // in the ring, completed by the waits the trace recorded. The count and displacement arrays
+  // of the vector forms must stay as they are until the request completes, so they live with
+  // the request's slot (request_ints), not on the stack.
+  std::string nonblockingCollective(const CallCtx& x, mus::data& d) {
+    const CallStmt& c = x.c;
+    d.set("comm", comm(x));
+    uses_.newRequest = true;
+    auto reduction = [&] { d.set("op", reduceOp(x, need(c, Param::ReduceOp))); };
+    auto root = [&] { d.set("root", peer(x, need(c, Param::Root), "root")); };
+    auto arrays = [&](std::initializer_list<std::pair<Param, const char*>> ps, std::initializer_list<Param> lengths) {
+      const std::size_t n = vectorLength(c, lengths);
+      d.set("n", std::to_string(n));
+      uses_.requestArrays = true;
+      for (auto [p, name] : ps) {
+        const bool isDispls = p == Param::Displs || p == Param::RecvDispls;
+        if (isDispls && !vec(c, p)) {
+          uses_.displs = true;
+          continue;
+        }
+        const Expr* fallback = nullptr;
+        if (p == Param::SendCounts) fallback = param(c, Param::Count);
+        if (p == Param::RecvCounts) fallback = param(c, c.op == Op::IreduceScatter ? Param::Count : Param::RecvCount);
+        d.set(name, countVector(x, p, n, fallback));
+      }
+    };
+    switch (c.op) {
+      case Op::Ibarrier:
+        return templates_.render("call/ibarrier", d);
+      case Op::Ibcast:
+        message(x, d);
+        root();
+        return templates_.render("call/ibcast", d);
+      case Op::Ireduce:
+        message(x, d);
+        reduction();
+        root();
+        return templates_.render("call/ireduce", d);
+      case Op::Iallreduce:
+      case Op::Iscan:
+      case Op::Iexscan:
+      case Op::IreduceScatterBlock:  // count: the block each member receives
+        message(x, d);
+        reduction();
+        return templates_.render("call/ireduction", d);
+      case Op::Igather:
+      case Op::Iscatter:
+        message(x, d);
+        receiveSide(x, d);
+        root();
+        return templates_.render("call/igather", d);
+      case Op::Iallgather:
+      case Op::Ialltoall:
+        message(x, d);
+        receiveSide(x, d);
+        return templates_.render("call/iallgather", d);
+      case Op::Igatherv:
+      case Op::Iallgatherv:
+        message(x, d);
+        receiveSide(x, d);
+        arrays({{Param::RecvCounts, "recvcounts"}, {Param::Displs, "displs"}}, {Param::RecvCounts, Param::Displs});
+        if (c.op == Op::Igatherv) root();
+        return templates_.render(c.op == Op::Igatherv ? "call/igatherv" : "call/iallgatherv", d);
+      case Op::Iscatterv:
+        message(x, d);
+        receiveSide(x, d);
+        arrays({{Param::SendCounts, "sendcounts"}, {Param::Displs, "displs"}}, {Param::SendCounts, Param::Displs});
+        root();
+        return templates_.render("call/iscatterv", d);
+      case Op::Ialltoallv:
+        message(x, d);
+        receiveSide(x, d);
+        arrays({{Param::SendCounts, "sendcounts"}, {Param::Displs, "sdispls"}, {Param::RecvCounts, "recvcounts"},
+                {Param::RecvDispls, "rdispls"}},
+               {Param::SendCounts, Param::Displs, Param::RecvCounts, Param::RecvDispls});
+        return templates_.render("call/ialltoallv", d);
+      case Op::Ialltoallw:
+        alltoallwArrays(x, d);
+        uses_.requestArrays = true;
+        return templates_.render("call/ialltoallw", d);
+      case Op::IreduceScatter:
+        d.set("datatype", datatype(x, need(c, Param::Datatype), "datatype"));
+        reduction();
+        arrays({{Param::RecvCounts, "recvcounts"}}, {Param::RecvCounts});
+        return templates_.render("call/ireduce_scatter", d);
+      default:
+        break;
+    }
+    throw std::logic_error(fmt::format("unhandled nonblocking collective {}", opName(c.op)));
+  }
+
+  // MPI_Alltoallw's per-peer counts and datatypes. A send side the trace does not describe
+  // (MPI_IN_PLACE) sends what the receive side receives; the displacements, in bytes, lay the
+  // blocks out one after the other (pack_byte_displs).
+  void alltoallwArrays(const CallCtx& x, mus::data& d) {
+    const CallStmt& c = x.c;
+    const std::size_t n = vectorLength(c, {Param::SendCounts, Param::SendTypes, Param::RecvCounts, Param::RecvTypes});
+    d.set("n", std::to_string(n));
+    d.set("comm", comm(x));
+    const Param sc = vec(c, Param::SendCounts) ? Param::SendCounts : Param::RecvCounts;
+    const Param st = vec(c, Param::SendTypes) ? Param::SendTypes : Param::RecvTypes;
+    d.set("sendcounts", countVector(x, sc, n, nullptr));
+    d.set("recvcounts", countVector(x, Param::RecvCounts, n, nullptr));
+    auto types = [&](Param p) {
+      const std::vector<Expr>* v = vec(c, p);
+      if (!v || v->empty()) throw std::invalid_argument(fmt::format("{}: no '{}' parameter", label(c), paramName(p)));
+      std::vector<std::string> items;
+      for (std::size_t i = 0; i < n; ++i)
+        items.push_back(datatype(x, (*v)[std::min(i, v->size() - 1)], fmt::format("{}{}", paramName(p), i)));
+      return fmt::format("{}", fmt::join(items, ", "));
+    };
+    d.set("sendtypes", types(st));
+    d.set("recvtypes", types(Param::RecvTypes));
+    uses_.byteDispls = true;
   }
 
   // Vector parameters have one element per communicator member; a missing one is filled
@@ -1390,14 +1513,26 @@ class CWriter {
         });
       return m;
     };
-    const std::int64_t size = std::max(typeSize(Param::Datatype), typeSize(Param::RecvType));
+    // MPI_Alltoallw: the per-peer datatypes, vectors.
+    auto vectorTypeSize = [&](Param p) {
+      std::int64_t m = 0;
+      if (const auto* v = vec(c, p))
+        for (const auto& e : *v)
+          forEachConst(e, [&](double t) {
+            auto it = datatypes_.find(asInt(t));
+            if (it != datatypes_.end()) m = std::max(m, it->second->size);
+          });
+      return m;
+    };
+    const std::int64_t size = std::max({typeSize(Param::Datatype), typeSize(Param::RecvType),
+                                        vectorTypeSize(Param::SendTypes), vectorTypeSize(Param::RecvTypes)});
     if (size == 0) return;
     auto countOf = [&](Param p) {
       const Expr* e = param(c, p);
       return e ? std::max<std::int64_t>(asInt(maxConst(*e)), 0) : 0;
     };
     std::int64_t elements = std::max(countOf(Param::Count), countOf(Param::RecvCount));
-    if (opInfo(c.op).kind == OpKind::Collective) elements *= program_.numRanks;
+    if (isCollective(opInfo(c.op).kind)) elements *= program_.numRanks;
     for (auto [counts, displs] : {std::pair{Param::RecvCounts, Param::Displs}, std::pair{Param::SendCounts, Param::Displs},
                                   std::pair{Param::RecvCounts, Param::RecvDispls}}) {
       std::int64_t sum = 0, displ = 0;
@@ -1451,6 +1586,8 @@ class CWriter {
     d.set("request_lists", flag(uses_.requestLists));
     d.set("uses_persistent", flag(uses_.persistent));
     d.set("uses_messages", flag(uses_.messages));
+    d.set("request_arrays", flag(uses_.requestArrays));
+    d.set("uses_byte_displs", flag(uses_.byteDispls));
     d.set("ring", std::to_string(uses_.ring));
 
     const bool comms = uses_.newComm || uses_.newCommAt || uses_.commSlot || uses_.commOf || uses_.commRank;

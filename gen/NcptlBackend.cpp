@@ -902,6 +902,22 @@ class Renderer {
       case OpKind::Collective:
         call = collectiveStmts(c, ranks, idx, detail);
         break;
+      case OpKind::ICollective: {
+        // coNCePTuaL has no nonblocking collectives: the blocking form at the initiating call,
+        // which keeps the communicator's order of collectives (MPI orders them by their start).
+        // Its request counts as outstanding, completed at once, so that the waits that complete
+        // it do not take another request's place (a later AWAIT, never an earlier one).
+        CallStmt blocking = c;
+        blocking.op = blockingForm(c.op);
+        call = collectiveStmts(blocking, ranks, idx, detail);
+        addRequests(ranks, 1);
+        if (detail.empty())
+          detail = fmt::format("replayed as {} here: coNCePTuaL has no nonblocking collectives", opName(blocking.op));
+        note("coNCePTuaL has no nonblocking collectives: MPI_Ibcast, MPI_Iallreduce, ... are replayed as the blocking "
+             "collective at the call that starts them (the order of a communicator's collectives stays), and the "
+             "waits that complete them find them done.");
+        break;
+      }
       case OpKind::SendInit:
       case OpKind::RecvInit:
         // Nothing moves yet: each start replays the message (below).
@@ -1420,6 +1436,21 @@ class Renderer {
     return sum * size;
   }
 
+  // MPI_Alltoallw: sum over the peers of count x that peer's datatype size, on the send side
+  // (the receive side where the trace has no send side: MPI_IN_PLACE).
+  double typedVectorBytes(const CallStmt& c, Rank r) const {
+    const bool send = c.vectors.count(Param::SendCounts) && c.vectors.count(Param::SendTypes);
+    auto counts = c.vectors.find(send ? Param::SendCounts : Param::RecvCounts);
+    auto types = c.vectors.find(send ? Param::SendTypes : Param::RecvTypes);
+    if (counts == c.vectors.end() || types == c.vectors.end() || types->second.empty()) return 0;
+    double sum = 0;
+    for (std::size_t i = 0; i < counts->second.size(); ++i) {
+      const Expr& t = types->second[std::min(i, types->second.size() - 1)];
+      sum += std::max(0.0, valueAt(counts->second[i], r)) * static_cast<double>(typeSize(Expr::constant(valueAt(t, r))));
+    }
+    return sum;
+  }
+
   std::string multicast(const Desc& from, const std::string& to, std::int64_t bytes) {
     data d;
     d.set("tasks", from.text);
@@ -1541,6 +1572,15 @@ class Renderer {
             s = allToAll(g, avg);
             detail = "averaged per pair";
             note("MPI_Alltoallv is a many-to-many MULTICAST of the average bytes per rank pair (MPI_Alltoall, §5.4).");
+            break;
+          }
+          case Op::Alltoallw: {
+            // Per-peer counts and datatypes: the bytes a rank sends, summed over its peers.
+            const double total = meanOver(g, [&](Rank r) { return typedVectorBytes(c, r); }) * static_cast<double>(g.size());
+            const auto avg = static_cast<std::int64_t>(std::llround(total / static_cast<double>(g.size() * g.size())));
+            s = allToAll(g, avg);
+            detail = "averaged per pair";
+            note("MPI_Alltoallw is a many-to-many MULTICAST of the average bytes per rank pair (MPI_Alltoall, §5.4).");
             break;
           }
           case Op::Gather:

@@ -539,7 +539,7 @@ class Builder {
     if (!x.isLoop) {
       const OpKind k = opInfo(trace_.events[x.event].op).kind;
       // window and file calls that are collective over their communicator weigh as collectives
-      const bool collective = k == OpKind::Collective || k == OpKind::WinCollective || k == OpKind::FileCollective;
+      const bool collective = isCollective(k) || k == OpKind::WinCollective || k == OpKind::FileCollective;
       return collective ? kCollective : 1;
     }
     // Each pair of nodes is weighed once per weighing of its parents: the work is bounded by
@@ -903,9 +903,12 @@ class ProgramWriter {
           for (auto v : g.values) s = checked(checkedAdd(s, std::max<std::int64_t>(v, 0)));
           sum = std::max(sum, s);
         }
-      bytes = std::max(bytes, checked(checkedMul(sum, std::max(typeSize(Param::Datatype), typeSize(Param::RecvType)))));
+      // MPI_Alltoallw: the per-peer datatypes.
+      const std::int64_t perPeerSize = std::max(typeSize(Param::SendTypes), typeSize(Param::RecvTypes));
+      bytes = std::max(bytes, checked(checkedMul(sum, std::max({typeSize(Param::Datatype), typeSize(Param::RecvType),
+                                                                perPeerSize}))));
     }
-    if (opInfo(e.op).kind == OpKind::Collective) bytes = checked(checkedMul(bytes, trace_.numRanks));  // gathers and all-to-alls
+    if (isCollective(opInfo(e.op).kind)) bytes = checked(checkedMul(bytes, trace_.numRanks));  // gathers and all-to-alls
     program_.maxMessageBytes = std::max(program_.maxMessageBytes, bytes);
   }
 

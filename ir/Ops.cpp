@@ -22,7 +22,9 @@ constexpr std::array<std::string_view, static_cast<std::size_t>(Param::Count_)> 
     // one-sided communication
     "win", "winsize", "dispunit", "locktype", "assert",
     // MPI-IO
-    "file", "offset"};
+    "file", "offset",
+    // MPI_Alltoallw
+    "sendtypes", "recvtypes"};
 
 constexpr std::array<std::string_view, 14> kReduceOps = {
     "MPI_OP_NULL", "MPI_MAX",  "MPI_MIN", "MPI_SUM", "MPI_PROD", "MPI_MAXLOC", "MPI_MINLOC",
@@ -44,7 +46,31 @@ std::optional<Op> opFromScalaTraceCode(int code) {
   return std::nullopt;
 }
 
+Op blockingForm(Op op) {
+  switch (op) {
+    case Op::Ibarrier: return Op::Barrier;
+    case Op::Ibcast: return Op::Bcast;
+    case Op::Ireduce: return Op::Reduce;
+    case Op::Iallreduce: return Op::Allreduce;
+    case Op::Igather: return Op::Gather;
+    case Op::Igatherv: return Op::Gatherv;
+    case Op::Iscatter: return Op::Scatter;
+    case Op::Iscatterv: return Op::Scatterv;
+    case Op::Iallgather: return Op::Allgather;
+    case Op::Iallgatherv: return Op::Allgatherv;
+    case Op::Ialltoall: return Op::Alltoall;
+    case Op::Ialltoallv: return Op::Alltoallv;
+    case Op::Ialltoallw: return Op::Alltoallw;
+    case Op::IreduceScatter: return Op::ReduceScatter;
+    case Op::IreduceScatterBlock: return Op::ReduceScatterBlock;
+    case Op::Iscan: return Op::Scan;
+    case Op::Iexscan: return Op::Exscan;
+    default: return op;
+  }
+}
+
 bool isRooted(Op op) {
+  op = blockingForm(op);  // nonblocking collectives: as their blocking forms
   switch (op) {
     case Op::Bcast: case Op::Reduce: case Op::Gather: case Op::Gatherv: case Op::Scatter:
     case Op::Scatterv:
@@ -55,6 +81,7 @@ bool isRooted(Op op) {
 }
 
 bool isReduction(Op op) {
+  op = blockingForm(op);
   return op == Op::Reduce || op == Op::Allreduce || op == Op::ReduceScatter || op == Op::Scan || op == Op::Exscan ||
          op == Op::ReduceScatterBlock;
 }
@@ -71,6 +98,8 @@ bool isVectorParam(Param p) {
   switch (p) {
     case Param::Requests: case Param::RecvCounts: case Param::Displs: case Param::SendCounts:
     case Param::RecvDispls: case Param::GroupRanks: case Param::GroupRanges:
+      return true;
+    case Param::SendTypes: case Param::RecvTypes:  // MPI_Alltoallw
       return true;
     case Param::Dims: case Param::Periods: case Param::RemainDims: case Param::Index: case Param::Edges:
     case Param::Sources: case Param::Degrees: case Param::Destinations:

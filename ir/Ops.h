@@ -51,6 +51,12 @@ enum class OpKind {
   // ---- MPI-IO (docs/trace-format.md, "MPI-IO")
   FileCollective,  // File_open, File_close, File_read/write(_at)_all: collective over the file's communicator
   FileIo,          // File_read, File_write, File_read_at, File_write_at: independent, local to the caller
+  // A nonblocking collective (MPI_Ibarrier ... MPI_Iexscan): a collective that returns a
+  // request, completed by the usual waits and tests. It takes its place in the collective order
+  // of its communicator at the initiating call (MPI orders blocking and nonblocking collectives
+  // of one communicator by the call that starts them); its parameters and bytes are the
+  // blocking form's (blockingForm).
+  ICollective,
 };
 
 enum class Op : std::uint8_t {
@@ -78,8 +84,14 @@ inline bool isPointToPoint(OpKind k) {
 }
 inline bool createsRequest(OpKind k) {
   return k == OpKind::Isend || k == OpKind::Irecv || k == OpKind::SendInit || k == OpKind::RecvInit ||
-         k == OpKind::OpaqueRequest;
+         k == OpKind::OpaqueRequest || k == OpKind::ICollective;
 }
+// Blocking and nonblocking collectives alike: the calls that take part in a communicator's
+// collective order.
+inline bool isCollective(OpKind k) { return k == OpKind::Collective || k == OpKind::ICollective; }
+// The blocking collective a nonblocking one starts (MPI_Ibcast: MPI_Bcast); the op itself for
+// every other operation.
+Op blockingForm(Op op);
 inline bool isOpaque(OpKind k) { return k == OpKind::Opaque || k == OpKind::OpaqueRequest; }
 // Collectives with a root parameter.
 bool isRooted(Op op);
@@ -146,6 +158,10 @@ enum class Param : std::uint8_t {
   // carry the file's communicator as `comm`.
   File,    // file id
   Offset,  // the _at calls: offset in the view's elementary type (bytes under the default view)
+  // ---- MPI_Alltoallw: the datatype of each peer's block (ids, as Datatype), one per
+  // communicator member, beside `sendcounts` and `recvcounts`.
+  SendTypes,
+  RecvTypes,
   Count_
 };
 
@@ -153,6 +169,11 @@ std::string_view paramName(Param p);
 std::optional<Param> paramFromName(std::string_view name);
 // True for parameters that take one value per communicator member or per request.
 bool isVectorParam(Param p);
+// Parameters whose values are datatype ids (written as datatype names): Datatype, RecvType,
+// and the vectors SendTypes and RecvTypes of MPI_Alltoallw.
+inline bool isDatatypeParam(Param p) {
+  return p == Param::Datatype || p == Param::RecvType || p == Param::SendTypes || p == Param::RecvTypes;
+}
 // The vectors of the topology constructors (Dims ... Destinations).
 bool topologyVectorParam(Param p);
 // Dest, Source and Key may be stored as offsets from the calling rank.

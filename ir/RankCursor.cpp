@@ -247,6 +247,7 @@ void RankCursor::emit(Item& item, Call& call) {
         call.recvBytes = e.op == Op::SendrecvReplace || recvCount < 0 ? bytes : payload(recvCount, recvType, "recvcount");
       break;
     case OpKind::Collective:
+    case OpKind::ICollective:  // a nonblocking collective moves what its blocking form does
       call.bytes = bytes;
       call.recvBytes = recvCount >= 0 ? payload(recvCount, recvType, "recvcount") : bytes;
       break;
@@ -299,7 +300,10 @@ void RankCursor::emit(Item& item, Call& call) {
                           paramName(s.values->param), call.count,
                           n > kMaxVectorValues ? fmt::format(", beyond the {} tracegen expands", kMaxVectorValues) : ""));
     takeVector(s, n, call.vec);
+    // MPI_Alltoallw (and MPI_Ialltoallw): each peer's block has its own count and datatype.
+    if (blockingForm(e.op) == Op::Alltoallw) alltoallwVector(s.values->param, call.vec);
   }
+  if (blockingForm(e.op) == Op::Alltoallw) alltoallwBytes(e, call);
 
   auto resolveRequest = [&](std::int64_t offset) -> std::int64_t {
     if (offset == kRequestNull) return -1;
@@ -427,6 +431,35 @@ void RankCursor::startPersistent(const Event& e, Call& call, const std::vector<s
     call.datatype = p.datatype;
     call.tag = call.recvTag = p.tag;
   }
+}
+
+void RankCursor::alltoallwVector(Param p, const std::vector<std::int64_t>& values) {
+  switch (p) {
+    case Param::SendCounts: w_.sendCounts = values; break;
+    case Param::SendTypes: w_.sendTypes = values; break;
+    case Param::RecvCounts: w_.recvCounts = values; break;
+    case Param::RecvTypes: w_.recvTypes = values; break;
+    default: break;
+  }
+}
+
+// Bytes of an MPI_Alltoallw: the sum over the peers of count x the size of that peer's type, on
+// each side (a side the call does not describe, as MPI_IN_PLACE's send side, moves nothing).
+void RankCursor::alltoallwBytes(const Event& e, Call& call) {
+  auto side = [&](const std::vector<std::int64_t>& counts, const std::vector<std::int64_t>& types) {
+    std::int64_t sum = 0;
+    for (std::size_t i = 0; i < counts.size() && i < types.size(); ++i) {
+      const Datatype* d = trace_.datatype(types[i]);
+      auto b = checkedMul(std::max<std::int64_t>(counts[i], 0), d ? d->size : 0);
+      auto s = b ? checkedAdd(sum, *b) : std::nullopt;
+      if (!s) fail(e, fmt::format("rank {}: the blocks of an all-to-all overflow 64 bits", rank_));
+      sum = *s;
+    }
+    return sum;
+  };
+  call.bytes = side(w_.sendCounts, w_.sendTypes);
+  call.recvBytes = side(w_.recvCounts, w_.recvTypes);
+  w_ = {};
 }
 
 bool expansionWithinBudget(const Trace& trace, std::int64_t budget, const std::string& fileName) {

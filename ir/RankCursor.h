@@ -141,6 +141,13 @@ class RankCursor {
   bool pushLoop(std::size_t head, int level, std::size_t limit);
   void emit(Item& item, Call& call);
   Rank toWorld(std::int64_t comm, std::int64_t commRank, bool& isWorld) const;
+  // MPI_Alltoallw: the vectors of the call being emitted, then its bytes.
+  void alltoallwVector(Param p, const std::vector<std::int64_t>& values);
+  void alltoallwBytes(const Event& e, Call& call);
+  struct AlltoallwVectors {
+    std::vector<std::int64_t> sendCounts, sendTypes, recvCounts, recvTypes;
+  };
+  AlltoallwVectors w_;
 
   const Trace& trace_;
   Rank rank_;

@@ -677,7 +677,7 @@ class TracegenTextParser {
     Token tok = ts.get();
     if (tok.punct) ts.fail(fmt::format("unexpected '{}' among the values of '{}'", tok.text, paramName(p)));
     std::int64_t v = 0;
-    if (p == Param::Datatype || p == Param::RecvType) {
+    if (isDatatypeParam(p)) {
       auto it = typeIds_.find(std::string(tok.text));
       if (it == typeIds_.end())
         ts.fail(fmt::format("unknown datatype '{}'", tok.text),
@@ -982,7 +982,7 @@ class TracegenTextWriter {
 
   void value(Param p, bool relative, std::int64_t v) {
     buf_.push_back(' ');
-    if (p == Param::Datatype || p == Param::RecvType) {
+    if (isDatatypeParam(p)) {
       auto it = types_.find(v);
       if (it == types_.end()) throw std::invalid_argument(fmt::format("datatype {} is not in the trace's datatype table", v));
       buf_.append(it->second->name);

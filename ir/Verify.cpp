@@ -244,7 +244,7 @@ void verifyStructure(const Trace& trace, const std::string& fileName, Rank maxRa
         covered += g.ranks.size();
         if (g.values.empty())
           throw InputError(fileName, line, fmt::format("event {}: parameter '{}' has an empty value list", e.id, paramName(pv.param)));
-        if (pv.param == Param::Datatype || pv.param == Param::RecvType)
+        if (isDatatypeParam(pv.param))
           for (auto v : g.values)
             if (!trace.datatype(v))
               throw InputError(fileName, line, fmt::format("event {}: datatype {} is not declared", e.id, v));

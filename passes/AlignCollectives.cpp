@@ -246,7 +246,7 @@ std::optional<std::int64_t> absentValue(Param p) {
 // scatter. The recorder records them where they are significant, so a non-root's event may
 // lack them (always the vectors of Gatherv and Scatterv, which non-roots need not even pass).
 bool rootOnly(Op op, Param p) {
-  switch (op) {
+  switch (blockingForm(op)) {  // MPI_Igatherv and MPI_Iscatterv as their blocking forms
     case Op::Gather: return p == Param::RecvCount || p == Param::RecvType;
     case Op::Gatherv: return p == Param::RecvCounts || p == Param::Displs || p == Param::RecvType;
     case Op::Scatter: return p == Param::Count || p == Param::Datatype;
@@ -338,7 +338,9 @@ class Aligner {
     std::int64_t partial = 0;
     for (EventIndex i = 0; i < t_.events.size(); ++i) {
       const Event& e = t_.events[i];
-      if (opInfo(e.op).kind != OpKind::Collective || e.ranks.empty()) continue;
+      // Nonblocking collectives take part too: MPI orders them with the blocking ones by the
+      // initiating call.
+      if (!isCollective(opInfo(e.op).kind) || e.ranks.empty()) continue;
       std::int64_t comm = kCommWorld;
       if (e.param(Param::Comm)) {
         auto u = e.uniformValue(Param::Comm);

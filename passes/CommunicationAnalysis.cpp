@@ -277,6 +277,7 @@ class ProgramBuilder {
         break;
       }
       case OpKind::Collective:
+      case OpKind::ICollective:  // in the order of its communicator's collectives, by its start
       case OpKind::CommCreate:
       case OpKind::CommFree: {
         // MPI_Comm_create_group is collective over the group only: the communicator it makes.
@@ -587,6 +588,12 @@ class Analysis {
         if (o.collIndex == kNone) continue;
         const std::size_t node = collectiveNode(o.collComm, o.collIndex);
         edge(start(c, i), node);
+        // A nonblocking collective returns at once: what waits for the other members is the
+        // wait that completes its request.
+        if (o.kind == OpKind::ICollective) {
+          if (const std::size_t w = completion(c, i); w != kNone) edge(node, w);
+          continue;
+        }
         edge(node, end(c, i));
       }
     v.channelsAligned = aligned;
@@ -702,7 +709,7 @@ class Analysis {
   // (synchronous send): the call itself when it blocks, else the wait that completes it.
   std::size_t completion(std::size_t c, std::size_t i) const {
     const Occ& o = programs_[c].occs[i];
-    if (o.kind == OpKind::Irecv || o.kind == OpKind::Isend) {
+    if (o.kind == OpKind::Irecv || o.kind == OpKind::Isend || o.kind == OpKind::ICollective) {
       const std::size_t w = completingWait(programs_[c], i);
       return w == kNone ? kNone : end(c, w);
     }

@@ -116,11 +116,15 @@ struct Receive {
   std::size_t msg = 0;
 };
 
-enum class ReqKind { Done, SyncSend, Recv };
+enum class ReqKind { Done, SyncSend, Recv, Collective };
 struct Request {
   ReqKind kind = ReqKind::Done;
   std::size_t id = 0;
   const Event* event = nullptr;
+  // ReqKind::Collective: the nonblocking collective (communicator instance, its number there)
+  // whose request it is; complete once every member has started it.
+  CommKey collKey{};
+  std::int64_t collIndex = 0;
 };
 
 // One decision at a quiescent point: a pending wildcard receive takes a message.
@@ -552,6 +556,10 @@ class Simulation {
       case ReqKind::Done: return true;
       case ReqKind::SyncSend: return msgs_[q.id].matched;
       case ReqKind::Recv: return recvs_[q.id].matched;
+      case ReqKind::Collective: {
+        auto it = colls_.find({q.collKey, q.collIndex});
+        return it == colls_.end() || it->second.arrived == it->second.size;
+      }
     }
     return true;
   }
@@ -732,6 +740,16 @@ class Simulation {
       case OpKind::FileCollective:  // MPI-IO's collective calls: over the file's communicator
         arrive(r);
         break;
+      case OpKind::ICollective: {
+        // A nonblocking collective takes its place in the communicator's order now and returns;
+        // its request completes when every member has started it. The rank leaves it at once
+        // (it does not wait in the call), so the collective's record goes when all have left.
+        arrive(r);
+        s.requests[c.index] = Request{ReqKind::Collective, 0, c.event, s.collKey, s.collIndex};
+        auto it = colls_.find({s.collKey, s.collIndex});
+        if (++it->second.departed == it->second.size) colls_.erase(it);
+        break;
+      }
       default:
         break;
     }
@@ -871,6 +889,19 @@ class Simulation {
           out += out.empty() ? "for " : " and ";
           if (it->second.kind == ReqKind::Recv) {
             out += fmt::format("the receive of event {} ({}), {}", e.id, opName(e.op), recvText(recvs_[it->second.id]));
+          } else if (it->second.kind == ReqKind::Collective) {
+            std::vector<Rank> missing;
+            members(it->second.collKey).forEach([&](Rank m) {
+              auto jt = state(m).collectives.find(it->second.collKey);
+              if (jt == state(m).collectives.end() || jt->second <= it->second.collIndex) {
+                missing.push_back(m);
+                waitsFor.insert(m);
+              }
+              return true;
+            });
+            out += fmt::format("rank{} {} to start the collective of event {} ({}, number {} on communicator {})",
+                               missing.size() == 1 ? "" : "s", RankList::fromSorted(missing).pretty(), e.id,
+                               opName(e.op), it->second.collIndex + 1, it->second.collKey.id);
           } else {
             const Rank to = msgs_[it->second.id].receiver;
             waitsFor.insert(to);

@@ -177,6 +177,20 @@ inline void alltoallv(CallScope& s, bool sendInPlace, const int* sendcounts, con
   s.type(Param::RecvType, recvtype);
 }
 
+// MPI_Alltoallw: each peer's count and datatype on both sides. The displacements (in bytes) are
+// not kept: a benchmark lays the blocks out one after the other.
+inline void alltoallw(CallScope& s, bool sendInPlace, const int* sendcounts, const MPI_Datatype* sendtypes,
+                      const int* recvcounts, const MPI_Datatype* recvtypes, MPI_Comm comm) {
+  s.comm(comm);
+  const int n = s.commSize(comm);
+  if (!sendInPlace) {
+    s.counts(Param::SendCounts, sendcounts, n);
+    s.types(Param::SendTypes, sendtypes, n);
+  }
+  s.counts(Param::RecvCounts, recvcounts, n);
+  s.types(Param::RecvTypes, recvtypes, n);
+}
+
 inline void reduceScatter(CallScope& s, const int* recvcounts, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
   s.comm(comm);
   s.counts(Param::RecvCounts, recvcounts, s.commSize(comm));

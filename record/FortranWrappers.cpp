@@ -789,6 +789,94 @@ TG_FORTRAN(exscan, MPI_EXSCAN, (void* s, void* r, Fint* n, Fint* t, Fint* o, Fin
 TG_FORTRAN(reduce_scatter_block, MPI_REDUCE_SCATTER_BLOCK,
            (void* s, void* r, Fint* n, Fint* t, Fint* o, Fint* comm, Fint* e), (s, r, n, t, o, comm, e))
 
+// ---- MPI-3 nonblocking collectives (OpKind::ICollective), as the C entry points record them
+// (Wrappers.cpp): the blocking form's parameters and the request.
+
+#define TG_FICOLL(base, UPPER, OP, PARAMS, ARGS, RECORD)                   \
+  using base##_ICollF = void(*) PARAMS;                                    \
+  TG_PMPI(base, base##_ICollF)                                             \
+  static void base##_impl PARAMS {                                         \
+    run(OP, [&] { pmpi_##base() ARGS; }, [&](CallScope& s) {               \
+      RECORD;                                                              \
+      s.created(PMPI_Request_f2c(*req), req);                              \
+    });                                                                    \
+  }                                                                        \
+  TG_FORTRAN(base, UPPER, PARAMS, ARGS)
+using Fp = Fint*;
+TG_FICOLL(ibarrier, MPI_IBARRIER, Op::Ibarrier, (Fp comm, Fp req, Fp e), (comm, req, e), calls::barrier(s, C(comm)))
+TG_FICOLL(ibcast, MPI_IBCAST, Op::Ibcast, (void* b, Fp n, Fp t, Fp root, Fp comm, Fp req, Fp e),
+          (b, n, t, root, comm, req, e), calls::bcast(s, *n, T(t), *root, C(comm)))
+TG_FICOLL(ireduce, MPI_IREDUCE, Op::Ireduce, (void* sb, void* rb, Fp n, Fp t, Fp o, Fp root, Fp comm, Fp req, Fp e),
+          (sb, rb, n, t, o, root, comm, req, e), calls::reduce(s, *n, T(t), O(o), C(comm)); s.root(*root))
+#define TG_FIREDUCTION(base, UPPER, OP)                                                                         \
+  TG_FICOLL(base, UPPER, OP, (void* sb, void* rb, Fp n, Fp t, Fp o, Fp comm, Fp req, Fp e),                    \
+            (sb, rb, n, t, o, comm, req, e), calls::reduce(s, *n, T(t), O(o), C(comm)))
+TG_FIREDUCTION(iallreduce, MPI_IALLREDUCE, Op::Iallreduce)
+TG_FIREDUCTION(iscan, MPI_ISCAN, Op::Iscan)
+TG_FIREDUCTION(iexscan, MPI_IEXSCAN, Op::Iexscan)
+TG_FIREDUCTION(ireduce_scatter_block, MPI_IREDUCE_SCATTER_BLOCK, Op::IreduceScatterBlock)
+#undef TG_FIREDUCTION
+TG_FICOLL(ireduce_scatter, MPI_IREDUCE_SCATTER, Op::IreduceScatter,
+          (void* sb, void* rb, Fp rc, Fp t, Fp o, Fp comm, Fp req, Fp e), (sb, rb, rc, t, o, comm, req, e),
+          calls::reduceScatter(s, I(rc), T(t), O(o), C(comm)))
+TG_FICOLL(igather, MPI_IGATHER, Op::Igather,
+          (void* sb, Fp sc, Fp st, void* rb, Fp rc, Fp rt, Fp root, Fp comm, Fp req, Fp e),
+          (sb, sc, st, rb, rc, rt, root, comm, req, e),
+          calls::gather(s, inPlace(sb), *sc, T(st), *rc, T(rt), *root, C(comm)))
+TG_FICOLL(iscatter, MPI_ISCATTER, Op::Iscatter,
+          (void* sb, Fp sc, Fp st, void* rb, Fp rc, Fp rt, Fp root, Fp comm, Fp req, Fp e),
+          (sb, sc, st, rb, rc, rt, root, comm, req, e),
+          calls::scatter(s, *sc, T(st), inPlace(rb), *rc, T(rt), *root, C(comm)))
+TG_FICOLL(igatherv, MPI_IGATHERV, Op::Igatherv,
+          (void* sb, Fp sc, Fp st, void* rb, Fp rc, Fp d, Fp rt, Fp root, Fp comm, Fp req, Fp e),
+          (sb, sc, st, rb, rc, d, rt, root, comm, req, e),
+          calls::gatherv(s, inPlace(sb), *sc, T(st), I(rc), I(d), T(rt), *root, C(comm)))
+TG_FICOLL(iscatterv, MPI_ISCATTERV, Op::Iscatterv,
+          (void* sb, Fp sc, Fp d, Fp st, void* rb, Fp rc, Fp rt, Fp root, Fp comm, Fp req, Fp e),
+          (sb, sc, d, st, rb, rc, rt, root, comm, req, e),
+          calls::scatterv(s, I(sc), I(d), T(st), inPlace(rb), *rc, T(rt), *root, C(comm)))
+TG_FICOLL(iallgather, MPI_IALLGATHER, Op::Iallgather,
+          (void* sb, Fp sc, Fp st, void* rb, Fp rc, Fp rt, Fp comm, Fp req, Fp e), (sb, sc, st, rb, rc, rt, comm, req, e),
+          calls::allToAll(s, inPlace(sb), *sc, T(st), *rc, T(rt), C(comm)))
+TG_FICOLL(ialltoall, MPI_IALLTOALL, Op::Ialltoall,
+          (void* sb, Fp sc, Fp st, void* rb, Fp rc, Fp rt, Fp comm, Fp req, Fp e), (sb, sc, st, rb, rc, rt, comm, req, e),
+          calls::allToAll(s, inPlace(sb), *sc, T(st), *rc, T(rt), C(comm)))
+TG_FICOLL(iallgatherv, MPI_IALLGATHERV, Op::Iallgatherv,
+          (void* sb, Fp sc, Fp st, void* rb, Fp rc, Fp d, Fp rt, Fp comm, Fp req, Fp e),
+          (sb, sc, st, rb, rc, d, rt, comm, req, e),
+          calls::allgatherv(s, inPlace(sb), *sc, T(st), I(rc), I(d), T(rt), C(comm)))
+TG_FICOLL(ialltoallv, MPI_IALLTOALLV, Op::Ialltoallv,
+          (void* sb, Fp sc, Fp sd, Fp st, void* rb, Fp rc, Fp rd, Fp rt, Fp comm, Fp req, Fp e),
+          (sb, sc, sd, st, rb, rc, rd, rt, comm, req, e),
+          calls::alltoallv(s, inPlace(sb), I(sc), I(sd), T(st), I(rc), I(rd), T(rt), C(comm)))
+// MPI_(I)ALLTOALLW: the datatype arrays are Fortran handles, converted one by one.
+namespace {
+thread_local std::vector<MPI_Datatype> t_sendTypes, t_recvTypes;
+const MPI_Datatype* typesF(std::vector<MPI_Datatype>& out, const Fint* types, int n) {
+  out.resize(static_cast<std::size_t>(n > 0 ? n : 1));
+  for (int i = 0; i < n; ++i) out[static_cast<std::size_t>(i)] = PMPI_Type_f2c(types[i]);
+  return out.data();
+}
+void alltoallwF(CallScope& s, void* sb, Fp sc, Fp st, Fp rc, Fp rt, Fp comm) {
+  const int n = s.commSize(C(comm));
+  const bool inPlaceSend = inPlace(sb);
+  calls::alltoallw(s, inPlaceSend, I(sc), inPlaceSend ? nullptr : typesF(t_sendTypes, st, n), I(rc),
+                   typesF(t_recvTypes, rt, n), C(comm));
+}
+}  // namespace
+TG_FICOLL(ialltoallw, MPI_IALLTOALLW, Op::Ialltoallw,
+          (void* sb, Fp sc, Fp sd, Fp st, void* rb, Fp rc, Fp rd, Fp rt, Fp comm, Fp req, Fp e),
+          (sb, sc, sd, st, rb, rc, rd, rt, comm, req, e), alltoallwF(s, sb, sc, st, rc, rt, comm))
+#undef TG_FICOLL
+using AlltoallwF = void (*)(void*, Fint*, Fint*, Fint*, void*, Fint*, Fint*, Fint*, Fint*, Fint*);
+TG_PMPI(alltoallw, AlltoallwF)
+static void alltoallw_impl(void* sb, Fp sc, Fp sd, Fp st, void* rb, Fp rc, Fp rd, Fp rt, Fp comm, Fp e) {
+  run(Op::Alltoallw, [&] { pmpi_alltoallw()(sb, sc, sd, st, rb, rc, rd, rt, comm, e); },
+      [&](CallScope& s) { alltoallwF(s, sb, sc, st, rc, rt, comm); });
+}
+TG_FORTRAN(alltoallw, MPI_ALLTOALLW, (void* sb, Fp sc, Fp sd, Fp st, void* rb, Fp rc, Fp rd, Fp rt, Fp comm, Fp e),
+           (sb, sc, sd, st, rb, rc, rd, rt, comm, e))
+
 // ---- calls tracegen does not model, recorded as opaque events (as the C entry points do,
 // Wrappers.cpp): the name, the communicator where the call has one, the call site. Arguments
 // are passed through untouched (every Fortran argument is an address). Calls with CHARACTER
@@ -810,44 +898,6 @@ static void opaqueF(Op op, const std::function<void()>& call, const Fint* comm, 
 using V = void*;
 
 // MPI-3 operations not modelled yet
-TG_FOPAQUE(alltoallw, MPI_ALLTOALLW, Op::Alltoallw, comm, nullptr,
-           (V s, V sc, V sd, V st, V r, V rc, V rd, V rt, Fint* comm, Fint* e), (s, sc, sd, st, r, rc, rd, rt, comm, e))
-TG_FOPAQUE(ibarrier, MPI_IBARRIER, Op::Ibarrier, comm, req, (Fint * comm, Fint* req, Fint* e), (comm, req, e))
-TG_FOPAQUE(ibcast, MPI_IBCAST, Op::Ibcast, comm, req, (V b, V n, V t, V root, Fint* comm, Fint* req, Fint* e),
-           (b, n, t, root, comm, req, e))
-TG_FOPAQUE(ireduce, MPI_IREDUCE, Op::Ireduce, comm, req, (V s, V r, V n, V t, V o, V root, Fint* comm, Fint* req, Fint* e),
-           (s, r, n, t, o, root, comm, req, e))
-#define TG_FIREDUCE(base, UPPER, OP)                                                                            \
-  TG_FOPAQUE(base, UPPER, OP, comm, req, (V s, V r, V n, V t, V o, Fint* comm, Fint* req, Fint* e), \
-             (s, r, n, t, o, comm, req, e))
-TG_FIREDUCE(iallreduce, MPI_IALLREDUCE, Op::Iallreduce)
-TG_FIREDUCE(iscan, MPI_ISCAN, Op::Iscan)
-TG_FIREDUCE(iexscan, MPI_IEXSCAN, Op::Iexscan)
-TG_FIREDUCE(ireduce_scatter, MPI_IREDUCE_SCATTER, Op::IreduceScatter)
-TG_FIREDUCE(ireduce_scatter_block, MPI_IREDUCE_SCATTER_BLOCK, Op::IreduceScatterBlock)
-#undef TG_FIREDUCE
-TG_FOPAQUE(igather, MPI_IGATHER, Op::Igather, comm, req,
-           (V s, V sc, V st, V r, V rc, V rt, V root, Fint* comm, Fint* req, Fint* e), (s, sc, st, r, rc, rt, root, comm, req, e))
-TG_FOPAQUE(iscatter, MPI_ISCATTER, Op::Iscatter, comm, req,
-           (V s, V sc, V st, V r, V rc, V rt, V root, Fint* comm, Fint* req, Fint* e), (s, sc, st, r, rc, rt, root, comm, req, e))
-TG_FOPAQUE(igatherv, MPI_IGATHERV, Op::Igatherv, comm, req,
-           (V s, V sc, V st, V r, V rc, V d, V rt, V root, Fint* comm, Fint* req, Fint* e),
-           (s, sc, st, r, rc, d, rt, root, comm, req, e))
-TG_FOPAQUE(iscatterv, MPI_ISCATTERV, Op::Iscatterv, comm, req,
-           (V s, V sc, V d, V st, V r, V rc, V rt, V root, Fint* comm, Fint* req, Fint* e),
-           (s, sc, d, st, r, rc, rt, root, comm, req, e))
-TG_FOPAQUE(iallgather, MPI_IALLGATHER, Op::Iallgather, comm, req,
-           (V s, V sc, V st, V r, V rc, V rt, Fint* comm, Fint* req, Fint* e), (s, sc, st, r, rc, rt, comm, req, e))
-TG_FOPAQUE(ialltoall, MPI_IALLTOALL, Op::Ialltoall, comm, req,
-           (V s, V sc, V st, V r, V rc, V rt, Fint* comm, Fint* req, Fint* e), (s, sc, st, r, rc, rt, comm, req, e))
-TG_FOPAQUE(iallgatherv, MPI_IALLGATHERV, Op::Iallgatherv, comm, req,
-           (V s, V sc, V st, V r, V rc, V d, V rt, Fint* comm, Fint* req, Fint* e), (s, sc, st, r, rc, d, rt, comm, req, e))
-TG_FOPAQUE(ialltoallv, MPI_IALLTOALLV, Op::Ialltoallv, comm, req,
-           (V s, V sc, V sd, V st, V r, V rc, V rd, V rt, Fint* comm, Fint* req, Fint* e),
-           (s, sc, sd, st, r, rc, rd, rt, comm, req, e))
-TG_FOPAQUE(ialltoallw, MPI_IALLTOALLW, Op::Ialltoallw, comm, req,
-           (V s, V sc, V sd, V st, V r, V rc, V rd, V rt, Fint* comm, Fint* req, Fint* e),
-           (s, sc, sd, st, r, rc, rd, rt, comm, req, e))
 
 // One-sided communication not modelled (the modelled calls are at the end of the file)
 TG_FOPAQUE(win_post, MPI_WIN_POST, Op::WinPost, nullptr, nullptr, (V g, V a, V w, Fint* e), (g, a, w, e))

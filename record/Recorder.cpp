@@ -653,6 +653,12 @@ void CallScope::counts(Param p, const int* values, int n) {
   t_call.setVector(p, v.data(), v.size());
 }
 
+void CallScope::types(Param p, const MPI_Datatype* values, int n) {
+  std::vector<std::int64_t> v;
+  for (int i = 0; i < n; ++i) v.push_back(rec_->datatypeId(values[i]));
+  t_call.setVector(p, v.data(), v.size());
+}
+
 void CallScope::offsets(const std::int64_t* values, int n) {
   t_call.set(Param::Count, n);
   t_call.setVector(Param::Requests, values, static_cast<std::size_t>(n));

@@ -64,6 +64,7 @@ class CallScope {
   void root(int r) { set(Param::Root, r); }
   void reduceOp(MPI_Op op);
   void counts(Param p, const int* values, int n);
+  void types(Param p, const MPI_Datatype* values, int n);  // MPI_Alltoallw's per-peer datatypes
   void offsets(const std::int64_t* values, int n);  // Requests, with Count = n
   int commSize(MPI_Comm c);
 

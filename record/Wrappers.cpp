@@ -820,6 +820,103 @@ TG_REDUCTION(MPI_Exscan, Op::Exscan)
 TG_REDUCTION(MPI_Reduce_scatter_block, Op::ReduceScatterBlock)
 #undef TG_REDUCTION
 
+// ---- MPI-3 nonblocking collectives (OpKind::ICollective): the parameters of the blocking
+// form, recorded as it records them, and the request they return (a request-creating call,
+// completed by the recorded waits and tests).
+
+namespace {
+template <class F, class R>
+int nonblockingCollective(Op op, MPI_Request* req, F&& call, R&& record) {
+  CallScope s(op);
+  if (!s.active()) return call();
+  s.begin();
+  const int rc = call();
+  s.end();
+  record(s);
+  s.created(*req, req);
+  s.commit();
+  return rc;
+}
+}  // namespace
+
+#define TG_ICOLL(NAME, OP, PARAMS, ARGS, RECORD) \
+  TG_EXPORT int NAME PARAMS {                     \
+    return nonblockingCollective(OP, req, [&] { return P##NAME ARGS; }, [&](CallScope& s) { RECORD; }); \
+  }
+TG_ICOLL(MPI_Ibarrier, Op::Ibarrier, (MPI_Comm comm, MPI_Request* req), (comm, req), calls::barrier(s, comm))
+TG_ICOLL(MPI_Ibcast, Op::Ibcast, (void* b, int n, MPI_Datatype t, int root, MPI_Comm comm, MPI_Request* req),
+         (b, n, t, root, comm, req), calls::bcast(s, n, t, root, comm))
+TG_ICOLL(MPI_Ireduce, Op::Ireduce,
+         (const void* sb, void* rb, int n, MPI_Datatype t, MPI_Op op, int root, MPI_Comm comm, MPI_Request* req),
+         (sb, rb, n, t, op, root, comm, req), calls::reduce(s, n, t, op, comm); s.root(root))
+TG_ICOLL(MPI_Iallreduce, Op::Iallreduce,
+         (const void* sb, void* rb, int n, MPI_Datatype t, MPI_Op op, MPI_Comm comm, MPI_Request* req),
+         (sb, rb, n, t, op, comm, req), calls::reduce(s, n, t, op, comm))
+TG_ICOLL(MPI_Iscan, Op::Iscan, (const void* sb, void* rb, int n, MPI_Datatype t, MPI_Op op, MPI_Comm comm, MPI_Request* req),
+         (sb, rb, n, t, op, comm, req), calls::reduce(s, n, t, op, comm))
+TG_ICOLL(MPI_Iexscan, Op::Iexscan,
+         (const void* sb, void* rb, int n, MPI_Datatype t, MPI_Op op, MPI_Comm comm, MPI_Request* req),
+         (sb, rb, n, t, op, comm, req), calls::reduce(s, n, t, op, comm))
+TG_ICOLL(MPI_Ireduce_scatter_block, Op::IreduceScatterBlock,
+         (const void* sb, void* rb, int n, MPI_Datatype t, MPI_Op op, MPI_Comm comm, MPI_Request* req),
+         (sb, rb, n, t, op, comm, req), calls::reduce(s, n, t, op, comm))
+TG_ICOLL(MPI_Ireduce_scatter, Op::IreduceScatter,
+         (const void* sb, void* rb, const int rc[], MPI_Datatype t, MPI_Op op, MPI_Comm comm, MPI_Request* req),
+         (sb, rb, rc, t, op, comm, req), calls::reduceScatter(s, rc, t, op, comm))
+TG_ICOLL(MPI_Igather, Op::Igather,
+         (const void* sb, int sc, MPI_Datatype st, void* rb, int rc, MPI_Datatype rt, int root, MPI_Comm comm,
+          MPI_Request* req),
+         (sb, sc, st, rb, rc, rt, root, comm, req), calls::gather(s, sb == MPI_IN_PLACE, sc, st, rc, rt, root, comm))
+TG_ICOLL(MPI_Iscatter, Op::Iscatter,
+         (const void* sb, int sc, MPI_Datatype st, void* rb, int rc, MPI_Datatype rt, int root, MPI_Comm comm,
+          MPI_Request* req),
+         (sb, sc, st, rb, rc, rt, root, comm, req), calls::scatter(s, sc, st, rb == MPI_IN_PLACE, rc, rt, root, comm))
+TG_ICOLL(MPI_Igatherv, Op::Igatherv,
+         (const void* sb, int sc, MPI_Datatype st, void* rb, const int rc[], const int d[], MPI_Datatype rt, int root,
+          MPI_Comm comm, MPI_Request* req),
+         (sb, sc, st, rb, rc, d, rt, root, comm, req),
+         calls::gatherv(s, sb == MPI_IN_PLACE, sc, st, rc, d, rt, root, comm))
+TG_ICOLL(MPI_Iscatterv, Op::Iscatterv,
+         (const void* sb, const int sc[], const int d[], MPI_Datatype st, void* rb, int rc, MPI_Datatype rt, int root,
+          MPI_Comm comm, MPI_Request* req),
+         (sb, sc, d, st, rb, rc, rt, root, comm, req),
+         calls::scatterv(s, sc, d, st, rb == MPI_IN_PLACE, rc, rt, root, comm))
+TG_ICOLL(MPI_Iallgather, Op::Iallgather,
+         (const void* sb, int sc, MPI_Datatype st, void* rb, int rc, MPI_Datatype rt, MPI_Comm comm, MPI_Request* req),
+         (sb, sc, st, rb, rc, rt, comm, req), calls::allToAll(s, sb == MPI_IN_PLACE, sc, st, rc, rt, comm))
+TG_ICOLL(MPI_Ialltoall, Op::Ialltoall,
+         (const void* sb, int sc, MPI_Datatype st, void* rb, int rc, MPI_Datatype rt, MPI_Comm comm, MPI_Request* req),
+         (sb, sc, st, rb, rc, rt, comm, req), calls::allToAll(s, sb == MPI_IN_PLACE, sc, st, rc, rt, comm))
+TG_ICOLL(MPI_Iallgatherv, Op::Iallgatherv,
+         (const void* sb, int sc, MPI_Datatype st, void* rb, const int rc[], const int d[], MPI_Datatype rt,
+          MPI_Comm comm, MPI_Request* req),
+         (sb, sc, st, rb, rc, d, rt, comm, req), calls::allgatherv(s, sb == MPI_IN_PLACE, sc, st, rc, d, rt, comm))
+TG_ICOLL(MPI_Ialltoallv, Op::Ialltoallv,
+         (const void* sb, const int sc[], const int sd[], MPI_Datatype st, void* rb, const int rc[], const int rd[],
+          MPI_Datatype rt, MPI_Comm comm, MPI_Request* req),
+         (sb, sc, sd, st, rb, rc, rd, rt, comm, req),
+         calls::alltoallv(s, sb == MPI_IN_PLACE, sc, sd, st, rc, rd, rt, comm))
+TG_ICOLL(MPI_Ialltoallw, Op::Ialltoallw,
+         (const void* sb, const int sc[], const int sd[], const MPI_Datatype st[], void* rb, const int rc[],
+          const int rd[], const MPI_Datatype rt[], MPI_Comm comm, MPI_Request* req),
+         (sb, sc, sd, st, rb, rc, rd, rt, comm, req), calls::alltoallw(s, sb == MPI_IN_PLACE, sc, st, rc, rt, comm))
+#undef TG_ICOLL
+
+// MPI_Alltoallw: per-peer counts and datatypes.
+TG_EXPORT int MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
+                            void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
+                            MPI_Comm comm) {
+  CallScope s(Op::Alltoallw);
+  if (!s.active())
+    return PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+  s.begin();
+  const int rc = PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+  s.end();
+  calls::alltoallw(s, sendbuf == MPI_IN_PLACE, sendcounts, sendtypes, recvcounts, recvtypes, comm);
+  s.commit();
+  return rc;
+}
+
 // ---- calls tracegen does not model, recorded as opaque events (OpKind::Opaque,
 // OpaqueRequest): the name, the communicator where the call has one, the call site and the
 // times, so that nothing the application does passes silently (docs/recording.md, "Opaque
@@ -847,65 +944,6 @@ int opaqueCall(Op op, MPI_Comm comm, MPI_Request* req, F&& call) {
 #define TG_NOREQ nullptr
 
 // MPI-3 operations not modelled yet
-TG_OPAQUE(MPI_Alltoallw, Op::Alltoallw, comm, TG_NOREQ,
-          (const void* s, const int sc[], const int sd[], const MPI_Datatype st[], void* r, const int rc[], const int rd[],
-           const MPI_Datatype rt[], MPI_Comm comm),
-          (s, sc, sd, st, r, rc, rd, rt, comm))
-TG_OPAQUE(MPI_Ibarrier, Op::Ibarrier, comm, req, (MPI_Comm comm, MPI_Request* req), (comm, req))
-TG_OPAQUE(MPI_Ibcast, Op::Ibcast, comm, req, (void* b, int n, MPI_Datatype t, int root, MPI_Comm comm, MPI_Request* req),
-          (b, n, t, root, comm, req))
-TG_OPAQUE(MPI_Ireduce, Op::Ireduce, comm, req,
-          (const void* s, void* r, int n, MPI_Datatype t, MPI_Op op, int root, MPI_Comm comm, MPI_Request* req),
-          (s, r, n, t, op, root, comm, req))
-TG_OPAQUE(MPI_Iallreduce, Op::Iallreduce, comm, req,
-          (const void* s, void* r, int n, MPI_Datatype t, MPI_Op op, MPI_Comm comm, MPI_Request* req),
-          (s, r, n, t, op, comm, req))
-TG_OPAQUE(MPI_Iscan, Op::Iscan, comm, req,
-          (const void* s, void* r, int n, MPI_Datatype t, MPI_Op op, MPI_Comm comm, MPI_Request* req),
-          (s, r, n, t, op, comm, req))
-TG_OPAQUE(MPI_Iexscan, Op::Iexscan, comm, req,
-          (const void* s, void* r, int n, MPI_Datatype t, MPI_Op op, MPI_Comm comm, MPI_Request* req),
-          (s, r, n, t, op, comm, req))
-TG_OPAQUE(MPI_Ireduce_scatter_block, Op::IreduceScatterBlock, comm, req,
-          (const void* s, void* r, int n, MPI_Datatype t, MPI_Op op, MPI_Comm comm, MPI_Request* req),
-          (s, r, n, t, op, comm, req))
-TG_OPAQUE(MPI_Ireduce_scatter, Op::IreduceScatter, comm, req,
-          (const void* s, void* r, const int rc[], MPI_Datatype t, MPI_Op op, MPI_Comm comm, MPI_Request* req),
-          (s, r, rc, t, op, comm, req))
-TG_OPAQUE(MPI_Igather, Op::Igather, comm, req,
-          (const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, int root, MPI_Comm comm,
-           MPI_Request* req),
-          (s, sc, st, r, rc, rt, root, comm, req))
-TG_OPAQUE(MPI_Iscatter, Op::Iscatter, comm, req,
-          (const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, int root, MPI_Comm comm,
-           MPI_Request* req),
-          (s, sc, st, r, rc, rt, root, comm, req))
-TG_OPAQUE(MPI_Igatherv, Op::Igatherv, comm, req,
-          (const void* s, int sc, MPI_Datatype st, void* r, const int rc[], const int d[], MPI_Datatype rt, int root,
-           MPI_Comm comm, MPI_Request* req),
-          (s, sc, st, r, rc, d, rt, root, comm, req))
-TG_OPAQUE(MPI_Iscatterv, Op::Iscatterv, comm, req,
-          (const void* s, const int sc[], const int d[], MPI_Datatype st, void* r, int rc, MPI_Datatype rt, int root,
-           MPI_Comm comm, MPI_Request* req),
-          (s, sc, d, st, r, rc, rt, root, comm, req))
-TG_OPAQUE(MPI_Iallgather, Op::Iallgather, comm, req,
-          (const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, MPI_Comm comm, MPI_Request* req),
-          (s, sc, st, r, rc, rt, comm, req))
-TG_OPAQUE(MPI_Ialltoall, Op::Ialltoall, comm, req,
-          (const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, MPI_Comm comm, MPI_Request* req),
-          (s, sc, st, r, rc, rt, comm, req))
-TG_OPAQUE(MPI_Iallgatherv, Op::Iallgatherv, comm, req,
-          (const void* s, int sc, MPI_Datatype st, void* r, const int rc[], const int d[], MPI_Datatype rt, MPI_Comm comm,
-           MPI_Request* req),
-          (s, sc, st, r, rc, d, rt, comm, req))
-TG_OPAQUE(MPI_Ialltoallv, Op::Ialltoallv, comm, req,
-          (const void* s, const int sc[], const int sd[], MPI_Datatype st, void* r, const int rc[], const int rd[],
-           MPI_Datatype rt, MPI_Comm comm, MPI_Request* req),
-          (s, sc, sd, st, r, rc, rd, rt, comm, req))
-TG_OPAQUE(MPI_Ialltoallw, Op::Ialltoallw, comm, req,
-          (const void* s, const int sc[], const int sd[], const MPI_Datatype st[], void* r, const int rc[], const int rd[],
-           const MPI_Datatype rt[], MPI_Comm comm, MPI_Request* req),
-          (s, sc, sd, st, r, rc, rd, rt, comm, req))
 
 // One-sided communication: the calls tracegen does not model (the modelled ones are at the end
 // of the file, with the window constructors, which number the windows)

@@ -33,7 +33,7 @@
   X(Comm_split) X(Comm_dup) X(Comm_create) X(Comm_free) X(Comm_group) X(Group_incl) X(Group_excl)               \
   X(Group_range_incl) X(Group_range_excl) X(Group_union) X(Group_intersection) X(Group_difference) X(Group_free)  \
   X(Exscan) X(Reduce_scatter_block) X(Win_create) X(Win_fence) X(Put) X(Win_free) X(Ibarrier)                    \
-  TG_TOPOLOGY_OPS(X) TG_ONESIDED_OPS(X) TG_FILE_OPS(X) TG_PERSISTENT_OPS(X)
+  TG_TOPOLOGY_OPS(X) TG_ONESIDED_OPS(X) TG_FILE_OPS(X) TG_PERSISTENT_OPS(X) TG_NBC_OPS(X)
 /* One-sided communication (with MPI_Win_create, MPI_Win_fence, MPI_Put, MPI_Win_free above), and
  * the one-sided calls that stay opaque events (samples/apps/opaque.c). */
 #define TG_ONESIDED_OPS(X)                                                                                         \
@@ -48,6 +48,12 @@
 #define TG_PERSISTENT_OPS(X) X(Send_init) X(Recv_init) X(Start) X(Startall) X(Request_free) TG_MATCHED_OPS(X)
 /* Matched probes: MPI_Mrecv/MPI_Imrecv receive the probed message (none for MPI_MESSAGE_NO_PROC). */
 #define TG_MATCHED_OPS(X) X(Mprobe) X(Improbe) X(Mrecv) X(Imrecv)
+/* MPI-3 nonblocking collectives (MPI_Ibarrier is with the opaque calls above) and
+ * MPI_Alltoallw, counted from C and Fortran. Collectives count calls, no bytes. */
+#define TG_NBC_OPS(X)                                                                                              \
+  X(Ibcast) X(Ireduce) X(Iallreduce) X(Igather) X(Igatherv) X(Iscatter) X(Iscatterv) X(Iallgather)              \
+  X(Iallgatherv) X(Ialltoall) X(Ialltoallv) X(Ireduce_scatter) X(Ireduce_scatter_block) X(Iscan) X(Iexscan)      \
+  X(Alltoallw) X(Ialltoallw)
 /* Topology constructors (and MPI-3's other communicator constructors). */
 #define TG_TOPOLOGY_OPS(X)                                                                                         \
   X(Cart_create) X(Cart_sub) X(Graph_create) X(Dist_graph_create) X(Dist_graph_create_adjacent)                   \
@@ -669,6 +675,54 @@ TG_F_PLAIN(mpi_alltoall, MPI_ALLTOALL, OP_Alltoall, fallgather, (void* s, F* sc,
            (s, sc, st, r, rc, rt, m, e))
 TG_F_PLAIN(mpi_alltoallv, MPI_ALLTOALLV, OP_Alltoallv, falltoallv,
            (void* s, F* sc, F* sd, F* st, void* r, F* rc, F* rd, F* rt, F* m, F* e), (s, sc, sd, st, r, rc, rd, rt, m, e))
+/* MPI-3 nonblocking collectives (Fortran): the blocking form's arguments and the request. */
+typedef void (*fibcast)(void*, F*, F*, F*, F*, F*, F*);
+typedef void (*fireduce)(void*, void*, F*, F*, F*, F*, F*, F*, F*);
+typedef void (*fiallreduce)(void*, void*, F*, F*, F*, F*, F*, F*);
+typedef void (*figather)(void*, F*, F*, void*, F*, F*, F*, F*, F*, F*);
+typedef void (*fiallgather)(void*, F*, F*, void*, F*, F*, F*, F*, F*);
+typedef void (*figatherv)(void*, F*, F*, void*, F*, F*, F*, F*, F*, F*, F*);
+typedef void (*fiscatterv)(void*, F*, F*, F*, void*, F*, F*, F*, F*, F*, F*);
+typedef void (*fiallgatherv)(void*, F*, F*, void*, F*, F*, F*, F*, F*, F*);
+typedef void (*fialltoallv)(void*, F*, F*, F*, void*, F*, F*, F*, F*, F*, F*);
+TG_F_PLAIN(mpi_ibarrier, MPI_IBARRIER, OP_Ibarrier, f3, (F * m, F* q, F* e), (m, q, e))
+TG_F_PLAIN(mpi_ibcast, MPI_IBCAST, OP_Ibcast, fibcast, (void* b, F* c, F* t, F* r, F* m, F* q, F* e), (b, c, t, r, m, q, e))
+TG_F_PLAIN(mpi_ireduce, MPI_IREDUCE, OP_Ireduce, fireduce,
+           (void* s, void* r, F* c, F* t, F* o, F* rt, F* m, F* q, F* e), (s, r, c, t, o, rt, m, q, e))
+TG_F_PLAIN(mpi_iallreduce, MPI_IALLREDUCE, OP_Iallreduce, fiallreduce,
+           (void* s, void* r, F* c, F* t, F* o, F* m, F* q, F* e), (s, r, c, t, o, m, q, e))
+TG_F_PLAIN(mpi_iscan, MPI_ISCAN, OP_Iscan, fiallreduce, (void* s, void* r, F* c, F* t, F* o, F* m, F* q, F* e),
+           (s, r, c, t, o, m, q, e))
+TG_F_PLAIN(mpi_iexscan, MPI_IEXSCAN, OP_Iexscan, fiallreduce, (void* s, void* r, F* c, F* t, F* o, F* m, F* q, F* e),
+           (s, r, c, t, o, m, q, e))
+TG_F_PLAIN(mpi_ireduce_scatter_block, MPI_IREDUCE_SCATTER_BLOCK, OP_Ireduce_scatter_block, fiallreduce,
+           (void* s, void* r, F* c, F* t, F* o, F* m, F* q, F* e), (s, r, c, t, o, m, q, e))
+TG_F_PLAIN(mpi_ireduce_scatter, MPI_IREDUCE_SCATTER, OP_Ireduce_scatter, fiallreduce,
+           (void* s, void* r, F* c, F* t, F* o, F* m, F* q, F* e), (s, r, c, t, o, m, q, e))
+TG_F_PLAIN(mpi_igather, MPI_IGATHER, OP_Igather, figather,
+           (void* s, F* sc, F* st, void* r, F* rc, F* rt, F* ro, F* m, F* q, F* e), (s, sc, st, r, rc, rt, ro, m, q, e))
+TG_F_PLAIN(mpi_iscatter, MPI_ISCATTER, OP_Iscatter, figather,
+           (void* s, F* sc, F* st, void* r, F* rc, F* rt, F* ro, F* m, F* q, F* e), (s, sc, st, r, rc, rt, ro, m, q, e))
+TG_F_PLAIN(mpi_iallgather, MPI_IALLGATHER, OP_Iallgather, fiallgather,
+           (void* s, F* sc, F* st, void* r, F* rc, F* rt, F* m, F* q, F* e), (s, sc, st, r, rc, rt, m, q, e))
+TG_F_PLAIN(mpi_ialltoall, MPI_IALLTOALL, OP_Ialltoall, fiallgather,
+           (void* s, F* sc, F* st, void* r, F* rc, F* rt, F* m, F* q, F* e), (s, sc, st, r, rc, rt, m, q, e))
+TG_F_PLAIN(mpi_igatherv, MPI_IGATHERV, OP_Igatherv, figatherv,
+           (void* s, F* sc, F* st, void* r, F* rc, F* d, F* rt, F* ro, F* m, F* q, F* e),
+           (s, sc, st, r, rc, d, rt, ro, m, q, e))
+TG_F_PLAIN(mpi_iscatterv, MPI_ISCATTERV, OP_Iscatterv, fiscatterv,
+           (void* s, F* sc, F* d, F* st, void* r, F* rc, F* rt, F* ro, F* m, F* q, F* e),
+           (s, sc, d, st, r, rc, rt, ro, m, q, e))
+TG_F_PLAIN(mpi_iallgatherv, MPI_IALLGATHERV, OP_Iallgatherv, fiallgatherv,
+           (void* s, F* sc, F* st, void* r, F* rc, F* d, F* rt, F* m, F* q, F* e), (s, sc, st, r, rc, d, rt, m, q, e))
+TG_F_PLAIN(mpi_ialltoallv, MPI_IALLTOALLV, OP_Ialltoallv, fialltoallv,
+           (void* s, F* sc, F* sd, F* st, void* r, F* rc, F* rd, F* rt, F* m, F* q, F* e),
+           (s, sc, sd, st, r, rc, rd, rt, m, q, e))
+TG_F_PLAIN(mpi_ialltoallw, MPI_IALLTOALLW, OP_Ialltoallw, fialltoallv,
+           (void* s, F* sc, F* sd, F* st, void* r, F* rc, F* rd, F* rt, F* m, F* q, F* e),
+           (s, sc, sd, st, r, rc, rd, rt, m, q, e))
+TG_F_PLAIN(mpi_alltoallw, MPI_ALLTOALLW, OP_Alltoallw, falltoallv,
+           (void* s, F* sc, F* sd, F* st, void* r, F* rc, F* rd, F* rt, F* m, F* e), (s, sc, sd, st, r, rc, rd, rt, m, e))
 TG_F_PLAIN(mpi_comm_split, MPI_COMM_SPLIT, OP_Comm_split, f5, (F * m, F* c, F* k, F* n, F* e), (m, c, k, n, e))
 TG_F_PLAIN(mpi_comm_dup, MPI_COMM_DUP, OP_Comm_dup, f3, (F * m, F* n, F* e), (m, n, e))
 TG_F_PLAIN(mpi_comm_create, MPI_COMM_CREATE, OP_Comm_create, f4, (F * m, F* g, F* n, F* e), (m, g, n, e))
@@ -875,4 +929,77 @@ TG_C_FILE_WRITE_AT(File_write_at_all)
 EXPORT int MPI_Ibarrier(MPI_Comm comm, MPI_Request* req) {
   count_op(OP_Ibarrier);
   return PMPI_Ibarrier(comm, req);
+}
+
+/* ---- MPI-3 nonblocking collectives (C) */
+EXPORT int MPI_Ibcast(void* b, int n, MPI_Datatype t, int root, MPI_Comm comm, MPI_Request* req) {
+  count_op(OP_Ibcast);
+  return PMPI_Ibcast(b, n, t, root, comm, req);
+}
+EXPORT int MPI_Ireduce(const void* s, void* r, int n, MPI_Datatype t, MPI_Op o, int root, MPI_Comm comm, MPI_Request* req) {
+  count_op(OP_Ireduce);
+  return PMPI_Ireduce(s, r, n, t, o, root, comm, req);
+}
+#define TG_NBC_REDUCTION(NAME)                                                                                     \
+  EXPORT int MPI_##NAME(const void* s, void* r, int n, MPI_Datatype t, MPI_Op o, MPI_Comm comm, MPI_Request* req) { \
+    count_op(OP_##NAME);                                                                                           \
+    return PMPI_##NAME(s, r, n, t, o, comm, req);                                                                  \
+  }
+TG_NBC_REDUCTION(Iallreduce)
+TG_NBC_REDUCTION(Iscan)
+TG_NBC_REDUCTION(Iexscan)
+TG_NBC_REDUCTION(Ireduce_scatter_block)
+#undef TG_NBC_REDUCTION
+EXPORT int MPI_Ireduce_scatter(const void* s, void* r, const int rc[], MPI_Datatype t, MPI_Op o, MPI_Comm comm,
+                               MPI_Request* req) {
+  count_op(OP_Ireduce_scatter);
+  return PMPI_Ireduce_scatter(s, r, rc, t, o, comm, req);
+}
+#define TG_NBC_ROOTED(NAME)                                                                                        \
+  EXPORT int MPI_##NAME(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, int root,        \
+                        MPI_Comm comm, MPI_Request* req) {                                                         \
+    count_op(OP_##NAME);                                                                                           \
+    return PMPI_##NAME(s, sc, st, r, rc, rt, root, comm, req);                                                     \
+  }
+TG_NBC_ROOTED(Igather)
+TG_NBC_ROOTED(Iscatter)
+#undef TG_NBC_ROOTED
+#define TG_NBC_ALL(NAME)                                                                                           \
+  EXPORT int MPI_##NAME(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, MPI_Comm comm,   \
+                        MPI_Request* req) {                                                                        \
+    count_op(OP_##NAME);                                                                                           \
+    return PMPI_##NAME(s, sc, st, r, rc, rt, comm, req);                                                           \
+  }
+TG_NBC_ALL(Iallgather)
+TG_NBC_ALL(Ialltoall)
+#undef TG_NBC_ALL
+EXPORT int MPI_Igatherv(const void* s, int sc, MPI_Datatype st, void* r, const int rc[], const int d[], MPI_Datatype rt,
+                        int root, MPI_Comm comm, MPI_Request* req) {
+  count_op(OP_Igatherv);
+  return PMPI_Igatherv(s, sc, st, r, rc, d, rt, root, comm, req);
+}
+EXPORT int MPI_Iscatterv(const void* s, const int sc[], const int d[], MPI_Datatype st, void* r, int rc, MPI_Datatype rt,
+                         int root, MPI_Comm comm, MPI_Request* req) {
+  count_op(OP_Iscatterv);
+  return PMPI_Iscatterv(s, sc, d, st, r, rc, rt, root, comm, req);
+}
+EXPORT int MPI_Iallgatherv(const void* s, int sc, MPI_Datatype st, void* r, const int rc[], const int d[], MPI_Datatype rt,
+                           MPI_Comm comm, MPI_Request* req) {
+  count_op(OP_Iallgatherv);
+  return PMPI_Iallgatherv(s, sc, st, r, rc, d, rt, comm, req);
+}
+EXPORT int MPI_Ialltoallv(const void* s, const int sc[], const int sd[], MPI_Datatype st, void* r, const int rc[],
+                          const int rd[], MPI_Datatype rt, MPI_Comm comm, MPI_Request* req) {
+  count_op(OP_Ialltoallv);
+  return PMPI_Ialltoallv(s, sc, sd, st, r, rc, rd, rt, comm, req);
+}
+EXPORT int MPI_Alltoallw(const void* s, const int sc[], const int sd[], const MPI_Datatype st[], void* r, const int rc[],
+                         const int rd[], const MPI_Datatype rt[], MPI_Comm comm) {
+  count_op(OP_Alltoallw);
+  return PMPI_Alltoallw(s, sc, sd, st, r, rc, rd, rt, comm);
+}
+EXPORT int MPI_Ialltoallw(const void* s, const int sc[], const int sd[], const MPI_Datatype st[], void* r, const int rc[],
+                          const int rd[], const MPI_Datatype rt[], MPI_Comm comm, MPI_Request* req) {
+  count_op(OP_Ialltoallw);
+  return PMPI_Ialltoallw(s, sc, sd, st, r, rc, rd, rt, comm, req);
 }
