@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# End-to-end test of `tracegen extrapolate` (docs/extrapolation.md) with real MPI runs.
+#
+#   extrapolate.sh TRACEGEN RECORDER APPS_DIR [APP...]
+#
+# Each sample application is recorded at three small rank counts, extrapolated to larger ones
+# (up to 64 ranks), and the extrapolated trace is compared with a real recording at each target
+# rank count by `tracegen compare`: identical calls and bytes on every rank, or the test fails.
+# One extrapolated trace is also turned into a C benchmark (compiled with -Wall -Wextra -Werror),
+# run under the recorder at the target scale and compared in turn. And a structure no model
+# explains (two different applications given as one) is refused with status 2 and a
+# `file:line: error:`.
+#
+#   stencil2d       2-D halo, not periodic     inputs 9 (3x3), 12 (3x4), 16 (4x4)   targets 24, 64
+#   stencil_strong  2-D, fixed global grid     inputs 9, 12, 16                     targets 20, 36
+#   ring            1-D periodic, P-1 steps    inputs 4, 6, 8                       targets 16, 32
+#   halo3d          3-D 7-point halo           inputs 18 (2x3x3), 27, 36 (3x3x4)    targets 48, 64
+set -uo pipefail
+tracegen=$1 recorder=$2 apps=$3
+shift 3
+selected=("$@")
+[ ${#selected[@]} -eq 0 ] && selected=(ring stencil2d stencil_strong halo3d)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 TRACEGEN_QUIET=1
+failures=0 passed=0
+
+args_of() {
+  case $1 in
+    stencil2d) echo "10 16" ;;
+    stencil_strong) echo "10 240" ;;
+    ring) echo "5 64" ;;
+    halo3d) echo "5 6" ;;
+  esac
+}
+inputs_of() {
+  case $1 in
+    stencil2d | stencil_strong) echo "9 12 16" ;;
+    ring) echo "4 6 8" ;;
+    halo3d) echo "18 27 36" ;;
+  esac
+}
+targets_of() {
+  case $1 in
+    stencil2d) echo "24 64" ;;
+    stencil_strong) echo "20 36" ;;
+    ring) echo "16 32" ;;
+    halo3d) echo "48 64" ;;
+  esac
+}
+
+record() {  # record NP OUTPUT PROGRAM ARGS...
+  local np=$1 out=$2 prog=$3
+  shift 3
+  if ! timeout 600 mpiexec --oversubscribe -n "$np" env LD_PRELOAD="$recorder" TRACEGEN_OUTPUT="$out" \
+      TRACEGEN_COMPRESS=0 "$prog" "$@" >"$work/stdout" 2>"$work/stderr"; then
+    echo "FAIL: $(basename "$prog") on $np ranks"
+    cat "$work/stdout" "$work/stderr"
+    return 1
+  fi
+  [ -s "$out" ] || { echo "FAIL: no trace from $(basename "$prog") on $np ranks"; return 1; }
+}
+
+check() {  # check NAME COMMAND...: counts a pass or a failure
+  local name=$1
+  shift
+  if "$@" >"$work/out" 2>&1; then
+    passed=$((passed + 1))
+    echo "ok: $name"
+  else
+    failures=$((failures + 1))
+    echo "FAIL: $name"
+    cat "$work/out"
+  fi
+}
+
+for app in "${selected[@]}"; do
+  read -r -a a <<<"$(args_of "$app")"
+  ins=()
+  for np in $(inputs_of "$app"); do
+    record "$np" "$work/$app-$np.tgt" "$apps/$app" "${a[@]}" || { failures=$((failures + 1)); continue 2; }
+    ins+=("$work/$app-$np.tgt")
+  done
+  for np in $(targets_of "$app"); do
+    check "$app: extrapolate to $np ranks" "$tracegen" extrapolate "${ins[@]}" --ranks "$np" -o "$work/$app-x$np.tgt" --explain
+    cat "$work/out"
+    record "$np" "$work/$app-real$np.tgt" "$apps/$app" "${a[@]}" || { failures=$((failures + 1)); continue; }
+    check "$app: extrapolated = recorded at $np ranks (calls and bytes on every rank)" \
+      "$tracegen" compare "$work/$app-x$np.tgt" "$work/$app-real$np.tgt"
+  done
+done
+
+# The extrapolated stencil2d trace as a benchmark: generated, compiled, run under the recorder
+# at 24 ranks, and its calls and bytes compared with the extrapolated trace.
+if [ -s "$work/stencil2d-x24.tgt" ]; then
+  check "stencil2d: benchmark generated from the 24-rank extrapolation" \
+    "$tracegen" "$work/stencil2d-x24.tgt" -o "$work/bench24.c"
+  check "stencil2d: benchmark compiles with -Wall -Wextra -Werror" \
+    mpicc -std=c11 -O2 -Wall -Wextra -Werror -o "$work/bench24" "$work/bench24.c"
+  if [ -x "$work/bench24" ] && record 24 "$work/bench24.tgt" "$work/bench24" --compute-scale 100; then
+    check "stencil2d: benchmark at 24 ranks = extrapolated trace" \
+      "$tracegen" compare "$work/stencil2d-x24.tgt" "$work/bench24.tgt"
+  else
+    failures=$((failures + 1))
+  fi
+fi
+
+# Different applications given as one: the first event that differs, at its line, status 2.
+if [ -s "$work/ring-4.tgt" ] && [ -s "$work/stencil2d-9.tgt" ]; then
+  "$tracegen" extrapolate "$work/ring-4.tgt" "$work/stencil2d-9.tgt" --ranks 16 -o "$work/bad.tgt" >"$work/out" 2>&1
+  rc=$?
+  if [ $rc -eq 2 ] && grep -q "stencil2d-9.tgt:[0-9]*: error: event .* corresponds to event" "$work/out"; then
+    passed=$((passed + 1))
+    echo "ok: mismatched structure refused"
+  else
+    failures=$((failures + 1))
+    echo "FAIL: mismatched structure: status $rc"
+    cat "$work/out"
+  fi
+fi
+
+echo "$passed passed, $failures failed"
+[ $failures -eq 0 ]
