@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <set>
 #include <tuple>
 
@@ -24,6 +25,9 @@ struct Attempt {
 };
 
 enum class SlotKind { Numeric, Identifier, Peer };
+
+// The mean relative error at the held-back scales up to which a fitted time model is taken.
+constexpr double kTimeTolerance = 0.25;
 
 struct SlotDesc {
   std::string name;  // "count", "loop 0 iter"
@@ -212,6 +216,40 @@ class Extrapolator {
     return v;
   }
 
+  // Whether the lists have one length, after reducing scalar lists to their period (the values
+  // are consumed cyclically, so [5 5] is [5]).
+  static bool equalLengths(std::vector<std::pair<std::size_t, Values>>& obs, const SlotDesc& slot) {
+    auto same = [&] {
+      for (const auto& [i, v] : obs)
+        if (v.size() != obs.front().second.size()) return false;
+      return true;
+    };
+    if (same()) return true;
+    if (slot.vector) return false;
+    for (auto& [i, v] : obs) v = period(v);
+    return same();
+  }
+
+  // Scalar lists of different lengths repeated to their least common multiple (at most
+  // kMaxExpanded), which cyclic consumption leaves equivalent: [80] and [80 60] become [80 80]
+  // and [80 60] (a corner rank's two messages, equal on a square grid).
+  static bool expandCyclic(std::vector<std::pair<std::size_t, Values>>& obs, const SlotDesc& slot) {
+    constexpr std::size_t kMaxExpanded = 1024;
+    if (slot.vector) return false;
+    std::size_t l = 1;
+    for (const auto& [i, v] : obs) {
+      if (v.empty()) return false;
+      l = std::lcm(l, v.size());
+      if (l > kMaxExpanded) return false;
+    }
+    for (auto& [i, v] : obs) {
+      Values e(l);
+      for (std::size_t k = 0; k < l; ++k) e[k] = v[k % v.size()];
+      v = std::move(e);
+    }
+    return true;
+  }
+
   static std::string listStr(const Values& v) {
     if (v.size() > 8)
       return fmt::format("[{} ... {}] ({} values)", fmt::join(v.begin(), v.begin() + 4, " "), v.back(), v.size());
@@ -292,14 +330,14 @@ class Extrapolator {
   // Numeric lists of one class (or of all, pooled) over the inputs: element by element, or as a
   // progression where the length changes.
   Values fitList(std::vector<std::pair<std::size_t, Values>> obs, const SlotDesc& slot, const std::string& cls, int cl) {
-    bool sameLength = true;
-    for (const auto& [i, v] : obs) sameLength = sameLength && v.size() == obs.front().second.size();
-    if (!sameLength && !slot.vector) {
-      for (auto& [i, v] : obs) v = period(v);
-      sameLength = true;
-      for (const auto& [i, v] : obs) sameLength = sameLength && v.size() == obs.front().second.size();
+    if (!equalLengths(obs, slot)) {
+      bool progressions = true;
+      for (const auto& [i, v] : obs) {
+        progressions = progressions && v.size() >= 2;
+        for (std::size_t k = 2; k < v.size() && progressions; ++k) progressions = v[k] - v[k - 1] == v[1] - v[0];
+      }
+      if (progressions || !expandCyclic(obs, slot)) return fitProgression(obs, slot.name, cls, cl);
     }
-    if (!sameLength) return fitProgression(obs, slot.name, cls, cl);
     Values out;
     for (std::size_t k = 0; k < obs.front().second.size(); ++k) {
       std::vector<std::pair<std::size_t, std::int64_t>> e;
@@ -362,14 +400,7 @@ class Extrapolator {
   // else fitted as signed offsets.
   Values fitPeers(std::vector<std::pair<std::size_t, Values>> obs, const SlotDesc& slot, int cls) {
     const std::string cname = className(dims_, cls);
-    bool sameLength = true;
-    for (const auto& [i, v] : obs) sameLength = sameLength && v.size() == obs.front().second.size();
-    if (!sameLength && !slot.vector) {
-      for (auto& [i, v] : obs) v = period(v);
-      sameLength = true;
-      for (const auto& [i, v] : obs) sameLength = sameLength && v.size() == obs.front().second.size();
-    }
-    if (!sameLength) {
+    if (!equalLengths(obs, slot) && !expandCyclic(obs, slot)) {
       std::string lens;
       for (const auto& [j, w] : obs) lens += fmt::format("{}{} at {}", lens.empty() ? "" : ", ", listStr(w), at(j));
       throw error(obs.back().first, fmt::format("{} of class {}: its peers change in number with scale ({}): the structure "
@@ -491,7 +522,10 @@ class Extrapolator {
         }
       }
     }
-    // Group the classes with equal lists.
+    // Group the classes with equal lists (scalar lists reduced to their period).
+    if (!slot.vector)
+      for (auto& p : predicted)
+        if (p) p = period(*p);
     std::vector<ValueGroup> out;
     for (int c = 0; c < nc; ++c) {
       const auto cu = static_cast<std::size_t>(c);
@@ -605,11 +639,14 @@ class Extrapolator {
       const RealFit f = fitReal(o, vars_);
       double mean = f.model ? f.model->at(target_.scale()) : 0;
       std::string model = f.model ? f.model->str() : "none";
-      if (!f.model || !std::isfinite(mean) || mean < 0) {
+      // A model is taken only where it predicted the held-back scales within kTimeTolerance;
+      // noisy times (MPI waits on an oversubscribed machine) keep the inputs' mean.
+      if (!f.model || !std::isfinite(mean) || mean < 0 || f.crossValidationError > kTimeTolerance) {
         double sum = 0;
         for (const auto& x : o) sum += x.value;
         mean = sum / static_cast<double>(o.size());
-        model = fmt::format("mean of the inputs ({} gave {:.4g})", model, f.model ? f.model->at(target_.scale()) : 0.0);
+        model = fmt::format("mean of the inputs ({} gave {:.4g}, cross-validation error {:.0f}%)", model,
+                            f.model ? f.model->at(target_.scale()) : 0.0, 100 * f.crossValidationError);
       }
       const auto [li, lh] = obs.back();
       const auto n = std::max<std::int64_t>(
