@@ -126,7 +126,7 @@ class Extrapolator {
 
     for (std::size_t k = 0; k < first.events.size(); ++k) {
       eventIndex_ = k;
-      Event e = extrapolateEvent(k);
+      Event e = extrapolateEvent();
       if (e.ranks.empty()) {
         ++res_.stats["events dropped (no class of the target executes them)"];
         continue;
@@ -555,15 +555,8 @@ class Extrapolator {
     }
   }
 
-  Event extrapolateEvent(std::size_t k) {
+  Event extrapolateEvent() {
     const Event& e0 = event(0);
-    for (std::size_t i = 1; i < in_.size(); ++i) {
-      const Event& e = event(i);
-      if (e.op != e0.op || in_[i].trace.siteName(e.site) != in_[0].trace.siteName(e0.site))
-        throw error(i, fmt::format("it is event {} {} at {} in {} ({}): the events differ from the {}-th on, and the structure "
-                                   "changes with scale in a way no model explains",
-                                   e0.id, opName(e0.op), in_[0].trace.siteName(e0.site), in_[0].file, at(0), k + 1));
-    }
     Event out;
     out.id = e0.id;
     out.op = e0.op;
@@ -712,29 +705,32 @@ ExtrapolateResult extrapolate(const std::vector<ExtrapolateInput>& inputs, const
                          fmt::format("communicator {} ({}): extrapolating communicators other than MPI_COMM_WORLD and "
                                      "MPI_COMM_SELF is not supported yet",
                                      c.id, c.kind));
-    if (i.trace.events.size() != inputs.front().trace.events.size()) {
-      // Report the first event that differs (or the end of the shorter trace).
-      const auto& a = inputs.front().trace.events;
-      const auto& b = i.trace.events;
-      std::size_t k = 0;
-      while (k < a.size() && k < b.size() && a[k].op == b[k].op &&
-             inputs.front().trace.siteName(a[k].site) == i.trace.siteName(b[k].site))
-        ++k;
-      const std::string other = k < a.size() ? fmt::format("event {} {} at {} of {}", a[k].id, opName(a[k].op),
-                                                           inputs.front().trace.siteName(a[k].site), inputs.front().file)
-                                             : fmt::format("the end of {}", inputs.front().file);
-      if (k < b.size())
-        throw InputError(i.file, b[k].line,
-                         fmt::format("event {} {} at {} corresponds to {}: the events differ from the {}-th on ({} events at "
-                                     "{} ranks, {} at {}), and the structure changes with scale in a way no model explains",
-                                     b[k].id, opName(b[k].op), i.trace.siteName(b[k].site), other, k + 1, b.size(),
-                                     i.trace.numRanks, a.size(), inputs.front().trace.numRanks));
-      throw InputError(i.file, 0,
-                       fmt::format("the trace ends where {} has {}: {} events at {} ranks, {} at {}; the structure changes "
-                                   "with scale in a way no model explains",
-                                   inputs.front().file, other, b.size(), i.trace.numRanks, a.size(),
-                                   inputs.front().trace.numRanks));
-    }
+    // Correspondence: the same events, by operation and call site, in the same order.
+    const auto& a = inputs.front().trace.events;
+    const auto& b = i.trace.events;
+    std::size_t k = 0;
+    while (k < a.size() && k < b.size() && a[k].op == b[k].op &&
+           inputs.front().trace.siteName(a[k].site) == i.trace.siteName(b[k].site))
+      ++k;
+    if (k == a.size() && k == b.size()) continue;
+    const std::string other = k < a.size() ? fmt::format("event {} {} at {} of {}", a[k].id, opName(a[k].op),
+                                                         inputs.front().trace.siteName(a[k].site), inputs.front().file)
+                                           : fmt::format("the end of {}", inputs.front().file);
+    const std::string counts = fmt::format("{} events at {} ranks, {} at {}", b.size(), i.trace.numRanks, a.size(),
+                                           inputs.front().trace.numRanks);
+    if (k < b.size())
+      throw InputError(i.file, b[k].line,
+                       fmt::format("event {} {} at {} corresponds to {}{}: the traces differ from event number {} on "
+                                   "({}); the structure changes with scale in a way no model explains",
+                                   b[k].id, opName(b[k].op), i.trace.siteName(b[k].site), other,
+                                   k >= a.size()                ? ""
+                                   : a[k].op != b[k].op         ? " (another operation)"
+                                                                : " (another call site)",
+                                   k + 1, counts));
+    throw InputError(i.file, 0,
+                     fmt::format("the trace ends where {} has {} ({}); the structure changes with scale in a way no "
+                                 "model explains",
+                                 inputs.front().file, other, counts));
   }
   if (options.ranks < 1 && !options.grid)
     throw InputError("extrapolate", 0, "give the target rank count (--ranks P)");

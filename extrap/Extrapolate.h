@@ -7,7 +7,8 @@
 //     order); the first event that differs is an error at its line.
 //  2. Topology: 1-D, then 2-D, then 3-D grids (extents as MPI_Dims_create chooses them, or
 //     --grid) are tried; the first under which every rank group of every input is a union of
-//     position classes (extrap/Topology.h) and every parameter fits is taken.
+//     position classes (extrap/Topology.h) is taken; if its fits fail, the next such one is
+//     tried, and the first one's error is reported.
 //  3. Per event and per class: whether the class executes the event, its loop trip counts and
 //     body lengths, and every parameter's value list, each a function of scale. Relative peers
 //     become grid directions (+1, -px, +px*py, with wrap-around where the grid is periodic),
@@ -15,8 +16,9 @@
 //     fitted exactly (ScalingModel's fitExact): first one model for all classes, when every
 //     class has the same values at each input, else one model per class. Lists whose length
 //     changes with scale must be arithmetic progressions (a tag per step of a loop of P-1
-//     steps): their start, step and length are fitted. Compute and MPI times are fitted by
-//     least squares (fitReal) per event and predecessor site.
+//     steps): their start, step and length are fitted; other lists of different lengths are
+//     repeated cyclically to one length (values are consumed cyclically). Compute and MPI times
+//     are fitted by least squares (fitReal) per event and predecessor site.
 //  4. The target trace takes per slot the classes with equal predicted values as one group
 //     (a union of blocks), and is checked by the verifier like any trace read from a file.
 // A value no model explains, a class no input shows, or a choice the inputs do not settle is
