@@ -174,9 +174,9 @@ class Extrapolator {
         if (cr.empty() || !g.ranks.intersects(cr)) continue;
         ++res_.stats["class checks"];
         if (!cr.isSubsetOf(g.ranks))
-          throw error(i, fmt::format("the ranks {} of its {} are not a union of position classes of the {} grid at {}: "
+          throw error(i, fmt::format("the ranks {} of its {} are not a union of position classes of the {}-D grid at {}: "
                                      "they hold part of class {}",
-                                     g.ranks.str(), what, grids_[i].str(), at(i), className(dims_, c)));
+                                     g.ranks.str(), what, dims_, at(i), className(dims_, c)));
         out[static_cast<std::size_t>(c)] = g.values;
       }
     }
