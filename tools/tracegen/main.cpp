@@ -28,7 +28,8 @@ int main(int argc, char** argv) {
       "Input formats: ScalaTrace 2 text traces and tracegen's own format (docs/trace-format.md).");
   // `tracegen TRACE -o OUT` is `tracegen generate TRACE -o OUT`.
   std::vector<std::string> args(argv + 1, argv + argc);
-  const std::vector<std::string> commands = {"generate", "inspect", "convert", "lower", "compare", "extrapolate",
+  const std::vector<std::string> commands = {"generate", "inspect", "convert", "lower", "compare",
+                                             "extrapolate",
                                              "--help", "-h", "--help-all", "--version"};
   if (!args.empty() && std::find(commands.begin(), commands.end(), args[0]) == commands.end())
     args.insert(args.begin(), "generate");
