@@ -6,8 +6,9 @@
 # Each sample application is recorded at three small rank counts, extrapolated to larger ones
 # (up to 64 ranks), and the extrapolated trace is compared with a real recording at each target
 # rank count by `tracegen compare`: identical calls and bytes on every rank, or the test fails.
-# One extrapolated trace is also turned into a C benchmark (compiled with -Wall -Wextra -Werror),
-# run under the recorder at the target scale and compared in turn. And a structure no model
+# Every extrapolated trace is turned into a C benchmark (compiled with -Wall -Wextra -Werror, and
+# against MPICH's header when TRACEGEN_MPICH_INCLUDE is set) and a coNCePTuaL one; the stencil2d
+# benchmark at 24 ranks is run under the recorder and compared with the trace in turn. And a structure no model
 # explains (two different applications given as one) is refused with status 2 and a
 # `file:line: error:`.
 #
@@ -94,6 +95,15 @@ for app in "${selected[@]}"; do
     record "$np" "$work/$app-real$np.tgt" "$apps/$app" "${a[@]}" || { failures=$((failures + 1)); continue; }
     check "$app: extrapolated = recorded at $np ranks (calls and bytes on every rank)" \
       "$tracegen" compare "$work/$app-x$np.tgt" "$work/$app-real$np.tgt"
+    # Every command takes the extrapolated trace as it is: both backends generate from it.
+    check "$app: C and coNCePTuaL benchmarks generated at $np ranks" \
+      bash -c '"$1" "$2" -o "$3.c" && "$1" "$2" -o "$3.ncptl" && mpicc -std=c11 -O2 -Wall -Wextra -Werror -c -o "$3.o" "$3.c"' \
+      _ "$tracegen" "$work/$app-x$np.tgt" "$work/$app-bench$np"
+    if [ -n "${TRACEGEN_MPICH_INCLUDE:-}" ] && [ -s "$work/$app-bench$np.c" ]; then
+      check "$app: generated C at $np ranks compiles with MPICH's header" \
+        cc -std=c11 -Wall -Wextra -Werror -O2 -c -o "$work/$app-bench$np.mpich.o" -I"$TRACEGEN_MPICH_INCLUDE" \
+        "$work/$app-bench$np.c"
+    fi
   done
 done
 
