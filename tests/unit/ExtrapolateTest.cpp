@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 
 #include "bench/SyntheticStencil.h"
 #include "extrap/Extrapolate.h"
@@ -15,6 +16,8 @@
 
 namespace tracegen::extrap {
 namespace {
+
+using Values = std::vector<std::int64_t>;
 
 // A ring: every rank sends to rank+1 and receives from rank-1 (P-1 steps, tag = step), then a
 // barrier; `count` elements per message.
@@ -58,6 +61,69 @@ void expectSameCalls(const Trace& a, const Trace& b) {
     EXPECT_EQ(sa.perRank[r].bytesSent, sb.perRank[r].bytesSent) << "rank " << r;
     EXPECT_EQ(sa.perRank[r].bytesReceived, sb.perRank[r].bytesReceived) << "rank " << r;
   }
+}
+
+// A halo exchange on a grid, built per rank as a recorder would cluster it: every rank posts
+// one MPI_Irecv per existing neighbour (west, east, south, north, down, up; one call site, a
+// loop of as many iterations) and completes them with one MPI_Waitall. Ranks with the same
+// peers form one group.
+Trace haloTrace(const Grid& g, bool periodic) {
+  Trace t;
+  const Rank p = g.size();
+  t.numRanks = p;
+  t.origin = "hand-written";
+  t.comms = standardCommunicators(p);
+  t.datatypes = {{10, "MPI_DOUBLE", 8}};
+  std::map<Values, std::vector<Rank>> bySources;
+  for (Rank r = 0; r < p; ++r) {
+    const auto c = g.coords(r);
+    Values sources;
+    for (int d = 0; d < g.dims; ++d)
+      for (int s : {-1, 1}) {
+        auto n = c;
+        const auto du = static_cast<std::size_t>(d);
+        n[du] += s;
+        if (n[du] < 0 || n[du] >= g.ext[du]) {
+          if (!periodic) continue;
+          n[du] = (n[du] + g.ext[du]) % g.ext[du];
+        }
+        sources.push_back((g.rankOf(n) - r + p) % p);
+      }
+    bySources[sources].push_back(r);
+  }
+  auto add = [&](Op op, std::string_view site) -> Event& {
+    Event e;
+    e.id = static_cast<std::int64_t>(t.events.size());
+    e.op = op;
+    e.site = t.internSite(site);
+    e.ranks = RankList::all(p);
+    t.events.push_back(e);
+    return t.events.back();
+  };
+  add(Op::Init, "halo.c:1");
+  std::vector<ValueGroup> iter, sources, counts, requests;
+  for (const auto& [list, ranks] : bySources) {
+    const RankList rl = RankList::fromSorted(ranks);
+    const auto k = static_cast<std::int64_t>(list.size());
+    iter.push_back({rl, {k}});
+    sources.push_back({rl, list});
+    counts.push_back({rl, {k}});
+    Values req;
+    for (std::int64_t i = 0; i < k; ++i) req.push_back(kLatestRequest - k + 1 + i);
+    requests.push_back({rl, req});
+  }
+  Event& recv = add(Op::Irecv, "halo.c:2");
+  recv.loops.push_back(LoopLevel{iter, {{RankList::all(p), {1}}}});
+  recv.setParam(Param::Comm, {{RankList::all(p), {kCommWorld}}});
+  recv.setParam(Param::Count, {{RankList::all(p), {64}}});
+  recv.setParam(Param::Datatype, {{RankList::all(p), {10}}});
+  recv.setParam(Param::Source, sources, true);
+  recv.setParam(Param::Tag, {{RankList::all(p), {7}}});
+  Event& wait = add(Op::Waitall, "halo.c:3");
+  wait.setParam(Param::Count, counts);
+  wait.setParam(Param::Requests, requests);
+  add(Op::Finalize, "halo.c:4");
+  return t;
 }
 
 TEST(ExtrapolateTopology, DefaultGridsAreBalancedWithXSmallest) {
@@ -128,6 +194,31 @@ TEST(Extrapolate, StencilTwoDimensionalMatchesTheTraceAtTheTarget) {
   const std::string large = tracegenText(extrapolate(in, ExtrapolateOptions{1 << 20, {}}).trace);
   EXPECT_EQ(std::count(small.begin(), small.end(), '\n'), std::count(large.begin(), large.end(), '\n'));
   EXPECT_EQ(std::count(small.begin(), small.end(), '<'), std::count(large.begin(), large.end(), '<'));
+}
+
+TEST(Extrapolate, ThreeDimensionalHaloFollowsTheClassesOfTheCube) {
+  std::vector<ExtrapolateInput> in;
+  for (Rank p : {18, 27, 36}) in.push_back({fmt::format("halo{}.tgt", p), haloTrace(defaultGrid(p, 3), false)});
+  const ExtrapolateResult r = extrapolate(in, ExtrapolateOptions{64, {}});
+  EXPECT_EQ(r.target.str(), "4x4x4");
+  EXPECT_FALSE(r.periodic[0] || r.periodic[1] || r.periodic[2]);
+  verifyStructure(r.trace, "out");
+  expectSameCalls(r.trace, haloTrace(defaultGrid(64, 3), false));
+  // One group of sources per class: the 27 positions of the cube.
+  EXPECT_EQ(r.trace.events[1].param(Param::Source)->groups.size(), 27U);
+  // 1-D and 2-D were tried and rejected first.
+  ASSERT_GE(r.explanation.size(), 2U);
+  EXPECT_NE(r.explanation[0].find("1-D grid rejected"), std::string::npos);
+  EXPECT_NE(r.explanation[1].find("2-D grid rejected"), std::string::npos);
+}
+
+TEST(Extrapolate, PeriodicTorusIsFoundFromWrappingPeers) {
+  std::vector<ExtrapolateInput> in;
+  for (Rank p : {9, 12, 16}) in.push_back({fmt::format("torus{}.tgt", p), haloTrace(defaultGrid(p, 2), true)});
+  const ExtrapolateResult r = extrapolate(in, ExtrapolateOptions{0, Grid{2, {6, 10, 1}}});
+  EXPECT_TRUE(r.periodic[0] && r.periodic[1]);
+  EXPECT_NE(r.summary().find("periodic in xy"), std::string::npos) << r.summary();
+  expectSameCalls(r.trace, haloTrace(Grid{2, {6, 10, 1}}, true));
 }
 
 TEST(Extrapolate, CorrespondenceErrorNamesTheFirstEventThatDiffers) {
