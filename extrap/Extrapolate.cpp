@@ -68,12 +68,9 @@ class Extrapolator {
         throw InputError(in_[i].file, 0,
                          fmt::format("{} ranks make a {}-D grid of {}, with an extent below 2", in_[i].trace.numRanks,
                                      dims_, grids_[i].str()));
-    if (!valid(target_))
-      throw InputError("extrapolate", 0, fmt::format("the target grid {} has an extent below 2", target_.str()));
     classes_.assign(in_.size(), {});
     for (std::size_t i = 0; i < in_.size(); ++i)
       for (int c = 0; c < nc; ++c) classes_[i].push_back(classRanks(grids_[i], c));
-    for (int c = 0; c < nc; ++c) targetClasses_.push_back(classRanks(target_, c));
     progress_ = 0;
   }
 
@@ -97,6 +94,11 @@ class Extrapolator {
 
   ExtrapolateResult run() {
     const int nc = classCount(dims_);
+    if (!valid(target_))
+      throw InputError("extrapolate", 0,
+                       fmt::format("{} ranks make a {}-D grid of {}, with an extent below 2", target_.size(), dims_,
+                                   target_.str()));
+    for (int c = 0; c < nc; ++c) targetClasses_.push_back(classRanks(target_, c));
     // Every class of the target must be shown by some input.
     for (int c = 0; c < nc; ++c) {
       if (targetClasses_[c].empty()) continue;
