@@ -424,6 +424,11 @@ class Extrapolator {
         out.push_back(obs.front().second[k]);
         continue;
       }
+      for (const auto& [i, v] : obs)
+        if (v[k] < 0)
+          throw error(i, fmt::format("{} of class {} is {} at {} but not at every scale: the structure changes with scale "
+                                     "in a way no model explains",
+                                     what, cname, v[k] == kAnySource ? "MPI_ANY_SOURCE" : "MPI_PROC_NULL", at(i)));
       if (allDirections && common) {
         const std::int64_t v = storedAtTarget(*common, cls);
         ++res_.stats["peers as grid directions"];
