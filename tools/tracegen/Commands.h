@@ -39,6 +39,7 @@ void registerConvertCommand(CLI::App& app, CommandAction& run);
 void registerLowerCommand(CLI::App& app, CommandAction& run);
 void registerCompareCommand(CLI::App& app, CommandAction& run);
 void registerGenerateCommand(CLI::App& app, CommandAction& run, std::string commandLine);
+void registerExtrapolateCommand(CLI::App& app, CommandAction& run);
 
 int runCompare(const std::string& a, const std::string& b, std::ostream& out);
 

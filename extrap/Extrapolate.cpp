@@ -1,0 +1,779 @@
+#include "extrap/Extrapolate.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <set>
+#include <tuple>
+
+#include "ir/Diagnostics.h"
+
+namespace tracegen::extrap {
+
+namespace {
+
+using Values = std::vector<std::int64_t>;
+using ClassValues = std::vector<std::optional<Values>>;  // per class; empty: not in the slot
+
+// A failure while trying one topology: the error and how far the attempt got, so that the
+// error of the attempt that got furthest is the one reported.
+struct Attempt {
+  InputError error;
+  int progress;
+};
+
+enum class SlotKind { Numeric, Identifier, Peer };
+
+// The mean relative error at the held-back scales up to which a fitted time model is taken.
+constexpr double kTimeTolerance = 0.25;
+
+struct SlotDesc {
+  std::string name;  // "count", "loop 0 iter"
+  SlotKind kind = SlotKind::Numeric;
+  bool relative = false;
+  bool vector = false;
+};
+
+class Extrapolator {
+ public:
+  Extrapolator(const std::vector<ExtrapolateInput>& in, const ExtrapolateOptions& opts, int dims)
+      : in_(in), dims_(dims) {
+    for (const auto& i : in) grids_.push_back(defaultGrid(i.trace.numRanks, dims));
+    target_ = opts.grid ? *opts.grid : defaultGrid(opts.ranks, dims);
+    for (int d = 0; d < dims; ++d) vars_.push_back(static_cast<ScaleVar>(d + 1));
+    vars_.push_back(ScaleVar::P);
+    if (dims == 1) vars_ = {ScaleVar::P};
+    for (Rank p = 2; p <= 128; ++p) {
+      const Grid g = defaultGrid(p, dims);
+      if (valid(g)) probes_.push_back(g.scale());
+    }
+  }
+
+  static bool valid(const Grid& g) {
+    for (int d = 0; d < g.dims; ++d)
+      if (g.ext[static_cast<std::size_t>(d)] < 2) return false;
+    return true;
+  }
+
+  int progress() const { return progress_; }
+
+  // Builds the classes of every grid; throws when a grid has an extent below 2.
+  void prepare() {
+    const int nc = classCount(dims_);
+    progress_ = -1;
+    for (std::size_t i = 0; i < in_.size(); ++i)
+      if (!valid(grids_[i]))
+        throw InputError(in_[i].file, 0,
+                         fmt::format("{} ranks make a {}-D grid of {}, with an extent below 2", in_[i].trace.numRanks,
+                                     dims_, grids_[i].str()));
+    classes_.assign(in_.size(), {});
+    for (std::size_t i = 0; i < in_.size(); ++i)
+      for (int c = 0; c < nc; ++c) classes_[i].push_back(classRanks(grids_[i], c));
+    progress_ = 0;
+  }
+
+  // Whether every rank group of every input is a union of position classes of its grid.
+  void checkClasses() {
+    for (std::size_t k = 0; k < in_.front().trace.events.size(); ++k) {
+      eventIndex_ = k;
+      for (std::size_t i = 0; i < in_.size(); ++i) {
+        const Event& e = event(i);
+        perClass(i, {{e.ranks, {}}}, "ranks");
+        for (std::size_t l = 0; l < e.loops.size(); ++l) {
+          perClass(i, e.loops[l].iter, fmt::format("loop {} iter", l));
+          perClass(i, e.loops[l].mem, fmt::format("loop {} mem", l));
+        }
+        for (const ParamValues& pv : e.params)
+          if (pv.param != Param::Failed && pv.param != Param::Matched) perClass(i, pv.groups, std::string(paramName(pv.param)));
+      }
+      progress_ = static_cast<int>(k) + 1;
+    }
+  }
+
+  ExtrapolateResult run() {
+    const int nc = classCount(dims_);
+    if (!valid(target_))
+      throw InputError("extrapolate", 0,
+                       fmt::format("{} ranks make a {}-D grid of {}, with an extent below 2", target_.size(), dims_,
+                                   target_.str()));
+    for (int c = 0; c < nc; ++c) targetClasses_.push_back(classRanks(target_, c));
+    // Every class of the target must be shown by some input.
+    for (int c = 0; c < nc; ++c) {
+      if (targetClasses_[c].empty()) continue;
+      bool shown = false;
+      for (std::size_t i = 0; i < in_.size(); ++i) shown = shown || !classes_[i][c].empty();
+      if (!shown)
+        throw InputError(in_.back().file, 0,
+                         fmt::format("no input shows the ranks of class {} of the {} grid{}", className(dims_, c),
+                                     target_.str(), settleHint(c)));
+    }
+
+    res_.target = target_;
+    res_.inputGrids = grids_;
+    Trace& out = res_.trace;
+    const Trace& first = in_.front().trace;
+    out.numRanks = target_.size();
+    out.origin = "tracegen-extrapolate";
+    out.worldPeers = first.worldPeers;
+    out.comms = standardCommunicators(out.numRanks);
+    for (const auto& i : in_)
+      for (const Datatype& dt : i.trace.datatypes)
+        if (!out.datatype(dt.id)) out.datatypes.push_back(dt);
+    std::int64_t targetClasses = 0;
+    for (const auto& c : targetClasses_) targetClasses += c.empty() ? 0 : 1;
+    res_.stats["classes"] = targetClasses;
+    res_.stats["inputs"] = static_cast<std::int64_t>(in_.size());
+
+    for (std::size_t k = 0; k < first.events.size(); ++k) {
+      eventIndex_ = k;
+      Event e = extrapolateEvent();
+      if (e.ranks.empty()) {
+        ++res_.stats["events dropped (no class of the target executes them)"];
+        continue;
+      }
+      out.events.push_back(std::move(e));
+      progress_ = static_cast<int>(k) + 1;
+    }
+    res_.stats["events"] = static_cast<std::int64_t>(out.events.size());
+    for (auto& [key, classes] : explained_) {
+      res_.explanation.push_back(key + (classes.empty() ? "" : " [" + fmt::format("{}", fmt::join(classes, "; ")) + "]"));
+    }
+    return std::move(res_);
+  }
+
+ private:
+  const Event& event(std::size_t i) const { return in_[i].trace.events[eventIndex_]; }
+
+  std::string describe(std::size_t i) const {
+    const Event& e = event(i);
+    return fmt::format("event {} {} at {}", e.id, opName(e.op), in_[i].trace.siteName(e.site));
+  }
+
+  InputError error(std::size_t i, const std::string& message) const {
+    return InputError(in_[i].file, event(i).line, describe(i) + ": " + message);
+  }
+
+  std::string at(std::size_t i) const { return fmt::format("P={} ({})", grids_[i].size(), grids_[i].str()); }
+  std::string atTarget() const { return fmt::format("P={} ({})", target_.size(), target_.str()); }
+
+  std::string settleHint(int cls) const {
+    std::vector<Rank> have;
+    for (const auto& i : in_) have.push_back(i.trace.numRanks);
+    if (auto g = smallestGridWith(dims_, cls, 4096, have))
+      return fmt::format("; a recording at P={} ({}) would show it", g->size(), g->str());
+    return "";
+  }
+
+  // The rank groups of one slot of an input, per class of that input's grid.
+  ClassValues perClass(std::size_t i, const std::vector<ValueGroup>& groups, const std::string& what) {
+    const int nc = classCount(dims_);
+    ClassValues out(static_cast<std::size_t>(nc));
+    for (const ValueGroup& g : groups) {
+      for (int c = 0; c < nc; ++c) {
+        const RankList& cr = classes_[i][static_cast<std::size_t>(c)];
+        if (cr.empty() || !g.ranks.intersects(cr)) continue;
+        ++res_.stats["class checks"];
+        if (!cr.isSubsetOf(g.ranks))
+          throw error(i, fmt::format("the ranks {} of its {} are not a union of position classes of the {}-D grid at {}: "
+                                     "they hold part of class {}",
+                                     g.ranks.str(), what, dims_, at(i), className(dims_, c)));
+        out[static_cast<std::size_t>(c)] = g.values;
+      }
+    }
+    return out;
+  }
+
+  // Which classes of the target execute the event, consistent over the inputs that show them.
+  std::vector<bool> membership() {
+    const int nc = classCount(dims_);
+    std::vector<ClassValues> per;
+    for (std::size_t i = 0; i < in_.size(); ++i) per.push_back(perClass(i, {{event(i).ranks, {}}}, "ranks"));
+    std::vector<bool> member(static_cast<std::size_t>(nc), false);
+    for (int c = 0; c < nc; ++c) {
+      const auto cu = static_cast<std::size_t>(c);
+      if (targetClasses_[cu].empty()) continue;
+      std::optional<std::size_t> seen;
+      for (std::size_t i = 0; i < in_.size(); ++i) {
+        if (classes_[i][cu].empty()) continue;
+        if (seen && per[*seen][cu].has_value() != per[i][cu].has_value())
+          throw error(i, fmt::format("the ranks of class {} execute it at {} but not at {}: the structure changes "
+                                     "with scale in a way no model explains",
+                                     className(dims_, c), per[i][cu] ? at(i) : at(*seen), per[i][cu] ? at(*seen) : at(i)));
+        seen = i;
+      }
+      member[cu] = seen && per[*seen][cu].has_value();
+    }
+    return member;
+  }
+
+  static Values period(const Values& v) {
+    for (std::size_t p = 1; p < v.size(); ++p) {
+      if (v.size() % p != 0) continue;
+      bool ok = true;
+      for (std::size_t k = p; k < v.size() && ok; ++k) ok = v[k] == v[k % p];
+      if (ok) return Values(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(p));
+    }
+    return v;
+  }
+
+  // Whether the lists have one length, after reducing scalar lists to their period (the values
+  // are consumed cyclically, so [5 5] is [5]).
+  static bool equalLengths(std::vector<std::pair<std::size_t, Values>>& obs, const SlotDesc& slot) {
+    auto same = [&] {
+      for (const auto& [i, v] : obs)
+        if (v.size() != obs.front().second.size()) return false;
+      return true;
+    };
+    if (same()) return true;
+    if (slot.vector) return false;
+    for (auto& [i, v] : obs) v = period(v);
+    return same();
+  }
+
+  // Scalar lists of different lengths repeated to their least common multiple (at most
+  // kMaxExpanded), which cyclic consumption leaves equivalent: [80] and [80 60] become [80 80]
+  // and [80 60] (a corner rank's two messages, equal on a square grid).
+  static bool expandCyclic(std::vector<std::pair<std::size_t, Values>>& obs, const SlotDesc& slot) {
+    constexpr std::size_t kMaxExpanded = 1024;
+    if (slot.vector) return false;
+    std::size_t l = 1;
+    for (const auto& [i, v] : obs) {
+      if (v.empty()) return false;
+      l = std::lcm(l, v.size());
+      if (l > kMaxExpanded) return false;
+    }
+    for (auto& [i, v] : obs) {
+      Values e(l);
+      for (std::size_t k = 0; k < l; ++k) e[k] = v[k % v.size()];
+      v = std::move(e);
+    }
+    return true;
+  }
+
+  static std::string listStr(const Values& v) {
+    if (v.size() > 8)
+      return fmt::format("[{} ... {}] ({} values)", fmt::join(v.begin(), v.begin() + 4, " "), v.back(), v.size());
+    return fmt::format("[{}]", fmt::join(v, " "));
+  }
+
+  void explain(const std::string& key, const std::string& cls) {
+    for (auto& [k, classes] : explained_)
+      if (k == key) {
+        if (!cls.empty()) classes.push_back(cls);
+        return;
+      }
+    explained_.push_back({key, cls.empty() ? std::vector<std::string>{} : std::vector<std::string>{cls}});
+  }
+
+  // Fits one integer over the inputs `obs` (input index, value) and gives its value at the target.
+  std::int64_t fitOne(const std::vector<std::pair<std::size_t, std::int64_t>>& obs, const std::string& what,
+                      const std::string& cls, int cl) {
+    std::vector<Observation<std::int64_t>> o;
+    for (auto [i, v] : obs) o.push_back({grids_[i].scale(), v});
+    std::string seen;
+    for (auto [i, v] : obs) seen += fmt::format("{}{} at {}", seen.empty() ? "" : ", ", v, at(i));
+    const std::size_t last = obs.back().first;
+    if (obs.size() < 2)
+      throw error(last, fmt::format("{}{}: its value {} is seen at one scale only and differs between classes{}", what,
+                                    cls.empty() ? "" : " of class " + cls, seen, cl >= 0 ? settleHint(cl) : ""));
+    const ExactFit f = fitExact(o, vars_, target_.scale(), probes_);
+    if (!f.model)
+      throw error(last, fmt::format("{}{}: no model fits its values ({}); tried {}", what,
+                                    cls.empty() ? "" : " of class " + cls, seen, fmt::join(f.tried, ", ")));
+    const auto v = f.model->at(target_.scale());
+    if (!f.rivals.empty()) {
+      const auto rv = f.rivals.front().at(target_.scale());
+      throw error(last, fmt::format("{}{}: the inputs ({}) do not decide between {} ({} at {}) and {} ({} at {}){}", what,
+                                    cls.empty() ? "" : " of class " + cls, seen, f.model->str(),
+                                    v ? v->str() : "no value", atTarget(), f.rivals.front().str(),
+                                    rv ? rv->str() : "no value", atTarget(),
+                                    f.settle ? fmt::format("; a recording at {} would", f.settle->str()) : ""));
+    }
+    if (!v || !v->isInteger())
+      throw error(last, fmt::format("{}: the model {} fitted to {} has no integer value at {}{}", what, f.model->str(), seen,
+                                    atTarget(), f.model->term.domain().empty() ? "" : " (it needs " + f.model->term.domain() + ")"));
+    ++res_.stats[f.model->c1.num == 0 || f.model->term.isOne() ? "constant models" : "scaling models"];
+    if (!(f.model->c1.num == 0 || f.model->term.isOne()))
+      explain(fmt::format("{} {}: {} -> {} = {} at {}", describe(0), what, seen, f.model->str(), v->num, atTarget()), cls);
+    return v->num;
+  }
+
+  // A list whose length changes with scale, as an arithmetic progression.
+  Values fitProgression(const std::vector<std::pair<std::size_t, Values>>& obs, const std::string& what,
+                        const std::string& cls, int cl) {
+    std::vector<std::pair<std::size_t, std::int64_t>> starts, steps, lengths;
+    for (const auto& [i, v] : obs) {
+      bool ap = v.size() >= 2;
+      for (std::size_t k = 2; k < v.size() && ap; ++k) ap = v[k] - v[k - 1] == v[1] - v[0];
+      if (!ap) {
+        std::string lens;
+        for (const auto& [j, w] : obs) lens += fmt::format("{}{} at {}", lens.empty() ? "" : ", ", listStr(w), at(j));
+        throw error(i, fmt::format("{}{}: its value list changes length with scale ({}) and is no arithmetic progression: "
+                                   "the structure changes with scale in a way no model explains",
+                                   what, cls.empty() ? "" : " of class " + cls, lens));
+      }
+      starts.push_back({i, v[0]});
+      steps.push_back({i, v[1] - v[0]});
+      lengths.push_back({i, static_cast<std::int64_t>(v.size())});
+    }
+    const std::int64_t s = fitOne(starts, what + " (first value)", cls, cl);
+    const std::int64_t d = fitOne(steps, what + " (step)", cls, cl);
+    const std::int64_t n = fitOne(lengths, what + " (number of values)", cls, cl);
+    if (n < 1 || n > (std::int64_t{1} << 22))
+      throw error(obs.back().first, fmt::format("{}: {} values at {}", what, n, atTarget()));
+    ++res_.stats["progressions"];
+    Values out(static_cast<std::size_t>(n));
+    for (std::int64_t k = 0; k < n; ++k) out[static_cast<std::size_t>(k)] = s + k * d;
+    return out;
+  }
+
+  // Numeric lists of one class (or of all, pooled) over the inputs: element by element, or as a
+  // progression where the length changes.
+  Values fitList(std::vector<std::pair<std::size_t, Values>> obs, const SlotDesc& slot, const std::string& cls, int cl) {
+    if (!equalLengths(obs, slot)) {
+      bool progressions = true;
+      for (const auto& [i, v] : obs) {
+        progressions = progressions && v.size() >= 2;
+        for (std::size_t k = 2; k < v.size() && progressions; ++k) progressions = v[k] - v[k - 1] == v[1] - v[0];
+      }
+      if (progressions || !expandCyclic(obs, slot)) return fitProgression(obs, slot.name, cls, cl);
+    }
+    Values out;
+    for (std::size_t k = 0; k < obs.front().second.size(); ++k) {
+      std::vector<std::pair<std::size_t, std::int64_t>> e;
+      for (const auto& [i, v] : obs) e.push_back({i, v[k]});
+      const std::string what = obs.front().second.size() == 1 ? slot.name : fmt::format("{} value {}", slot.name, k + 1);
+      out.push_back(fitOne(e, what, cls, cl));
+    }
+    return out;
+  }
+
+  // A relative peer as a grid direction: per dimension -1, 0 or +1, and whether it wraps.
+  struct Direction {
+    std::array<int, 3> d{0, 0, 0};
+    std::array<bool, 3> wrap{false, false, false};
+    bool operator==(const Direction&) const = default;
+  };
+
+  std::optional<Direction> direction(const Grid& g, int cls, std::int64_t stored) const {
+    if (stored < 0 || stored >= g.size()) return std::nullopt;
+    std::optional<Direction> found;
+    for (Rank rep : {classFirst(g, cls), classLast(g, cls)}) {
+      const Rank peer = (rep + stored) % g.size();
+      const auto cr = g.coords(rep), cp = g.coords(peer);
+      Direction dir;
+      for (int d = 0; d < 3; ++d) {
+        const auto du = static_cast<std::size_t>(d);
+        const Rank delta = cp[du] - cr[du], n = g.ext[du];
+        if (delta >= -1 && delta <= 1) dir.d[du] = static_cast<int>(delta);
+        else if (delta == n - 1) dir.d[du] = -1, dir.wrap[du] = true;
+        else if (delta == -(n - 1)) dir.d[du] = 1, dir.wrap[du] = true;
+        else return std::nullopt;
+      }
+      if (found && !(*found == dir)) return std::nullopt;
+      found = dir;
+    }
+    return found;
+  }
+
+  static std::string directionStr(const Direction& dir) {
+    static constexpr std::array<std::string_view, 3> kUnit{"1", "px", "px*py"};
+    std::string s;
+    for (std::size_t d = 0; d < 3; ++d)
+      if (dir.d[d] != 0) s += fmt::format("{}{}{}", dir.d[d] < 0 ? "-" : "+", kUnit[d], dir.wrap[d] ? " (wrapping)" : "");
+    return s.empty() ? "0" : s;
+  }
+
+  std::int64_t storedAtTarget(const Direction& dir, int cls) {
+    const Rank rep = classFirst(target_, cls);
+    auto c = target_.coords(rep);
+    for (std::size_t d = 0; d < 3; ++d) {
+      const Rank n = target_.ext[d];
+      c[d] = ((c[d] + dir.d[d]) % n + n) % n;
+      if (dir.wrap[d]) res_.periodic[d] = true;
+    }
+    const Rank P = target_.size();
+    return ((target_.rankOf(c) - rep) % P + P) % P;
+  }
+
+  // Relative peers of one class: as grid directions where every input shows the same one,
+  // else fitted as signed offsets.
+  Values fitPeers(std::vector<std::pair<std::size_t, Values>> obs, const SlotDesc& slot, int cls) {
+    const std::string cname = className(dims_, cls);
+    if (!equalLengths(obs, slot) && !expandCyclic(obs, slot)) {
+      std::string lens;
+      for (const auto& [j, w] : obs) lens += fmt::format("{}{} at {}", lens.empty() ? "" : ", ", listStr(w), at(j));
+      throw error(obs.back().first, fmt::format("{} of class {}: its peers change in number with scale ({}): the structure "
+                                                "changes with scale in a way no model explains",
+                                                slot.name, cname, lens));
+    }
+    Values out;
+    for (std::size_t k = 0; k < obs.front().second.size(); ++k) {
+      const std::string what = obs.front().second.size() == 1 ? slot.name : fmt::format("{} value {}", slot.name, k + 1);
+      std::optional<Direction> common;
+      bool allDirections = true, allSpecial = true;
+      for (const auto& [i, v] : obs) {
+        allSpecial = allSpecial && v[k] < 0 && v[k] == obs.front().second[k];
+        auto d = direction(grids_[i], cls, v[k]);
+        if (!d || (common && !(*common == *d))) allDirections = false;
+        if (d && !common) common = d;
+      }
+      if (allSpecial) {
+        out.push_back(obs.front().second[k]);
+        continue;
+      }
+      for (const auto& [i, v] : obs)
+        if (v[k] < 0)
+          throw error(i, fmt::format("{} of class {} is {} at {} but not at every scale: the structure changes with scale "
+                                     "in a way no model explains",
+                                     what, cname, v[k] == kAnySource ? "MPI_ANY_SOURCE" : "MPI_PROC_NULL", at(i)));
+      if (allDirections && common) {
+        const std::int64_t v = storedAtTarget(*common, cls);
+        ++res_.stats["peers as grid directions"];
+        std::string seen;
+        bool varies = false;
+        for (const auto& [i, w] : obs) {
+          seen += fmt::format("{}{} at {}", seen.empty() ? "" : ", ", w[k], at(i));
+          varies = varies || w[k] != v;
+        }
+        if (varies) explain(fmt::format("{} {} (stored rel): {} -> {} = {} at {}", describe(0), what, seen,
+                                        directionStr(*common), v, atTarget()), cname);
+        out.push_back(v);
+        continue;
+      }
+      // Not a grid neighbour: the signed offset as a function of scale.
+      std::vector<std::pair<std::size_t, std::int64_t>> signedOffsets;
+      for (const auto& [i, v] : obs) {
+        const Rank P = grids_[i].size();
+        signedOffsets.push_back({i, v[k] > P / 2 ? v[k] - P : v[k]});
+      }
+      const std::int64_t o = fitOne(signedOffsets, what + " (signed offset)", cname, cls);
+      const Rank P = target_.size();
+      out.push_back(((o % P) + P) % P);
+    }
+    return out;
+  }
+
+  // One slot (a parameter, a loop level's iter or mem) of the current event at the target.
+  std::vector<ValueGroup> fitSlot(const SlotDesc& slot, const std::vector<const std::vector<ValueGroup>*>& groups,
+                                  const std::vector<bool>& member, bool mayBeAbsent) {
+    const int nc = classCount(dims_);
+    std::vector<ClassValues> per;
+    for (std::size_t i = 0; i < in_.size(); ++i)
+      per.push_back(groups[i] ? perClass(i, *groups[i], slot.name) : ClassValues(static_cast<std::size_t>(nc)));
+    // Presence per class, consistent over the inputs.
+    std::vector<std::vector<std::pair<std::size_t, Values>>> obs(static_cast<std::size_t>(nc));
+    std::vector<bool> present(static_cast<std::size_t>(nc), false);
+    for (int c = 0; c < nc; ++c) {
+      const auto cu = static_cast<std::size_t>(c);
+      if (!member[cu]) continue;
+      std::optional<std::size_t> seen;
+      for (std::size_t i = 0; i < in_.size(); ++i) {
+        if (classes_[i][cu].empty()) continue;
+        if (seen && per[*seen][cu].has_value() != per[i][cu].has_value())
+          throw error(i, fmt::format("{} is given for the ranks of class {} at {} but not at {}: the structure changes "
+                                     "with scale in a way no model explains",
+                                     slot.name, className(dims_, c), per[i][cu] ? at(i) : at(*seen),
+                                     per[i][cu] ? at(*seen) : at(i)));
+        seen = i;
+        if (per[i][cu]) obs[cu].push_back({i, *per[i][cu]});
+      }
+      present[cu] = seen && per[*seen][cu].has_value();
+      if (!present[cu] && !mayBeAbsent)
+        throw error(*seen, fmt::format("{} is missing for the ranks of class {}", slot.name, className(dims_, c)));
+    }
+    // Predicted list per class.
+    std::vector<std::optional<Values>> predicted(static_cast<std::size_t>(nc));
+    if (slot.kind == SlotKind::Identifier) {
+      for (int c = 0; c < nc; ++c) {
+        const auto cu = static_cast<std::size_t>(c);
+        if (!present[cu]) continue;
+        for (const auto& [i, v] : obs[cu])
+          if (v != obs[cu].front().second)
+            throw error(i, fmt::format("{} of class {} is {} at {} but {} at {}: identifiers must not change with scale",
+                                       slot.name, className(dims_, c), listStr(v), at(i), listStr(obs[cu].front().second),
+                                       at(obs[cu].front().first)));
+        predicted[cu] = obs[cu].front().second;
+      }
+    } else if (slot.kind == SlotKind::Peer && slot.relative) {
+      for (int c = 0; c < nc; ++c)
+        if (present[static_cast<std::size_t>(c)])
+          predicted[static_cast<std::size_t>(c)] = fitPeers(obs[static_cast<std::size_t>(c)], slot, c);
+    } else {
+      // Pooled: every class has the same list at each input.
+      bool pooled = true;
+      std::vector<std::optional<Values>> atInput(in_.size());
+      for (int c = 0; c < nc && pooled; ++c)
+        for (const auto& [i, v] : obs[static_cast<std::size_t>(c)]) {
+          if (atInput[i] && *atInput[i] != v) pooled = false;
+          atInput[i] = v;
+        }
+      if (pooled) {
+        std::vector<std::pair<std::size_t, Values>> all;
+        for (std::size_t i = 0; i < in_.size(); ++i)
+          if (atInput[i]) all.push_back({i, *atInput[i]});
+        if (!all.empty()) {
+          ++res_.stats["fits shared by all classes"];
+          const Values v = fitList(all, slot, "", -1);
+          for (int c = 0; c < nc; ++c)
+            if (present[static_cast<std::size_t>(c)]) predicted[static_cast<std::size_t>(c)] = v;
+        }
+      } else {
+        for (int c = 0; c < nc; ++c) {
+          const auto cu = static_cast<std::size_t>(c);
+          if (!present[cu]) continue;
+          ++res_.stats["fits per class"];
+          predicted[cu] = fitList(obs[cu], slot, className(dims_, c), c);
+        }
+      }
+    }
+    // Group the classes with equal lists (scalar lists reduced to their period).
+    if (!slot.vector)
+      for (auto& p : predicted)
+        if (p) p = period(*p);
+    std::vector<ValueGroup> out;
+    for (int c = 0; c < nc; ++c) {
+      const auto cu = static_cast<std::size_t>(c);
+      if (!predicted[cu]) continue;
+      auto it = std::find_if(out.begin(), out.end(), [&](const ValueGroup& g) { return g.values == *predicted[cu]; });
+      if (it == out.end()) out.push_back({targetClasses_[cu], *predicted[cu]});
+      else it->ranks = RankList::unite(it->ranks, targetClasses_[cu]);
+    }
+    std::sort(out.begin(), out.end(), [](const ValueGroup& a, const ValueGroup& b) { return *a.ranks.first() < *b.ranks.first(); });
+    return out;
+  }
+
+  static SlotKind kindOf(Param p) {
+    switch (p) {
+      case Param::Comm:
+      case Param::Datatype:
+      case Param::RecvType:
+      case Param::ReduceOp:
+      case Param::NewComm:
+      case Param::Group:
+      case Param::Group1:
+      case Param::Group2: return SlotKind::Identifier;
+      case Param::Dest:
+      case Param::Source:
+      case Param::Key: return SlotKind::Peer;
+      default: return SlotKind::Numeric;
+    }
+  }
+
+  Event extrapolateEvent() {
+    const Event& e0 = event(0);
+    Event out;
+    out.id = e0.id;
+    out.op = e0.op;
+    out.site = e0.site == kNoSite ? kNoSite : res_.trace.internSite(in_[0].trace.siteName(e0.site));
+    for (SiteId s : e0.mergedSites) out.mergedSites.push_back(res_.trace.internSite(in_[0].trace.siteName(s)));
+    const std::vector<bool> member = membership();
+    const int nc = classCount(dims_);
+    for (int c = 0; c < nc; ++c)
+      if (member[static_cast<std::size_t>(c)]) out.ranks = RankList::unite(out.ranks, targetClasses_[static_cast<std::size_t>(c)]);
+    if (out.ranks.empty()) return out;
+
+    // Loops.
+    std::size_t levels = 0;
+    for (std::size_t i = 0; i < in_.size(); ++i) levels = std::max(levels, event(i).loops.size());
+    for (std::size_t l = 0; l < levels; ++l) {
+      LoopLevel level;
+      for (int which = 0; which < 2; ++which) {
+        std::vector<const std::vector<ValueGroup>*> g;
+        for (std::size_t i = 0; i < in_.size(); ++i)
+          g.push_back(l < event(i).loops.size() ? (which ? &event(i).loops[l].mem : &event(i).loops[l].iter) : nullptr);
+        SlotDesc slot{fmt::format("loop {} {}", l, which ? "mem" : "iter"), SlotKind::Numeric, false, false};
+        (which ? level.mem : level.iter) = fitSlot(slot, g, member, true);
+      }
+      if (level.iter.empty() && level.mem.empty()) break;
+      out.loops.push_back(std::move(level));
+    }
+
+    // Parameters, in Param order.
+    std::set<Param> params;
+    for (std::size_t i = 0; i < in_.size(); ++i)
+      for (const ParamValues& pv : event(i).params)
+        if (pv.param != Param::Failed && pv.param != Param::Matched) params.insert(pv.param);
+    for (Param p : params) {
+      std::vector<const std::vector<ValueGroup>*> g;
+      std::optional<bool> relative;
+      for (std::size_t i = 0; i < in_.size(); ++i) {
+        const ParamValues* pv = event(i).param(p);
+        g.push_back(pv ? &pv->groups : nullptr);
+        if (pv && relative && *relative != pv->relative)
+          throw error(i, fmt::format("{} is relative at one scale and absolute at another", paramName(p)));
+        if (pv) relative = pv->relative;
+      }
+      SlotDesc slot{std::string(paramName(p)), kindOf(p), relative.value_or(false), isVectorParam(p)};
+      if (topologyVectorParam(p))
+        throw error(0, fmt::format("{}: topology constructors are not extrapolated yet", slot.name));
+      out.setParam(p, fitSlot(slot, g, member, false), slot.relative);
+      ++res_.stats["parameters"];
+    }
+
+    // Times: the mean per (phase, unit, predecessor site), fitted over the inputs that have it.
+    struct Key {
+      Phase phase;
+      TimeUnit unit;
+      std::string after;
+      bool operator<(const Key& o) const { return std::tie(phase, unit, after) < std::tie(o.phase, o.unit, o.after); }
+    };
+    std::vector<Key> order;
+    std::map<Key, std::vector<std::pair<std::size_t, const Histogram*>>> times;
+    for (std::size_t i = 0; i < in_.size(); ++i)
+      for (const TimeStat& st : event(i).stats) {
+        Key key{st.phase, st.unit, std::string(in_[i].trace.siteName(st.after))};
+        if (!times.count(key)) order.push_back(key);
+        times[key].push_back({i, &st.hist});
+      }
+    for (const Key& key : order) {
+      const auto& obs = times[key];
+      std::vector<Observation<double>> o;
+      std::string seen;
+      for (auto [i, h] : obs) {
+        o.push_back({grids_[i].scale(), h->mean()});
+        seen += fmt::format("{}{:.4g} at {}", seen.empty() ? "" : ", ", h->mean(), at(i));
+      }
+      const RealFit f = fitReal(o, vars_);
+      double mean = f.model ? f.model->at(target_.scale()) : 0;
+      std::string model = f.model ? f.model->str() : "none";
+      // A model is taken only where it predicted the held-back scales within kTimeTolerance;
+      // noisy times (MPI waits on an oversubscribed machine) keep the inputs' mean.
+      if (!f.model || !std::isfinite(mean) || mean < 0 || f.crossValidationError > kTimeTolerance) {
+        double sum = 0;
+        for (const auto& x : o) sum += x.value;
+        mean = sum / static_cast<double>(o.size());
+        model = fmt::format("mean of the inputs ({} gave {:.4g}, cross-validation error {:.0f}%)", model,
+                            f.model ? f.model->at(target_.scale()) : 0.0, 100 * f.crossValidationError);
+      }
+      const auto [li, lh] = obs.back();
+      const auto n = std::max<std::int64_t>(
+          1, static_cast<std::int64_t>(std::llround(static_cast<double>(lh->n) * static_cast<double>(target_.size()) /
+                                                    static_cast<double>(grids_[li].size()))));
+      TimeStat st;
+      st.phase = key.phase;
+      st.unit = key.unit;
+      st.after = key.after == "-" ? kNoSite : res_.trace.internSite(key.after);
+      st.hist.n = n;
+      st.hist.avg = st.hist.min = st.hist.max = mean;
+      st.hist.bins = {Bin{mean, mean, mean, mean, mean, n}};
+      out.stats.push_back(st);
+      ++res_.stats["time fits"];
+      explain(fmt::format("{} time {} {} after {}: {} -> {} = {:.4g} at {}", describe(0), phaseName(key.phase),
+                          timeUnitName(key.unit), key.after, seen, model, mean, atTarget()),
+              "");
+    }
+    return out;
+  }
+
+  const std::vector<ExtrapolateInput>& in_;
+  int dims_;
+  std::vector<Grid> grids_;
+  Grid target_;
+  std::vector<ScaleVar> vars_;
+  std::vector<Scale> probes_;
+  std::vector<std::vector<RankList>> classes_;
+  std::vector<RankList> targetClasses_;
+  std::size_t eventIndex_ = 0;
+  int progress_ = 0;
+  ExtrapolateResult res_;
+  std::vector<std::pair<std::string, std::vector<std::string>>> explained_;
+};
+
+}  // namespace
+
+std::string ExtrapolateResult::summary() const {
+  static constexpr std::array<char, 3> kAxes{'x', 'y', 'z'};
+  std::string inputs;
+  for (const Grid& g : inputGrids) inputs += fmt::format("{}P={} ({})", inputs.empty() ? "" : ", ", g.size(), g.str());
+  std::string periodicDims;
+  for (int d = 0; d < target.dims; ++d)
+    if (periodic[static_cast<std::size_t>(d)]) periodicDims += kAxes[static_cast<std::size_t>(d)];
+  return fmt::format("extrapolated {} to P={} ({}): {}-D grid, {}; {} events\n", inputs, target.size(), target.str(),
+                     target.dims, periodicDims.empty() ? "not periodic" : "periodic in " + periodicDims,
+                     trace.events.size());
+}
+
+ExtrapolateResult extrapolate(const std::vector<ExtrapolateInput>& inputs, const ExtrapolateOptions& options) {
+  if (inputs.size() < 2)
+    throw InputError("extrapolate", 0, "extrapolation needs traces recorded at two or more rank counts");
+  std::set<Rank> sizes;
+  for (const auto& i : inputs) {
+    if (!sizes.insert(i.trace.numRanks).second)
+      throw InputError(i.file, 0, fmt::format("two inputs were recorded at {} ranks; give one trace per rank count",
+                                              i.trace.numRanks));
+    if (i.trace.worldPeers != inputs.front().trace.worldPeers)
+      throw InputError(i.file, 0, "the inputs number peers differently (peers comm and peers world)");
+    for (const Communicator& c : i.trace.comms)
+      if (c.id != kCommNull && c.id != kCommSelf && c.id != kCommWorld)
+        throw InputError(i.file, 0,
+                         fmt::format("communicator {} ({}): extrapolating communicators other than MPI_COMM_WORLD and "
+                                     "MPI_COMM_SELF is not supported yet",
+                                     c.id, c.kind));
+    // Correspondence: the same events, by operation and call site, in the same order.
+    const auto& a = inputs.front().trace.events;
+    const auto& b = i.trace.events;
+    std::size_t k = 0;
+    while (k < a.size() && k < b.size() && a[k].op == b[k].op &&
+           inputs.front().trace.siteName(a[k].site) == i.trace.siteName(b[k].site))
+      ++k;
+    if (k == a.size() && k == b.size()) continue;
+    const std::string other = k < a.size() ? fmt::format("event {} {} at {} of {}", a[k].id, opName(a[k].op),
+                                                         inputs.front().trace.siteName(a[k].site), inputs.front().file)
+                                           : fmt::format("the end of {}", inputs.front().file);
+    const std::string counts = fmt::format("{} events at {} ranks, {} at {}", b.size(), i.trace.numRanks, a.size(),
+                                           inputs.front().trace.numRanks);
+    if (k < b.size())
+      throw InputError(i.file, b[k].line,
+                       fmt::format("event {} {} at {} corresponds to {}{}: the traces differ from event number {} on "
+                                   "({}); the structure changes with scale in a way no model explains",
+                                   b[k].id, opName(b[k].op), i.trace.siteName(b[k].site), other,
+                                   k >= a.size()                ? ""
+                                   : a[k].op != b[k].op         ? " (another operation)"
+                                                                : " (another call site)",
+                                   k + 1, counts));
+    throw InputError(i.file, 0,
+                     fmt::format("the trace ends where {} has {} ({}); the structure changes with scale in a way no "
+                                 "model explains",
+                                 inputs.front().file, other, counts));
+  }
+  if (options.ranks < 1 && !options.grid)
+    throw InputError("extrapolate", 0, "give the target rank count (--ranks P)");
+  ExtrapolateOptions opts = options;
+  if (opts.grid && opts.ranks != 0 && opts.grid->size() != opts.ranks)
+    throw InputError("extrapolate", 0, fmt::format("--grid {} has {} ranks, not --ranks {}", opts.grid->str(),
+                                                   opts.grid->size(), opts.ranks));
+  if (opts.grid) opts.ranks = opts.grid->size();
+
+  std::vector<int> dims = opts.grid ? std::vector<int>{opts.grid->dims} : std::vector<int>{1, 2, 3};
+  // The first dimension under which every rank group is a union of position classes is taken;
+  // if its fits fail, the next such one is tried, and the first one's error is reported.
+  std::optional<Attempt> classError, fitError;
+  std::vector<std::string> rejected;
+  for (int d : dims) {
+    Extrapolator x(inputs, opts, d);
+    try {
+      x.prepare();
+      x.checkClasses();
+    } catch (const InputError& e) {
+      rejected.push_back(fmt::format("{}-D grid rejected: {}", d, e.message()));
+      if (!classError || x.progress() > classError->progress) classError = Attempt{e, x.progress()};
+      continue;
+    }
+    try {
+      ExtrapolateResult r = x.run();
+      r.stats["topologies rejected"] = static_cast<std::int64_t>(rejected.size());
+      for (auto it = rejected.rbegin(); it != rejected.rend(); ++it) r.explanation.insert(r.explanation.begin(), *it);
+      return r;
+    } catch (const InputError& e) {
+      rejected.push_back(fmt::format("{}-D grid rejected: {}", d, e.message()));
+      if (!fitError) fitError = Attempt{e, x.progress()};
+    }
+  }
+  if (fitError) throw fitError->error;
+  throw classError->error;
+}
+
+}  // namespace tracegen::extrap

@@ -1,0 +1,61 @@
+// Extrapolation: traces of one application recorded at two or more rank counts in, the
+// application's trace at another rank count out (`tracegen extrapolate`).
+//
+// Everything is inferred from the compressed traces; no rank is ever expanded, so the cost
+// follows the size of the traces and the number of position classes, not the rank counts.
+//  1. Correspondence: the inputs must have the same events (operation and call site, in trace
+//     order); the first event that differs is an error at its line.
+//  2. Topology: 1-D, then 2-D, then 3-D grids (extents as MPI_Dims_create chooses them, or
+//     --grid) are tried; the first under which every rank group of every input is a union of
+//     position classes (extrap/Topology.h) is taken; if its fits fail, the next such one is
+//     tried, and the first one's error is reported.
+//  3. Per event and per class: whether the class executes the event, its loop trip counts and
+//     body lengths, and every parameter's value list, each a function of scale. Relative peers
+//     become grid directions (+1, -px, +px*py, with wrap-around where the grid is periodic),
+//     identifiers (communicator, datatype, operator) must stay constant, every other integer is
+//     fitted exactly (ScalingModel's fitExact): first one model for all classes, when every
+//     class has the same values at each input, else one model per class. Lists whose length
+//     changes with scale must be arithmetic progressions (a tag per step of a loop of P-1
+//     steps): their start, step and length are fitted; other lists of different lengths are
+//     repeated cyclically to one length (values are consumed cyclically). Compute and MPI times
+//     are fitted by least squares (fitReal) per event and predecessor site.
+//  4. The target trace takes per slot the classes with equal predicted values as one group
+//     (a union of blocks), and is checked by the verifier like any trace read from a file.
+// A value no model explains, a class no input shows, or a choice the inputs do not settle is
+// an InputError naming the event, the values at each input scale and the models tried.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "extrap/Topology.h"
+#include "ir/Trace.h"
+
+namespace tracegen::extrap {
+
+struct ExtrapolateInput {
+  std::string file;  // for diagnostics
+  Trace trace;
+};
+
+struct ExtrapolateOptions {
+  Rank ranks = 0;             // the target rank count
+  std::optional<Grid> grid;   // forces the target grid (and its dimension)
+};
+
+struct ExtrapolateResult {
+  Trace trace;
+  Grid target;
+  std::vector<Grid> inputGrids;
+  std::array<bool, 3> periodic{false, false, false};  // a peer wraps around in that dimension
+  std::vector<std::string> explanation;               // one line per varying quantity (--explain)
+  std::map<std::string, std::int64_t> stats;          // counters (--stats)
+  std::string summary() const;                        // the printable result
+};
+
+ExtrapolateResult extrapolate(const std::vector<ExtrapolateInput>& inputs, const ExtrapolateOptions& options);
+
+}  // namespace tracegen::extrap

@@ -1,0 +1,145 @@
+#include "extrap/Topology.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <vector>
+
+namespace tracegen::extrap {
+
+std::string Grid::str() const {
+  if (dims == 1) return fmt::format("{}", ext[0]);
+  if (dims == 2) return fmt::format("{}x{}", ext[0], ext[1]);
+  return fmt::format("{}x{}x{}", ext[0], ext[1], ext[2]);
+}
+
+std::array<Rank, 3> Grid::coords(Rank r) const {
+  return {r % ext[0], (r / ext[0]) % ext[1], r / (ext[0] * ext[1])};
+}
+
+Grid defaultGrid(Rank p, int dims) {
+  Grid g;
+  g.dims = dims;
+  if (dims <= 1) {
+    g.ext = {p, 1, 1};
+    return g;
+  }
+  if (dims == 2) {
+    Rank px = 1;
+    for (Rank d = 1; d * d <= p; ++d)
+      if (p % d == 0) px = d;
+    g.ext = {px, p / px, 1};
+    return g;
+  }
+  // 3-D: a <= b <= c with a*b*c = p, the largest extent as small as possible, then the middle.
+  std::array<Rank, 3> best{1, 1, p};
+  for (Rank a = 1; a * a * a <= p; ++a) {
+    if (p % a != 0) continue;
+    const Rank q = p / a;
+    for (Rank b = a; b * b <= q; ++b) {
+      if (q % b != 0) continue;
+      const Rank c = q / b;
+      if (c < best[2] || (c == best[2] && b < best[1])) best = {a, b, c};
+    }
+  }
+  g.ext = best;
+  return g;
+}
+
+std::optional<Grid> parseGrid(std::string_view text, std::string& problem) {
+  Grid g;
+  g.dims = 0;
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    const std::size_t x = std::min(text.find('x', pos), text.size());
+    const std::string_view part = text.substr(pos, x - pos);
+    Rank v = 0;
+    auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), v);
+    if (ec != std::errc() || end != part.data() + part.size() || v < 2 || v > (Rank{1} << 31) || g.dims == 3) {
+      problem = fmt::format("--grid {}: expected 1 to 3 extents of at least 2 separated by 'x' (8x8, 4x4x4)", text);
+      return std::nullopt;
+    }
+    g.ext[static_cast<std::size_t>(g.dims++)] = v;
+    pos = x + 1;
+    if (x == text.size()) break;
+  }
+  if (g.size() > (Rank{1} << 31) - 1) {
+    problem = fmt::format("--grid {}: more than 2147483647 ranks", text);
+    return std::nullopt;
+  }
+  return g;
+}
+
+int classCount(int dims) { return dims == 1 ? 3 : dims == 2 ? 9 : 27; }
+
+Position classPosition(int cls, int dim) {
+  for (int d = 0; d < dim; ++d) cls /= 3;
+  return static_cast<Position>(cls % 3);
+}
+
+std::string className(int dims, int cls) {
+  static constexpr std::array<std::string_view, 3> kNames{"first", "interior", "last"};
+  static constexpr std::array<char, 3> kAxes{'x', 'y', 'z'};
+  std::string s;
+  for (int d = 0; d < dims; ++d)
+    s += fmt::format("{}{}:{}", d ? " " : "", kAxes[static_cast<std::size_t>(d)],
+                     kNames[static_cast<std::size_t>(classPosition(cls, d))]);
+  return s;
+}
+
+namespace {
+
+// [lo, lo + n) of the class along dimension d.
+std::pair<Rank, Rank> range(const Grid& g, int cls, int d) {
+  const Rank n = g.ext[static_cast<std::size_t>(d)];
+  switch (classPosition(cls, d)) {
+    case kFirst: return {0, 1};
+    case kInterior: return {1, n - 2};
+    case kLast: return {n - 1, 1};
+  }
+  return {0, 0};
+}
+
+}  // namespace
+
+RankList classRanks(const Grid& g, int cls) {
+  RankTuple t;
+  Rank stride = 1;
+  for (int d = 0; d < g.dims; ++d) {
+    auto [lo, n] = range(g, cls, d);
+    if (n <= 0) return RankList();
+    t.start += lo * stride;
+    t.dims.push_back(RankDim{n, n == 1 ? 0 : stride});
+    stride *= g.ext[static_cast<std::size_t>(d)];
+  }
+  return RankList({t});
+}
+
+Rank classFirst(const Grid& g, int cls) {
+  std::array<Rank, 3> c{0, 0, 0};
+  for (int d = 0; d < g.dims; ++d) c[static_cast<std::size_t>(d)] = range(g, cls, d).first;
+  return g.rankOf(c);
+}
+
+Rank classLast(const Grid& g, int cls) {
+  std::array<Rank, 3> c{0, 0, 0};
+  for (int d = 0; d < g.dims; ++d) {
+    auto [lo, n] = range(g, cls, d);
+    c[static_cast<std::size_t>(d)] = lo + n - 1;
+  }
+  return g.rankOf(c);
+}
+
+std::optional<Grid> smallestGridWith(int dims, int cls, Rank limit, const std::vector<Rank>& exclude) {
+  for (Rank p = 2; p <= limit; ++p) {
+    if (std::find(exclude.begin(), exclude.end(), p) != exclude.end()) continue;
+    const Grid g = defaultGrid(p, dims);
+    bool ok = true;
+    for (int d = 0; d < dims; ++d) ok = ok && g.ext[static_cast<std::size_t>(d)] >= 2;
+    if (ok && !classRanks(g, cls).empty()) return g;
+  }
+  return std::nullopt;
+}
+
+}  // namespace tracegen::extrap

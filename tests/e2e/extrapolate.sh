@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# End-to-end test of `tracegen extrapolate` (docs/extrapolation.md) with real MPI runs.
+#
+#   extrapolate.sh TRACEGEN RECORDER APPS_DIR [APP...]
+#
+# Each sample application is recorded at three small rank counts, extrapolated to larger ones
+# (up to 64 ranks), and the extrapolated trace is compared with a real recording at each target
+# rank count by `tracegen compare`: identical calls and bytes on every rank, or the test fails.
+# Every extrapolated trace is turned into a C benchmark (compiled with -Wall -Wextra -Werror, and
+# against MPICH's header when TRACEGEN_MPICH_INCLUDE is set) and a coNCePTuaL one; the stencil2d
+# benchmark at 24 ranks is run under the recorder and compared with the trace in turn. And a structure no model
+# explains (two different applications given as one) is refused with status 2 and a
+# `file:line: error:`.
+#
+#   stencil2d       2-D halo, not periodic     inputs 9 (3x3), 12 (3x4), 16 (4x4)   targets 24, 64
+#   stencil_strong  2-D, fixed global grid     inputs 9, 12, 16                     targets 20, 36
+#   ring            1-D periodic, P-1 steps    inputs 4, 6, 8                       targets 16, 32
+#   halo3d          3-D 7-point halo           inputs 18 (2x3x3), 27, 36 (3x3x4)    targets 48, 64
+#   fft             MPI_Alltoall of 1024/P     inputs 4, 8, 16                      targets 32, 64
+#
+# cg (communicators made by MPI_Comm_split) is refused with status 2: not supported yet.
+set -uo pipefail
+tracegen=$1 recorder=$2 apps=$3
+shift 3
+selected=("$@")
+[ ${#selected[@]} -eq 0 ] && selected=(ring stencil2d stencil_strong halo3d fft)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 TRACEGEN_QUIET=1
+failures=0 passed=0
+
+args_of() {
+  case $1 in
+    stencil2d) echo "10 16" ;;
+    stencil_strong) echo "10 240" ;;
+    ring) echo "5 64" ;;
+    halo3d) echo "5 6" ;;
+    fft) echo "5 32" ;;
+    cg) echo "4 64" ;;
+  esac
+}
+inputs_of() {
+  case $1 in
+    stencil2d | stencil_strong) echo "9 12 16" ;;
+    ring) echo "4 6 8" ;;
+    halo3d) echo "18 27 36" ;;
+    fft) echo "4 8 16" ;;
+  esac
+}
+targets_of() {
+  case $1 in
+    stencil2d) echo "24 64" ;;
+    stencil_strong) echo "20 36" ;;
+    ring) echo "16 32" ;;
+    halo3d) echo "48 64" ;;
+    fft) echo "32 64" ;;
+  esac
+}
+
+record() {  # record NP OUTPUT PROGRAM ARGS...
+  local np=$1 out=$2 prog=$3
+  shift 3
+  if ! timeout 600 mpiexec --oversubscribe -n "$np" env LD_PRELOAD="$recorder" TRACEGEN_OUTPUT="$out" \
+      TRACEGEN_COMPRESS=0 "$prog" "$@" >"$work/stdout" 2>"$work/stderr"; then
+    echo "FAIL: $(basename "$prog") on $np ranks"
+    cat "$work/stdout" "$work/stderr"
+    return 1
+  fi
+  [ -s "$out" ] || { echo "FAIL: no trace from $(basename "$prog") on $np ranks"; return 1; }
+}
+
+check() {  # check NAME COMMAND...: counts a pass or a failure
+  local name=$1
+  shift
+  if "$@" >"$work/out" 2>&1; then
+    passed=$((passed + 1))
+    echo "ok: $name"
+  else
+    failures=$((failures + 1))
+    echo "FAIL: $name"
+    cat "$work/out"
+  fi
+}
+
+for app in "${selected[@]}"; do
+  read -r -a a <<<"$(args_of "$app")"
+  ins=()
+  for np in $(inputs_of "$app"); do
+    record "$np" "$work/$app-$np.tgt" "$apps/$app" "${a[@]}" || { failures=$((failures + 1)); continue 2; }
+    ins+=("$work/$app-$np.tgt")
+  done
+  for np in $(targets_of "$app"); do
+    check "$app: extrapolate to $np ranks" "$tracegen" extrapolate "${ins[@]}" --ranks "$np" -o "$work/$app-x$np.tgt" --explain
+    cat "$work/out"
+    record "$np" "$work/$app-real$np.tgt" "$apps/$app" "${a[@]}" || { failures=$((failures + 1)); continue; }
+    check "$app: extrapolated = recorded at $np ranks (calls and bytes on every rank)" \
+      "$tracegen" compare "$work/$app-x$np.tgt" "$work/$app-real$np.tgt"
+    # Every command takes the extrapolated trace as it is: both backends generate from it.
+    check "$app: C and coNCePTuaL benchmarks generated at $np ranks" \
+      bash -c '"$1" "$2" -o "$3.c" && "$1" "$2" -o "$3.ncptl" && mpicc -std=c11 -O2 -Wall -Wextra -Werror -c -o "$3.o" "$3.c"' \
+      _ "$tracegen" "$work/$app-x$np.tgt" "$work/$app-bench$np"
+    if [ -n "${TRACEGEN_MPICH_INCLUDE:-}" ] && [ -s "$work/$app-bench$np.c" ]; then
+      check "$app: generated C at $np ranks compiles with MPICH's header" \
+        cc -std=c11 -Wall -Wextra -Werror -O2 -c -o "$work/$app-bench$np.mpich.o" -I"$TRACEGEN_MPICH_INCLUDE" \
+        "$work/$app-bench$np.c"
+    fi
+  done
+done
+
+# The extrapolated stencil2d trace as a benchmark: generated, compiled, run under the recorder
+# at 24 ranks, and its calls and bytes compared with the extrapolated trace.
+if [ -s "$work/stencil2d-x24.tgt" ]; then
+  check "stencil2d: benchmark generated from the 24-rank extrapolation" \
+    "$tracegen" "$work/stencil2d-x24.tgt" -o "$work/bench24.c"
+  check "stencil2d: benchmark compiles with -Wall -Wextra -Werror" \
+    mpicc -std=c11 -O2 -Wall -Wextra -Werror -o "$work/bench24" "$work/bench24.c"
+  if [ -x "$work/bench24" ] && record 24 "$work/bench24.tgt" "$work/bench24" --compute-scale 100; then
+    check "stencil2d: benchmark at 24 ranks = extrapolated trace" \
+      "$tracegen" compare "$work/stencil2d-x24.tgt" "$work/bench24.tgt"
+  else
+    failures=$((failures + 1))
+  fi
+fi
+
+# Different applications given as one: the first event that differs, at its line, status 2.
+if [ -s "$work/ring-4.tgt" ] && [ -s "$work/stencil2d-9.tgt" ]; then
+  "$tracegen" extrapolate "$work/ring-4.tgt" "$work/stencil2d-9.tgt" --ranks 16 -o "$work/bad.tgt" >"$work/out" 2>&1
+  rc=$?
+  if [ $rc -eq 2 ] && grep -q "stencil2d-9.tgt:[0-9]*: error: event .* corresponds to event" "$work/out"; then
+    passed=$((passed + 1))
+    echo "ok: mismatched structure refused"
+  else
+    failures=$((failures + 1))
+    echo "FAIL: mismatched structure: status $rc"
+    cat "$work/out"
+  fi
+fi
+
+# What this slice does not extrapolate yet is refused, not guessed: cg's split communicators.
+if record 4 "$work/cg-4.tgt" "$apps/cg" 4 64 && record 8 "$work/cg-8.tgt" "$apps/cg" 4 64; then
+  "$tracegen" extrapolate "$work/cg-4.tgt" "$work/cg-8.tgt" --ranks 16 -o "$work/cg-16.tgt" >"$work/out" 2>&1
+  rc=$?
+  if [ $rc -eq 2 ] && grep -q "error: communicator .* not supported yet" "$work/out"; then
+    passed=$((passed + 1))
+    echo "ok: cg (split communicators) refused"
+  else
+    failures=$((failures + 1))
+    echo "FAIL: cg: status $rc"
+    cat "$work/out"
+  fi
+else
+  failures=$((failures + 1))
+fi
+
+echo "$passed passed, $failures failed"
+[ $failures -eq 0 ]

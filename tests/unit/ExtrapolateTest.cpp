@@ -1,0 +1,298 @@
+// Extrapolation (extrap/Extrapolate.h) on hand-written traces: topology inference, position
+// classes, peers as grid directions, fitted parameters, and the errors for what no model
+// explains.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+
+#include "bench/SyntheticStencil.h"
+#include "extrap/Extrapolate.h"
+#include "ir/Diagnostics.h"
+#include "ir/Readers.h"
+#include "ir/Summary.h"
+#include "ir/Verify.h"
+
+namespace tracegen::extrap {
+namespace {
+
+using Values = std::vector<std::int64_t>;
+
+// A ring: every rank sends to rank+1 and receives from rank-1 (P-1 steps, tag = step), then a
+// barrier; `count` elements per message.
+std::string ringText(Rank p, std::int64_t count, const std::string& extra = "") {
+  std::string tags;
+  for (Rank s = 0; s + 1 < p; ++s) tags += fmt::format(" {}", s);
+  return fmt::format(
+      "tracegen-trace 1\nranks {0}\norigin hand-written\ndatatype MPI_INT 4\n"
+      "event 0 MPI_Init @ <1 0 {{{0} 1}}>\n  site ring.c:10\n"
+      "event 1 MPI_Sendrecv @ <1 0 {{{0} 1}}>\n  site ring.c:20\n  loop 0 iter {1}\n  loop 0 mem 1\n"
+      "  comm 2\n  count {2}\n  datatype MPI_INT\n  dest rel 1\n  source rel {1}\n  tag{3}\n  recvtag{3}\n"
+      "{4}"
+      "event 2 MPI_Finalize @ <1 0 {{{0} 1}}>\n  site ring.c:30\n",
+      p, p - 1, count, tags, extra);
+}
+
+ExtrapolateInput input(const std::string& name, const std::string& text) {
+  return {name, readTracegenText(sourceFromString(name, text))};
+}
+
+ExtrapolateInput stencil(Rank px, Rank py) {
+  return {fmt::format("stencil-{}x{}.tgt", px, py), makeStencilTrace(px, py, 20)};
+}
+
+std::string errorOf(const std::vector<ExtrapolateInput>& in, Rank ranks, std::optional<Grid> grid = {}) {
+  try {
+    extrapolate(in, ExtrapolateOptions{ranks, grid});
+  } catch (const InputError& e) {
+    return e.render();
+  }
+  return "no error";
+}
+
+// Per-rank calls and bytes of two traces are identical.
+void expectSameCalls(const Trace& a, const Trace& b) {
+  const TraceSummary sa = summarizeTrace(a, "a");
+  const TraceSummary sb = summarizeTrace(b, "b");
+  ASSERT_EQ(sa.perRank.size(), sb.perRank.size());
+  for (std::size_t r = 0; r < sa.perRank.size(); ++r) {
+    EXPECT_EQ(sa.perRank[r].ops, sb.perRank[r].ops) << "rank " << r;
+    EXPECT_EQ(sa.perRank[r].bytesSent, sb.perRank[r].bytesSent) << "rank " << r;
+    EXPECT_EQ(sa.perRank[r].bytesReceived, sb.perRank[r].bytesReceived) << "rank " << r;
+  }
+}
+
+// A halo exchange on a grid, built per rank as a recorder would cluster it: every rank posts
+// one MPI_Irecv per existing neighbour (west, east, south, north, down, up; one call site, a
+// loop of as many iterations) and completes them with one MPI_Waitall. Ranks with the same
+// peers form one group.
+Trace haloTrace(const Grid& g, bool periodic) {
+  Trace t;
+  const Rank p = g.size();
+  t.numRanks = p;
+  t.origin = "hand-written";
+  t.comms = standardCommunicators(p);
+  t.datatypes = {{10, "MPI_DOUBLE", 8}};
+  std::map<Values, std::vector<Rank>> bySources;
+  for (Rank r = 0; r < p; ++r) {
+    const auto c = g.coords(r);
+    Values sources;
+    for (int d = 0; d < g.dims; ++d)
+      for (int s : {-1, 1}) {
+        auto n = c;
+        const auto du = static_cast<std::size_t>(d);
+        n[du] += s;
+        if (n[du] < 0 || n[du] >= g.ext[du]) {
+          if (!periodic) continue;
+          n[du] = (n[du] + g.ext[du]) % g.ext[du];
+        }
+        sources.push_back((g.rankOf(n) - r + p) % p);
+      }
+    bySources[sources].push_back(r);
+  }
+  auto add = [&](Op op, std::string_view site) -> Event& {
+    Event e;
+    e.id = static_cast<std::int64_t>(t.events.size());
+    e.op = op;
+    e.site = t.internSite(site);
+    e.ranks = RankList::all(p);
+    t.events.push_back(e);
+    return t.events.back();
+  };
+  add(Op::Init, "halo.c:1");
+  std::vector<ValueGroup> iter, sources, counts, requests;
+  for (const auto& [list, ranks] : bySources) {
+    const RankList rl = RankList::fromSorted(ranks);
+    const auto k = static_cast<std::int64_t>(list.size());
+    iter.push_back({rl, {k}});
+    sources.push_back({rl, list});
+    counts.push_back({rl, {k}});
+    Values req;
+    for (std::int64_t i = 0; i < k; ++i) req.push_back(kLatestRequest - k + 1 + i);
+    requests.push_back({rl, req});
+  }
+  Event& recv = add(Op::Irecv, "halo.c:2");
+  recv.loops.push_back(LoopLevel{iter, {{RankList::all(p), {1}}}});
+  recv.setParam(Param::Comm, {{RankList::all(p), {kCommWorld}}});
+  recv.setParam(Param::Count, {{RankList::all(p), {64}}});
+  recv.setParam(Param::Datatype, {{RankList::all(p), {10}}});
+  recv.setParam(Param::Source, sources, true);
+  recv.setParam(Param::Tag, {{RankList::all(p), {7}}});
+  Event& wait = add(Op::Waitall, "halo.c:3");
+  wait.setParam(Param::Count, counts);
+  wait.setParam(Param::Requests, requests);
+  add(Op::Finalize, "halo.c:4");
+  return t;
+}
+
+TEST(ExtrapolateTopology, DefaultGridsAreBalancedWithXSmallest) {
+  EXPECT_EQ(defaultGrid(12, 2).str(), "3x4");
+  EXPECT_EQ(defaultGrid(8, 2).str(), "2x4");
+  EXPECT_EQ(defaultGrid(64, 2).str(), "8x8");
+  EXPECT_EQ(defaultGrid(1 << 20, 2).str(), "1024x1024");
+  EXPECT_EQ(defaultGrid(12, 3).str(), "2x2x3");
+  EXPECT_EQ(defaultGrid(18, 3).str(), "2x3x3");
+  EXPECT_EQ(defaultGrid(64, 3).str(), "4x4x4");
+  EXPECT_EQ(defaultGrid(1 << 20, 3).str(), "64x128x128");
+  std::string problem;
+  EXPECT_EQ(parseGrid("8x8", problem)->str(), "8x8");
+  EXPECT_FALSE(parseGrid("8x", problem));
+  EXPECT_FALSE(parseGrid("1x8", problem));
+}
+
+TEST(ExtrapolateTopology, ClassesAreBlocksOfTheGrid) {
+  const Grid g = defaultGrid(16, 2);  // 4x4
+  const int interior = kInterior + 3 * kInterior;
+  EXPECT_EQ(classRanks(g, interior).toVector(), (std::vector<Rank>{5, 6, 9, 10}));
+  EXPECT_EQ(className(2, interior), "x:interior y:interior");
+  const int lastFirst = kLast + 3 * kFirst;
+  EXPECT_EQ(classRanks(g, lastFirst).toVector(), (std::vector<Rank>{3}));
+  EXPECT_EQ(classRanks(defaultGrid(8, 2), interior).size(), 0);  // 2x4: no x interior
+  const Grid cube = defaultGrid(64, 3);
+  EXPECT_EQ(classRanks(cube, 13).size(), 8);  // x, y, z interior: 2x2x2
+  // Classes partition the grid.
+  RankList all;
+  for (int c = 0; c < classCount(3); ++c) all = RankList::unite(all, classRanks(cube, c));
+  EXPECT_EQ(all, RankList::all(64));
+  // A million ranks: the classes stay single tuples.
+  EXPECT_EQ(classRanks(defaultGrid(1 << 20, 2), interior).tuples().size(), 1U);
+  auto g2 = smallestGridWith(2, interior, 100, {});
+  ASSERT_TRUE(g2);
+  EXPECT_EQ(g2->str(), "3x3");
+}
+
+TEST(Extrapolate, RingIsOneDimensionalAndPeriodic) {
+  std::vector<ExtrapolateInput> in{input("ring4.tgt", ringText(4, 256)), input("ring6.tgt", ringText(6, 256)),
+                                   input("ring8.tgt", ringText(8, 256))};
+  const ExtrapolateResult r = extrapolate(in, ExtrapolateOptions{16, {}});
+  EXPECT_EQ(r.target.dims, 1);
+  EXPECT_TRUE(r.periodic[0]);
+  verifyStructure(r.trace, "out");
+  const Trace expected = readTracegenText(sourceFromString("ring16.tgt", ringText(16, 256)));
+  expectSameCalls(r.trace, expected);
+  const Event& e = r.trace.events[1];
+  EXPECT_EQ(e.uniformValue(Param::Dest), 1);
+  EXPECT_EQ(e.uniformValue(Param::Source), 15);
+  EXPECT_EQ(e.loops.at(0).iter.at(0).values, (std::vector<std::int64_t>{15}));
+  EXPECT_EQ(e.param(Param::Tag)->groups.at(0).values.size(), 15U);  // 0..14, a progression
+  EXPECT_NE(r.summary().find("periodic in x"), std::string::npos);
+}
+
+TEST(Extrapolate, StencilTwoDimensionalMatchesTheTraceAtTheTarget) {
+  std::vector<ExtrapolateInput> in{stencil(3, 3), stencil(3, 4), stencil(4, 4)};
+  const ExtrapolateResult r = extrapolate(in, ExtrapolateOptions{64, {}});
+  EXPECT_EQ(r.target.str(), "8x8");
+  EXPECT_FALSE(r.periodic[0] || r.periodic[1]);
+  verifyStructure(r.trace, "out");
+  expectSameCalls(r.trace, makeStencilTrace(8, 8, 20));
+  // Forced grid: 4x16.
+  const ExtrapolateResult f = extrapolate(in, ExtrapolateOptions{0, Grid{2, {4, 16, 1}}});
+  expectSameCalls(f.trace, makeStencilTrace(4, 16, 20));
+  // The output does not grow with the rank count.
+  const std::string small = tracegenText(extrapolate(in, ExtrapolateOptions{1024, {}}).trace);
+  const std::string large = tracegenText(extrapolate(in, ExtrapolateOptions{1 << 20, {}}).trace);
+  EXPECT_EQ(std::count(small.begin(), small.end(), '\n'), std::count(large.begin(), large.end(), '\n'));
+  EXPECT_EQ(std::count(small.begin(), small.end(), '<'), std::count(large.begin(), large.end(), '<'));
+}
+
+TEST(Extrapolate, ThreeDimensionalHaloFollowsTheClassesOfTheCube) {
+  std::vector<ExtrapolateInput> in;
+  for (Rank p : {18, 27, 36}) in.push_back({fmt::format("halo{}.tgt", p), haloTrace(defaultGrid(p, 3), false)});
+  const ExtrapolateResult r = extrapolate(in, ExtrapolateOptions{64, {}});
+  EXPECT_EQ(r.target.str(), "4x4x4");
+  EXPECT_FALSE(r.periodic[0] || r.periodic[1] || r.periodic[2]);
+  verifyStructure(r.trace, "out");
+  expectSameCalls(r.trace, haloTrace(defaultGrid(64, 3), false));
+  // One group of sources per class: the 27 positions of the cube.
+  EXPECT_EQ(r.trace.events[1].param(Param::Source)->groups.size(), 27U);
+  // 1-D and 2-D were tried and rejected first.
+  ASSERT_GE(r.explanation.size(), 2U);
+  EXPECT_NE(r.explanation[0].find("1-D grid rejected"), std::string::npos);
+  EXPECT_NE(r.explanation[1].find("2-D grid rejected"), std::string::npos);
+}
+
+TEST(Extrapolate, PeriodicTorusIsFoundFromWrappingPeers) {
+  std::vector<ExtrapolateInput> in;
+  for (Rank p : {9, 12, 16}) in.push_back({fmt::format("torus{}.tgt", p), haloTrace(defaultGrid(p, 2), true)});
+  const ExtrapolateResult r = extrapolate(in, ExtrapolateOptions{0, Grid{2, {6, 10, 1}}});
+  EXPECT_TRUE(r.periodic[0] && r.periodic[1]);
+  EXPECT_NE(r.summary().find("periodic in xy"), std::string::npos) << r.summary();
+  expectSameCalls(r.trace, haloTrace(Grid{2, {6, 10, 1}}, true));
+}
+
+TEST(Extrapolate, CorrespondenceErrorNamesTheFirstEventThatDiffers) {
+  std::string changed = ringText(6, 256);
+  changed.replace(changed.find("MPI_Sendrecv"), 12, "MPI_Send");
+  std::vector<ExtrapolateInput> in{input("ring4.tgt", ringText(4, 256)), input("ring6.tgt", changed)};
+  const std::string e = errorOf(in, 16);
+  EXPECT_NE(e.find("ring6.tgt:7: error: event 1 MPI_Send at ring.c:20 corresponds to event 1 MPI_Sendrecv"),
+            std::string::npos)
+      << e;
+  // One more event at one scale.
+  std::vector<ExtrapolateInput> longer{
+      input("ring4.tgt", ringText(4, 256)),
+      input("ring6.tgt", ringText(6, 256, "event 9 MPI_Barrier @ <1 0 {6 1}>\n  site ring.c:25\n  comm 2\n"))};
+  const std::string e2 = errorOf(longer, 16);
+  EXPECT_NE(e2.find("event 9 MPI_Barrier at ring.c:25 corresponds to event 2 MPI_Finalize"), std::string::npos) << e2;
+}
+
+TEST(Extrapolate, GroupsThatAreNoUnionOfClassesAreRejected) {
+  // Rank 1 alone sends another count: no 1-D class is {1}, and 5 and 7 ranks make no 2-D or 3-D
+  // grid with extents of at least 2.
+  auto odd = [](Rank p) {
+    std::string t = ringText(p, 256);
+    t.replace(t.find("  count 256\n"), 12, fmt::format("  count 256 @ <1 0 {{1 0}}> <1 2 {{{} 1}}>\n  count 512 @ <1 1 {{1 0}}>\n", p - 2));
+    return t;
+  };
+  std::vector<ExtrapolateInput> in{input("a5.tgt", odd(5)), input("a7.tgt", odd(7)), input("a9.tgt", odd(9))};
+  const std::string e = errorOf(in, 16);
+  EXPECT_NE(e.find("not a union of position classes"), std::string::npos) << e;
+  EXPECT_NE(e.find("a5.tgt:7: error: event 1 MPI_Sendrecv at ring.c:20: the ranks <1 0 {1 0}> <1 2 {3 1}> of its count"),
+            std::string::npos)
+      << e;
+}
+
+TEST(Extrapolate, AParameterNoModelFitsIsAnError) {
+  std::vector<ExtrapolateInput> in{input("r4.tgt", ringText(4, 5)), input("r6.tgt", ringText(6, 7)),
+                                   input("r8.tgt", ringText(8, 20))};
+  const std::string e = errorOf(in, 16);
+  EXPECT_NE(e.find("r8.tgt:7: error: event 1 MPI_Sendrecv at ring.c:20: count: no model fits its values "
+                   "(5 at P=4 (4), 7 at P=6 (6), 20 at P=8 (8)); tried"),
+            std::string::npos)
+      << e;
+  // Counts that follow a model are fitted: 4096/P.
+  std::vector<ExtrapolateInput> strong{input("r4.tgt", ringText(4, 1024)), input("r8.tgt", ringText(8, 512)),
+                                       input("r16.tgt", ringText(16, 256))};
+  const ExtrapolateResult r = extrapolate(strong, ExtrapolateOptions{64, {}});
+  EXPECT_EQ(r.trace.events[1].uniformValue(Param::Count), 64);
+}
+
+TEST(Extrapolate, UndecidedModelsNameTheScaleThatWouldSettleThem) {
+  // Square grids only: -px, -py and -sqrt(P) all fit the count; 4x8 needs a choice.
+  std::vector<ExtrapolateInput> in{stencil(3, 3), stencil(4, 4)};
+  for (auto& i : in)
+    for (Event& e : i.trace.events)
+      if (auto* c = e.param(Param::Count))
+        for (auto& g : c->groups) g.values = {i.trace.numRanks == 9 ? 3 : 4};
+  const std::string e = errorOf(in, 32);
+  EXPECT_NE(e.find("do not decide between"), std::string::npos) << e;
+  EXPECT_NE(e.find("a recording at P="), std::string::npos) << e;
+}
+
+TEST(Extrapolate, AClassNoInputShowsIsAnError) {
+  std::vector<ExtrapolateInput> in{stencil(2, 2), stencil(2, 4)};
+  const std::string e = errorOf(in, 16);
+  EXPECT_NE(e.find("no input shows the ranks of class x:interior"), std::string::npos) << e;
+  EXPECT_NE(e.find("a recording at P=9 (3x3) would show it"), std::string::npos) << e;
+}
+
+TEST(Extrapolate, ScaleFreeAndSingleInputAreRefused) {
+  std::vector<ExtrapolateInput> one{input("r4.tgt", ringText(4, 256))};
+  EXPECT_NE(errorOf(one, 16).find("two or more rank counts"), std::string::npos);
+  std::vector<ExtrapolateInput> two{input("r4.tgt", ringText(4, 256)), input("r6.tgt", ringText(6, 256))};
+  EXPECT_NE(errorOf(two, 0).find("--ranks"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tracegen::extrap
