@@ -4,7 +4,8 @@
 #                               ($recorder, $counter, $tracegen), the rank counts ($nps, default
 #                               2 and 4), a work directory removed on exit ($work; kept and
 #                               named if KEEP_WORK is set), Open MPI as root
-# run_app NAME NP CMD...        runs the application (timed: $t0 to $t1); exits 1 if it fails
+# run_app NAME NP CMD...        runs the application (timed: $t0 to $t1); exits 1 if it fails,
+#                               printing the end of its output
 # record_app NAME NP DIR CMD... runs it again under the recorder into DIR/app.trace (to $t2), then
 #                               sets $events and $size (bytes) of the trace
 # check_benchmark NP DIR        generates DIR/bench.ncptl and DIR/bench.c from DIR/app.trace,
@@ -49,7 +50,8 @@ run_app() {
   local name=$1 np=$2
   shift 2
   t0=$(now)
-  timeout 900 mpiexec --oversubscribe -n "$np" "$@" >/dev/null 2>&1 || { echo "$name failed on $np ranks"; exit 1; }
+  timeout 900 mpiexec --oversubscribe -n "$np" "$@" >"$work/run.out" 2>&1 ||
+    { echo "$name failed on $np ranks:"; tail -n 20 "$work/run.out"; exit 1; }
   t1=$(now)
 }
 
