@@ -14,7 +14,8 @@
 #                               traces; prints one line per step and sets $status to 1 when a
 #                               benchmark cannot be generated or differs in a call or a byte
 # unmodelled_calls BINARY       the MPI functions BINARY and its libraries call (nm -D) that the
-#                               recorder does not intercept, apart from local ones
+#                               recorder does not intercept, apart from local ones; then those it
+#                               intercepts but records as opaque events
 #
 # Hooks the sourcing script may set: $bench_cflags (how the C benchmark is compiled), and the
 # functions after_generate NP DIR (a line about the C benchmark; default: its length) and
@@ -131,13 +132,18 @@ check_benchmark() {
 
 # Local MPI functions: no message, nothing to replay (sizes, ranks, datatypes, groups, attributes,
 # error handlers, topology queries, clocks).
-local_mpi_calls='^MPI_(Comm_rank|Comm_size|Comm_group|Comm_compare|Comm_test_inter|Comm_remote_(size|group)|Comm_(get|set)_name|Comm_(get|set|delete)_attr|Comm_(create|free)_keyval|Comm_(get|set|call)_errhandler|Type_.*|Group_.*|Get_.*|Info_.*|Op_.*|Errhandler_.*|Error_.*|Status_.*|Cart_(coords|rank|get|shift|map)|Cartdim_get|Graph_(get|map|neighbors|neighbors_count)|Graphdims_get|Topo_test|Dims_create|Pack.*|Unpack.*|Wtime|Wtick|Initialized|Finalized|Abort|Query_thread|Is_thread_main|Alloc_mem|Free_mem|Address|Pcontrol|Reduce_local|Test_cancelled|Request_get_status|Win_(get|set)_(name|errhandler|attr)|Win_get_group|Win_delete_attr|Win_call_errhandler)$'
+local_mpi_calls='^MPI_(Comm_rank|Comm_size|Comm_group|Comm_compare|Comm_test_inter|Comm_remote_(size|group)|Comm_(get|set)_name|Comm_(get|set|delete)_attr|Comm_(create|free)_keyval|Comm_(get|set|call)_errhandler|Type_.*|Group_.*|Get_.*|Info_.*|Op_.*|Errhandler_.*|Error_.*|Status_.*|Cart_(coords|rank|get|shift|map)|Cartdim_get|Graph_(get|map|neighbors|neighbors_count)|Graphdims_get|Topo_test|Dims_create|Pack.*|Unpack.*|Wtime|Wtick|Initialized|Finalized|Abort|Query_thread|Is_thread_main|Alloc_mem|Free_mem|Address|Pcontrol|Reduce_local|Test_cancelled|Request_get_status|Win_(get|set)_(name|errhandler|attr)|Win_get_group|Win_delete_attr|Win_call_errhandler|[A-Za-z_]*_(c2f|f2c))$'
 
 unmodelled_calls() {
-  local bin=$1 libs
+  local bin=$1 libs called intercepted opaque
   libs=$(ldd "$bin" | awk '/=>/ { print $3 }' | grep -v -E '/lib(mpi|mpi_cxx|mpi_mpifh|open-rte|open-pal)\.so')
   # shellcheck disable=SC2086 # one path per word
-  nm -D --undefined-only "$bin" $libs 2>/dev/null | awk '{ print $NF }' | grep -E '^MPI_[A-Z]' | sort -u |
-    comm -23 - <(nm -D --defined-only "$recorder" | awk '{ print $NF }' | grep '^MPI_' | sort -u) |
-    grep -v -E "$local_mpi_calls" | paste -sd' ' | sed 's/^$/none/'
+  called=$(nm -D --undefined-only "$bin" $libs 2>/dev/null | awk '{ print $NF }' | grep -E '^MPI_[A-Z]' | sort -u)
+  intercepted=$(nm -D --defined-only "$recorder" | awk '{ print $NF }' | grep '^MPI_' | sort -u)
+  comm -23 <(echo "$called") <(echo "$intercepted") | grep -v -E "$local_mpi_calls" | paste -sd' ' | sed 's/^$/none/' | tr -d '\n'
+  # Intercepted but recorded as opaque events (ir/Ops.def, OpKind Opaque or OpaqueRequest).
+  opaque=$(sed -n 's/^TRACEGEN_OP([A-Za-z_]*, "\(MPI_[A-Za-z_]*\)",.*Opaque[A-Za-z]*).*/\1/p' \
+             "$(dirname "${BASH_SOURCE[0]}")/../../ir/Ops.def" | sort -u)
+  echo "; intercepted but recorded as opaque events (not modelled):" \
+       "$(comm -12 <(echo "$called") <(echo "$opaque") | paste -sd' ' | sed 's/^$/none/')"
 }

@@ -22,11 +22,11 @@
 # any call or byte (besides the calls left out).
 #
 # Usage: bench/real-apps/meep.sh [BUILD_DIR [NP...]]   (defaults: build, 2 and 4 ranks)
-#        TIME=200 bench/real-apps/meep.sh ...          (simulated time, default 50)
+#        TIME=200 bench/real-apps/meep.sh ...          (simulated time, default 20)
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 realapps_init "$@"
-time_units=${TIME:-50}
+time_units=${TIME:-20}
 # meep-openmpi's `meep` (the serial package, meep, installs one of the same name).
 meep=/usr/bin/meep
 ldd "$meep" 2>/dev/null | grep -q 'libmpi\.so' ||
