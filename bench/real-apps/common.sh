@@ -4,6 +4,8 @@
 #                               ($recorder, $counter, $tracegen), the rank counts ($nps, default
 #                               2 and 4), a work directory removed on exit ($work; kept and
 #                               named if KEEP_WORK is set), Open MPI as root
+# enter_rank_dir NP [FILE...]   makes the rank count's directory $work/npNP ($dir), copies the
+#                               FILEs into it and changes to it
 # run_app NAME NP CMD...        runs the application (timed: $t0 to $t1); exits 1 if it fails,
 #                               printing the end of its output
 # record_app NAME NP DIR CMD... runs it again under the recorder into DIR/app.trace (to $t2), then
@@ -42,6 +44,16 @@ realapps_init() {
   if [ -n "${KEEP_WORK:-}" ]; then echo "work directory (kept): $work"; else trap 'rm -rf "$work"' EXIT; fi
   status=0
   bench_cflags=${bench_cflags:--std=c11 -O2 -Wall -Wextra -Werror}
+}
+
+# enter_rank_dir NP [FILE...]: makes $work/npNP ($dir), copies the FILEs into it, changes to it.
+enter_rank_dir() {
+  local np=$1
+  shift
+  dir=$work/np$np
+  mkdir -p "$dir"
+  [ $# -eq 0 ] || cp "$@" "$dir/"
+  cd "$dir"
 }
 
 now() { date +%s.%N; }

@@ -29,12 +29,10 @@ compare_note() {
 }
 
 for np in "${nps[@]}"; do
-  dir=$work/np$np
-  mkdir -p "$dir"
+  enter_rank_dir "$np"
   p=$((np == 2 ? 1 : 2))
   # Lines 6 (N), 8 (NB), 11 (P) and 12 (Q) of the HPL part of the input.
   sed -e '6s/^[0-9]*/1000/' -e '8s/^[0-9]*/80/' -e "11s/^[0-9]*/$p/" -e '12s/^[0-9]*/2/' "$template" >"$dir/hpccinf.txt"
-  cd "$dir"
 
   run_app hpcc "$np" hpcc
   rm -f hpccoutf.txt

@@ -51,10 +51,7 @@ run             250
 EOF
 
 for np in "${nps[@]}"; do
-  dir=$work/np$np
-  mkdir -p "$dir"
-  cp "$work/in.melt" "$dir/"
-  cd "$dir"
+  enter_rank_dir "$np" "$work/in.melt"
 
   run_app lammps "$np" "$lmp" -in in.melt -log none -screen none
   record_app lammps "$np" "$dir" "$lmp" -in in.melt -log none -screen none
