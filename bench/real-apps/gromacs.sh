@@ -73,10 +73,7 @@ EOF
 molecules=$(awk '$1 == "SOL" { print $2 }' topol.top)
 
 for np in "${nps[@]}"; do
-  dir=$work/np$np
-  mkdir -p "$dir"
-  cp "$work/md.tpr" "$dir/"
-  cd "$dir"
+  enter_rank_dir "$np" "$work/md.tpr"
 
   mdrun=("$gmx" -quiet mdrun -ntomp 1 -notunepme -s md.tpr -deffnm md)
   run_app gromacs "$np" "${mdrun[@]}"

@@ -48,10 +48,7 @@ cat >"$work/wg.ctl" <<EOF
 EOF
 
 for np in "${nps[@]}"; do
-  dir=$work/np$np
-  mkdir -p "$dir"
-  cp "$work/wg.ctl" "$dir/"
-  cd "$dir"
+  enter_rank_dir "$np" "$work/wg.ctl"
 
   run_app meep "$np" "$meep" wg.ctl
   rm -f ./*.h5
