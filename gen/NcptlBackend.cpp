@@ -512,7 +512,10 @@ class Renderer {
     std::vector<Case> cs{Case{ranks, {}, {}}};
     for (const auto& [key, e] : params) {
       if (!e) continue;
-      Expr x = index ? *e : approximate(*e, key, key == "dest" || key == "source" || key == "root" || key == "comm");
+      // A mean tag would match no message (the program would fail its check): tags, while the
+      // program uses them, cannot be approximated any more than peers.
+      const bool exact = key == "dest" || key == "source" || key == "root" || key == "comm" || (key == "tag" && useTags_);
+      Expr x = index ? *e : approximate(*e, key, exact);
       std::vector<Case> next;
       for (auto& c : cs) refineOne(std::move(c), key, x, index, next);
       cs = std::move(next);

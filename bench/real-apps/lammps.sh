@@ -18,29 +18,18 @@
 # Usage: bench/real-apps/lammps.sh [BUILD_DIR [NP...]]   (defaults: build, 2 and 4 ranks)
 #        BOX=20 bench/real-apps/lammps.sh ...            (box edge in unit cells, default 12)
 set -euo pipefail
-build=$(realpath "${1:-build}")
-shift || true
-nps=("$@")
-[ ${#nps[@]} -gt 0 ] || nps=(2 4)
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+realapps_init "$@"
 box=${BOX:-12}
-recorder=$build/record/libtracegen-record.so
-counter=$build/tests/support/libtracegen-count.so
-tracegen=$build/tools/tracegen/tracegen
-for f in "$recorder" "$counter" "$tracegen"; do
-  [ -e "$f" ] || { echo "build $build first (with MPI): $f is missing" >&2; exit 2; }
-done
 lmp=$(command -v lmp || command -v lmp_mpi || true)
 if [ -z "$lmp" ]; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y lammps >/dev/null
   lmp=$(command -v lmp || command -v lmp_mpi)
 fi
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 
-status=0
-now() { date +%s.%N; }
-elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
+after_generate() {
+  echo "  C: $(wc -l <"$2/bench.c") lines; $(grep -c 'MPI_Cart_create(' "$2/bench.c" || true) MPI_Cart_create call(s)"
+}
 
 cat >"$work/in.melt" <<EOF
 # 3d Lennard-Jones melt
@@ -62,56 +51,14 @@ run             250
 EOF
 
 for np in "${nps[@]}"; do
-  dir=$work/np$np
-  mkdir -p "$dir"
-  cp "$work/in.melt" "$dir/"
-  cd "$dir"
+  enter_rank_dir "$np" "$work/in.melt"
 
-  t0=$(now)
-  timeout 900 mpiexec --oversubscribe -n "$np" "$lmp" -in in.melt -log none -screen none >/dev/null 2>&1 ||
-    { echo "lammps failed on $np ranks"; exit 1; }
-  t1=$(now)
-  timeout 900 mpiexec --oversubscribe -n "$np" env LD_PRELOAD="$recorder" TRACEGEN_OUTPUT="$dir/app.trace" \
-    "$lmp" -in in.melt -log none -screen none >/dev/null 2>"$dir/record.err" ||
-    { echo "lammps failed under the recorder on $np ranks"; cat "$dir/record.err"; exit 1; }
-  t2=$(now)
-  events=$("$tracegen" inspect "$dir/app.trace" --format json | python3 -c 'import json,sys; print(json.load(sys.stdin)["events"])')
-  size=$(stat -c %s "$dir/app.trace")
+  run_app lammps "$np" "$lmp" -in in.melt -log none -screen none
+  record_app lammps "$np" "$dir" "$lmp" -in in.melt -log none -screen none
   carts=$(zstdcat -f "$dir/app.trace" | grep -c 'MPI_Cart_create' || true)  # compressed by default
 
   echo "lammps (in.melt, ${box}^3 cells, 250 steps) on $np ranks: $events events ($carts MPI_Cart_create), trace $size bytes;" \
        "application $(elapsed "$t0" "$t1") s (under the recorder $(elapsed "$t1" "$t2") s)"
-  if "$tracegen" "$dir/app.trace" -o "$dir/bench.ncptl" 2>"$dir/gen-ncptl.err"; then
-    echo "  coNCePTuaL: $(wc -l <"$dir/bench.ncptl") lines"
-  else
-    echo "  coNCePTuaL: not generated: $({ grep -v 'warning' "$dir/gen-ncptl.err" || true; } | head -n 1)"
-  fi
-  if ! "$tracegen" "$dir/app.trace" -o "$dir/bench.c" 2>"$dir/gen.err"; then
-    echo "  C: not generated:"
-    { grep -v 'align-collectives' "$dir/gen.err" || true; } | head -n 8 | sed 's/^/    /'
-    cd - >/dev/null
-    status=1
-    continue
-  fi
-  echo "  C: $(wc -l <"$dir/bench.c") lines; $(grep -c 'MPI_Cart_create(' "$dir/bench.c" || true) MPI_Cart_create call(s)"
-  mpicc -std=c11 -O2 -Wall -Wextra -Werror -o "$dir/bench" "$dir/bench.c"
-
-  t3=$(now)
-  timeout 900 mpiexec --oversubscribe -n "$np" env LD_PRELOAD="$counter" TRACEGEN_COUNT_OUTPUT="$dir/counts.json" \
-    "$dir/bench" >"$dir/bench.out" 2>&1 || { echo "$np ranks: the benchmark failed"; cat "$dir/bench.out"; exit 1; }
-  t4=$(now)
-  timeout 900 mpiexec --oversubscribe -n "$np" env LD_PRELOAD="$recorder" TRACEGEN_OUTPUT="$dir/bench.trace" \
-    "$dir/bench" >/dev/null 2>&1 || { echo "$np ranks: the benchmark failed under the recorder"; exit 1; }
-  if "$tracegen" compare "$dir/app.trace" "$dir/bench.trace" >"$dir/compare.txt"; then
-    same="identical calls and bytes on all $np ranks"
-  else
-    same="calls DIFFER: $(grep -c '^rank' "$dir/compare.txt") differences (first: $(grep -m1 '^rank' "$dir/compare.txt"))"
-    status=1
-  fi
-
-  echo "  C benchmark: $same"
-  echo "  wall time: application $(elapsed "$t0" "$t1") s, benchmark $(elapsed "$t3" "$t4") s under the counting" \
-       "library ($(tail -n 1 "$dir/bench.out"))"
-  cd - >/dev/null
+  check_benchmark "$np" "$dir"
 done
 exit $status

@@ -343,6 +343,28 @@ TEST(NcptlBackend, ByExecutionWithoutALoopIndexIsApproximated) {
                std::invalid_argument);
 }
 
+TEST(NcptlBackend, ByExecutionTagWithoutALoopIndexIsRejected) {
+  // Meep's halo exchange: rank 0's sends cycle through tags 1, 2 in a loop that runs 2, 3, 2
+  // iterations on the entries of the outer loop (7 sends: tags 1 2 1 2 1 2 1); rank 1 receives
+  // them in a loop of constant trip count. A mean tag would send all 7 with one tag, which no
+  // receive matches (the program failed its own check, an internal error): the generator
+  // refuses the tag as it refuses a peer.
+  Stmt send = call(Op::Send, RankList::single(0),
+                   {{Param::Dest, c(1)}, {Param::Count, c(1)}, {Param::Datatype, c(kChar)}, {Param::Tag, byExec({c(1), c(2)})}});
+  Stmt inner = loop(1, 2, RankList::single(0), {send});
+  inner.loop.iterations = byExec({c(2), c(3)});
+  Stmt recv = call(Op::Recv, RankList::single(1),
+                   {{Param::Source, c(0)}, {Param::Count, c(1)}, {Param::Datatype, c(kChar)}, {Param::Tag, byExec({c(1), c(2)})}});
+  Program p = program(2, {loop(0, 3, RankList::single(0), {inner}), loop(2, 7, RankList::single(1), {recv})});
+  auto backend = createNcptlBackend();
+  try {
+    backend->render(p, GenOptions{});
+    ADD_FAILURE() << "rendered";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_TRUE(has(e.what(), "tag changes from one execution to the next")) << e.what();
+  }
+}
+
 TEST(NcptlBackend, UnresolvedWildcardIsRejected) {
   auto backend = createNcptlBackend();
   Program p = program(2, {call(Op::Recv, RankList::single(1), {{Param::Source, c(static_cast<double>(kAnySource))},
