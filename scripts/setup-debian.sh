@@ -12,7 +12,6 @@ packages=(
   clang-14 libclang-rt-14-dev
   python3
   lammps  # a real application for the end-to-end test `lammps` (bench/real-apps/lammps.sh)
-  gromacs  # gmx_mpi for bench/real-apps/gromacs.sh (about half a minute to install)
 )
 missing=()
 for p in "${packages[@]}"; do
