@@ -81,7 +81,7 @@ class RankList {
   // overlapping sections that cannot be compared on their tuples are listed, up to
   // kMaxIrregularRanks ranks, and rejected beyond. On failure returns nullopt and says why in
   // `problem`. Numbers must fit 32 bits (the ScalaTrace format's `int`).
-  static constexpr Rank kMaxIrregularRanks = Rank{1} << 20;
+  static constexpr Rank kMaxIrregularRanks = Rank{1} << 16;
   static constexpr Rank kMaxInterleavedPieces = Rank{1} << 16;
   static std::optional<RankList> fromSections(const std::vector<RankTuple>& sections, std::string& problem);
 

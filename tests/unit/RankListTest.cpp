@@ -377,7 +377,7 @@ TEST(RankList, FromSectionsChecksFileInput) {
   bad({RankTuple{0, {{65536, 1}, {65536, 65536}, {2, 1}}}}, "more than 2^31 members");
   bad({RankTuple{Rank{1} << 40, {}}}, "beyond 32 bits");
   // Sections whose ranges overlap are compared on the tuples, whatever their size: evens and
-  // odds of four million ranks (enumerated, they were more than the 2^20 members checked one by
+  // odds of four million ranks (enumerated, they were more than the members checked one by
   // one, and refused), and repeats found without listing members.
   EXPECT_EQ(ok({RankTuple{0, {{2000000, 2}}}, RankTuple{1, {{2000000, 2}}}}), RankList::all(4000000));
   EXPECT_EQ(ok({RankTuple{0, {{1000, 1}, {1000, 2000}}}, RankTuple{1000, {{1000, 1}, {1000, 2000}}}}), RankList::all(2000000));
