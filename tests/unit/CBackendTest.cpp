@@ -5,6 +5,8 @@
 // benchmarks and counting their calls is tests/e2e/c_backend.sh.
 #include <gtest/gtest.h>
 
+#include "tests/unit/CompileC.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -144,14 +146,7 @@ void expectCompiles(const std::string& source, const std::string& tag) {
   EXPECT_EQ(compileWith("mpicc -std=c11 -Wall -Wextra -Werror -O2", source, tag), "") << source;
 }
 
-// MPICH's header, for a second library's view of the same file (GCC 12 with MPICH 4.0.2 warns
-// about MPI_STATUSES_IGNORE in MPI_Waitall). TRACEGEN_MPICH_INCLUDE names its directory.
-std::string mpichInclude() {
-  if (const char* dir = std::getenv("TRACEGEN_MPICH_INCLUDE"); dir && *dir) return dir;
-  for (const char* dir : {"/usr/include/x86_64-linux-gnu/mpich", "/usr/include/mpich", "/usr/include/aarch64-linux-gnu/mpich"})
-    if (std::filesystem::exists(std::string(dir) + "/mpi.h")) return dir;
-  return "";
-}
+using tracegen::testing::mpichInclude;  // MPICH's header, for a second library's view of the same file
 
 // A program with one statement of every kind the backend knows.
 const Program& everyStatement(Builder& b) {

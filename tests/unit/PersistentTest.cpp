@@ -15,6 +15,7 @@
 #include <string>
 
 #include "gen/Backend.h"
+#include "tests/unit/CompileC.h"
 #include "gen/Traversal.h"
 #include "ir/Diagnostics.h"
 #include "ir/RankCursor.h"
@@ -102,38 +103,7 @@ event 12 MPI_Finalize @ <1 0 {2 1}>
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-// Compiles generated C (-c) with `compiler`; the compiler's output, empty on success.
-std::string compileErrors(const std::string& compiler, const std::string& source, const std::string& tag) {
-  namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / ("tracegen-" + tag + "-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  const fs::path file = dir / "bench.c", log = dir / "log.txt";
-  std::ofstream(file) << source;
-  const std::string cmd =
-      compiler + " -c -o " + (dir / "bench.o").string() + " " + file.string() + " > " + log.string() + " 2>&1";
-  std::string output;
-  if (const int status = std::system(cmd.c_str()); status != 0) {
-    std::ifstream in(log);
-    output = std::string(std::istreambuf_iterator<char>(in), {});
-    if (output.empty()) output = "exit status " + std::to_string(status);
-  }
-  fs::remove_all(dir);
-  return output;
-}
-
-// With mpicc (Open MPI) and, where its header is installed, MPICH's (TRACEGEN_MPICH_INCLUDE).
-void expectCompilesUnderBothMpis(const std::string& source, const std::string& tag) {
-  if (std::system("command -v mpicc > /dev/null 2>&1") == 0) {
-    EXPECT_EQ(compileErrors("mpicc -std=c11 -Wall -Wextra -Werror -O2", source, tag + "-ompi"), "") << source;
-  }
-  std::string mpich;
-  if (const char* dir = std::getenv("TRACEGEN_MPICH_INCLUDE"); dir && *dir) mpich = dir;
-  for (const char* dir : {"/usr/include/x86_64-linux-gnu/mpich", "/usr/include/mpich"})
-    if (mpich.empty() && std::filesystem::exists(std::string(dir) + "/mpi.h")) mpich = dir;
-  if (!mpich.empty()) {
-    EXPECT_EQ(compileErrors("cc -std=c11 -Wall -Wextra -Werror -O2 -I" + mpich, source, tag + "-mpich"), "") << source;
-  }
-}
+using tracegen::testing::expectCompilesUnderBothMpis;
 
 Trace read(const std::string& text, const std::string& name = "persist.tgt") {
   return readTrace(sourceFromString(name, text));
