@@ -16,6 +16,7 @@
 #                       scripts/fuzz-ci.sh, fixes one so that a rerun explores the same inputs)
 #   TRACEGEN_FUZZ_RUNS  stop each target after this many executions instead (e.g. 10000000 for
 #                       the long run of every reader; SECONDS_PER_TARGET still caps the time)
+#   TRACEGEN_FUZZ_JOBS  fuzzing processes of one run (libFuzzer's -fork; default 1)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-600}
@@ -45,7 +46,7 @@ for t in "${targets[@]}"; do
   # going after a crash, timeout or OOM (-ignore_*). The child's peak RSS is what counts.
   # Peak RSS: the largest of the processes (parent and fuzzing children), from getrusage.
   python3 - "$build/fuzz/$t" "$corpus" "fuzz/corpus/$t" -dict="$(dict_for "$t")" -max_total_time="$seconds" ${TRACEGEN_FUZZ_RUNS:+-runs="$TRACEGEN_FUZZ_RUNS"} -seed="${TRACEGEN_FUZZ_SEED:-0}" \
-    -rss_limit_mb=1024 -timeout=10 -fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
+    -rss_limit_mb=1024 -timeout=10 -fork="${TRACEGEN_FUZZ_JOBS:-1}" -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
     -artifact_prefix="$findings/" >"$log" 2>&1 <<'PY' || true
 import resource, subprocess, sys
 subprocess.run(sys.argv[1:])

@@ -82,7 +82,7 @@ class RankList {
   // kMaxIrregularRanks ranks, and rejected beyond. On failure returns nullopt and says why in
   // `problem`. Numbers must fit 32 bits (the ScalaTrace format's `int`).
   static constexpr Rank kMaxIrregularRanks = Rank{1} << 16;
-  static constexpr Rank kMaxInterleavedPieces = Rank{1} << 16;
+  static constexpr Rank kMaxInterleavedPieces = Rank{1} << 12;
   static std::optional<RankList> fromSections(const std::vector<RankTuple>& sections, std::string& problem);
 
   const std::vector<RankTuple>& tuples() const { return tuples_; }
