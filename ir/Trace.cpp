@@ -129,12 +129,20 @@ void Communicator::setOrder(std::size_t i, std::vector<Rank> order) {
 }
 
 SiteId Trace::internSite(std::string_view signature) {
-  if (siteIndex_.size() != sites.size()) {  // sites edited directly: rebuild the index
+  // Sites appended directly (a reader's site table, which may repeat a name) are indexed once
+  // each; comparing the index's size with the table's rebuilt the whole index on every call
+  // once a name repeated (quadratic: the fuzzer's slowest inputs). Equal names keep the first id.
+  if (sitesIndexed_ > sites.size()) {  // the table was cut or replaced
     siteIndex_.clear();
-    for (std::size_t i = 0; i < sites.size(); ++i) siteIndex_.emplace(sites[i], static_cast<SiteId>(i));
+    sitesIndexed_ = 0;
   }
+  for (; sitesIndexed_ < sites.size(); ++sitesIndexed_)
+    siteIndex_.emplace(sites[sitesIndexed_], static_cast<SiteId>(sitesIndexed_));
   auto [it, inserted] = siteIndex_.emplace(std::string(signature), static_cast<SiteId>(sites.size()));
-  if (inserted) sites.emplace_back(signature);
+  if (inserted) {
+    sites.emplace_back(signature);
+    sitesIndexed_ = sites.size();
+  }
   return it->second;
 }
 

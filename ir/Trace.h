@@ -198,6 +198,7 @@ struct Trace {
 
  private:
   std::unordered_map<std::string, SiteId> siteIndex_;
+  std::size_t sitesIndexed_ = 0;  // sites[0, sitesIndexed_) are in siteIndex_ (the first of equal names)
 };
 
 // ScalaTrace's predefined datatypes (indices 0-19 are library-independent).
