@@ -18,7 +18,7 @@
 
 #include "bench/SyntheticStencil.h"
 #include "extrap/Extrapolate.h"
-#include "ir/Readers.h"
+#include "io/Readers.h"
 #include "ir/Verify.h"
 
 using namespace tracegen;

@@ -15,7 +15,7 @@
 
 #include "bench/SyntheticStencil.h"
 #include "bench/SyntheticWavefront.h"
-#include "ir/Readers.h"
+#include "io/Readers.h"
 #include "passes/PassManager.h"
 
 namespace {

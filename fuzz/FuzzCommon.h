@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <string>
 
-#include "ir/Readers.h"
+#include "io/Readers.h"
 #include "ir/Summary.h"
 
 namespace tracegen::fuzz {

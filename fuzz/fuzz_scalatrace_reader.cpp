@@ -1,4 +1,4 @@
-// libFuzzer target: the ScalaTrace 2 text reader (ir/ScalaTraceReader.cpp) on arbitrary bytes,
+// libFuzzer target: the ScalaTrace 2 text reader (io/ScalaTraceReader.cpp) on arbitrary bytes,
 // then, for every trace it accepts, what `tracegen inspect --per-rank` computes: one RankCursor
 // per rank expanding LOOP levels, offset-encoded peers, request offsets and statistics
 // (ir/RankCursor.cpp, ir/Summary.cpp), as inspect does (totals, then streamed rows). Covers

@@ -1,10 +1,10 @@
-// libFuzzer target: tracegen's text format reader (ir/TracegenText.cpp) on arbitrary bytes,
+// libFuzzer target: tracegen's text format reader (io/TracegenText.cpp) on arbitrary bytes,
 // then, for every trace it accepts, what `tracegen inspect --per-rank` computes: one RankCursor
 // per rank expanding loops, parameters, requests and histograms (ir/RankCursor.cpp,
 // ir/Summary.cpp), twice, as inspect does (totals, then streamed rows). Covers the lexer
-// (ir/TextLines.cpp), ranklist checks, header and event validation, the value limits
+// (io/TextLines.cpp), ranklist checks, header and event validation, the value limits
 // (ir/Limits.cpp) and the expansion budget. Input that starts with zstd's magic number is
-// decompressed first, as every reader does (ir/Compression.cpp), with a limit of 1 MiB of text
+// decompressed first, as every reader does (io/Compression.cpp), with a limit of 1 MiB of text
 // so that a decompression bomb is refused quickly. Seeds: fuzz/corpus/fuzz_tgt_reader/
 // (plain and .zst); dictionary: fuzz/tgt.dict.
 #include "fuzz/FuzzCommon.h"

@@ -5,7 +5,7 @@
 #include <ostream>
 #include <stdexcept>
 
-#include "ir/Readers.h"
+#include "io/Readers.h"
 #include "ir/Verify.h"
 #include "passes/Registry.h"
 

@@ -17,9 +17,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "ir/Compression.h"
+#include "io/Compression.h"
 #include "ir/Diagnostics.h"
-#include "ir/Readers.h"
+#include "io/Readers.h"
 #include "ir/Verify.h"
 #include "record/CallSites.h"
 #include "record/Clustering.h"

@@ -21,7 +21,7 @@
 
 #include "ir/Diagnostics.h"
 #include "ir/RankCursor.h"
-#include "ir/Readers.h"
+#include "io/Readers.h"
 #include "ir/Summary.h"
 #include "ir/Verify.h"
 

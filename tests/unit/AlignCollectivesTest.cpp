@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "ir/RankCursor.h"
-#include "ir/Readers.h"
+#include "io/Readers.h"
 #include "ir/Verify.h"
 #include "passes/AlignCollectives.h"
 

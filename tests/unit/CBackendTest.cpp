@@ -23,7 +23,7 @@
 #include "gen/Backend.h"
 #include "gen/Backends.h"
 #include "gen/Traversal.h"
-#include "ir/Readers.h"
+#include "io/Readers.h"
 #include "passes/PassManager.h"
 #include "passes/RankRanges.h"
 

@@ -10,7 +10,7 @@
 #include "bench/SyntheticStencil.h"
 #include "bench/SyntheticWavefront.h"
 #include "ir/Diagnostics.h"
-#include "ir/Readers.h"
+#include "io/Readers.h"
 #include "passes/CommunicationAnalysis.h"
 #include "passes/PassManager.h"
 #include "passes/ResolveWildcards.h"

@@ -12,9 +12,9 @@
 #include <sstream>
 #include <zstd.h>
 
-#include "ir/Compression.h"
+#include "io/Compression.h"
 #include "ir/Diagnostics.h"
-#include "ir/Readers.h"
+#include "io/Readers.h"
 
 namespace tracegen {
 namespace {

@@ -10,7 +10,7 @@
 #include "bench/SyntheticStencil.h"
 #include "extrap/Extrapolate.h"
 #include "ir/Diagnostics.h"
-#include "ir/Readers.h"
+#include "io/Readers.h"
 #include "ir/Summary.h"
 #include "ir/Verify.h"
 

@@ -10,7 +10,7 @@
 #include "gen/Backend.h"
 #include "gen/Traversal.h"
 #include "ir/Diagnostics.h"
-#include "ir/Readers.h"
+#include "io/Readers.h"
 #include "ir/Summary.h"
 #include "ncptl/Checker.h"
 #include "passes/PassManager.h"

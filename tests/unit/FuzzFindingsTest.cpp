@@ -19,7 +19,7 @@
 #include "ir/Diagnostics.h"
 #include "ir/Limits.h"
 #include "ir/RankCursor.h"
-#include "ir/Readers.h"
+#include "io/Readers.h"
 #include "ir/Summary.h"
 #include "passes/PassManager.h"
 

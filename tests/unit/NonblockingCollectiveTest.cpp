@@ -13,7 +13,7 @@
 #include "gen/Traversal.h"
 #include "ir/Diagnostics.h"
 #include "ir/RankCursor.h"
-#include "ir/Readers.h"
+#include "io/Readers.h"
 #include "ncptl/Checker.h"
 #include "passes/AlignCollectives.h"
 #include "passes/PassManager.h"

@@ -9,7 +9,7 @@
 #include "bench/SyntheticStencil.h"
 #include "ir/Diagnostics.h"
 #include "ir/RankCursor.h"
-#include "ir/Readers.h"
+#include "io/Readers.h"
 #include "ir/Summary.h"
 #include "passes/PassManager.h"
 #include "passes/PointToPointCheck.h"

@@ -18,7 +18,7 @@
 
 #include "gen/Traversal.h"
 #include "ir/RankList.h"
-#include "ir/Readers.h"
+#include "io/Readers.h"
 #include "passes/PassManager.h"
 
 namespace tracegen {

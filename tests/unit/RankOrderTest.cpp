@@ -9,8 +9,8 @@
 
 #include "ir/Diagnostics.h"
 #include "ir/RankCursor.h"
-#include "ir/Readers.h"
-#include "ir/TextLines.h"
+#include "io/Readers.h"
+#include "io/TextLines.h"
 #include "ir/Verify.h"
 #include "passes/PassManager.h"
 

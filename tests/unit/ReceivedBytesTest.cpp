@@ -4,7 +4,7 @@
 
 #include "gen/ReceivedBytes.h"
 #include "gen/Traversal.h"
-#include "ir/Readers.h"
+#include "io/Readers.h"
 #include "passes/PassManager.h"
 
 using namespace tracegen;

@@ -13,7 +13,7 @@
 
 #include "ir/Diagnostics.h"
 #include "ir/RankCursor.h"
-#include "ir/Readers.h"
+#include "io/Readers.h"
 #include "ir/Verify.h"
 
 namespace tracegen {

@@ -6,7 +6,7 @@
 #include <filesystem>
 
 #include "ir/Diagnostics.h"
-#include "ir/Readers.h"
+#include "io/Readers.h"
 #include "ir/Summary.h"
 
 namespace tracegen {

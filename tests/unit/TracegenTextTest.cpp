@@ -16,7 +16,7 @@
 
 #include "ir/Diagnostics.h"
 #include "ir/RankCursor.h"
-#include "ir/Readers.h"
+#include "io/Readers.h"
 #include "ir/Summary.h"
 
 namespace tracegen {

@@ -8,7 +8,7 @@
 #include "bench/SyntheticStencil.h"
 #include "gen/Traversal.h"
 #include "ir/RankCursor.h"
-#include "ir/Readers.h"
+#include "io/Readers.h"
 #include "passes/PassManager.h"
 
 using namespace tracegen;

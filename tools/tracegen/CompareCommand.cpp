@@ -25,7 +25,7 @@
 #include <set>
 
 #include "ir/RankCursor.h"
-#include "ir/Readers.h"
+#include "io/Readers.h"
 #include "ir/Summary.h"
 #include "tools/tracegen/Commands.h"
 

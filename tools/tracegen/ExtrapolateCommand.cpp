@@ -10,9 +10,9 @@
 #include <iostream>
 
 #include "extrap/Extrapolate.h"
-#include "ir/Compression.h"
+#include "io/Compression.h"
 #include "ir/Diagnostics.h"
-#include "ir/Readers.h"
+#include "io/Readers.h"
 #include "ir/Verify.h"
 #include "tools/tracegen/Commands.h"
 

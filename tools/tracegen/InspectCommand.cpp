@@ -9,7 +9,7 @@
 #include <string_view>
 #include <nlohmann/json.hpp>
 
-#include "ir/Readers.h"
+#include "io/Readers.h"
 #include "ir/Summary.h"
 #include "tools/tracegen/Commands.h"
 

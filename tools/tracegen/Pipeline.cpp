@@ -4,7 +4,7 @@
 #include <sstream>
 
 #include "ir/Diagnostics.h"
-#include "ir/Readers.h"
+#include "io/Readers.h"
 #include "passes/PassManager.h"
 #include "tools/tracegen/Commands.h"
 

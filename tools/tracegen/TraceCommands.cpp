@@ -2,8 +2,8 @@
 // `tracegen compare` (two traces, per rank and operation; the comparison is CompareCommand.cpp).
 #include <iostream>
 
-#include "ir/Compression.h"
-#include "ir/Readers.h"
+#include "io/Compression.h"
+#include "io/Readers.h"
 #include "tools/tracegen/Commands.h"
 
 namespace tracegen {

@@ -17,7 +17,7 @@
 // compared with each other, on the numbers of their sections rather than by visiting their
 // ranks (RankSets), so million-rank traces read fast and hostile ones cannot make the reader
 // hang. Every error is an InputError naming the line that causes it.
-#include "ir/Readers.h"
+#include "io/Readers.h"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -29,9 +29,9 @@
 #include <stdexcept>
 
 #include "ir/Diagnostics.h"
-#include "ir/HistogramText.h"
+#include "io/HistogramText.h"
 #include "ir/Limits.h"
-#include "ir/TextLines.h"
+#include "io/TextLines.h"
 #include "ir/Verify.h"
 
 namespace tracegen {

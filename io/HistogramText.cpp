@@ -1,4 +1,4 @@
-#include "ir/HistogramText.h"
+#include "io/HistogramText.h"
 
 #include <fmt/format.h>
 #include <iterator>

@@ -7,7 +7,7 @@
 #include <iosfwd>
 #include <string>
 
-#include "ir/TextLines.h"
+#include "io/TextLines.h"
 #include "ir/Trace.h"
 
 namespace tracegen {

@@ -15,7 +15,7 @@
 
 #include <string>
 
-#include "ir/TextLines.h"
+#include "io/TextLines.h"
 #include "ir/Trace.h"
 
 namespace tracegen {

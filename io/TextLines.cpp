@@ -1,4 +1,4 @@
-#include "ir/TextLines.h"
+#include "io/TextLines.h"
 
 #include <charconv>
 #include <cmath>
@@ -6,7 +6,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "ir/Compression.h"
+#include "io/Compression.h"
 #include "ir/Diagnostics.h"
 
 namespace tracegen {

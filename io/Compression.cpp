@@ -1,4 +1,4 @@
-#include "ir/Compression.h"
+#include "io/Compression.h"
 
 #include <algorithm>
 #include <fmt/format.h>

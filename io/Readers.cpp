@@ -1,4 +1,4 @@
-#include "ir/Readers.h"
+#include "io/Readers.h"
 
 #include <sstream>
 

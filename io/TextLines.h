@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "ir/Compression.h"
+#include "io/Compression.h"
 
 namespace tracegen {
 
@@ -21,7 +21,7 @@ struct SourceLine {
 // Reads the whole file; rejects binary content (NUL or other control bytes) with a diagnostic
 // naming the line. The returned buffer owns the text the lines point into. A zstd-compressed
 // file (recognised by its magic number, not its name) is decompressed first, up to
-// kMaxTraceTextBytes of text (ir/Compression.h); line numbers are those of the text.
+// kMaxTraceTextBytes of text (io/Compression.h); line numbers are those of the text.
 struct SourceFile {
   std::string name;
   std::string buffer;

@@ -13,7 +13,7 @@
 // passes them to PassContext::warn; the command line prints them on stderr). P is then the
 // size of the first block's ranklist, which must be 0..P-1 as for MPI_Init. A file truncated at
 // a block boundary looks the same, hence a warning rather than silence.
-#include "ir/Readers.h"
+#include "io/Readers.h"
 
 #include <algorithm>
 #include <cmath>
@@ -22,9 +22,9 @@
 #include <set>
 
 #include "ir/Diagnostics.h"
-#include "ir/HistogramText.h"
+#include "io/HistogramText.h"
 #include "ir/Limits.h"
-#include "ir/TextLines.h"
+#include "io/TextLines.h"
 #include "ir/Verify.h"
 
 namespace tracegen {
@@ -190,7 +190,7 @@ class ScalaTraceParser {
   }
 
   // `( n avg minRank min maxRank max ) {start min avg max end freq}...`: read, with its checks,
-  // by the histogram reader both formats share (ir/HistogramText.cpp).
+  // by the histogram reader both formats share (io/HistogramText.cpp).
   Histogram parseHistogram(TokenStream& ts) { return tracegen::parseHistogram(ts, HistogramSpelling::ScalaTrace, trace_.numRanks); }
 
   void parseStat(TokenStream& ts, Event& e) {
