@@ -558,19 +558,7 @@ void RankRangesPass::run(Trace& trace, PassContext& ctx) {
     if (e.kind == "complement") ++ctx.counter("complements");
     trace.rankExprs.emplace(std::move(key), std::move(e));
   };
-  auto visitGroups = [&](const std::vector<ValueGroup>& groups) {
-    for (const ValueGroup& g : groups) visit(g.ranks);
-  };
-  for (const Event& ev : trace.events) {
-    visit(ev.ranks);
-    for (const ParamValues& pv : ev.params) visitGroups(pv.groups);
-    for (const LoopLevel& loop : ev.loops) {
-      visitGroups(loop.iter);
-      visitGroups(loop.mem);
-    }
-  }
-  for (const Communicator& comm : trace.comms)
-    for (const RankList& instance : comm.instances) visit(instance);
+  forEachRankSet(trace, visit);
 }
 
 std::unique_ptr<Pass> createRankRangesPass() { return std::make_unique<RankRangesPass>(); }

@@ -85,6 +85,9 @@ class RankRangesPass : public Pass {
     return "write every rank set as the shortest task expression in coNCePTuaL and C";
   }
   void run(Trace& trace, PassContext& ctx) override;
+  IrProperties requiredProperties() const override { return {}; }
+  IrProperties establishedProperties() const override { return {IrProperty::RankSetsNamed}; }
+  IrProperties preservedProperties() const override { return IrProperties::all(); }
 };
 
 std::unique_ptr<Pass> createRankRangesPass();

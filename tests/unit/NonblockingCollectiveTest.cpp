@@ -248,7 +248,7 @@ TEST(NonblockingCollective, DoesNotBlockWhereItStarts) {
   PassContext ctx;
   ctx.fileName = "ibcast-overlap-2.tgt";
   EXPECT_NO_THROW(PassManager(defaultPipeline()).run(t, ctx));
-  EXPECT_TRUE(ctx.established.count("communication-checked"));
+  EXPECT_TRUE(ctx.established.has(IrProperty::CommunicationChecked));
 
   // The same program with MPI_Bcast (and no waits) deadlocks.
   Trace b = readTraceFile(dataPath("checks/ibcast-overlap-2.tgt"));
