@@ -123,7 +123,8 @@ std::string wrapLines(const std::string& text, std::size_t width) {
   return out;
 }
 
-// `(a || b)` -> `a || b` where the context supplies the parentheses.
+// `(a || b)` -> `a || b` where the context supplies the parentheses (a guard's condition, the
+// only argument of compute(), msg_count(), comm_of(), group_of()).
 std::string withoutParens(const std::string& s) {
   if (s.size() < 2 || s.front() != '(' || s.back() != ')') return s;
   int depth = 0;
@@ -281,7 +282,7 @@ class CWriter : public ProgramWalker {
         mus::data d;
         d.set("label", label(s.call));
         // MPI_Finalize runs once: a value that cycles over executions takes its first.
-        d.set("compute", expr(s.call.computeUs, computeStyle(), Scope{"0", "compute_us", nullptr}));
+        d.set("compute", withoutParens(expr(s.call.computeUs, computeStyle(), Scope{"0", "compute_us", nullptr})));
         measured += indent(guarded(s.ranks, all(), ensureNewline(render("finalize_compute", d))), 2);
       }
       mus::data inner;
@@ -502,7 +503,7 @@ class CWriter : public ProgramWalker {
     });
     uses_.compute = true;
     const CallCtx x = ctx(c);
-    cur_->inner.set("compute", expr(c.computeUs, computeStyle(), at(x, "compute_us")));
+    cur_->inner.set("compute", withoutParens(expr(c.computeUs, computeStyle(), at(x, "compute_us"))));
   }
 
   void endCall(const CallStmt& c, const RankList&) override {
@@ -1416,7 +1417,7 @@ class CWriter : public ProgramWalker {
   std::string count(const CallCtx& x, const Expr* e, const std::string& name) {
     uses_.counts = true;
     mus::data d;
-    d.set("count", e ? expr(*e, intStyle(), at(x, name)) : "0");
+    d.set("count", e ? withoutParens(expr(*e, intStyle(), at(x, name))) : "0");
     return render("expr/msg_count", d);
   }
 
@@ -1481,7 +1482,7 @@ class CWriter : public ProgramWalker {
     }
     uses_.commOf = uses_.commSlot = true;
     mus::data d;
-    d.set("id", expr(*e, intStyle(), at(x, "comm")));
+    d.set("id", withoutParens(expr(*e, intStyle(), at(x, "comm"))));
     return render("expr/comm_of", d);
   }
 
@@ -1489,7 +1490,7 @@ class CWriter : public ProgramWalker {
     forEachConst(e, [&](double v) { uses_.maxGroupId = std::max(uses_.maxGroupId, asInt(v)); });
     uses_.groupOf = uses_.groupSlot = true;
     mus::data d;
-    d.set("id", expr(e, intStyle(), at(x, name)));
+    d.set("id", withoutParens(expr(e, intStyle(), at(x, name))));
     return render("expr/group_of", d);
   }
 
