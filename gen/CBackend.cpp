@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "gen/Backends.h"
+#include "gen/ProgramWalker.h"
 #include "ir/Limits.h"
 #include "passes/RankRanges.h"
 
@@ -57,51 +58,7 @@ const std::set<std::string, std::less<>>& predefinedTypes() {
   return kTypes;
 }
 
-// A template's text without the final newline of its file, so that a snippet can be put
-// inside a line and a section tag can end a template (kainjow leaves an empty line for a
-// skipped section whose closing tag stands alone on a line).
-std::string templateBody(std::string_view path) {
-  std::string text(templateText(path));
-  if (!text.empty() && text.back() == '\n') text.pop_back();
-  return text;
-}
-
-class Templates {
- public:
-  std::string render(const std::string& path, const mus::data& data) {
-    auto it = cache_.find(path);
-    if (it == cache_.end()) {
-      auto t = std::make_unique<mus::mustache>(templateBody("c/" + path + ".mustache"));
-      if (!t->is_valid()) throw std::logic_error(fmt::format("templates/c/{}.mustache: {}", path, t->error_message()));
-      t->set_custom_escape([](const std::string& s) { return s; });  // C, not HTML
-      it = cache_.emplace(path, std::move(t)).first;
-    }
-    std::string out = it->second->render(data);
-    if (!it->second->is_valid())
-      throw std::logic_error(fmt::format("templates/c/{}.mustache: {}", path, it->second->error_message()));
-    return out;
-  }
-
- private:
-  std::map<std::string, std::unique_ptr<mus::mustache>> cache_;
-};
-
 mus::data flag(bool on) { return on ? mus::data(mus::data::type::bool_true) : mus::data(mus::data::type::bool_false); }
-
-std::string indent(const std::string& text, int spaces) {
-  std::string pad(static_cast<std::size_t>(spaces), ' ');
-  std::string out;
-  std::size_t pos = 0;
-  while (pos < text.size()) {
-    std::size_t end = text.find('\n', pos);
-    std::size_t len = (end == std::string::npos ? text.size() : end + 1) - pos;
-    std::string_view line(text.data() + pos, len);
-    if (line != "\n") out += pad;
-    out += line;
-    pos += len;
-  }
-  return out;
-}
 
 // Breaks a statement longer than `width` columns after the commas of its first bracketed list
 // (a call's arguments, an initializer's elements), continuation lines aligned with the first
@@ -166,7 +123,8 @@ std::string wrapLines(const std::string& text, std::size_t width) {
   return out;
 }
 
-// `(a || b)` -> `a || b` where the context supplies the parentheses.
+// `(a || b)` -> `a || b` where the context supplies the parentheses (a guard's condition, the
+// only argument of compute(), msg_count(), comm_of(), group_of()).
 std::string withoutParens(const std::string& s) {
   if (s.size() < 2 || s.front() != '(' || s.back() != ')') return s;
   int depth = 0;
@@ -290,12 +248,14 @@ struct Scope {
 
 constexpr std::size_t kWidth = 100;  // columns of the generated statements
 
-class CWriter {
+// The C writer: the program walker's hooks (gen/ProgramWalker.h) write the measured region;
+// render() assembles MPI_Init, that region, MPI_Finalize and the skeleton.
+class CWriter : public ProgramWalker {
  public:
-  CWriter(const Program& p, const GenOptions& o) : program_(p), options_(o) {
-    if (p.numRanks < 1) throw std::invalid_argument("the program has no ranks");
+  CWriter(const Program& p, const GenOptions& o) : ProgramWalker(p, o, "c", true) {
     for (const auto& d : p.datatypes) datatypes_[d.id] = &d;
   }
+  using ProgramWalker::render;  // templates; render() below writes the program
 
   std::string render() {
     const auto& body = program_.body;
@@ -308,7 +268,7 @@ class CWriter {
     if (last == body.size()) throw std::invalid_argument("the program does not end with MPI_Finalize");
 
     const std::string init = indent(renderInit(body, first), 2);
-    std::string measured = indent(block(body, first, last, all()), 2);
+    std::string measured = indent(walked(body, first, last, all()), 2);
     std::string finalize;
     std::vector<Stmt> finals(body.begin() + static_cast<std::ptrdiff_t>(last), body.end());
     for (const auto& s : finals) {
@@ -322,15 +282,15 @@ class CWriter {
         mus::data d;
         d.set("label", label(s.call));
         // MPI_Finalize runs once: a value that cycles over executions takes its first.
-        d.set("compute", expr(s.call.computeUs, computeStyle(), Scope{"0", "compute_us", nullptr}));
-        measured += indent(guarded(s.ranks, all(), ensureNewline(templates_.render("finalize_compute", d))), 2);
+        d.set("compute", withoutParens(expr(s.call.computeUs, computeStyle(), Scope{"0", "compute_us", nullptr})));
+        measured += indent(guarded(s.ranks, all(), ensureNewline(render("finalize_compute", d))), 2);
       }
       mus::data inner;
-      inner.set("call", templates_.render("call/finalize", {}));
+      inner.set("call", render("call/finalize", {}));
       mus::data d;
       d.set("label", label(s.call));
-      d.set("inner", ensureNewline(templates_.render("statement", inner)));
-      finalize += indent(guarded(s.ranks, all(), ensureNewline(templates_.render("call", d))), 2);
+      d.set("inner", ensureNewline(render("statement", inner)));
+      finalize += indent(guarded(s.ranks, all(), ensureNewline(render("call", d))), 2);
     }
     return skeleton(init, measured, finalize);
   }
@@ -363,26 +323,49 @@ class CWriter {
   static bool isCall(const Stmt& s, OpKind k) { return s.kind == Stmt::Kind::Call && opInfo(s.call.op).kind == k; }
   RankList all() const { return RankList::all(program_.numRanks); }
 
-  // --- statements ------------------------------------------------------------------------
+  // --- statements: the walker's hooks --------------------------------------------------
 
-  // Statements [from, to) of a body whose ranks are all within `outer`: runs of statements
-  // with the same ranks share one condition.
-  std::string block(const std::vector<Stmt>& stmts, std::size_t from, std::size_t to, const RankList& outer) {
-    std::string out;
-    std::size_t i = from;
-    while (i < to) {
-      std::size_t j = i + 1;
-      while (j < to && stmts[j].ranks == stmts[i].ranks) ++j;
-      std::string run;
-      for (std::size_t k = i; k < j; ++k) {
-        if (k > i && (stmts[k].kind == Stmt::Kind::Loop || stmts[k - 1].kind == Stmt::Kind::Loop)) run += '\n';
-        run += statement(stmts[k]);
-      }
-      if (i > from) out += '\n';
-      out += guarded(stmts[i].ranks, outer, run);
-      i = j;
-    }
-    return out;
+  std::string_view backendName() const override { return "C"; }
+
+  // The text of statements, per body being walked (the measured region, each loop body): the
+  // runs done, the run being written (statements with the same ranks share one condition).
+  struct Frame {
+    std::string text, run;
+    bool firstRun = true, lastLoop = false;
+    std::size_t statements = 0;
+  };
+  std::vector<Frame> frames_;
+
+  // Statements [from, to) of a body whose ranks are all within `outer`.
+  std::string walked(const std::vector<Stmt>& stmts, std::size_t from, std::size_t to, const RankList& outer) {
+    frames_.emplace_back();
+    walk(stmts, from, to, outer);
+    std::string text = std::move(frames_.back().text);
+    frames_.pop_back();
+    return text;
+  }
+
+  void beginGuard(const RankList&, const RankList&, bool firstRun) override {
+    Frame& f = frames_.back();
+    f.run.clear();
+    f.firstRun = firstRun;
+    f.lastLoop = false;
+    f.statements = 0;
+  }
+
+  void endGuard(const RankList& ranks, const RankList& outer) override {
+    Frame& f = frames_.back();
+    if (!f.firstRun) f.text += '\n';
+    f.text += guarded(ranks, outer, f.run);
+  }
+
+  // A statement of the current run; loops are set off by blank lines.
+  void emit(const std::string& text, bool isLoop) {
+    Frame& f = frames_.back();
+    if (f.statements > 0 && (isLoop || f.lastLoop)) f.run += '\n';
+    f.run += text;
+    ++f.statements;
+    f.lastLoop = isLoop;
   }
 
   std::string guarded(const RankList& ranks, const RankList& outer, const std::string& text) {
@@ -390,7 +373,7 @@ class CWriter {
     mus::data d;
     d.set("cond", withoutParens(rankCondition(ranks)));
     d.set("body", indent(text, 2));
-    return ensureNewline(templates_.render("guard", d));
+    return ensureNewline(render("guard", d));
   }
 
   std::string rankCondition(const RankList& ranks) {
@@ -401,15 +384,13 @@ class CWriter {
     return pos->second;
   }
 
-  std::string statement(const Stmt& s) {
-    if (s.kind == Stmt::Kind::Loop) return loop(s);
-    if (s.ranks.empty()) return "";
-    return call(s.call);
-  }
-
   std::string loopVar(int id) const { return fmt::format("i{}", id); }
 
-  std::string loop(const Stmt& s) {
+  void beginLoop(const Stmt&, const RankList&) override { frames_.emplace_back(); }
+
+  void endLoop(const Stmt& s, const RankList&) override {
+    const std::string bodyText = std::move(frames_.back().text);
+    frames_.pop_back();
     const LoopStmt& l = s.loop;
     mus::data d;
     const bool cycles = hasByExecution(l.iterations);
@@ -439,23 +420,20 @@ class CWriter {
       d.set("trips", trips);
       d.set("limit", fmt::format("trips{}", l.id));
     }
-    d.set("body", indent(block(l.body, 0, l.body.size(), s.ranks), 2));
+    d.set("body", indent(bodyText, 2));
     if (cycles) d.set("counter", counter);
-    const std::string forLoop = ensureNewline(templates_.render("for", d));
+    const std::string forLoop = ensureNewline(render("for", d));
     mus::data outer;
     outer.set("label", loopLabel);
     if (cycles) outer.set("counter", counter);
     outer.set("loop", cycles ? indent(forLoop, 2) : forLoop);
-    return ensureNewline(templates_.render("loop", outer));
+    emit(ensureNewline(render("loop", outer)), true);
   }
 
   std::string eventName(const Event& e) const {
     std::string s = fmt::format("E{} {}", e.id, opName(e.op));
-    if (program_.trace && e.site != kNoSite) {
-      s += " at " + shortSite(program_.trace->siteName(e.site));
-      for (SiteId m : e.mergedSites)
-        if (m != e.site) s += ", " + shortSite(program_.trace->siteName(m));
-    }
+    const std::vector<std::string> sites = callSites(&e);
+    for (std::size_t i = 0; i < sites.size(); ++i) s += (i == 0 ? " at " : ", ") + shortSite(sites[i]);
     return commentSafe(s);
   }
 
@@ -476,9 +454,9 @@ class CWriter {
     mus::data d;
     d.set("label", fmt::format("{}", fmt::join(labels, "; ")));
     mus::data inner;
-    inner.set("call", templates_.render(thread ? "call/init_thread" : "call/init", {}));
-    d.set("inner", ensureNewline(templates_.render("statement", inner)));
-    return ensureNewline(templates_.render("call", d));
+    inner.set("call", render(thread ? "call/init_thread" : "call/init", {}));
+    d.set("inner", ensureNewline(render("statement", inner)));
+    return ensureNewline(render("call", d));
   }
 
   // --- calls -------------------------------------------------------------------------------
@@ -490,40 +468,50 @@ class CWriter {
   };
   static Scope at(const CallCtx& x, std::string name) { return Scope{x.counter, std::move(name), x.tables}; }
 
-  const Expr* param(const CallStmt& c, Param p) const {
-    auto it = c.params.find(p);
-    return it == c.params.end() ? nullptr : &it->second;
-  }
-  const std::vector<Expr>* vec(const CallStmt& c, Param p) const {
-    auto it = c.vectors.find(p);
-    return it == c.vectors.end() ? nullptr : &it->second;
-  }
   const Expr& need(const CallStmt& c, Param p) const {
     if (const Expr* e = param(c, p)) return *e;
     throw std::invalid_argument(fmt::format("{}: no '{}' parameter", label(c), paramName(p)));
   }
 
-  std::string call(const CallStmt& c) {
+  // The call statement being written: its execution counter (if a value cycles), the tables it
+  // declares, and the statement template's data (computation, call).
+  struct Current {
+    std::string counter;
+    std::vector<Table> tables;
+    mus::data inner;
+  };
+  std::unique_ptr<Current> cur_;
+  CallCtx ctx(const CallStmt& c) { return CallCtx{c, cur_->counter, &cur_->tables}; }
+  void setCall(const std::string& text) { cur_->inner.set("call", text); }
+
+  void beginCall(const CallStmt& c, const RankList&) override {
     bool cycles = hasByExecution(c.computeUs);
     for (const auto& [p, e] : c.params) cycles = cycles || hasByExecution(e);
     for (const auto& [p, v] : c.vectors)
       for (const auto& e : v) cycles = cycles || hasByExecution(e);
+    cur_ = std::make_unique<Current>();
     // Declared in the statement's own block: the executions of this statement by the rank.
-    const std::string counter = cycles ? "calls" : "";
-    std::vector<Table> tables;
-    CallCtx ctx{c, counter, &tables};
-    mus::data inner;
-    if (!c.computeUs.isConst() || c.computeUs.value != 0) {
-      forEachConst(c.computeUs, [&](double us) {
-        requireEmittableTime(us, program_.source, c.event ? c.event->line : 0,
-                             fmt::format("{}: compute time", label(c)));
-      });
-      uses_.compute = true;
-      inner.set("compute", expr(c.computeUs, computeStyle(), at(ctx, "compute_us")));
-    }
-    inner.set("call", callText(ctx));
+    cur_->counter = cycles ? "calls" : "";
+    noteMessage(c);
+  }
+
+  void compute(const CallStmt& c, const RankList&) override {
+    if (c.computeUs.isConst() && c.computeUs.value == 0) return;
+    forEachConst(c.computeUs, [&](double us) {
+      requireEmittableTime(us, program_.source, c.event ? c.event->line : 0,
+                           fmt::format("{}: compute time", label(c)));
+    });
+    uses_.compute = true;
+    const CallCtx x = ctx(c);
+    cur_->inner.set("compute", withoutParens(expr(c.computeUs, computeStyle(), at(x, "compute_us"))));
+  }
+
+  void endCall(const CallStmt& c, const RankList&) override {
+    const std::string counter = cur_->counter;
+    const std::vector<Table>& tables = cur_->tables;
+    mus::data& inner = cur_->inner;
     if (!counter.empty()) inner.set("counter", counter);
-    const std::string text = ensureNewline(templates_.render("statement", inner));
+    const std::string text = ensureNewline(render("statement", inner));
     mus::data d;
     d.set("label", label(c));
     d.set("has_block", flag(!tables.empty() || !counter.empty()));
@@ -540,19 +528,69 @@ class CWriter {
     }
     d.set("tables", list);
     d.set("inner", tables.empty() && counter.empty() ? text : indent(text, 2));
-    return ensureNewline(templates_.render("call", d));
+    emit(ensureNewline(render("call", d)), false);
+    cur_.reset();
   }
 
-  std::string callText(const CallCtx& x) {
-    const CallStmt& c = x.c;
-    const OpKind kind = opInfo(c.op).kind;
+  // --- operation families: each sets the call's text --------------------------------------
+
+  void lifecycle(const CallStmt& c, const RankList&) override {
+    throw std::invalid_argument(fmt::format("{}: {} may only come first or last", label(c), opName(c.op)));
+  }
+  void pointToPoint(const CallStmt& c, const RankList&) override {
+    mus::data d = callData(c);
+    setCall(pointToPointText(ctx(c), d));
+  }
+  void completion(const CallStmt& c, const RankList&) override {
+    mus::data d = callData(c);
+    setCall(opInfo(c.op).kind == OpKind::Wait ? waitOne(ctx(c), d) : waitMany(ctx(c), d));
+  }
+  void collective(const CallStmt& c, const RankList&) override {
+    mus::data d = callData(c);
+    setCall(collectiveText(ctx(c), d));
+  }
+  void nonblockingCollective(const CallStmt& c, const RankList&) override {
+    mus::data d = callData(c);
+    setCall(nonblockingCollectiveText(ctx(c), d));
+  }
+  void communicator(const CallStmt& c, const RankList&) override {
+    mus::data d = callData(c);
+    setCall(opInfo(c.op).kind == OpKind::Group ? groupCall(ctx(c), d) : commCall(ctx(c), d));
+  }
+  void persistent(const CallStmt& c, const RankList&) override {
+    mus::data d = callData(c);
+    setCall(persistentCall(ctx(c), d));
+  }
+  void matchedProbe(const CallStmt& c, const RankList&) override {
+    mus::data d = callData(c);
+    setCall(matchedCall(ctx(c), d));
+  }
+  void oneSided(const CallStmt& c, const RankList&) override {
+    mus::data d = callData(c);
+    setCall(oneSidedText(ctx(c), d));
+  }
+  void fileIo(const CallStmt& c, const RankList&) override {
+    mus::data d = callData(c);
+    setCall(fileIoText(ctx(c), d));
+  }
+  void opaque(const CallStmt& c, const RankList&) override {
+    mus::data d = callData(c);
+    if (opInfo(c.op).kind == OpKind::Opaque) return setCall(render("call/opaque", d));
+    uses_.newRequest = true;
+    setCall(render("call/opaque_request", d));
+  }
+
+  // Every call template names the function.
+  static mus::data callData(const CallStmt& c) {
     mus::data d;
     d.set("fn", std::string(opName(c.op)));
-    noteMessage(c);
+    return d;
+  }
+
+  std::string pointToPointText(const CallCtx& x, mus::data& d) {
+    const CallStmt& c = x.c;
+    const OpKind kind = opInfo(c.op).kind;
     switch (kind) {
-      case OpKind::Init:
-      case OpKind::Finalize:
-        throw std::invalid_argument(fmt::format("{}: {} may only come first or last", label(c), opName(c.op)));
       case OpKind::Send:
       case OpKind::Isend:
       case OpKind::SendInit:
@@ -560,9 +598,9 @@ class CWriter {
         d.set("dest", peer(x, need(c, Param::Dest), "dest"));
         d.set("tag", tag(x, Param::Tag, false));
         if (c.op == Op::Bsend || c.op == Op::Ibsend) uses_.bsend = true;
-        if (kind == OpKind::Send) return templates_.render("call/send", d);
+        if (kind == OpKind::Send) return render("call/send", d);
         uses_.newRequest = true;
-        return templates_.render("call/isend", d);
+        return render("call/isend", d);
       case OpKind::Recv:
       case OpKind::Irecv:
       case OpKind::RecvInit:
@@ -571,10 +609,10 @@ class CWriter {
         d.set("tag", tag(x, Param::Tag, true));
         if (kind == OpKind::Recv) {
           uses_.status = true;
-          return templates_.render("call/recv", d);
+          return render("call/recv", d);
         }
         uses_.newRequest = true;
-        return templates_.render("call/irecv", d);
+        return render("call/irecv", d);
       case OpKind::Sendrecv:
         message(x, d);
         d.set("dest", peer(x, need(c, Param::Dest), "dest"));
@@ -582,48 +620,19 @@ class CWriter {
         d.set("tag", tag(x, Param::Tag, false));
         d.set("recvtag", tag(x, param(c, Param::RecvTag) ? Param::RecvTag : Param::Tag, true));
         uses_.status = true;
-        if (c.op == Op::SendrecvReplace) return templates_.render("call/sendrecv_replace", d);
+        if (c.op == Op::SendrecvReplace) return render("call/sendrecv_replace", d);
         receiveSide(x, d);
-        return templates_.render("call/sendrecv", d);
+        return render("call/sendrecv", d);
       case OpKind::Probe:
         d.set("comm", comm(x));
         d.set("source", peer(x, need(c, Param::Source), "source"));
         d.set("tag", tag(x, Param::Tag, true));
         uses_.status = true;
-        return templates_.render(c.op == Op::Probe ? "call/probe" : "call/iprobe", d);
-      case OpKind::Wait:
-        return waitOne(x, d);
-      case OpKind::WaitAll:
-        return waitMany(x, d);
-      case OpKind::Collective:
-        return collective(x, d);
-      case OpKind::ICollective:
-        return nonblockingCollective(x, d);
-      case OpKind::CommCreate:
-      case OpKind::CommFree:
-        return commCall(x, d);
-      case OpKind::Group:
-        return groupCall(x, d);
-      case OpKind::Start:
-      case OpKind::RequestFree:
-        return persistentCall(x, d);
-      case OpKind::MatchedProbe:
-      case OpKind::MatchedRecv:
-        return matchedCall(x, d);
-      case OpKind::Opaque:
-        return templates_.render("call/opaque", d);
-      case OpKind::OpaqueRequest:
-        uses_.newRequest = true;
-        return templates_.render("call/opaque_request", d);
-      case OpKind::WinCollective:
-      case OpKind::Rma:
-      case OpKind::WinPassive:
-        return oneSided(x, d);
-      case OpKind::FileCollective:
-      case OpKind::FileIo:
-        return fileIo(x, d);
+        return render(c.op == Op::Probe ? "call/probe" : "call/iprobe", d);
+      default:
+        break;
     }
-    throw std::logic_error("unhandled operation");
+    throw std::logic_error(fmt::format("unhandled point-to-point operation {}", opName(c.op)));
   }
 
   // count, datatype, comm of a call that moves one message. A recorder leaves out what MPI
@@ -661,7 +670,7 @@ class CWriter {
     uses_.recentRequest = true;
     uses_.status = true;
     if (x.c.op != Op::Wait) pollUntil(d, "!flag");
-    return templates_.render(x.c.op == Op::Wait ? "call/wait" : "call/test", d);
+    return render(x.c.op == Op::Wait ? "call/wait" : "call/test", d);
   }
 
   // Persistent requests (docs/c-backend.md, "Persistent requests"): a start takes the request
@@ -671,12 +680,12 @@ class CWriter {
     uses_.recentRequest = true;
     if (x.c.op == Op::RequestFree) {
       d.set("recency", expr(need(x.c, Param::Request), recencyStyle(), at(x, "request")));
-      return templates_.render("call/request_free", d);
+      return render("call/request_free", d);
     }
     uses_.newRequest = uses_.persistent = true;
     if (x.c.op == Op::Start) {
       d.set("recency", expr(need(x.c, Param::Request), recencyStyle(), at(x, "request")));
-      return templates_.render("call/start", d);
+      return render("call/start", d);
     }
     const std::vector<Expr>* reqs = vec(x.c, Param::Requests);
     if (!reqs || reqs->empty())
@@ -686,7 +695,7 @@ class CWriter {
       recency.push_back(expr((*reqs)[i], recencyStyle(), at(x, fmt::format("request{}", i))));
     d.set("n", std::to_string(reqs->size()));
     d.set("recency", fmt::format("{}", fmt::join(recency, ", ")));
-    return templates_.render("call/startall", d);
+    return render("call/startall", d);
   }
 
   // Matched probes (docs/c-backend.md, "Matched probes"): the messages the probes find go into
@@ -697,21 +706,21 @@ class CWriter {
     if (c.op == Op::Mrecv || c.op == Op::Imrecv) {
       d.set("count", count(x, param(c, Param::Count), "count"));
       d.set("datatype", datatype(x, need(c, Param::Datatype), "datatype"));
-      if (c.op == Op::Mrecv) return templates_.render("call/mrecv", d);
+      if (c.op == Op::Mrecv) return render("call/mrecv", d);
       uses_.newRequest = true;
-      return templates_.render("call/imrecv", d);
+      return render("call/imrecv", d);
     }
     d.set("comm", comm(x));
     d.set("source", peer(x, need(c, Param::Source), "source"));
     d.set("tag", tag(x, Param::Tag, true));
-    if (c.op == Op::Mprobe) return templates_.render("call/mprobe", d);
+    if (c.op == Op::Mprobe) return render("call/mprobe", d);
     // MPI_Improbe: a recorded success (`count` 1) polls until it finds its message, as the
     // tests do; the polls that found nothing are timing and are not made.
     const Expr* found = param(c, Param::Count);
-    if (found && found->isConst() && found->value == 0) return templates_.render("call/improbe_none", d);
-    if (!found || found->isConst()) return templates_.render("call/improbe", d);
+    if (found && found->isConst() && found->value == 0) return render("call/improbe_none", d);
+    if (!found || found->isConst()) return render("call/improbe", d);
     d.set("found", expr(*found, intStyle(), at(x, "found")));  // found a message at this execution
-    return templates_.render("call/improbe_sometimes", d);
+    return render("call/improbe_sometimes", d);
   }
 
   std::string waitMany(const CallCtx& x, mus::data& d) {
@@ -729,69 +738,69 @@ class CWriter {
     switch (x.c.op) {
       case Op::Waitall:
         uses_.statuses = std::max(uses_.statuses, static_cast<std::int64_t>(n));
-        return templates_.render("call/waitall", d);
+        return render("call/waitall", d);
       case Op::Testall:
         uses_.statuses = std::max(uses_.statuses, static_cast<std::int64_t>(n));
         pollUntil(d, "!flag");
-        return templates_.render("call/testall", d);
+        return render("call/testall", d);
       case Op::Waitany:
         uses_.status = true;
-        return templates_.render("call/waitany", d);
+        return render("call/waitany", d);
       case Op::Testany:
         uses_.status = true;
         pollUntil(d, "!flag");
-        return templates_.render("call/testany", d);
+        return render("call/testany", d);
       case Op::Testsome:
         uses_.statuses = std::max(uses_.statuses, static_cast<std::int64_t>(n));
         pollUntil(d, "0");
-        return templates_.render("call/testsome", d);
+        return render("call/testsome", d);
       default:  // Waitsome
         uses_.statuses = std::max(uses_.statuses, static_cast<std::int64_t>(n));
-        return templates_.render("call/waitsome", d);
+        return render("call/waitsome", d);
     }
   }
 
-  std::string collective(const CallCtx& x, mus::data& d) {
+  std::string collectiveText(const CallCtx& x, mus::data& d) {
     const CallStmt& c = x.c;
     d.set("comm", comm(x));
     auto reduction = [&] { d.set("op", reduceOp(x, need(c, Param::ReduceOp))); };
     auto root = [&] { d.set("root", peer(x, need(c, Param::Root), "root")); };
     switch (c.op) {
       case Op::Barrier:
-        return templates_.render("call/barrier", d);
+        return render("call/barrier", d);
       case Op::Bcast:
         message(x, d);
         root();
-        return templates_.render("call/bcast", d);
+        return render("call/bcast", d);
       case Op::Reduce:
         message(x, d);
         reduction();
         root();
-        return templates_.render("call/reduce", d);
+        return render("call/reduce", d);
       case Op::Allreduce:
         message(x, d);
         reduction();
-        return templates_.render("call/allreduce", d);
+        return render("call/allreduce", d);
       case Op::Scan:
         message(x, d);
         reduction();
-        return templates_.render("call/scan", d);
+        return render("call/scan", d);
       case Op::Exscan:
       case Op::ReduceScatterBlock:  // count: the block each member receives
         message(x, d);
         reduction();
-        return templates_.render(c.op == Op::Exscan ? "call/exscan" : "call/reduce_scatter_block", d);
+        return render(c.op == Op::Exscan ? "call/exscan" : "call/reduce_scatter_block", d);
       case Op::Gather:
       case Op::Scatter:
         message(x, d);
         receiveSide(x, d);
         root();
-        return templates_.render("call/gather", d);
+        return render("call/gather", d);
       case Op::Allgather:
       case Op::Alltoall:
         message(x, d);
         receiveSide(x, d);
-        return templates_.render("call/allgather", d);
+        return render("call/allgather", d);
       case Op::Gatherv:
       case Op::Allgatherv: {
         message(x, d);
@@ -804,7 +813,7 @@ class CWriter {
         if (c.op == Op::Gatherv && vec(c, Param::Displs)) d.set("displs", countVector(x, Param::Displs, n, nullptr));
         else uses_.displs = true;
         if (c.op == Op::Gatherv) root();
-        return templates_.render(c.op == Op::Gatherv ? "call/gatherv" : "call/allgatherv", d);
+        return render(c.op == Op::Gatherv ? "call/gatherv" : "call/allgatherv", d);
       }
       case Op::Scatterv: {
         message(x, d);
@@ -815,7 +824,7 @@ class CWriter {
         if (vec(c, Param::Displs)) d.set("displs", countVector(x, Param::Displs, n, nullptr));
         else uses_.displs = true;
         root();
-        return templates_.render("call/scatterv", d);
+        return render("call/scatterv", d);
       }
       case Op::Alltoallv: {
         message(x, d);
@@ -829,18 +838,18 @@ class CWriter {
         else uses_.displs = true;
         if (vec(c, Param::RecvDispls)) d.set("rdispls", countVector(x, Param::RecvDispls, n, nullptr));
         else uses_.displs = true;
-        return templates_.render("call/alltoallv", d);
+        return render("call/alltoallv", d);
       }
       case Op::Alltoallw:
         alltoallwArrays(x, d);
-        return templates_.render("call/alltoallw", d);
+        return render("call/alltoallw", d);
       case Op::ReduceScatter: {
         d.set("datatype", datatype(x, need(c, Param::Datatype), "datatype"));
         reduction();
         const std::size_t n = vectorLength(c, {Param::RecvCounts});
         d.set("n", std::to_string(n));
         d.set("recvcounts", countVector(x, Param::RecvCounts, n, param(c, Param::Count)));
-        return templates_.render("call/reduce_scatter", d);
+        return render("call/reduce_scatter", d);
       }
       default:
         break;
@@ -852,7 +861,7 @@ class CWriter {
   // in the ring, completed by the waits the trace recorded. The count and displacement arrays
   // of the vector forms must stay as they are until the request completes, so they live with
   // the request's slot (request_ints), not on the stack.
-  std::string nonblockingCollective(const CallCtx& x, mus::data& d) {
+  std::string nonblockingCollectiveText(const CallCtx& x, mus::data& d) {
     const CallStmt& c = x.c;
     d.set("comm", comm(x));
     uses_.newRequest = true;
@@ -876,63 +885,63 @@ class CWriter {
     };
     switch (c.op) {
       case Op::Ibarrier:
-        return templates_.render("call/ibarrier", d);
+        return render("call/ibarrier", d);
       case Op::Ibcast:
         message(x, d);
         root();
-        return templates_.render("call/ibcast", d);
+        return render("call/ibcast", d);
       case Op::Ireduce:
         message(x, d);
         reduction();
         root();
-        return templates_.render("call/ireduce", d);
+        return render("call/ireduce", d);
       case Op::Iallreduce:
       case Op::Iscan:
       case Op::Iexscan:
       case Op::IreduceScatterBlock:  // count: the block each member receives
         message(x, d);
         reduction();
-        return templates_.render("call/ireduction", d);
+        return render("call/ireduction", d);
       case Op::Igather:
       case Op::Iscatter:
         message(x, d);
         receiveSide(x, d);
         root();
-        return templates_.render("call/igather", d);
+        return render("call/igather", d);
       case Op::Iallgather:
       case Op::Ialltoall:
         message(x, d);
         receiveSide(x, d);
-        return templates_.render("call/iallgather", d);
+        return render("call/iallgather", d);
       case Op::Igatherv:
       case Op::Iallgatherv:
         message(x, d);
         receiveSide(x, d);
         arrays({{Param::RecvCounts, "recvcounts"}, {Param::Displs, "displs"}}, {Param::RecvCounts, Param::Displs});
         if (c.op == Op::Igatherv) root();
-        return templates_.render(c.op == Op::Igatherv ? "call/igatherv" : "call/iallgatherv", d);
+        return render(c.op == Op::Igatherv ? "call/igatherv" : "call/iallgatherv", d);
       case Op::Iscatterv:
         message(x, d);
         receiveSide(x, d);
         arrays({{Param::SendCounts, "sendcounts"}, {Param::Displs, "displs"}}, {Param::SendCounts, Param::Displs});
         root();
-        return templates_.render("call/iscatterv", d);
+        return render("call/iscatterv", d);
       case Op::Ialltoallv:
         message(x, d);
         receiveSide(x, d);
         arrays({{Param::SendCounts, "sendcounts"}, {Param::Displs, "sdispls"}, {Param::RecvCounts, "recvcounts"},
                 {Param::RecvDispls, "rdispls"}},
                {Param::SendCounts, Param::Displs, Param::RecvCounts, Param::RecvDispls});
-        return templates_.render("call/ialltoallv", d);
+        return render("call/ialltoallv", d);
       case Op::Ialltoallw:
         alltoallwArrays(x, d);
         uses_.requestArrays = true;
-        return templates_.render("call/ialltoallw", d);
+        return render("call/ialltoallw", d);
       case Op::IreduceScatter:
         d.set("datatype", datatype(x, need(c, Param::Datatype), "datatype"));
         reduction();
         arrays({{Param::RecvCounts, "recvcounts"}}, {Param::RecvCounts});
-        return templates_.render("call/ireduce_scatter", d);
+        return render("call/ireduce_scatter", d);
       default:
         break;
     }
@@ -990,7 +999,7 @@ class CWriter {
       d.set("id", expr(id, intStyle(), at(x, "comm")));
       forEachConst(id, [&](double v) { uses_.maxCommId = std::max(uses_.maxCommId, asInt(v)); });
       uses_.commSlot = true;
-      return templates_.render("call/comm_free", d);
+      return render("call/comm_free", d);
     }
     d.set("comm", comm(x));
     if (const Expr* id = param(c, Param::NewComm)) {
@@ -1009,13 +1018,13 @@ class CWriter {
         const Expr* key = param(c, Param::Key);
         d.set("color", color ? expr(*color, colorStyle(), at(x, "color")) : "0");
         d.set("key", key ? expr(*key, intStyle(), at(x, "key")) : "0");
-        return templates_.render("call/comm_split", d);
+        return render("call/comm_split", d);
       }
       case Op::CommDup:
-        return templates_.render("call/comm_dup", d);
+        return render("call/comm_dup", d);
       case Op::CommCreate:
         d.set("group", group(x, need(c, Param::Group), "group"));
-        return templates_.render("call/comm_create", d);
+        return render("call/comm_create", d);
       default:
         return topologyCall(x, d);
     }
@@ -1056,26 +1065,26 @@ class CWriter {
       case Op::CartCreate:
         d.set("dims", intList(x, Param::Dims));
         d.set("periods", intList(x, Param::Periods));
-        return templates_.render("call/cart_create", d);
+        return render("call/cart_create", d);
       case Op::CartSub:
         d.set("remain", intList(x, Param::RemainDims));
-        return templates_.render("call/cart_sub", d);
+        return render("call/cart_sub", d);
       case Op::GraphCreate:
         d.set("index", intList(x, Param::Index));
         d.set("edges", intList(x, Param::Edges));
-        return templates_.render("call/graph_create", d);
+        return render("call/graph_create", d);
       case Op::DistGraphCreateAdjacent:
         d.set("sources", intList(x, Param::Sources));
         d.set("destinations", intList(x, Param::Destinations));
         d.set("source_weights", ones(x, Param::Sources));
         d.set("destination_weights", ones(x, Param::Destinations));
-        return templates_.render("call/dist_graph_create_adjacent", d);
+        return render("call/dist_graph_create_adjacent", d);
       case Op::DistGraphCreate:
         d.set("sources", intList(x, Param::Sources));
         d.set("degrees", intList(x, Param::Degrees));
         d.set("destinations", intList(x, Param::Destinations));
         d.set("weights", ones(x, Param::Destinations));
-        return templates_.render("call/dist_graph_create", d);
+        return render("call/dist_graph_create", d);
       case Op::CommSplitType: {
         const Expr* type = param(c, Param::Color);
         const Expr* key = param(c, Param::Key);
@@ -1087,14 +1096,14 @@ class CWriter {
                                   at(x, "type"))
                            : "MPI_COMM_TYPE_SHARED");
         d.set("key", key ? expr(*key, intStyle(), at(x, "key")) : "0");
-        return templates_.render("call/comm_split_type", d);
+        return render("call/comm_split_type", d);
       }
       case Op::CommCreateGroup:
         d.set("group", group(x, need(c, Param::Group), "group"));
         d.set("tag", scalar(x, Param::Tag, "0"));
-        return templates_.render("call/comm_create_group", d);
+        return render("call/comm_create_group", d);
       case Op::CommIdup:
-        return templates_.render("call/comm_idup", d);
+        return render("call/comm_idup", d);
       default:
         break;
     }
@@ -1107,7 +1116,7 @@ class CWriter {
       case Op::CommGroup:
         d.set("comm", comm(x));
         uses_.newGroup = true;
-        return templates_.render("call/comm_group", d);
+        return render("call/comm_group", d);
       case Op::GroupIncl:
       case Op::GroupExcl:
       case Op::GroupRangeIncl:
@@ -1131,7 +1140,7 @@ class CWriter {
         d.set("count", count ? expr(*count, intStyle(), at(x, "count")) : std::to_string(v ? v->size() / width : 0));
         d.set("group", group(x, need(c, Param::Group), "group"));
         uses_.newGroup = true;
-        return templates_.render(ranges ? "call/group_range" : "call/group_incl", d);
+        return render(ranges ? "call/group_range" : "call/group_incl", d);
       }
       case Op::GroupUnion:
       case Op::GroupIntersection:
@@ -1139,13 +1148,13 @@ class CWriter {
         d.set("group1", group(x, need(c, Param::Group1), "group1"));
         d.set("group2", group(x, need(c, Param::Group2), "group2"));
         uses_.newGroup = true;
-        return templates_.render("call/group_combine", d);
+        return render("call/group_combine", d);
       case Op::GroupFree: {
         const Expr& id = need(c, Param::Group);
         forEachConst(id, [&](double v) { uses_.maxGroupId = std::max(uses_.maxGroupId, asInt(v)); });
         d.set("id", expr(id, intStyle(), at(x, "group")));
         uses_.groupSlot = true;
-        return templates_.render("call/group_free", d);
+        return render("call/group_free", d);
       }
       default:
         break;
@@ -1188,7 +1197,7 @@ class CWriter {
     d.set("datatype", datatype(x, need(x.c, Param::Datatype), "datatype"));
   }
 
-  std::string oneSided(const CallCtx& x, mus::data& d) {
+  std::string oneSidedText(const CallCtx& x, mus::data& d) {
     const CallStmt& c = x.c;
     d.set("win", window(x));
     auto target = [&] { d.set("dest", peer(x, need(c, Param::Dest), "dest")); };
@@ -1203,15 +1212,15 @@ class CWriter {
         d.set("dispunit", unit ? expr(*unit, intStyle(), at(x, "dispunit")) : "1");
         d.set("comm", comm(x));
         (c.op == Op::WinCreate ? uses_.winCreate : uses_.winAllocate) = true;
-        return templates_.render(c.op == Op::WinCreate ? "call/win_create" : "call/win_allocate", d);
+        return render(c.op == Op::WinCreate ? "call/win_create" : "call/win_allocate", d);
       }
       case Op::WinFree:
         uses_.winFree = true;
-        return templates_.render("call/win_free", d);
+        return render("call/win_free", d);
       case Op::WinFence:
       case Op::WinLockAll:
         d.set("assert", assertion(x));
-        return templates_.render(c.op == Op::WinFence ? "call/win_fence" : "call/win_lock_all", d);
+        return render(c.op == Op::WinFence ? "call/win_fence" : "call/win_lock_all", d);
       case Op::WinLock: {
         target();
         d.set("assert", assertion(x));
@@ -1222,16 +1231,16 @@ class CWriter {
                                               }},
                                       at(x, "locktype"))
                                : "MPI_LOCK_EXCLUSIVE");
-        return templates_.render("call/win_lock", d);
+        return render("call/win_lock", d);
       }
       case Op::WinUnlock:
       case Op::WinFlush:
       case Op::WinFlushLocal:
         target();
-        return templates_.render("call/win_target", d);
+        return render("call/win_target", d);
       case Op::WinUnlockAll:
       case Op::WinFlushAll:
-        return templates_.render("call/win_sync", d);
+        return render("call/win_sync", d);
       case Op::Put:
       case Op::Get:
       case Op::Accumulate:
@@ -1240,7 +1249,7 @@ class CWriter {
         target();
         d.set("buf", c.op == Op::Get ? "recv_buf" : "send_buf");
         if (c.op == Op::Accumulate) d.set("op", reduceOp(x, need(c, Param::ReduceOp)));
-        return templates_.render(c.op == Op::Accumulate ? "call/accumulate" : "call/rma", d);
+        return render(c.op == Op::Accumulate ? "call/accumulate" : "call/rma", d);
       default:
         break;
     }
@@ -1251,7 +1260,7 @@ class CWriter {
   // benchmark opens a scratch file of its own for each (scratch_name: $TMPDIR or the working
   // directory, named after the job), deleted on close, and reads and writes the traced counts and
   // datatypes at the traced offsets, from the message buffers.
-  std::string fileIo(const CallCtx& x, mus::data& d) {
+  std::string fileIoText(const CallCtx& x, mus::data& d) {
     const CallStmt& c = x.c;
     const Expr& id = need(c, Param::File);
     forEachConst(id, [&](double v) { uses_.maxFileId = std::max(uses_.maxFileId, asInt(v)); });
@@ -1260,9 +1269,9 @@ class CWriter {
     switch (c.op) {
       case Op::FileOpen:
         d.set("comm", comm(x));
-        return templates_.render("call/file_open", d);
+        return render("call/file_open", d);
       case Op::FileClose:
-        return templates_.render("call/file_close", d);
+        return render("call/file_close", d);
       default:
         break;
     }
@@ -1272,13 +1281,13 @@ class CWriter {
     d.set("buf", write ? "send_buf" : "recv_buf");
     if (const Expr* off = param(c, Param::Offset)) {
       d.set("offset", expr(*off, {"long long", [](double v) { return fmt::format("{}LL", asInt(v)); }}, at(x, "offset")));
-      return templates_.render("call/file_io_at", d);
+      return render("call/file_io_at", d);
     }
     if (c.op == Op::FileReadAt || c.op == Op::FileWriteAt || c.op == Op::FileReadAtAll || c.op == Op::FileWriteAtAll) {
       d.set("offset", "0LL");
-      return templates_.render("call/file_io_at", d);
+      return render("call/file_io_at", d);
     }
-    return templates_.render("call/file_io", d);
+    return render("call/file_io", d);
   }
 
   // --- values ------------------------------------------------------------------------------
@@ -1306,82 +1315,93 @@ class CWriter {
             }};
   }
 
-  std::string expr(const Expr& e, const Style& style, const Scope& scope) {
-    switch (e.kind) {
-      case Expr::Kind::Const:
-        return style.leaf(e.value);
-      case Expr::Kind::RankOffset:
-        return rankOffset(std::to_string(normalOffset(e.offset)), normalOffset(e.offset) == 0);
-      case Expr::Kind::ByRank: {
-        if (e.groups.size() != e.children.size() || e.children.empty())
-          throw std::logic_error("Expr: a choice by rank needs one value per rank group");
-        if (e.children.size() == 1) return expr(e.children.front(), style, scope);
-        // The groups partition the statement's ranks, so the group with the longest condition
-        // needs none: it is what remains.
-        std::vector<std::pair<std::string, std::size_t>> conds;
-        for (std::size_t i = 0; i < e.children.size(); ++i) conds.push_back({rankCondition(e.groups[i]), i});
-        std::stable_sort(conds.begin(), conds.end(),
-                         [](const auto& a, const auto& b) { return a.first.size() < b.first.size(); });
-        mus::data choices{mus::data::type::list};
-        for (std::size_t k = 0; k + 1 < conds.size(); ++k) {
-          mus::data c;
-          c.set("cond", conds[k].first);
-          c.set("value", expr(e.children[conds[k].second], style, scope));
-          choices << c;
-        }
-        mus::data d;
-        d.set("choices", choices);
-        d.set("otherwise", expr(e.children[conds.back().second], style, scope));
-        return templates_.render("expr/by_rank", d);
-      }
-      case Expr::Kind::ByExecution: {
-        if (e.children.empty()) throw std::logic_error("Expr: a cycle over executions needs values");
-        if (scope.counter.empty()) throw std::logic_error("Expr: a cycle over executions outside a counted statement");
-        if (e.children.size() == 1) return expr(e.children.front(), style, scope);
-        const bool offsets = std::all_of(e.children.begin(), e.children.end(),
-                                         [](const Expr& c) { return c.kind == Expr::Kind::RankOffset; });
-        const bool constants = std::all_of(e.children.begin(), e.children.end(),
-                                           [](const Expr& c) { return c.kind == Expr::Kind::Const; });
-        std::vector<std::string> values;
-        for (const auto& c : e.children)
-          values.push_back(offsets ? std::to_string(normalOffset(c.offset)) : expr(c, style, scope));
-        const std::string type = offsets ? "int" : style.tableType;
-        const std::string joined = fmt::format("{}", fmt::join(values, ", "));
-        mus::data d;
-        d.set("counter", scope.counter);
-        d.set("n", std::to_string(e.children.size()));
-        std::string table;
-        if (scope.tables && (offsets || constants)) {
-          // Named after the parameter and declared before the call.
-          std::string base = scope.name + (offsets ? "_offsets" : "_values");
-          std::string name = base;
-          for (int k = 2; std::any_of(scope.tables->begin(), scope.tables->end(),
-                                      [&](const Table& t) { return t.name == name; });
-               ++k)
-            name = fmt::format("{}_{}", base, k);
-          scope.tables->push_back(
-              Table{offsets || style.constant ? "static const " : "const ", type, name, joined, e.children.size()});
-          d.set("table", name);
-          table = templates_.render("expr/table_entry", d);
-        } else {
-          d.set("type", type);
-          d.set("values", joined);
-          table = templates_.render("expr/by_execution", d);
-        }
-        // A cycle of peers relative to the rank: the offsets cycle, the rank is added once.
-        return offsets ? rankOffset(table, false) : table;
-      }
-      case Expr::Kind::FirstIteration: {
-        if (e.children.size() != 2) throw std::logic_error("Expr: a first-iteration choice needs two values");
-        mus::data d;
-        d.set("var", loopVar(e.loop));
-        d.set("first", expr(e.children[0], style, scope));
-        d.set("rest", expr(e.children[1], style, scope));
-        return templates_.render("expr/first_iteration", d);
-      }
+  // C's expression printer (gen/ProgramWalker.h's ExprPrinter): constants in the style of the
+  // value, peers relative to the rank, `?:` chains over rank conditions, tables indexed by the
+  // statement's execution counter, tests of a loop variable.
+  class CExprPrinter : public ExprPrinter {
+   public:
+    CExprPrinter(CWriter& w, const Style& style, const Scope& scope) : w_(w), style_(style), scope_(scope) {}
+
+   protected:
+    std::string constant(double value) override { return style_.leaf(value); }
+
+    std::string rankOffset(std::int64_t offset) override {
+      return w_.rankOffset(std::to_string(w_.normalOffset(offset)), w_.normalOffset(offset) == 0);
     }
-    throw std::logic_error("Expr: unknown kind");
-  }
+
+    std::string byRank(const Expr& e) override {
+      // The groups partition the statement's ranks, so the group with the longest condition
+      // needs none: it is what remains.
+      std::vector<std::pair<std::string, std::size_t>> conds;
+      for (std::size_t i = 0; i < e.children.size(); ++i) conds.push_back({w_.rankCondition(e.groups[i]), i});
+      std::stable_sort(conds.begin(), conds.end(),
+                       [](const auto& a, const auto& b) { return a.first.size() < b.first.size(); });
+      mus::data choices{mus::data::type::list};
+      for (std::size_t k = 0; k + 1 < conds.size(); ++k) {
+        mus::data c;
+        c.set("cond", conds[k].first);
+        c.set("value", print(e.children[conds[k].second]));
+        choices << c;
+      }
+      mus::data d;
+      d.set("choices", choices);
+      d.set("otherwise", print(e.children[conds.back().second]));
+      return w_.render("expr/by_rank", d);
+    }
+
+    std::string byExecution(const Expr& e) override {
+      const Scope& scope = scope_;
+      if (scope.counter.empty()) throw std::logic_error("Expr: a cycle over executions outside a counted statement");
+      if (e.children.size() == 1) return print(e.children.front());
+      const bool offsets = std::all_of(e.children.begin(), e.children.end(),
+                                       [](const Expr& c) { return c.kind == Expr::Kind::RankOffset; });
+      const bool constants = std::all_of(e.children.begin(), e.children.end(),
+                                         [](const Expr& c) { return c.kind == Expr::Kind::Const; });
+      std::vector<std::string> values;
+      for (const auto& c : e.children)
+        values.push_back(offsets ? std::to_string(w_.normalOffset(c.offset)) : print(c));
+      const std::string type = offsets ? "int" : style_.tableType;
+      const std::string joined = fmt::format("{}", fmt::join(values, ", "));
+      mus::data d;
+      d.set("counter", scope.counter);
+      d.set("n", std::to_string(e.children.size()));
+      std::string table;
+      if (scope.tables && (offsets || constants)) {
+        // Named after the parameter and declared before the call.
+        std::string base = scope.name + (offsets ? "_offsets" : "_values");
+        std::string name = base;
+        for (int k = 2; std::any_of(scope.tables->begin(), scope.tables->end(),
+                                    [&](const Table& t) { return t.name == name; });
+             ++k)
+          name = fmt::format("{}_{}", base, k);
+        scope.tables->push_back(
+            Table{offsets || style_.constant ? "static const " : "const ", type, name, joined, e.children.size()});
+        d.set("table", name);
+        table = w_.render("expr/table_entry", d);
+      } else {
+        d.set("type", type);
+        d.set("values", joined);
+        table = w_.render("expr/by_execution", d);
+      }
+      // A cycle of peers relative to the rank: the offsets cycle, the rank is added once.
+      return offsets ? w_.rankOffset(table, false) : table;
+    }
+
+    std::string firstIteration(const Expr& e) override {
+      mus::data d;
+      d.set("var", w_.loopVar(e.loop));
+      d.set("first", print(e.children[0]));
+      d.set("rest", print(e.children[1]));
+      return w_.render("expr/first_iteration", d);
+    }
+
+   private:
+    CWriter& w_;
+    const Style& style_;
+    const Scope& scope_;
+  };
+
+  std::string expr(const Expr& e, const Style& style, const Scope& scope) { return CExprPrinter(*this, style, scope).print(e); }
 
   std::int64_t normalOffset(std::int64_t off) const {
     return ((off % program_.numRanks) + program_.numRanks) % program_.numRanks;
@@ -1391,14 +1411,14 @@ class CWriter {
     if (zero) return "rank";
     mus::data d;
     d.set("offset", offset);
-    return templates_.render("expr/rank_offset", d);
+    return render("expr/rank_offset", d);
   }
 
   std::string count(const CallCtx& x, const Expr* e, const std::string& name) {
     uses_.counts = true;
     mus::data d;
-    d.set("count", e ? expr(*e, intStyle(), at(x, name)) : "0");
-    return templates_.render("expr/msg_count", d);
+    d.set("count", e ? withoutParens(expr(*e, intStyle(), at(x, name))) : "0");
+    return render("expr/msg_count", d);
   }
 
   const Datatype& datatypeById(std::int64_t id, const CallStmt& c) const {
@@ -1462,16 +1482,16 @@ class CWriter {
     }
     uses_.commOf = uses_.commSlot = true;
     mus::data d;
-    d.set("id", expr(*e, intStyle(), at(x, "comm")));
-    return templates_.render("expr/comm_of", d);
+    d.set("id", withoutParens(expr(*e, intStyle(), at(x, "comm"))));
+    return render("expr/comm_of", d);
   }
 
   std::string group(const CallCtx& x, const Expr& e, const std::string& name) {
     forEachConst(e, [&](double v) { uses_.maxGroupId = std::max(uses_.maxGroupId, asInt(v)); });
     uses_.groupOf = uses_.groupSlot = true;
     mus::data d;
-    d.set("id", expr(e, intStyle(), at(x, name)));
-    return templates_.render("expr/group_of", d);
+    d.set("id", withoutParens(expr(e, intStyle(), at(x, name))));
+    return render("expr/group_of", d);
   }
 
   // A peer or root: a world rank in the model, the call's communicator's rank in MPI. The
@@ -1489,7 +1509,7 @@ class CWriter {
     mus::data d;
     d.set("comm", expr(*c, intStyle(), at(x, "comm")));
     d.set("rank", world);
-    return templates_.render("expr/comm_rank", d);
+    return render("expr/comm_rank", d);
   }
 
   // Receives may have been traced with MPI_ANY_TAG (negative).
@@ -1636,7 +1656,7 @@ class CWriter {
     d.set("init", wrapLines(init, kWidth));
     d.set("body", wrapLines(measured, kWidth));
     d.set("finalize", wrapLines(finalize, kWidth));
-    return collapseBlankLines(templates_.render("program", d)) + "\n";
+    return collapseBlankLines(render("program", d)) + "\n";
   }
 
   // The skeleton keeps optional blocks on lines of their own with blank lines around them;
@@ -1656,9 +1676,6 @@ class CWriter {
     return out;
   }
 
-  const Program& program_;
-  const GenOptions& options_;
-  Templates templates_;
   std::map<std::int64_t, const Datatype*> datatypes_;
   std::map<std::string, std::string> extraRankExprs_;
   Uses uses_;

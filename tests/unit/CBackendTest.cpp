@@ -332,6 +332,9 @@ TEST(CBackend, ExpressionsRender) {
   std::vector<Stmt> cycled;
   cycled.push_back(b.call(Op::Barrier, {{Param::Comm, C(kCommWorld)}}));
   body.push_back(b.loop(8, byExecution({C(1), C(1), C(3)}), std::move(cycled)));
+  // A count by rank: msg_count's own parentheses are the choice's.
+  body.push_back(b.call(Op::Send, p2p(Param::Dest, Off(1), 0)));
+  body.back().call.params[Param::Count] = byRank({even, odd}, {C(4), C(8)});
   // A derived datatype and computation by rank.
   body.push_back(b.call(Op::Send, p2p(Param::Dest, Off(1), 2, kDerived), {},
                         byRank({even, odd}, {C(10), C(0.5)})));
@@ -356,7 +359,7 @@ TEST(CBackend, ExpressionsRender) {
   EXPECT_TRUE(contains(c, "++calls;"));
   // Loops are for loops with named variables; the first iteration is a test of the variable.
   EXPECT_TRUE(contains(c, "for (long i7 = 0; i7 < 5; ++i7) {"));
-  EXPECT_TRUE(contains(c, "compute((i7 == 0 ? 212.5 : 1840.25));"));
+  EXPECT_TRUE(contains(c, "compute(i7 == 0 ? 212.5 : 1840.25);"));  // no doubled parentheses
   EXPECT_TRUE(contains(c, "/* loop 8: 1, 1, 3 iterations on successive entries */"));
   EXPECT_TRUE(contains(c, "static long entries = 0;"));
   EXPECT_TRUE(contains(c, "for (long i8 = 0, trips8 = ((const int[]){ 1, 1, 3 })[entries % 3]; i8 < trips8; ++i8) {"));
@@ -371,7 +374,10 @@ TEST(CBackend, ExpressionsRender) {
   EXPECT_TRUE(contains(c, "static MPI_Datatype type1001; /* type1001, 24 bytes */"));
   EXPECT_TRUE(contains(c, "PMPI_Type_contiguous(24, MPI_BYTE, &type1001);"));
   EXPECT_TRUE(contains(c, "MPI_Send(send_buf, msg_count(2), type1001,"));
-  EXPECT_TRUE(contains(c, evenFirst ? "compute((" + evenC + " ? 10 : 0.5));" : "compute((" + oddC + " ? 0.5 : 10));"));
+  EXPECT_TRUE(contains(c, evenFirst ? "compute(" + evenC + " ? 10 : 0.5);" : "compute(" + oddC + " ? 0.5 : 10);")) << c;
+  EXPECT_TRUE(contains(c, evenFirst ? "msg_count(" + evenC + " ? 4 : 8)" : "msg_count(" + oddC + " ? 8 : 4)")) << c;
+  EXPECT_FALSE(contains(c, "compute((")) << c;
+  EXPECT_FALSE(contains(c, "msg_count((")) << c;
   EXPECT_TRUE(contains(c, "#define LARGEST_MESSAGE_BYTES 8192LL"));  // 1024 doubles
   expectCompiles(c, "expressions");
 }
@@ -485,7 +491,7 @@ TEST(CBackend, SamplesThroughThePipeline) {
     if (std::string(name) == "stencil-2d-4.tgt") {
       EXPECT_TRUE(contains(c, "for (long i0 = 0; i0 < 50; ++i0) {"));
       EXPECT_TRUE(contains(c, "/* E5 MPI_Waitall at stencil.c:66 */"));
-      EXPECT_TRUE(contains(c, "compute((i0 == 0 ? 212.5 : 1840.25));"));
+      EXPECT_TRUE(contains(c, "compute(i0 == 0 ? 212.5 : 1840.25);"));
     }
     if (std::string(name) == "vector-loop-4.tgt") {
       // One loop per body length of the Allreduce loop, its trip count chosen per entry.
