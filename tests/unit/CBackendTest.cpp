@@ -368,7 +368,8 @@ TEST(CBackend, ExpressionsRender) {
   EXPECT_EQ(c.find("if (" + oddGuard + ") {", guard + 1), std::string::npos);
   // Datatypes that are not MPI's: contiguous bytes made at start-up through PMPI.
   EXPECT_TRUE(contains(c, "static MPI_Datatype type1001; /* type1001, 24 bytes */"));
-  EXPECT_TRUE(contains(c, "PMPI_Type_contiguous(24, MPI_BYTE, &type1001);"));
+  EXPECT_TRUE(contains(c, "static const struct tracegen_type trace_types[] = {\n  {&type1001, 24},\n};"));
+  EXPECT_TRUE(contains(c, "  .types = trace_types,"));  // set_up makes them with PMPI_Type_contiguous
   EXPECT_TRUE(contains(c, "MPI_Send(send_buf, msg_count(2), type1001,"));
   EXPECT_TRUE(contains(c, evenFirst ? "compute((" + evenC + " ? 10 : 0.5));" : "compute((" + oddC + " ? 0.5 : 10));"));
   EXPECT_TRUE(contains(c, "  .largest_message_bytes = 8192,"));  // 1024 doubles

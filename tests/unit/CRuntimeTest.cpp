@@ -66,9 +66,12 @@ void writeRuntime(const ScratchDir& dir) {
 // Compiles (-c) each of `files` in `dir` under Open MPI's mpicc and under MPICH's header.
 void expectCompileUnderBothMpis(const ScratchDir& dir, const std::vector<std::string>& files) {
   for (const auto& f : files) {
-    if (haveMpicc()) EXPECT_EQ(run(dir, std::string("mpicc ") + kWarnings + " -c " + f), "") << f << " (Open MPI)";
-    if (const std::string mpich = tracegen::testing::mpichInclude(); !mpich.empty())
+    if (haveMpicc()) {
+      EXPECT_EQ(run(dir, std::string("mpicc ") + kWarnings + " -c " + f), "") << f << " (Open MPI)";
+    }
+    if (const std::string mpich = tracegen::testing::mpichInclude(); !mpich.empty()) {
       EXPECT_EQ(run(dir, std::string("cc ") + kWarnings + " -I" + mpich + " -c " + f), "") << f << " (MPICH)";
+    }
   }
 }
 
@@ -138,5 +141,7 @@ TEST(CRuntime, SeparateIncludesTheHeaderAndBuildsWithTheSource) {
   writeRuntime(dir);
   dir.write("bench.c", c);
   expectCompileUnderBothMpis(dir, {"bench.c", "tracegen_runtime.c"});
-  if (haveMpicc()) EXPECT_EQ(run(dir, "mpicc -std=c11 -O2 -o bench bench.c tracegen_runtime.c"), "");
+  if (haveMpicc()) {
+    EXPECT_EQ(run(dir, "mpicc -std=c11 -O2 -o bench bench.c tracegen_runtime.c"), "");
+  }
 }

@@ -114,15 +114,15 @@ MPI_Datatype *request_types(const MPI_Request *slot, int which, int n, const MPI
 void take_requests(int n, const int *recency, MPI_Request *requests);
 void put_back_requests(int n, const int *recency, const MPI_Request *requests);
 
-/* Persistent requests: MPI_Start(start_request(k)); MPI_Startall takes its requests first and
-   puts them, started, back in order. */
+/* Persistent requests: MPI_Start starts the request start_request(k) moves to a new slot;
+   MPI_Startall takes its requests first and puts them, started, back in order. */
 MPI_Request *start_request(int k);
 void take_persistent_requests(int n, const int *recency, MPI_Request *requests);
 void put_started_requests(int n, const MPI_Request *requests);
 
 /* --- Matched probes ----------------------------------------------------------------------- */
 
-/* MPI_Mprobe(..., new_message(), ...); MPI_Improbe fills next_message() and calls
+/* MPI_Mprobe keeps its message in new_message(); MPI_Improbe fills next_message() and calls
    message_found() when it found one; MPI_Mrecv and MPI_Imrecv take oldest_message(). */
 MPI_Message *new_message(void);
 MPI_Message *next_message(void);
