@@ -2,9 +2,9 @@
 //
 // The generated program makes the application's MPI calls themselves, rank by rank, with the
 // traced parameters, and spins for the traced computation before each call. All C text lives
-// in templates/c/ (the skeleton with its helpers, one snippet per kind of statement and MPI
-// call, and the few expression forms); this file decides what goes into them: which values,
-// which rank conditions, which helpers the program needs, and the indentation.
+// in templates/c/ (the skeleton, the runtime in runtime/, one snippet per kind of statement and
+// MPI call, and the few expression forms); this file decides what goes into them: which values,
+// which rank conditions, how large the runtime's tables must be, and the indentation.
 //
 // Values. Parameters are expressions over the rank and the loop state (Expr): constants, peers
 // relative to the rank (`(rank + 1) % nranks`), choices by rank group (a `?:` chain over rank
