@@ -1587,13 +1587,9 @@ class CWriter {
     const bool requests = uses_.newRequest || uses_.recentRequest;
     const bool comms = uses_.newComm || uses_.newCommAt || uses_.commSlot || uses_.commOf || uses_.commRank;
     const bool groups = uses_.newGroup || uses_.groupSlot || uses_.groupOf;
-    mus::data fields{mus::data::type::list};
+    std::vector<std::pair<std::string, std::string>> initializers;  // `.name = value,`, comment
     auto field = [&](const std::string& name, const std::string& value, const std::string& comment) {
-      mus::data f;
-      f.set("name", name);
-      f.set("value", value);
-      if (!comment.empty()) f.set("comment", comment);
-      fields << f;
+      initializers.emplace_back(fmt::format(".{} = {},", name, value), comment);
     };
     field("ranks", std::to_string(program_.numRanks), "");
     field("source", "\"" + cStringBody(program_.source) + "\"", "");
@@ -1609,10 +1605,19 @@ class CWriter {
     if (uses_.files) field("file_slots", std::to_string(std::max<std::int64_t>(uses_.maxFileId - 999, 1)), "");
     if (uses_.maxUserOp >= 1000) field("user_op_slots", std::to_string(uses_.maxUserOp - 999), "");
     if (uses_.bsend)
-      field("bsend_messages", "16", "MPI_Bsend's buffer, attached by set_up(): 16 of the largest messages");
+      field("bsend_messages", "16", "MPI_Bsend: set_up() attaches room for 16 messages");
     if (!uses_.derived.empty()) {
       field("type_count", std::to_string(uses_.derived.size()), "");
       field("types", "trace_types", "");
+    }
+    std::size_t column = 0;  // the comments line up after the longest commented initializer
+    for (const auto& [text, comment] : initializers)
+      if (!comment.empty()) column = std::max(column, text.size());
+    mus::data fields{mus::data::type::list};
+    for (const auto& [text, comment] : initializers) {
+      mus::data f;
+      f.set("line", comment.empty() ? text : fmt::format("{:<{}} /* {} */", text, column, comment));
+      fields << f;
     }
     d.set("fields", fields);
     mus::data helperLines{mus::data::type::list};
