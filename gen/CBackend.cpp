@@ -2,9 +2,9 @@
 //
 // The generated program makes the application's MPI calls themselves, rank by rank, with the
 // traced parameters, and spins for the traced computation before each call. All C text lives
-// in templates/c/ (the skeleton with its helpers, one snippet per kind of statement and MPI
-// call, and the few expression forms); this file decides what goes into them: which values,
-// which rank conditions, which helpers the program needs, and the indentation.
+// in templates/c/ (the skeleton, the runtime in runtime/, one snippet per kind of statement and
+// MPI call, and the few expression forms); this file decides what goes into them: which values,
+// which rank conditions, how large the runtime's tables must be, and the indentation.
 //
 // Values. Parameters are expressions over the rank and the loop state (Expr): constants, peers
 // relative to the rank (`(rank + 1) % nranks`), choices by rank group (a `?:` chain over rank
@@ -15,8 +15,11 @@
 // they are translated at run time by comm_rank(). Requests are named by recency as in the
 // trace (recent_request(k), k = 10000 - offset).
 //
-// Helpers are emitted only when the program uses them, so that the file stays short and free
-// of unused-function warnings under -Wall -Wextra -Werror.
+// The helpers (compute, msg_count, the request ring, the tables of communicators, ...) are the
+// runtime, real C in templates/c/runtime/ (gen/CRuntime.h), the same for every trace: the
+// benchmark starts with its text, or includes its header (--runtime=separate), and tells it the
+// sizes of its tables in a struct tracegen_trace; the uses_ flags say which helpers the calls
+// use, for the comment above that struct.
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
@@ -31,6 +34,7 @@
 #include <vector>
 
 #include "gen/Backends.h"
+#include "gen/CRuntime.h"
 #include "gen/ProgramWalker.h"
 #include "ir/Limits.h"
 #include "passes/RankRanges.h"
@@ -1574,7 +1578,6 @@ class CWriter : public ProgramWalker {
                                    : options_.outputName.substr(options_.outputName.find_last_of('/') + 1);
     d.set("output", commentSafe(output));
     d.set("source", commentSafe(program_.source.empty() ? "(not given)" : program_.source));
-    d.set("source_c", cStringBody(program_.source));
     d.set("origin", commentSafe(program_.origin.empty() ? "(not given)" : program_.origin));
     d.set("ranks", std::to_string(program_.numRanks));
     d.set("command", commentSafe(options_.commandLine.empty() ? "tracegen" : options_.commandLine));
@@ -1590,56 +1593,61 @@ class CWriter : public ProgramWalker {
     }
     d.set("has_notes", flag(!program_.notes.empty()));
     d.set("notes", notes);
-    d.set("largest", std::to_string(std::max(uses_.largestBytes, program_.maxMessageBytes)));
 
-    d.set("uses_compute", flag(uses_.compute));
-    d.set("uses_counts", flag(uses_.counts));
-    d.set("uses_displs", flag(uses_.displs));
     d.set("status_vars", flag(uses_.status || uses_.statuses > 0));
     d.set("uses_status", flag(uses_.status));
     d.set("has_statuses", flag(uses_.statuses > 0));
     d.set("statuses", std::to_string(uses_.statuses));
 
-    d.set("requests", flag(uses_.newRequest || uses_.recentRequest));
-    d.set("uses_new_request", flag(uses_.newRequest));
-    d.set("uses_recent_request", flag(uses_.recentRequest));
-    d.set("request_lists", flag(uses_.requestLists));
-    d.set("uses_persistent", flag(uses_.persistent));
-    d.set("uses_messages", flag(uses_.messages));
-    d.set("request_arrays", flag(uses_.requestArrays));
-    d.set("uses_byte_displs", flag(uses_.byteDispls));
-    d.set("ring", std::to_string(uses_.ring));
-
+    // The runtime (gen/CRuntime.h) is the same C for every trace; the tables it keeps get
+    // their sizes from struct tracegen_trace, zero for a table the calls do not use.
+    d.set("separate", flag(options_.separateRuntime));
+    d.set("runtime", options_.separateRuntime ? std::string(kCRuntimeInclude) + "\n" : embeddedCRuntime());
+    d.set("source_name", commentSafe(sourceName()));
+    const bool requests = uses_.newRequest || uses_.recentRequest;
     const bool comms = uses_.newComm || uses_.newCommAt || uses_.commSlot || uses_.commOf || uses_.commRank;
-    d.set("comms", flag(comms));
-    d.set("comm_slots", std::to_string(std::max<std::int64_t>(uses_.maxCommId - 999, 1)));  // never % 0
-    d.set("uses_new_comm", flag(uses_.newComm));
-    d.set("uses_new_comm_at", flag(uses_.newCommAt));
-    d.set("uses_comm_slot", flag(uses_.commSlot));
-    d.set("uses_comm_of", flag(uses_.commOf));
-    d.set("uses_comm_rank", flag(uses_.commRank));
-    d.set("user_ops", flag(uses_.maxUserOp >= 1000));
-    d.set("user_op_slots", std::to_string(uses_.maxUserOp - 999));
-
     const bool groups = uses_.newGroup || uses_.groupSlot || uses_.groupOf;
-    d.set("groups", flag(groups));
-    d.set("group_slots", std::to_string(uses_.newGroup ? std::max<std::int64_t>(uses_.maxGroupId, 1999) - 999
-                                                       : uses_.maxGroupId - 999));
-    d.set("uses_new_group", flag(uses_.newGroup));
-    d.set("uses_group_slot", flag(uses_.groupSlot));
-    d.set("uses_group_of", flag(uses_.groupOf));
-
-    d.set("windows", flag(uses_.windows));
-    d.set("win_slots", std::to_string(std::max<std::int64_t>(uses_.maxWinId - 999, 1)));
-    d.set("uses_win_memory", flag(uses_.winCreate || uses_.winFree));
-    d.set("uses_win_create", flag(uses_.winCreate));
-    d.set("uses_win_allocate", flag(uses_.winAllocate));
-    d.set("uses_win_free", flag(uses_.winFree));
-    d.set("uses_win_bytes", flag(uses_.winCreate || uses_.winAllocate));
-    d.set("files", flag(uses_.files));
-    d.set("file_slots", std::to_string(std::max<std::int64_t>(uses_.maxFileId - 999, 1)));
-    d.set("bsend", flag(uses_.bsend));
-    d.set("bsend_messages", "16");
+    std::vector<std::pair<std::string, std::string>> initializers;  // `.name = value,`, comment
+    auto field = [&](const std::string& name, const std::string& value, const std::string& comment) {
+      initializers.emplace_back(fmt::format(".{} = {},", name, value), comment);
+    };
+    field("ranks", std::to_string(program_.numRanks), "");
+    field("source", "\"" + cStringBody(program_.source) + "\"", "");
+    field("largest_message_bytes", std::to_string(std::max(uses_.largestBytes, program_.maxMessageBytes)),
+          "the largest traced message");
+    if (requests) field("request_ring", std::to_string(uses_.ring), "the calls name requests up to this far back");
+    if (comms) field("comm_slots", std::to_string(std::max<std::int64_t>(uses_.maxCommId - 999, 1)), "");  // never % 0
+    if (groups)
+      field("group_slots",
+            std::to_string(uses_.newGroup ? std::max<std::int64_t>(uses_.maxGroupId, 1999) - 999 : uses_.maxGroupId - 999),
+            "");
+    if (uses_.windows) field("win_slots", std::to_string(std::max<std::int64_t>(uses_.maxWinId - 999, 1)), "");
+    if (uses_.files) field("file_slots", std::to_string(std::max<std::int64_t>(uses_.maxFileId - 999, 1)), "");
+    if (uses_.maxUserOp >= 1000) field("user_op_slots", std::to_string(uses_.maxUserOp - 999), "");
+    if (uses_.bsend)
+      field("bsend_messages", "16", "MPI_Bsend: set_up() attaches room for 16 messages");
+    if (!uses_.derived.empty()) {
+      field("type_count", std::to_string(uses_.derived.size()), "");
+      field("types", "trace_types", "");
+    }
+    std::size_t column = 0;  // the comments line up after the longest commented initializer
+    for (const auto& [text, comment] : initializers)
+      if (!comment.empty()) column = std::max(column, text.size());
+    mus::data fields{mus::data::type::list};
+    for (const auto& [text, comment] : initializers) {
+      mus::data f;
+      f.set("line", comment.empty() ? text : fmt::format("{:<{}} /* {} */", text, column, comment));
+      fields << f;
+    }
+    d.set("fields", fields);
+    mus::data helperLines{mus::data::type::list};
+    if (const auto helpers = runtimeHelpers(); !helpers.empty())
+      for (const auto& line : wrapWords(fmt::format("The calls below use these of its helpers: {}.", fmt::join(helpers, ", ")), 94)) {
+        mus::data l;
+        l.set("line", line);
+        helperLines << l;
+      }
+    d.set("helper_lines", helperLines);
 
     mus::data types{mus::data::type::list};
     for (const auto& [id, t] : uses_.derived) {
@@ -1651,7 +1659,6 @@ class CWriter : public ProgramWalker {
     }
     d.set("has_types", flag(!uses_.derived.empty()));
     d.set("types", types);
-
 
     d.set("init", wrapLines(init, kWidth));
     d.set("body", wrapLines(measured, kWidth));
@@ -1674,6 +1681,49 @@ class CWriter : public ProgramWalker {
       out += ch;
     }
     return out;
+  }
+
+  // The trace file's name without its directories, for the line where the benchmark starts.
+  std::string sourceName() const {
+    if (program_.source.empty()) return "(not given)";
+    const std::size_t slash = program_.source.find_last_of('/');
+    return slash == std::string::npos || slash + 1 == program_.source.size() ? program_.source
+                                                                              : program_.source.substr(slash + 1);
+  }
+
+  // The runtime's helpers the calls use, for the comment that points a reader to them.
+  std::vector<std::string> runtimeHelpers() const {
+    std::vector<std::string> h;
+    auto add = [&](bool used, std::initializer_list<const char*> names) {
+      if (used)
+        for (const char* n : names) h.push_back(n);
+    };
+    add(uses_.compute, {"compute()"});
+    add(uses_.counts, {"msg_count()"});
+    add(uses_.displs, {"pack_displs()"});
+    add(uses_.byteDispls, {"pack_byte_displs()"});
+    add(uses_.newRequest, {"new_request()"});
+    add(uses_.recentRequest, {"recent_request()"});
+    add(uses_.requestLists, {"take_requests()", "put_back_requests()"});
+    add(uses_.requestArrays, {"request_ints()"});
+    add(uses_.persistent, {"start_request()", "take_persistent_requests()", "put_started_requests()"});
+    add(uses_.messages, {"new_message()", "next_message()", "message_found()", "oldest_message()"});
+    add(uses_.maxUserOp >= 1000, {"user_op()"});
+    add(uses_.newComm, {"new_comm()"});
+    add(uses_.newCommAt && !uses_.newComm, {"new_comm_at()"});
+    add(uses_.commSlot, {"comm_slot()"});
+    add(uses_.commOf, {"comm_of()"});
+    add(uses_.commRank, {"comm_rank()"});
+    add(uses_.newGroup, {"new_group()"});
+    add(uses_.groupSlot, {"group_slot()"});
+    add(uses_.groupOf, {"group_of()"});
+    add(uses_.windows, {"win_slot()"});
+    add(uses_.winCreate || uses_.winAllocate, {"win_bytes()"});
+    add(uses_.winAllocate, {"win_base"});
+    add(uses_.winCreate, {"win_memory_for()"});
+    add(uses_.winFree, {"win_memory_release()"});
+    add(uses_.files, {"file_slot()", "scratch_name()"});
+    return h;
   }
 
   std::map<std::int64_t, const Datatype*> datatypes_;
