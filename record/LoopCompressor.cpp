@@ -28,6 +28,11 @@ void CallRecord::setVector(Param p, const std::int64_t* values, std::size_t n) {
   vectorValues.insert(vectorValues.end(), values, values + n);
 }
 
+void CallRecord::setVector(Param p, const int* values, std::size_t n) {
+  vectors.push_back({p, vectorValues.size(), n});
+  vectorValues.insert(vectorValues.end(), values, values + n);
+}
+
 void LoopCompressor::addStat(std::vector<Stat>& stats, Phase phase, std::int64_t after, double us) {
   for (Stat& s : stats)
     if (s.phase == phase && s.after == after) {

@@ -58,6 +58,7 @@ struct CallRecord {
   void clear();
   void set(Param p, std::int64_t v) { scalars.emplace_back(p, v); }
   void setVector(Param p, const std::int64_t* values, std::size_t n);
+  void setVector(Param p, const int* values, std::size_t n);  // MPI's int arrays, widened in place
 };
 
 class LoopCompressor {
