@@ -56,6 +56,10 @@ void ElasticSeq::push(std::int64_t v) {
 
 void ElasticSeq::append(const ElasticSeq& other) {
   if (other.n_ == 0) return;
+  if (other.n_ == 1 && n_ > 0) {  // one more execution: the common case while recording
+    push(other.vals_[0]);
+    return;
+  }
   if (n_ == 0) {
     *this = other;
     return;

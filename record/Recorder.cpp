@@ -453,7 +453,9 @@ void Recorder::requestCompleted(const RequestPick& p) {
   auto it = live_.find(p.handle);
   if (it == live_.end()) return;
   std::erase_if(it->second, [&](const LiveRequest& e) { return e.index == p.index; });
-  if (it->second.empty()) live_.erase(it);
+  // MPI libraries recycle request handles: an emptied entry is kept for the handle's next
+  // request (no allocation per request), unless the table has grown large.
+  if (it->second.empty() && live_.size() > 4096) live_.erase(it);
 }
 
 // ---------------------------------------------------------------------------------------------
