@@ -1,6 +1,7 @@
 #include "record/LoopCompressor.h"
 
 #include <algorithm>
+#include <cstring>
 #include <numeric>
 
 #include "record/Hash.h"
@@ -69,10 +70,28 @@ LoopCompressor::Node LoopCompressor::makeEvent(const CallRecord& call) {
   }
   auto byParam = [](const Slot& a, const Slot& b) { return a.param < b.param; };
   if (!std::is_sorted(n.slots.begin(), n.slots.end(), byParam)) std::sort(n.slots.begin(), n.slots.end(), byParam);
-  std::uint64_t h = combine(kEventSeed, static_cast<std::uint64_t>(n.op));
-  h = combine(h, static_cast<std::uint64_t>(n.site));
-  for (const Slot& s : n.slots) h = combine(h, static_cast<std::uint64_t>(s.param));
-  n.shape = h;
+  auto hash = [&] {
+    std::uint64_t h = combine(kEventSeed, static_cast<std::uint64_t>(n.op));
+    h = combine(h, static_cast<std::uint64_t>(n.site));
+    for (const Slot& s : n.slots) h = combine(h, static_cast<std::uint64_t>(s.param));
+    return h;
+  };
+  ShapeMemo& memo = shapes_[(n.site * 31u + static_cast<std::uint32_t>(n.op)) & 255u];
+  if (n.slots.size() <= sizeof memo.params) {
+    std::uint8_t params[sizeof memo.params] = {};
+    for (std::size_t i = 0; i < n.slots.size(); ++i) params[i] = static_cast<std::uint8_t>(n.slots[i].param);
+    if (memo.op != n.op || memo.site != n.site || memo.n != n.slots.size() ||
+        std::memcmp(memo.params, params, sizeof params) != 0) {
+      memo.op = n.op;
+      memo.site = n.site;
+      memo.n = static_cast<std::uint8_t>(n.slots.size());
+      std::memcpy(memo.params, params, sizeof params);
+      memo.shape = hash();
+    }
+    n.shape = memo.shape;
+  } else {
+    n.shape = hash();
+  }
   n.execs = 1;
   n.nfresh = 0;
   if (call.computeUs >= 0) n.fresh[n.nfresh++] = {Phase::Compute, call.prevSite, call.computeUs};

@@ -134,6 +134,16 @@ class LoopCompressor {
 
   std::vector<Node> seq_;
   std::vector<Node> pool_;
+  // Event shapes by operation, site and parameter names, so that a call from a known site with
+  // its usual parameters costs a comparison, not a hash (direct-mapped by site).
+  struct ShapeMemo {
+    Op op = Op::Init;
+    std::uint32_t site = UINT32_MAX;
+    std::uint8_t n = 0;
+    std::uint8_t params[16] = {};
+    std::uint64_t shape = 0;
+  };
+  ShapeMemo shapes_[256];
   std::size_t window_;
   std::int64_t calls_ = 0;
 };
