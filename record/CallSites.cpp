@@ -126,12 +126,12 @@ __attribute__((noinline)) std::uint32_t CallSites::capture() {
       for (std::uint32_t i = 0; i < e.count && same; ++i) same = *slots_[e.first + i].first == slots_[e.first + i].second;
       if (same) return e.site;
     }
-    const std::uint32_t site = walk(nullptr);
+    const std::uint32_t site = walk();
     remember(anchor, ret, site);
     return site;
   }
 #endif
-  return walk(nullptr);
+  return walk();
 }
 
 // Records the chain just walked (kept_) with its stack slots, if the unwinder's view of the stack
@@ -180,7 +180,7 @@ void CallSites::remember(void** anchor, void* ret, std::uint32_t site) {
   front_[key % kFront] = id;
 }
 
-std::uint32_t CallSites::walk(void**) {
+std::uint32_t CallSites::walk() {
   void* stack[64];
   const int n = unwind_ ? unwind_(stack, 64) : backtrace(stack, 64);
   kept_.clear();

@@ -54,7 +54,7 @@ class CallSites {
     std::uint32_t site;
   };
   const Frame& frame(void* addr);
-  std::uint32_t walk(void** anchor);
+  std::uint32_t walk();  // the stack walk (libunwind or glibc) and the raw-chain cache
   void remember(void** anchor, void* ret, std::uint32_t site);
 
   // A remembered chain: slots [first, first + count) of slots_, each a stack address and the

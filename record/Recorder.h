@@ -49,7 +49,7 @@ class CallScope {
 
   bool active() const { return active_; }
   void begin();   // just before the PMPI call
-  void end();     // just after it; holds the recorder's lock until commit()
+  void end();     // just after it; under MPI_THREAD_MULTIPLE holds the recorder's lock until commit()
   void commit();  // appends the call to the rank's trace
 
   // Parameters (between end() and commit()).
