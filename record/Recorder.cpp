@@ -249,6 +249,8 @@ class Recorder {
   bool quiet_ = false;
 
   std::unordered_map<MPI_Datatype, std::pair<std::int64_t, std::string>> predefined_;
+  MPI_Datatype lastPredefined_ = MPI_DATATYPE_NULL;  // the predefined type datatypeId saw last
+  std::int64_t lastPredefinedId_ = 0;
   std::map<std::pair<MPI_Datatype, int>, std::int64_t> derived_;
   std::map<std::int64_t, Datatype> usedTypes_;
   std::unordered_map<MPI_Op, std::int64_t> ops_;
@@ -350,10 +352,15 @@ Recorder::Recorder(Op initOp)
 
 std::int64_t Recorder::datatypeId(MPI_Datatype t) {
   if (t == MPI_DATATYPE_NULL) return 0;
+  // A predefined type already in the table (its size never changes): no query, no lookup.
+  if (t == lastPredefined_) return lastPredefinedId_;
   int bytes = 0;
   PMPI_Type_size(t, &bytes);
   if (auto it = predefined_.find(t); it != predefined_.end()) {
-    usedTypes_.try_emplace(it->second.first, Datatype{it->second.first, it->second.second, bytes});
+    if (!usedTypes_.count(it->second.first))
+      usedTypes_.emplace(it->second.first, Datatype{it->second.first, it->second.second, bytes});
+    lastPredefined_ = t;
+    lastPredefinedId_ = it->second.first;
     return it->second.first;
   }
   // Derived (or a predefined type we have no name for): identified by handle and size, so a
