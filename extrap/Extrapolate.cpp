@@ -117,6 +117,7 @@ class Extrapolator {
     out.numRanks = target_.size();
     out.origin = "tracegen-extrapolate";
     out.worldPeers = first.worldPeers;
+    out.computeClock = first.computeClock;  // compute times keep the clock they were measured with
     out.comms = standardCommunicators(out.numRanks);
     for (const auto& i : in_)
       for (const Datatype& dt : i.trace.datatypes)

@@ -46,7 +46,7 @@ constexpr std::int64_t kFirstUserDatatype = 1000;
 constexpr std::string_view kNoSiteName = "-";
 
 const char* const kHeaderHint =
-    "the header holds `tracegen-trace 1`, `ranks P`, `origin NAME`, `peers comm|world`, "
+    "the header holds `tracegen-trace 1`, `ranks P`, `origin NAME`, `clock wall|cpu`, `peers comm|world`, "
     "`datatype NAME SIZE`, `comm ID KIND (RANKLIST)...` and `site N NAME` lines";
 const char* const kRankListHint = "a ranklist is one or more sections `<dims start {iters stride}...>`";
 
@@ -70,7 +70,7 @@ std::vector<std::int64_t> defaultDatatypeIds(const std::vector<std::string_view>
 }
 
 bool isHeaderKeyword(std::string_view s) {
-  return s == "ranks" || s == "origin" || s == "peers" || s == "datatype" || s == "comm";
+  return s == "ranks" || s == "origin" || s == "clock" || s == "peers" || s == "datatype" || s == "comm";
 }
 
 bool isAttributeKeyword(std::string_view s) {
@@ -329,6 +329,15 @@ class TracegenTextParser {
       once(originLine_);
       trace_.origin = std::string(getName(ts, "the trace's origin"));
       expectEnd(ts, "the origin");
+    } else if (key == "clock") {
+      // The clock of the compute times (ir/Trace.h, ComputeClock); absent: wall.
+      once(clockLine_);
+      std::string_view v = getName(ts, "`wall` or `cpu`");
+      if (v != "wall" && v != "cpu")
+        ts.fail(fmt::format("unknown compute clock '{}'", v),
+                "`clock wall`: compute times are wall-clock time; `clock cpu`: the CPU time of each rank's thread");
+      trace_.computeClock = v == "cpu" ? ComputeClock::Cpu : ComputeClock::Wall;
+      expectEnd(ts, "the compute clock");
     } else if (key == "peers") {
       once(peersLine_);
       std::string_view v = getName(ts, "`comm` or `world`");
@@ -862,7 +871,7 @@ class TracegenTextParser {
   const SourceFile& file_;
   Trace trace_;
   bool inEvents_ = false;
-  int ranksLine_ = 0, originLine_ = 0, peersLine_ = 0;
+  int ranksLine_ = 0, originLine_ = 0, peersLine_ = 0, clockLine_ = 0;
   std::vector<PendingDatatype> datatypes_;
   std::map<std::string, std::int64_t> typeIds_;
   std::vector<const SourceLine*> commLines_;
@@ -882,6 +891,7 @@ class TracegenTextWriter {
     line("tracegen-trace {}", kFormatVersion);
     line("ranks {}", t_.numRanks);
     if (!t_.origin.empty()) line("origin {}", name(t_.origin, "origin"));
+    if (t_.computeClock == ComputeClock::Cpu) line("clock cpu");  // wall, the default, is not written
     if (t_.worldPeers) line("peers world");
     std::vector<std::string_view> names;
     for (const auto& d : t_.datatypes) names.push_back(d.name);

@@ -172,9 +172,15 @@ constexpr std::int64_t kCommNull = 0;
 constexpr std::int64_t kCommSelf = 1;
 constexpr std::int64_t kCommWorld = 2;
 
+// The clock a trace's compute times (`time comp`, `compute`) were measured with: wall-clock time
+// (the default), or the CPU time of the calling thread (the recorder's TRACEGEN_CLOCK=cpu, so
+// that a trace taken with more ranks than cores still carries each rank's compute demand).
+enum class ComputeClock { Wall, Cpu };
+
 struct Trace {
   Rank numRanks = 0;
   std::string origin;  // where the trace came from, e.g. "scalatrace2-td"
+  ComputeClock computeClock = ComputeClock::Wall;  // header line `clock cpu`; absent: wall
   // False: peers and roots are in the numbering of the call's communicator (as recorded).
   // True: in MPI_COMM_WORLD numbering (after communicator resolution), on every communicator.
   bool worldPeers = false;

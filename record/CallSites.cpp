@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <execinfo.h>
 #include <sys/auxv.h>
+#include <unwind.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -25,6 +26,30 @@ const char* baseName(const char* path) {
 }
 
 bool startsWith(const char* s, const char* prefix) { return std::strncmp(s, prefix, std::strlen(prefix)) == 0; }
+
+// Remembered chains are per thread (a thread's stack may be reused by a later thread): the key
+// includes this number, given at a thread's first capture.
+thread_local std::uint64_t t_thread __attribute__((tls_model("initial-exec"))) = 0;
+std::uint64_t g_threads = 0;
+
+constexpr std::uint32_t kNone = UINT32_MAX;
+constexpr int kMaxFrames = 64;
+
+// The unwinder's frames with their canonical frame addresses (libgcc's _Unwind_Backtrace).
+struct CfaFrames {
+  std::uintptr_t ip[kMaxFrames];
+  std::uintptr_t cfa[kMaxFrames];
+  int n = 0;
+};
+
+_Unwind_Reason_Code collectFrame(_Unwind_Context* ctx, void* arg) {
+  auto* f = static_cast<CfaFrames*>(arg);
+  if (f->n == kMaxFrames) return _URC_END_OF_STACK;
+  f->ip[f->n] = _Unwind_GetIP(ctx);
+  f->cfa[f->n] = _Unwind_GetCFA(ctx);
+  ++f->n;
+  return _URC_NO_REASON;
+}
 }  // namespace
 
 CallSites::CallSites(int maxDepth) : maxDepth_(maxDepth) {
@@ -43,6 +68,10 @@ CallSites::CallSites(int maxDepth) : maxDepth_(maxDepth) {
   // The unwinders load and index their data on first use; do it now, not inside a timed call.
   void* warm[4];
   (void)(unwind_ ? unwind_(warm, 4) : backtrace(warm, 4));
+#if defined(__x86_64__)
+  memoize_ = !pref || std::strcmp(pref, "walk") != 0;
+#endif
+  for (auto& f : front_) f = kNone;
 }
 
 const CallSites::Frame& CallSites::frame(void* addr) {
@@ -75,7 +104,83 @@ const CallSites::Frame& CallSites::frame(void* addr) {
   return frames_.emplace(addr, std::move(f)).first->second;
 }
 
-std::uint32_t CallSites::capture() {
+// Not inlined: its frame address and return address are the key of the remembered chains.
+__attribute__((noinline)) std::uint32_t CallSites::capture() {
+#if defined(__x86_64__)
+  if (memoize_) {
+    auto** anchor = static_cast<void**>(__builtin_frame_address(0));
+    void* ret = __builtin_return_address(0);
+    if (t_thread == 0) t_thread = ++g_threads;  // under the recorder's lock
+    const std::uint64_t key = combine(combine(t_thread, reinterpret_cast<std::uintptr_t>(anchor)),
+                                      reinterpret_cast<std::uintptr_t>(ret));
+    std::uint32_t& front = front_[key % kFront];
+    std::uint32_t m = front;
+    if (m == kNone || memos_[m].key != key) {
+      auto it = memoIndex_.find(key);
+      m = it == memoIndex_.end() ? kNone : it->second;
+      if (m != kNone) front = m;
+    }
+    for (; m != kNone; m = memos_[m].next) {
+      const Memo& e = memos_[m];
+      bool same = true;
+      for (std::uint32_t i = 0; i < e.count && same; ++i) same = *slots_[e.first + i].first == slots_[e.first + i].second;
+      if (same) return e.site;
+    }
+    const std::uint32_t site = walk();
+    remember(anchor, ret, site);
+    return site;
+  }
+#endif
+  return walk();
+}
+
+// Records the chain just walked (kept_) with its stack slots, if the unwinder's view of the stack
+// agrees with it slot by slot; otherwise nothing is remembered and such calls keep walking.
+void CallSites::remember(void** anchor, void* ret, std::uint32_t site) {
+  if (memos_.size() >= kMaxMemos) return;
+  CfaFrames f;
+  _Unwind_Backtrace(collectFrame, &f);
+  // libgcc reports each frame's return address with the address of the slot that held it plus
+  // 8 (the caller's stack pointer before the call): start at capture()'s own return address,
+  // `ret`, held at anchor[1].
+  const auto retSlot = reinterpret_cast<std::uintptr_t>(anchor + 1);
+  int k = 0;
+  while (k < f.n && f.cfa[k] - sizeof(void*) != retSlot) ++k;
+  if (k >= f.n || f.ip[k] != reinterpret_cast<std::uintptr_t>(ret)) return;
+  const auto first = static_cast<std::uint32_t>(slots_.size());
+  std::size_t kept = 0;
+  bool complete = false;
+  for (; k < f.n; ++k) {
+    auto* const* slot = reinterpret_cast<void* const*>(f.cfa[k] - sizeof(void*));
+    void* addr = reinterpret_cast<void*>(f.ip[k]);
+    if (*slot != addr) break;  // not the plain call frame the rule assumes (signal frame, ...)
+    slots_.emplace_back(slot, addr);
+    const Frame& fr = frame(addr);
+    if (fr.skip) continue;
+    if (fr.stop) {
+      complete = true;
+      break;
+    }
+    if (kept >= kept_.size() || kept_[kept] != addr) break;  // disagrees with the walk
+    if (++kept == static_cast<std::size_t>(maxDepth_)) {
+      complete = true;
+      break;
+    }
+  }
+  if (!complete || kept != kept_.size()) {
+    slots_.resize(first);
+    return;
+  }
+  const std::uint64_t key = combine(combine(t_thread, reinterpret_cast<std::uintptr_t>(anchor)),
+                                    reinterpret_cast<std::uintptr_t>(ret));
+  const auto id = static_cast<std::uint32_t>(memos_.size());
+  auto [it, fresh] = memoIndex_.try_emplace(key, id);
+  memos_.push_back({key, first, static_cast<std::uint32_t>(slots_.size()) - first, site, fresh ? kNone : it->second});
+  it->second = id;  // the newest chain first
+  front_[key % kFront] = id;
+}
+
+std::uint32_t CallSites::walk() {
   void* stack[64];
   const int n = unwind_ ? unwind_(stack, 64) : backtrace(stack, 64);
   kept_.clear();

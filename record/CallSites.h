@@ -14,6 +14,16 @@
 // different callers, have different signatures. The walk itself yields raw addresses, which
 // differ between processes but not within one: a cache from the raw chain to the interned site
 // makes a repeated call site cost one hash lookup after the walk.
+//
+// Most calls skip the walk (x86-64): after a walk, the stack slots that held the return
+// addresses of the chain (each frame's canonical frame address minus 8, as the unwinder reports
+// it), from capture()'s own frame up to the C library's frame, are remembered with their
+// values, keyed by capture()'s frame address and return address. A later call whose key matches
+// and whose remembered slots all hold the same values has the same chain: each frame's return
+// address and position fix the next frame's (for frames of fixed size, which compilers give
+// every function without alloca or variable-length arrays), so it gets the site without a walk,
+// at the cost of a few loads. A mismatch walks and remembers the new chain too.
+// TRACEGEN_UNWIND=walk walks at every call.
 #pragma once
 
 #include <cstdint>
@@ -44,6 +54,22 @@ class CallSites {
     std::uint32_t site;
   };
   const Frame& frame(void* addr);
+  std::uint32_t walk();  // the stack walk (libunwind or glibc) and the raw-chain cache
+  void remember(void** anchor, void* ret, std::uint32_t site);
+
+  // A remembered chain: slots [first, first + count) of slots_, each a stack address and the
+  // return address it held; `next` links chains with the same key (UINT32_MAX ends).
+  struct Memo {
+    std::uint64_t key;
+    std::uint32_t first, count, site, next;
+  };
+  static constexpr std::size_t kFront = 256;  // direct-mapped cache in front of memoIndex_
+  static constexpr std::size_t kMaxMemos = std::size_t{1} << 16;
+  bool memoize_ = false;
+  std::vector<Memo> memos_;
+  std::vector<std::pair<void* const*, void*>> slots_;
+  std::unordered_map<std::uint64_t, std::uint32_t> memoIndex_;  // key -> first memo of its chain
+  std::uint32_t front_[kFront];
 
   int (*unwind_)(void**, int) = nullptr;  // libunwind's unw_backtrace, or null for glibc's
   int maxDepth_;

@@ -31,7 +31,8 @@ void ElasticSeq::push(std::int64_t v) {
     return;
   }
   const std::size_t p = vals_.size();
-  if (vals_[static_cast<std::size_t>(n_ % static_cast<std::int64_t>(p))] == v) {
+  // p == 1 (a constant, the common case) needs no division.
+  if (vals_[p == 1 ? 0 : static_cast<std::size_t>(n_ % static_cast<std::int64_t>(p))] == v) {
     ++n_;  // continues the period
     return;
   }
@@ -56,6 +57,10 @@ void ElasticSeq::push(std::int64_t v) {
 
 void ElasticSeq::append(const ElasticSeq& other) {
   if (other.n_ == 0) return;
+  if (other.n_ == 1 && n_ > 0) {  // one more execution: the common case while recording
+    push(other.vals_[0]);
+    return;
+  }
   if (n_ == 0) {
     *this = other;
     return;

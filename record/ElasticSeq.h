@@ -24,6 +24,12 @@ class ElasticSeq {
   static ElasticSeq repeated(std::int64_t v, std::int64_t n);
 
   void push(std::int64_t v);
+  // Empties the sequence, keeping its buffers' capacity.
+  void clear() {
+    vals_.clear();
+    pi_.clear();
+    n_ = 0;
+  }
   // Appends every value of `other` in order (the later executions of a merged loop body).
   void append(const ElasticSeq& other);
   // Applies a bijection to every value (a bijection keeps the shortest period).

@@ -1,6 +1,7 @@
 #include "record/LoopCompressor.h"
 
 #include <algorithm>
+#include <cstring>
 #include <numeric>
 
 #include "record/Hash.h"
@@ -28,6 +29,11 @@ void CallRecord::setVector(Param p, const std::int64_t* values, std::size_t n) {
   vectorValues.insert(vectorValues.end(), values, values + n);
 }
 
+void CallRecord::setVector(Param p, const int* values, std::size_t n) {
+  vectors.push_back({p, vectorValues.size(), n});
+  vectorValues.insert(vectorValues.end(), values, values + n);
+}
+
 void LoopCompressor::addStat(std::vector<Stat>& stats, Phase phase, std::int64_t after, double us) {
   for (Stat& s : stats)
     if (s.phase == phase && s.after == after) {
@@ -40,27 +46,76 @@ void LoopCompressor::addStat(std::vector<Stat>& stats, Phase phase, std::int64_t
 
 LoopCompressor::Node LoopCompressor::makeEvent(const CallRecord& call) {
   Node n;
+  if (!pool_.empty()) {
+    n = std::move(pool_.back());
+    pool_.pop_back();
+  }
   n.op = call.op;
   n.site = call.site;
-  n.slots.reserve(call.scalars.size() + call.vectors.size());
-  for (const auto& [p, v] : call.scalars) {
-    n.slots.push_back({p, {}, 0});
-    n.slots.back().values.push(v);
-  }
+  const std::size_t count = call.scalars.size() + call.vectors.size();
+  if (n.slots.size() > count) n.slots.resize(count);
+  std::size_t k = 0;
+  auto slot = [&](Param p, std::int64_t length) -> ElasticSeq& {
+    if (k == n.slots.size()) n.slots.push_back({p, {}, length});
+    Slot& s = n.slots[k++];
+    s.param = p;
+    s.vectorLength = length;
+    s.values.clear();  // keeps its capacity
+    return s.values;
+  };
+  for (const auto& [p, v] : call.scalars) slot(p, 0).push(v);
   for (const auto& ref : call.vectors) {
-    n.slots.push_back({ref.param, {}, static_cast<std::int64_t>(ref.length)});
-    for (std::size_t i = 0; i < ref.length; ++i) n.slots.back().values.push(call.vectorValues[ref.offset + i]);
+    ElasticSeq& values = slot(ref.param, static_cast<std::int64_t>(ref.length));
+    for (std::size_t i = 0; i < ref.length; ++i) values.push(call.vectorValues[ref.offset + i]);
   }
-  std::sort(n.slots.begin(), n.slots.end(), [](const Slot& a, const Slot& b) { return a.param < b.param; });
-  std::uint64_t h = combine(kEventSeed, static_cast<std::uint64_t>(n.op));
-  h = combine(h, static_cast<std::uint64_t>(n.site));
-  for (const Slot& s : n.slots) h = combine(h, static_cast<std::uint64_t>(s.param));
-  n.shape = h;
+  auto byParam = [](const Slot& a, const Slot& b) { return a.param < b.param; };
+  if (!std::is_sorted(n.slots.begin(), n.slots.end(), byParam)) std::sort(n.slots.begin(), n.slots.end(), byParam);
+  auto hash = [&] {
+    std::uint64_t h = combine(kEventSeed, static_cast<std::uint64_t>(n.op));
+    h = combine(h, static_cast<std::uint64_t>(n.site));
+    for (const Slot& s : n.slots) h = combine(h, static_cast<std::uint64_t>(s.param));
+    return h;
+  };
+  ShapeMemo& memo = shapes_[(n.site * 31u + static_cast<std::uint32_t>(n.op)) & 255u];
+  if (n.slots.size() <= sizeof memo.params) {
+    std::uint8_t params[sizeof memo.params] = {};
+    for (std::size_t i = 0; i < n.slots.size(); ++i) params[i] = static_cast<std::uint8_t>(n.slots[i].param);
+    if (memo.op != n.op || memo.site != n.site || memo.n != n.slots.size() ||
+        std::memcmp(memo.params, params, sizeof params) != 0) {
+      memo.op = n.op;
+      memo.site = n.site;
+      memo.n = static_cast<std::uint8_t>(n.slots.size());
+      std::memcpy(memo.params, params, sizeof params);
+      memo.shape = hash();
+    }
+    n.shape = memo.shape;
+  } else {
+    n.shape = hash();
+  }
   n.execs = 1;
-  n.stats.reserve(2);
-  if (call.computeUs >= 0) addStat(n.stats, Phase::Compute, call.prevSite, call.computeUs);
-  if (call.mpiUs >= 0) addStat(n.stats, Phase::Mpi, call.prevSite, call.mpiUs);
+  n.nfresh = 0;
+  if (call.computeUs >= 0) n.fresh[n.nfresh++] = {Phase::Compute, call.prevSite, call.computeUs};
+  if (call.mpiUs >= 0) n.fresh[n.nfresh++] = {Phase::Mpi, call.prevSite, call.mpiUs};
   return n;
+}
+
+void LoopCompressor::settle(Node& n) {
+  for (int i = 0; i < n.nfresh; ++i) addStat(n.stats, n.fresh[i].phase, n.fresh[i].after, n.fresh[i].us);
+  n.nfresh = 0;
+}
+
+void LoopCompressor::recycle(Node&& n) {
+  if (n.loop) {
+    for (Node& b : n.body) recycle(std::move(b));
+    return;
+  }
+  if (pool_.size() >= 64) return;
+  n.stats.clear();
+  n.nfresh = 0;
+  n.iters = ElasticSeq();
+  n.open = 0;
+  n.body.clear();
+  pool_.push_back(std::move(n));
 }
 
 std::uint64_t LoopCompressor::loopShape(const std::vector<Node>& body) {
@@ -117,6 +172,7 @@ void LoopCompressor::mergeInto(Node& into, Node& from) {
     for (std::size_t i = 0; i < into.body.size(); ++i) mergeInto(into.body[i], from.body[i]);
     return;
   }
+  settle(into);
   into.execs += from.execs;
   for (std::size_t i = 0; i < into.slots.size(); ++i) {
     into.slots[i].values.append(from.slots[i].values);
@@ -130,6 +186,7 @@ void LoopCompressor::mergeInto(Node& into, Node& from) {
     else
       it->acc.merge(s.acc);
   }
+  for (int i = 0; i < from.nfresh; ++i) addStat(into.stats, from.fresh[i].phase, from.fresh[i].after, from.fresh[i].us);
 }
 
 void LoopCompressor::append(const CallRecord& call) {
@@ -151,6 +208,7 @@ void LoopCompressor::compressTail() {
     if (!rangesMatch(cand.body, 0, seq_, n - w, w)) continue;
     for (std::size_t j = 0; j < w; ++j) mergeInto(cand.body[j], seq_[n - w + j]);
     ++cand.open;
+    for (std::size_t j = n - w; j < n; ++j) recycle(std::move(seq_[j]));
     seq_.resize(n - w);
     return;
   }
@@ -166,6 +224,7 @@ void LoopCompressor::compressTail() {
     for (std::size_t j = 0; j < w; ++j) mergeInto(loop.body[j], seq_[n - w + j]);
     loop.open = 2;
     loop.shape = loopShape(loop.body);
+    for (std::size_t j = n - w; j < n; ++j) recycle(std::move(seq_[j]));
     seq_.resize(n - 2 * w);
     seq_.push_back(std::move(loop));
     return;
@@ -222,7 +281,16 @@ void LoopCompressor::flatten(const std::vector<Node>& seq, Trace& out, Rank rank
       }
       e.setParam(s.param, {ValueGroup{self, std::move(list)}}, relative);
     }
-    for (const Stat& s : node.stats) {
+    Node settled;
+    const std::vector<Stat>* stats = &node.stats;
+    if (node.nfresh > 0) {  // an event no later call folded: its own samples
+      settled.stats = node.stats;
+      std::copy(node.fresh, node.fresh + node.nfresh, settled.fresh);
+      settled.nfresh = node.nfresh;
+      settle(settled);
+      stats = &settled.stats;
+    }
+    for (const Stat& s : *stats) {
       TimeStat ts;
       ts.phase = s.phase;
       ts.unit = TimeUnit::Microseconds;

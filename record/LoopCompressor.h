@@ -58,6 +58,7 @@ struct CallRecord {
   void clear();
   void set(Param p, std::int64_t v) { scalars.emplace_back(p, v); }
   void setVector(Param p, const std::int64_t* values, std::size_t n);
+  void setVector(Param p, const int* values, std::size_t n);  // MPI's int arrays, widened in place
 };
 
 class LoopCompressor {
@@ -92,6 +93,13 @@ class LoopCompressor {
     std::int64_t after;
     TimeAcc acc;
   };
+  // A new event's timings, not yet in a TimeAcc: most new events are folded into a loop body
+  // at once, where each sample is one TimeAcc::add (settle() makes them Stats otherwise).
+  struct Sample {
+    Phase phase;
+    std::int64_t after;
+    double us;
+  };
   struct Node {
     std::uint64_t shape = 0;
     bool loop = false;
@@ -99,13 +107,19 @@ class LoopCompressor {
     std::uint32_t site = 0;
     std::vector<Slot> slots;  // sorted by parameter
     std::vector<Stat> stats;
+    Sample fresh[2] = {};
+    int nfresh = 0;           // samples in `fresh`, not yet in `stats`
     std::int64_t execs = 0;   // executions folded into this event
     ElasticSeq iters;        // committed trip counts, one per completed entry
     std::int64_t open = 0;   // trip count of the entry still running (top level only)
     std::vector<Node> body;
   };
 
-  static Node makeEvent(const CallRecord& call);
+  Node makeEvent(const CallRecord& call);
+  static void settle(Node& n);
+  // Event nodes folded into a loop are kept for reuse, their buffers' capacity with them, so a
+  // call that continues a loop allocates nothing.
+  void recycle(Node&& n);
   static std::uint64_t loopShape(const std::vector<Node>& body);
   static bool sameShape(const Node& a, const Node& b);
   static bool rangesMatch(const std::vector<Node>& a, std::size_t ai, const std::vector<Node>& b, std::size_t bi, std::size_t n);
@@ -119,6 +133,17 @@ class LoopCompressor {
                const std::vector<std::string>& siteNames) const;
 
   std::vector<Node> seq_;
+  std::vector<Node> pool_;
+  // Event shapes by operation, site and parameter names, so that a call from a known site with
+  // its usual parameters costs a comparison, not a hash (direct-mapped by site).
+  struct ShapeMemo {
+    Op op = Op::Init;
+    std::uint32_t site = UINT32_MAX;
+    std::uint8_t n = 0;
+    std::uint8_t params[16] = {};
+    std::uint64_t shape = 0;
+  };
+  ShapeMemo shapes_[256];
   std::size_t window_;
   std::int64_t calls_ = 0;
 };

@@ -1,5 +1,6 @@
 #include "record/Recorder.h"
 
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -30,13 +31,19 @@ namespace tracegen::record {
 
 namespace {
 
-thread_local int t_depth = 0;
-thread_local CallRecord t_call;
+// Initial-exec: the library is preloaded, and a plain int in static TLS costs no
+// __tls_get_addr call per access.
+thread_local int t_depth __attribute__((tls_model("initial-exec"))) = 0;
 
-double nowUs() {
-  using namespace std::chrono;
-  return static_cast<double>(duration_cast<nanoseconds>(steady_clock::now().time_since_epoch()).count()) / 1000.0;
+double clockUs(clockid_t id) {
+  timespec ts{};
+  clock_gettime(id, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e6 + static_cast<double>(ts.tv_nsec) / 1000.0;
 }
+// Wall-clock time (the vDSO's CLOCK_MONOTONIC, as std::chrono::steady_clock reads it).
+double nowUs() { return clockUs(CLOCK_MONOTONIC); }
+// TRACEGEN_CLOCK=cpu: the CPU time of the calling thread (a system call, about a microsecond).
+double cpuUs() { return clockUs(CLOCK_THREAD_CPUTIME_ID); }
 
 long envLong(const char* name, long fallback) {
   const char* v = std::getenv(name);
@@ -77,10 +84,17 @@ class Recorder {
   }
 
   std::mutex mutex;
+  // Under MPI_THREAD_MULTIPLE only: below it, at most one thread is inside MPI (and so inside a
+  // wrapper) at a time, and the mutex would only cost its two atomic operations per call.
+  bool multi = false;
+  // TRACEGEN_CLOCK=cpu: compute time is the thread's CPU time (docs/recording.md, "Time").
+  bool cpuClock = false;
   CallSites sites;
   LoopCompressor compressor;
+  CallRecord call;  // the call being recorded, reused (guarded as the rest of the recorder)
   std::int64_t prevSite = -1;
-  double lastEnd = 0;
+  double lastEnd = 0;     // wall clock when the rank's previous recorded call returned
+  double lastCpuEnd = 0;  // TRACEGEN_CLOCK=cpu: the thread's CPU time then
   // Failed polls not yet recorded, by test operation and call site (CallScope::completions).
   std::map<std::pair<Op, std::uint32_t>, std::int64_t> failedPolls;
   bool recording = false;
@@ -235,6 +249,8 @@ class Recorder {
   bool quiet_ = false;
 
   std::unordered_map<MPI_Datatype, std::pair<std::int64_t, std::string>> predefined_;
+  MPI_Datatype lastPredefined_ = MPI_DATATYPE_NULL;  // the predefined type datatypeId saw last
+  std::int64_t lastPredefinedId_ = 0;
   std::map<std::pair<MPI_Datatype, int>, std::int64_t> derived_;
   std::map<std::int64_t, Datatype> usedTypes_;
   std::unordered_map<MPI_Op, std::int64_t> ops_;
@@ -274,6 +290,20 @@ Recorder::Recorder(Op initOp)
   const char* mode = std::getenv("TRACEGEN_CLUSTER");
   if (mode && std::strcmp(mode, "none") == 0) mode_ = ClusterMode::None;
   quiet_ = envFlag("TRACEGEN_QUIET");
+  int level = MPI_THREAD_SINGLE;
+  PMPI_Query_thread(&level);
+  multi = level == MPI_THREAD_MULTIPLE;
+  if (const char* clock = std::getenv("TRACEGEN_CLOCK"); clock && *clock) {
+    if (std::strcmp(clock, "cpu") == 0)
+      cpuClock = true;
+    else if (std::strcmp(clock, "wall") != 0 && rank == 0)
+      // Chosen: the run goes on (a long job is not lost to a typo) with the default clock, which
+      // the trace states (no `clock cpu` line).
+      std::fprintf(stderr,
+                   "tracegen-record: error: TRACEGEN_CLOCK=%s is neither `wall` nor `cpu`; recording compute times "
+                   "as wall-clock time\n",
+                   clock);
+  }
 
   // Predefined datatypes: ScalaTrace's ids for the first nineteen, then a fixed order, so every
   // rank (and every run) gives a type the same id.
@@ -310,21 +340,27 @@ Recorder::Recorder(Op initOp)
 
   // The Init event: no timings (there is no predecessor), its site keys the next call.
   const std::uint32_t site = sites.capture();
-  t_call.clear();
-  t_call.op = initOp;
-  t_call.site = site;
-  compressor.append(t_call);
+  call.clear();
+  call.op = initOp;
+  call.site = site;
+  compressor.append(call);
   prevSite = site;
   recording = true;
   lastEnd = nowUs();
+  if (cpuClock) lastCpuEnd = cpuUs();
 }
 
 std::int64_t Recorder::datatypeId(MPI_Datatype t) {
   if (t == MPI_DATATYPE_NULL) return 0;
+  // A predefined type already in the table (its size never changes): no query, no lookup.
+  if (t == lastPredefined_) return lastPredefinedId_;
   int bytes = 0;
   PMPI_Type_size(t, &bytes);
   if (auto it = predefined_.find(t); it != predefined_.end()) {
-    usedTypes_.try_emplace(it->second.first, Datatype{it->second.first, it->second.second, bytes});
+    if (!usedTypes_.count(it->second.first))
+      usedTypes_.emplace(it->second.first, Datatype{it->second.first, it->second.second, bytes});
+    lastPredefined_ = t;
+    lastPredefinedId_ = it->second.first;
     return it->second.first;
   }
   // Derived (or a predefined type we have no name for): identified by handle and size, so a
@@ -424,7 +460,9 @@ void Recorder::requestCompleted(const RequestPick& p) {
   auto it = live_.find(p.handle);
   if (it == live_.end()) return;
   std::erase_if(it->second, [&](const LiveRequest& e) { return e.index == p.index; });
-  if (it->second.empty()) live_.erase(it);
+  // MPI libraries recycle request handles: an emptied entry is kept for the handle's next
+  // request (no allocation per request), unless the table has grown large.
+  if (it->second.empty() && live_.size() > 4096) live_.erase(it);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -529,6 +567,7 @@ void Recorder::finish() {
 
   // 4. Rank 0: align the shapes, write.
   Trace global = buildGlobal(std::move(parts), table, size);
+  global.computeClock = cpuClock ? ComputeClock::Cpu : ComputeClock::Wall;
   const std::string path = outputPath();
   try {
     verifyStructure(global, path);
@@ -572,9 +611,9 @@ void Recorder::finish() {
 CallScope::CallScope(Op op) : op_(op) {
   nested_ = t_depth++ > 0;
   if (nested_ || !g_recorder) return;
-  const double entry = nowUs();
   rec_ = g_recorder;
-  std::lock_guard<std::mutex> lock(rec_->mutex);
+  std::unique_lock<std::mutex> lock(rec_->mutex, std::defer_lock);
+  if (rec_->multi) lock.lock();
   if (!rec_->recording) return;
   try {
     site_ = rec_->sites.capture();
@@ -583,17 +622,23 @@ CallScope::CallScope(Op op) : op_(op) {
     return;
   }
   active_ = true;
-  entry_ = entry;
 }
 
 CallScope::~CallScope() { --t_depth; }
 
-void CallScope::begin() { t0_ = nowUs(); }
+// Two clock readings per call: the compute time runs from the end of the rank's previous
+// recorded PMPI call to the start of this one, so the recorder's own work (this call's capture
+// and the previous one's commit, some 100 ns) falls into it; the MPI time is the PMPI call's.
+void CallScope::begin() {
+  if (rec_->cpuClock) compute_ = cpuUs();
+  t0_ = nowUs();
+}
 
 void CallScope::end() {
   t1_ = nowUs();
-  lock_ = std::unique_lock<std::mutex>(rec_->mutex);
-  t_call.clear();
+  if (rec_->cpuClock) cpu1_ = cpuUs();
+  if (rec_->multi) lock_ = std::unique_lock<std::mutex>(rec_->mutex);
+  rec_->call.clear();
 }
 
 namespace {
@@ -604,14 +649,14 @@ bool isTest(Op op) {
 }  // namespace
 
 void CallScope::commit() {
-  CallRecord& c = t_call;
+  CallRecord& c = rec_->call;
   if (isTest(op_) && completions_ >= 0) {
     auto key = std::make_pair(op_, site_);
     if (completions_ == 0) {
       // A failed poll: counted, not recorded. Its time (and the computation around it) stays in
       // the compute time of the rank's next recorded call, since lastEnd does not move.
       ++rec_->failedPolls[key];
-      lock_.unlock();
+      if (lock_.owns_lock()) lock_.unlock();
       return;
     }
     auto it = rec_->failedPolls.find(key);
@@ -621,7 +666,7 @@ void CallScope::commit() {
   c.op = op_;
   c.site = site_;
   c.prevSite = rec_->prevSite;
-  c.computeUs = std::max(0.0, entry_ - rec_->lastEnd);
+  c.computeUs = std::max(0.0, rec_->cpuClock ? compute_ - rec_->lastCpuEnd : t0_ - rec_->lastEnd);
   c.mpiUs = t1_ - t0_;
   try {
     rec_->compressor.append(c);
@@ -629,39 +674,39 @@ void CallScope::commit() {
     rec_->stop(e);
   }
   rec_->prevSite = site_;
-  rec_->lastEnd = nowUs();
-  lock_.unlock();
+  rec_->lastEnd = t1_;
+  rec_->lastCpuEnd = cpu1_;
+  if (lock_.owns_lock()) lock_.unlock();
 }
 
-void CallScope::set(Param p, std::int64_t v) { t_call.set(p, v); }
-void CallScope::comm(MPI_Comm c) { t_call.set(Param::Comm, rec_->commId(c)); }
-void CallScope::type(Param p, MPI_Datatype t) { t_call.set(p, rec_->datatypeId(t)); }
+void CallScope::set(Param p, std::int64_t v) { rec_->call.set(p, v); }
+void CallScope::comm(MPI_Comm c) { rec_->call.set(Param::Comm, rec_->commId(c)); }
+void CallScope::type(Param p, MPI_Datatype t) { rec_->call.set(p, rec_->datatypeId(t)); }
 bool CallScope::knownType(MPI_Datatype t) { return rec_->knownType(t); }
-void CallScope::reduceOp(MPI_Op op) { t_call.set(Param::ReduceOp, rec_->opId(op)); }
+void CallScope::reduceOp(MPI_Op op) { rec_->call.set(Param::ReduceOp, rec_->opId(op)); }
 
 void CallScope::peer(Param p, int r) {
   std::int64_t v = r;
   if (r == MPI_ANY_SOURCE) v = kAnySource;
   else if (r == MPI_PROC_NULL) v = kProcNull;
-  t_call.set(p, v);
+  rec_->call.set(p, v);
 }
 
-void CallScope::tag(Param p, int t) { t_call.set(p, t == MPI_ANY_TAG ? kAnyTag : t); }
+void CallScope::tag(Param p, int t) { rec_->call.set(p, t == MPI_ANY_TAG ? kAnyTag : t); }
 
 void CallScope::counts(Param p, const int* values, int n) {
-  std::vector<std::int64_t> v(values, values + n);
-  t_call.setVector(p, v.data(), v.size());
+  rec_->call.setVector(p, values, static_cast<std::size_t>(n < 0 ? 0 : n));
 }
 
 void CallScope::types(Param p, const MPI_Datatype* values, int n) {
   std::vector<std::int64_t> v;
   for (int i = 0; i < n; ++i) v.push_back(rec_->datatypeId(values[i]));
-  t_call.setVector(p, v.data(), v.size());
+  rec_->call.setVector(p, v.data(), v.size());
 }
 
 void CallScope::offsets(const std::int64_t* values, int n) {
-  t_call.set(Param::Count, n);
-  t_call.setVector(Param::Requests, values, static_cast<std::size_t>(n));
+  rec_->call.set(Param::Count, n);
+  rec_->call.setVector(Param::Requests, values, static_cast<std::size_t>(n));
 }
 
 int CallScope::commSize(MPI_Comm c) {
@@ -676,7 +721,8 @@ int CallScope::commSize(MPI_Comm c) {
 }
 
 RequestPick CallScope::pick(MPI_Request r, const void* where, const std::vector<RequestPick>& taken) {
-  std::lock_guard<std::mutex> lock(rec_->mutex);
+  std::unique_lock<std::mutex> lock(rec_->mutex, std::defer_lock);
+  if (rec_->multi) lock.lock();
   return rec_->pickRequest(r, where, taken);
 }
 
@@ -695,7 +741,7 @@ void CallScope::matched(const std::vector<std::int64_t>& offsets) {
   // Only calls that completed a wildcard receive carry the parameter, so other waits keep their
   // shape and size.
   if (std::any_of(offsets.begin(), offsets.end(), [](std::int64_t v) { return v != -1; }))
-    t_call.setVector(Param::Matched, offsets.data(), offsets.size());
+    rec_->call.setVector(Param::Matched, offsets.data(), offsets.size());
 }
 std::int64_t CallScope::newComm(MPI_Comm c, const char* kind) { return rec_->registerComm(c, kind); }
 std::int64_t CallScope::newCommLike(MPI_Comm c, MPI_Comm parent, const char* kind) {
@@ -736,31 +782,31 @@ void recorderFinish() {
         // Failed polls no success followed: one event per test and call site, standing for all
         // of them (a call that completed nothing, plus the rest as Param::Failed).
         for (const auto& [key, n] : r->failedPolls) {
-          t_call.clear();
-          t_call.op = key.first;
-          t_call.site = key.second;
-          t_call.prevSite = r->prevSite;
-          t_call.computeUs = 0;
-          t_call.mpiUs = 0;
+          r->call.clear();
+          r->call.op = key.first;
+          r->call.site = key.second;
+          r->call.prevSite = r->prevSite;
+          r->call.computeUs = 0;
+          r->call.mpiUs = 0;
           if (key.first == Op::Test) {
-            t_call.set(Param::Request, kRequestNull);
+            r->call.set(Param::Request, kRequestNull);
           } else if (key.first == Op::Improbe) {
-            t_call.set(Param::Count, 0);  // found no message
+            r->call.set(Param::Count, 0);  // found no message
           } else {
-            t_call.set(Param::Count, 0);
-            t_call.setVector(Param::Requests, nullptr, 0);
+            r->call.set(Param::Count, 0);
+            r->call.setVector(Param::Requests, static_cast<const std::int64_t*>(nullptr), 0);
           }
-          t_call.set(Param::Failed, n - 1);
-          r->compressor.append(t_call);
+          r->call.set(Param::Failed, n - 1);
+          r->compressor.append(r->call);
           r->prevSite = key.second;
         }
         r->failedPolls.clear();
-        t_call.clear();
-        t_call.op = Op::Finalize;
-        t_call.site = r->sites.capture();
-        t_call.prevSite = r->prevSite;
-        t_call.computeUs = std::max(0.0, nowUs() - r->lastEnd);
-        r->compressor.append(t_call);
+        r->call.clear();
+        r->call.op = Op::Finalize;
+        r->call.site = r->sites.capture();
+        r->call.prevSite = r->prevSite;
+        r->call.computeUs = std::max(0.0, r->cpuClock ? cpuUs() - r->lastCpuEnd : nowUs() - r->lastEnd);
+        r->compressor.append(r->call);
       } catch (const std::exception& e) {
         r->stop(e);
       }

@@ -49,7 +49,7 @@ class CallScope {
 
   bool active() const { return active_; }
   void begin();   // just before the PMPI call
-  void end();     // just after it; holds the recorder's lock until commit()
+  void end();     // just after it; under MPI_THREAD_MULTIPLE holds the recorder's lock until commit()
   void commit();  // appends the call to the rank's trace
 
   // Parameters (between end() and commit()).
@@ -122,9 +122,11 @@ class CallScope {
   bool active_ = false;
   bool nested_ = false;
   std::uint32_t site_ = 0;
-  double entry_ = 0, t0_ = 0, t1_ = 0;
+  double t0_ = 0, t1_ = 0;  // wall clock around the PMPI call (us)
+  double compute_ = 0;      // since the rank's previous recorded call returned (wall or CPU time)
+  double cpu1_ = 0;         // TRACEGEN_CLOCK=cpu: the thread's CPU time just after the PMPI call
   std::int64_t completions_ = -1;  // -1: not a completing call
-  std::unique_lock<std::mutex> lock_;
+  std::unique_lock<std::mutex> lock_;  // held from end() to commit() under MPI_THREAD_MULTIPLE only
 };
 
 // MPI_Init / MPI_Init_thread returned: start recording (records the Init event).

@@ -801,5 +801,24 @@ TEST(TracegenTextTest, DamagedInputOnlyRaisesInputErrors) {
   EXPECT_LT(accepted, 3000);
 }
 
+// The compute clock (`clock cpu`, the recorder's TRACEGEN_CLOCK=cpu): read, written only when
+// it is not the default, compared, and a bad value or a second line is an error at its line.
+TEST(TracegenTextTest, ComputeClockLine) {
+  const std::string base = "tracegen-trace 1\nranks 2\norigin tracegen-record\n";
+  const std::string events = "event 0 MPI_Init @ <1 0 {2 1}>\nevent 1 MPI_Finalize @ <1 0 {2 1}>\n";
+  Trace wall = parseText("wall.tgt", base + events);
+  EXPECT_EQ(wall.computeClock, ComputeClock::Wall);
+  EXPECT_EQ(tracegenText(wall).find("clock"), std::string::npos);
+  Trace cpu = parseText("cpu.tgt", base + "clock cpu\n" + events);
+  EXPECT_EQ(cpu.computeClock, ComputeClock::Cpu);
+  EXPECT_FALSE(cpu == wall);
+  const std::string text = tracegenText(cpu);
+  EXPECT_NE(text.find("\nclock cpu\n"), std::string::npos) << text;
+  EXPECT_TRUE(parseText("again.tgt", text) == cpu);
+  EXPECT_EQ(parseText("explicit.tgt", base + "clock wall\n" + events).computeClock, ComputeClock::Wall);
+  expectError(base + "clock cycles\n" + events, 4, "unknown compute clock 'cycles'");
+  expectError(base + "clock cpu\nclock wall\n" + events, 5, "second 'clock' line");
+}
+
 }  // namespace
 }  // namespace tracegen

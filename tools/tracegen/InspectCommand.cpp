@@ -73,6 +73,7 @@ void writeJson(std::ostream& out, const std::string& file, const Trace& trace, c
   nlohmann::ordered_json j;
   j["file"] = file;
   j["origin"] = trace.origin;
+  j["compute_clock"] = trace.computeClock == ComputeClock::Cpu ? "cpu" : "wall";
   j["ranks"] = s.ranks;
   j["events"] = s.events;
   j["loops"] = s.loops;
@@ -125,6 +126,8 @@ void printText(std::ostream& out, const std::string& file, const std::string& or
                const TraceSummary& s, bool perRank, double seconds) {
   out << fmt::format("{}: {}\n", file, origin);
   out << fmt::format("ranks       {}\n", s.ranks);
+  if (trace.computeClock == ComputeClock::Cpu)
+    out << "clock       cpu (compute times are each rank's thread CPU time, TRACEGEN_CLOCK=cpu)\n";
   out << fmt::format("events      {}\n", s.events);
   out << fmt::format("loops       {} levels on {} loop heads\n", s.loops, s.loopHeads);
   out << fmt::format("calls       {} over all ranks\n", s.calls);

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# TRACEGEN_CLOCK=cpu (docs/recording.md, "Time"): compute time as the CPU time of each rank's
+# thread, so that a trace taken with more ranks than cores still carries each rank's compute
+# demand.
+#
+#   record_clock.sh RECORDER TRACEGEN APPS_DIR
+#
+# stencil2d does a fixed amount of work per rank and timestep (a Jacobi sweep over its own
+# n x n block), whatever the number of ranks. Recorded with TRACEGEN_CLOCK=cpu at 2 ranks and at
+# 8 ranks (oversubscribed), its mean per-rank compute time (tracegen inspect --format json,
+# per_rank[].compute_us) must agree within a factor of 1.5. On a machine with fewer than 8 cores
+# the same 8-rank run recorded with wall-clock time must fail that check (each rank then waits
+# for a core: its wall-clock compute time grows with the oversubscription), which shows the check
+# can fail. Also: the trace says `clock cpu` (and a wall-clock trace has no clock line), inspect
+# shows it, and an unknown TRACEGEN_CLOCK is an error on standard error while the run goes on
+# with wall-clock time.
+set -uo pipefail
+recorder=$1 tracegen=$2 apps=$3
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 TRACEGEN_QUIET=1 TRACEGEN_COMPRESS=0
+args=(12 1536)  # timesteps, block size: some milliseconds of computation per timestep and rank, longer than the
+# time ranks take to fall out of step, so that on too few cores the ranks compute at once and wait for a
+# core (measured on 2 cores: CPU time 8 vs 2 ranks 1.01-1.03x, wall-clock time 6.2-6.6x)
+fail=0
+
+record() {  # record NP CLOCK OUTPUT
+  if ! timeout 300 mpiexec --oversubscribe -n "$1" env LD_PRELOAD="$recorder" TRACEGEN_CLOCK="$2" TRACEGEN_OUTPUT="$3" \
+    "$apps/stencil2d" "${args[@]}" >"$work/out" 2>"$work/err"; then
+    echo "FAIL: stencil2d on $1 ranks with TRACEGEN_CLOCK=$2"
+    cat "$work/out" "$work/err"
+    exit 1
+  fi
+}
+
+mean_compute() {  # mean per-rank compute time of a trace, in microseconds
+  "$tracegen" inspect "$1" --format json |
+    python3 -c 'import json, sys; r = json.load(sys.stdin)["per_rank"]; print(sum(x["compute_us"] for x in r) / len(r))'
+}
+
+within() {  # within A B FACTOR: A / B lies in [1/FACTOR, FACTOR]
+  awk -v a="$1" -v b="$2" -v f="$3" 'BEGIN { r = a / b; exit !(r <= f && r >= 1 / f) }'
+}
+
+record 2 cpu "$work/cpu2.tgt"
+record 8 cpu "$work/cpu8.tgt"
+record 8 wall "$work/wall8.tgt"
+cpu2=$(mean_compute "$work/cpu2.tgt")
+cpu8=$(mean_compute "$work/cpu8.tgt")
+wall8=$(mean_compute "$work/wall8.tgt")
+for v in "$cpu2" "$cpu8" "$wall8"; do
+  awk -v v="$v" 'BEGIN { exit !(v + 0 > 0) }' || { echo "FAIL: no compute time read from the traces"; exit 1; }
+done
+echo "mean per-rank compute: cpu clock 2 ranks ${cpu2} us, 8 ranks ${cpu8} us; wall clock 8 ranks ${wall8} us ($(nproc) cores)"
+if within "$cpu8" "$cpu2" 1.5; then
+  echo "ok: CPU time per rank at 8 ranks is within 1.5x of 2 ranks'"
+else
+  echo "FAIL: CPU time per rank at 8 ranks (${cpu8} us) is not within 1.5x of 2 ranks' (${cpu2} us)"
+  fail=1
+fi
+if [ "$(nproc)" -lt 8 ]; then
+  if within "$wall8" "$cpu2" 1.5; then
+    echo "FAIL: wall-clock compute at 8 ranks on $(nproc) cores (${wall8} us) passes the check too: it cannot tell the clocks apart"
+    fail=1
+  else
+    echo "ok: wall-clock compute at 8 ranks on $(nproc) cores fails the check, as it must"
+  fi
+else
+  echo "note: $(nproc) cores, 8 ranks are not oversubscribed: the wall-clock counter-check does not apply"
+fi
+
+# The trace states its clock; inspect shows it.
+grep -qx "clock cpu" "$work/cpu8.tgt" || { echo "FAIL: the cpu trace has no 'clock cpu' line"; fail=1; }
+grep -q "^clock" "$work/wall8.tgt" && { echo "FAIL: the wall-clock trace has a clock line"; fail=1; }
+"$tracegen" inspect "$work/cpu8.tgt" | grep -q "^clock *cpu" || { echo "FAIL: inspect does not show the cpu clock"; fail=1; }
+"$tracegen" inspect "$work/cpu8.tgt" --format json | grep -q '"compute_clock": "cpu"' ||
+  { echo "FAIL: inspect --format json does not say compute_clock cpu"; fail=1; }
+
+# An unknown clock: an error on standard error, the run goes on and records wall-clock time.
+timeout 300 mpiexec --oversubscribe -n 2 env LD_PRELOAD="$recorder" TRACEGEN_CLOCK=cycles TRACEGEN_OUTPUT="$work/bad.tgt" \
+  "$apps/stencil2d" 5 16 >"$work/out" 2>"$work/err"
+rc=$?
+if [ $rc -ne 0 ] || ! grep -q "TRACEGEN_CLOCK=cycles is neither" "$work/err" || [ ! -s "$work/bad.tgt" ] ||
+  grep -q "^clock" "$work/bad.tgt"; then
+  echo "FAIL: TRACEGEN_CLOCK=cycles: status $rc, expected an error message and a wall-clock trace"
+  cat "$work/err"
+  fail=1
+else
+  echo "ok: TRACEGEN_CLOCK=cycles: $(grep -m1 TRACEGEN_CLOCK "$work/err")"
+fi
+[ $fail -eq 0 ] && echo PASS
+exit $fail
