@@ -640,9 +640,26 @@ class Extrapolator {
       const RealFit f = fitReal(o, vars_);
       double mean = f.model ? f.model->at(target_.scale()) : 0;
       std::string model = f.model ? f.model->str() : "none";
+      // The best model whose time at the target is a time (finite, not negative): a model that
+      // fits noisy inputs best may still fall below zero at a larger scale, and the next one
+      // (c/P where a + b/px went negative) is then the better guess than none.
+      std::string passedOver;
+      for (const auto& [candidate, error] : f.ranked) {
+        const double v = candidate.at(target_.scale());
+        if (std::isfinite(v) && v >= 0) {
+          if (candidate.str() != model)
+            passedOver = fmt::format(" ({} gave {:.4g}, taken instead: cross-validation error {:.0f}%)", model, mean,
+                                     100 * error);
+          mean = v;
+          model = candidate.str() + passedOver;
+          if (error > kTimeTolerance) mean = -1;  // too poor a predictor: the mean below
+          break;
+        }
+      }
       // A model is taken only where it predicted the held-back scales within kTimeTolerance;
       // noisy times (MPI waits on an oversubscribed machine) keep the inputs' mean.
       if (!f.model || !std::isfinite(mean) || mean < 0 || f.crossValidationError > kTimeTolerance) {
+        model = f.model ? f.model->str() : "none";
         double sum = 0;
         for (const auto& x : o) sum += x.value;
         mean = sum / static_cast<double>(o.size());

@@ -367,15 +367,26 @@ RealFit fitReal(std::span<const Observation<double>> in, std::span<const ScaleVa
       for (const auto& o : in) error += relativeError(m->at(o.scale), o.value);
       error /= static_cast<double>(n);
     }
+    if (!std::isfinite(error)) continue;
+    auto m = solveReal(in, term, parameters);
+    if (!m) continue;
+    best.ranked.emplace_back(*m, error);
     // A more complex model must predict clearly better (by 1% of the values) to be taken.
-    if (error + 0.01 < bestError || (!best.model && std::isfinite(error))) {
-      if (auto m = solveReal(in, term, parameters)) {
-        best.model = *m;
-        bestError = error;
-      }
+    if (error + 0.01 < bestError || !best.model) {
+      best.model = *m;
+      bestError = error;
     }
   }
   best.crossValidationError = bestError;
+  // Best first, with the same preference for the simpler model (shapes come simplest first and
+  // the sort is stable): a model ranks above an earlier one only when it is better by 1%.
+  std::vector<std::pair<RealModel, double>> ordered;
+  for (auto& candidate : best.ranked) {
+    auto at = ordered.begin();
+    while (at != ordered.end() && at->second <= candidate.second + 0.01) ++at;
+    ordered.insert(at, std::move(candidate));
+  }
+  best.ranked = std::move(ordered);
   return best;
 }
 

@@ -115,6 +115,10 @@ ExactFit fitExact(std::span<const Observation<std::int64_t>> inputs, std::span<c
 struct RealFit {
   std::optional<RealModel> model;
   double crossValidationError = 0;  // mean relative error at the held-back scales
+  // Every model that could be fitted, best first, with its cross-validation error: the caller
+  // takes the first whose prediction is plausible where it is needed (a time that would be
+  // negative at the target rules its model out, not every model).
+  std::vector<std::pair<RealModel, double>> ranked;
 };
 
 // Fits real values by least squares; with three or more inputs the model is chosen by
