@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "gen/Backends.h"
+#include "gen/RankSetText.h"
 #include "ir/Limits.h"
 #include "passes/RankRanges.h"
 
@@ -394,16 +395,18 @@ class CWriter {
   }
 
   std::string rankCondition(const RankList& ranks) {
-    auto it = program_.rankExprs.find(ranks.str());
-    if (it != program_.rankExprs.end()) return it->second.c;
-    auto [pos, inserted] = extraRankExprs_.try_emplace(ranks.str());
-    if (inserted) pos->second = rankExpr(ranks, program_.numRanks).c;
+    auto [pos, inserted] = rankConditions_.try_emplace(ranks.str());
+    if (inserted) {
+      auto it = program_.rankShapes.find(pos->first);
+      pos->second = cRankCondition(it != program_.rankShapes.end() ? it->second : rankShape(ranks, program_.numRanks));
+    }
     return pos->second;
   }
 
   std::string statement(const Stmt& s) {
     if (s.kind == Stmt::Kind::Loop) return loop(s);
     if (s.ranks.empty()) return "";
+    peerRanks_ = s.ranks;  // peers are spelled for the ranks that execute the call
     return call(s.call);
   }
 
@@ -1311,7 +1314,7 @@ class CWriter {
       case Expr::Kind::Const:
         return style.leaf(e.value);
       case Expr::Kind::RankOffset:
-        return rankOffset(std::to_string(normalOffset(e.offset)), normalOffset(e.offset) == 0);
+        return rankOffset(peerOffset(e.offset, peerRanks_, program_.numRanks));
       case Expr::Kind::ByRank: {
         if (e.groups.size() != e.children.size() || e.children.empty())
           throw std::logic_error("Expr: a choice by rank needs one value per rank group");
@@ -1320,18 +1323,22 @@ class CWriter {
         // needs none: it is what remains.
         std::vector<std::pair<std::string, std::size_t>> conds;
         for (std::size_t i = 0; i < e.children.size(); ++i) conds.push_back({rankCondition(e.groups[i]), i});
+        const RankList statementRanks = peerRanks_;
         std::stable_sort(conds.begin(), conds.end(),
                          [](const auto& a, const auto& b) { return a.first.size() < b.first.size(); });
         mus::data choices{mus::data::type::list};
         for (std::size_t k = 0; k + 1 < conds.size(); ++k) {
           mus::data c;
           c.set("cond", conds[k].first);
+          peerRanks_ = RankList::intersect(statementRanks, e.groups[conds[k].second]);
           c.set("value", expr(e.children[conds[k].second], style, scope));
           choices << c;
         }
         mus::data d;
         d.set("choices", choices);
+        peerRanks_ = RankList::intersect(statementRanks, e.groups[conds.back().second]);
         d.set("otherwise", expr(e.children[conds.back().second], style, scope));
+        peerRanks_ = statementRanks;
         return templates_.render("expr/by_rank", d);
       }
       case Expr::Kind::ByExecution: {
@@ -1342,9 +1349,16 @@ class CWriter {
                                          [](const Expr& c) { return c.kind == Expr::Kind::RankOffset; });
         const bool constants = std::all_of(e.children.begin(), e.children.end(),
                                            [](const Expr& c) { return c.kind == Expr::Kind::Const; });
+        // A cycle of peers is a table of offsets: signed when every one stays inside 0 … P-1
+        // for the statement's ranks, else taken modulo P and wrapped.
+        bool wrap = false;
+        for (const auto& c : e.children)
+          wrap = wrap || (offsets && peerOffset(c.offset, peerRanks_, program_.numRanks).wrap);
         std::vector<std::string> values;
         for (const auto& c : e.children)
-          values.push_back(offsets ? std::to_string(normalOffset(c.offset)) : expr(c, style, scope));
+          values.push_back(!offsets ? expr(c, style, scope)
+                           : wrap   ? std::to_string(normalOffset(c.offset))
+                                    : std::to_string(peerOffset(c.offset, peerRanks_, program_.numRanks).offset));
         const std::string type = offsets ? "int" : style.tableType;
         const std::string joined = fmt::format("{}", fmt::join(values, ", "));
         mus::data d;
@@ -1369,7 +1383,7 @@ class CWriter {
           table = templates_.render("expr/by_execution", d);
         }
         // A cycle of peers relative to the rank: the offsets cycle, the rank is added once.
-        return offsets ? rankOffset(table, false) : table;
+        return offsets ? rankOffsetTable(table, wrap) : table;
       }
       case Expr::Kind::FirstIteration: {
         if (e.children.size() != 2) throw std::logic_error("Expr: a first-iteration choice needs two values");
@@ -1387,10 +1401,22 @@ class CWriter {
     return ((off % program_.numRanks) + program_.numRanks) % program_.numRanks;
   }
 
-  std::string rankOffset(const std::string& offset, bool zero) {
-    if (zero) return "rank";
+  // `rank`, `rank - 1`, `rank + 4`, `(rank + 1) % nranks`, `(rank + nranks - 1) % nranks`.
+  std::string rankOffset(const PeerOffset& peer) {
     mus::data d;
-    d.set("offset", offset);
+    d.set("wrap", flag(peer.wrap));
+    d.set("plus", flag(peer.offset > 0));
+    d.set("minus", flag(peer.offset < 0));
+    d.set("offset", std::to_string(peer.offset < 0 ? -peer.offset : peer.offset));
+    return templates_.render("expr/rank_offset", d);
+  }
+
+  // `rank + dest_offsets[calls % 2]`, or with offsets modulo P `(rank + dest_offsets[…]) % nranks`.
+  std::string rankOffsetTable(const std::string& table, bool wrap) {
+    mus::data d;
+    d.set("wrap", flag(wrap));
+    d.set("plus", flag(true));
+    d.set("offset", table);
     return templates_.render("expr/rank_offset", d);
   }
 
@@ -1660,7 +1686,8 @@ class CWriter {
   const GenOptions& options_;
   Templates templates_;
   std::map<std::int64_t, const Datatype*> datatypes_;
-  std::map<std::string, std::string> extraRankExprs_;
+  std::map<std::string, std::string> rankConditions_;  // RankList::str() -> cRankCondition
+  RankList peerRanks_ = RankList::all(program_.numRanks);  // the ranks the current peer is spelled for
   Uses uses_;
 };
 

@@ -42,6 +42,7 @@
 #include "ir/Checked.h"
 #include "ir/Limits.h"
 #include "ir/RankCursor.h"
+#include "gen/RankSetText.h"
 #include "passes/RankRanges.h"
 
 namespace tracegen::gen {
@@ -276,7 +277,7 @@ class Renderer {
     RankExprOptions o;
     o.taskVar = "t";
     o.bindVariable = bindVar;
-    return described(rankExpr(r, p_.numRanks, o));
+    return described(r, o);
   }
 
   // A target (TO side of SENDS/MULTICASTS, receivers of RECEIVES), where ALL TASKS is
@@ -287,14 +288,24 @@ class Renderer {
     o.taskVar = var;
     o.target = true;
     o.bindVariable = bindVar;
-    return described(rankExpr(r, p_.numRanks, o));
+    return described(r, o);
   }
 
-  Desc described(const RankExpr& e) {
+  Desc described(const RankList& r, const RankExprOptions& o) {
+    const RankShape& shape = shapeOf(r);
     data d;
     d.set("described", true);
-    d.set("text", upcaseKeywords(e.ncptl));
-    return {fill("tasks", d), e.kind == "single" && e.ncptl.rfind("task ", 0) == 0};
+    d.set("text", upcaseKeywords(ncptlTasks(shape, o)));
+    return {fill("tasks", d), ncptlSingleTask(shape, o)};
+  }
+
+  // The rank-ranges pass's shape of a set, or one found here for sets the pass did not see.
+  const RankShape& shapeOf(const RankList& r) {
+    const std::string key = r.str();
+    if (auto it = p_.rankShapes.find(key); it != p_.rankShapes.end()) return it->second;
+    auto it = shapes_.find(key);
+    if (it == shapes_.end()) it = shapes_.emplace(key, rankShape(r, p_.numRanks)).first;
+    return it->second;
   }
 
   Desc singleDesc(Rank r) {
@@ -312,17 +323,12 @@ class Renderer {
 
   // `t+1`, `t-2`, `(t+3) MOD num_tasks`: the partner at `offset` from the ranks `r`.
   std::string peerOffset(std::int64_t offset, const RankList& r) {
-    const Rank p = p_.numRanks;
-    offset = ((offset % p) + p) % p;
-    // Prefer the direction that stays inside 0 … P-1 for every rank (no MOD needed), then the
-    // shorter one.
-    auto fits = [&](std::int64_t o) { return *r.first() + o >= 0 && *r.last() + o < p; };
-    std::int64_t signedOff = offset > p / 2 ? offset - p : offset;
-    const std::int64_t other = signedOff > 0 ? signedOff - p : signedOff + p;
-    if (!fits(signedOff) && offset != 0 && fits(other)) signedOff = other;
-    const bool inRange = fits(signedOff);
+    // The direction that stays inside 0 … P-1 for every rank (no MOD needed), else the
+    // shorter one, wrapped: (t+1) MOD num_tasks, (t+num_tasks-1) MOD num_tasks.
+    const PeerOffset peer = gen::peerOffset(offset, r, p_.numRanks);
+    const std::int64_t signedOff = peer.offset;
     data d;
-    d.set("wrap", !inRange);
+    d.set("wrap", peer.wrap);
     d.set("var", "t");
     d.set("plus", signedOff > 0);
     d.set("minus", signedOff < 0);
@@ -1715,6 +1721,7 @@ class Renderer {
   std::vector<OpenLoop> loopStack_;
   std::set<int> usedLoops_;
   std::vector<std::pair<RankList, std::int64_t>> outstanding_;
+  std::map<std::string, RankShape> shapes_;  // RankList::str() -> shape, for sets the pass did not see
   std::vector<RankList> postedInLoop_;
   bool useTags_ = true;
   // Persistent requests: the init calls rendered so far, and the init events of each start.

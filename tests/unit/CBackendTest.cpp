@@ -22,6 +22,7 @@
 
 #include "gen/Backend.h"
 #include "gen/Backends.h"
+#include "gen/RankSetText.h"
 #include "gen/Traversal.h"
 #include "io/Readers.h"
 #include "passes/PassManager.h"
@@ -340,7 +341,7 @@ TEST(CBackend, ExpressionsRender) {
   EXPECT_TRUE(contains(c, "MPI_Send(send_buf, msg_count(100), MPI_DOUBLE, (rank + 3) % nranks, 7, MPI_COMM_WORLD);"));
   EXPECT_TRUE(contains(c, "MPI_Send(send_buf, msg_count(100), MPI_DOUBLE, rank, 7, MPI_COMM_WORLD);"));
   // The shorter condition is tested; the other group is what remains.
-  const std::string evenC = rankExpr(even, 4).c, oddC = rankExpr(odd, 4).c;
+  const std::string evenC = cRankCondition(rankShape(even, 4)), oddC = cRankCondition(rankShape(odd, 4));
   const bool evenFirst = evenC.size() <= oddC.size();
   EXPECT_TRUE(contains(c, evenFirst ? "(" + evenC + " ? (rank + 1) % nranks : (rank + 3) % nranks)"
                                     : "(" + oddC + " ? (rank + 3) % nranks : (rank + 1) % nranks)"))
