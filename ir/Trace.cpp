@@ -212,4 +212,20 @@ std::vector<Communicator> standardCommunicators(Rank numRanks) {
   return comms;
 }
 
+void forEachRankSet(const Trace& trace, const std::function<void(const RankList&)>& f) {
+  auto groups = [&](const std::vector<ValueGroup>& gs) {
+    for (const ValueGroup& g : gs) f(g.ranks);
+  };
+  for (const Event& ev : trace.events) {
+    f(ev.ranks);
+    for (const ParamValues& pv : ev.params) groups(pv.groups);
+    for (const LoopLevel& loop : ev.loops) {
+      groups(loop.iter);
+      groups(loop.mem);
+    }
+  }
+  for (const Communicator& comm : trace.comms)
+    for (const RankList& instance : comm.instances) f(instance);
+}
+
 }  // namespace tracegen

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -198,5 +199,9 @@ struct Trace {
 const std::vector<Datatype>& scalaTraceDatatypes();
 // The standard table of communicators every trace starts with: null, self, world.
 std::vector<Communicator> standardCommunicators(Rank numRanks);
+
+// Calls `f` for every rank set the trace names: event ranklists, parameter groups, loop groups
+// and communicator instances (repeats included), the sets a backend spells.
+void forEachRankSet(const Trace& trace, const std::function<void(const RankList&)>& f);
 
 }  // namespace tracegen

@@ -896,4 +896,29 @@ void AlignCollectivesPass::run(Trace& trace, PassContext& ctx) { Aligner(trace, 
 
 std::unique_ptr<Pass> createAlignCollectivesPass() { return std::make_unique<AlignCollectivesPass>(); }
 
+std::int64_t countPartialCollectives(const Trace& trace) {
+  std::int64_t partial = 0;
+  const std::vector<RankList> world = {RankList::all(trace.numRanks)};
+  for (const Event& e : trace.events) {
+    if (!isCollective(opInfo(e.op).kind) || e.ranks.empty()) continue;
+    std::int64_t comm = kCommWorld;
+    if (e.param(Param::Comm)) {
+      const auto u = e.uniformValue(Param::Comm);
+      if (!u) continue;
+      comm = *u;
+    }
+    if (comm == kCommSelf) continue;
+    const Communicator* c = comm == kCommWorld ? nullptr : trace.comm(comm);
+    if (comm != kCommWorld && (!c || c->instances.empty())) continue;
+    for (const RankList& inst : comm == kCommWorld ? world : c->instances) {
+      if (!inst.intersects(e.ranks)) continue;
+      if (RankList::intersect(inst, e.ranks).size() != inst.size()) {
+        ++partial;
+        break;
+      }
+    }
+  }
+  return partial;
+}
+
 }  // namespace tracegen

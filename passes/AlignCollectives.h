@@ -16,8 +16,17 @@ class AlignCollectivesPass : public Pass {
     return "merge the events of one collective called from different sites into one event for all members";
   }
   void run(Trace& trace, PassContext& ctx) override;
+  IrProperties requiredProperties() const override { return {IrProperty::CommsResolved}; }
+  IrProperties establishedProperties() const override { return {IrProperty::CollectivesAligned}; }
+  // Merging re-keys time statistics and makes new rank sets.
+  IrProperties preservedProperties() const override { return {IrProperty::CommsResolved, IrProperty::WildcardsResolved, IrProperty::CommunicationChecked}; }
 };
 
 std::unique_ptr<Pass> createAlignCollectivesPass();
+
+// Collective events that leave out some member of a communicator instance they touch (on
+// communicators the trace describes; MPI_COMM_SELF never). The verifier's check that no pass
+// after align-collectives splits a collective call. Works on ranklists only.
+std::int64_t countPartialCollectives(const Trace& trace);
 
 }  // namespace tracegen

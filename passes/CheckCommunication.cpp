@@ -28,7 +28,7 @@ namespace tracegen {
 
 void CheckCommunicationPass::run(Trace& trace, PassContext& ctx) {
   const auto events = static_cast<std::int64_t>(trace.events.size());
-  if (ctx.established.count("communication-checked")) {
+  if (ctx.established.has(IrProperty::CommunicationChecked)) {
     ctx.counter("events-checked-by-resolve-wildcards") = events;
     return;
   }
@@ -39,7 +39,7 @@ void CheckCommunicationPass::run(Trace& trace, PassContext& ctx) {
   for (const auto& w : verdict.warnings) ctx.warn("check-communication: " + w);
   if (verdict.kind == CommunicationVerdict::Kind::Proved) {
     ctx.counter("events-decided-symbolically") = events;
-    ctx.established.insert("communication-checked");
+    ctx.established.add(IrProperty::CommunicationChecked);
     return;
   }
 
@@ -79,7 +79,7 @@ void CheckCommunicationPass::run(Trace& trace, PassContext& ctx) {
   // simulation names them per rank otherwise.
   if (!result.unreceived.empty() && verdict.warnings.empty()) ctx.warn("check-communication: " + result.unreceived);
   ctx.counter("events-simulated") = events;
-  ctx.established.insert("communication-checked");
+  ctx.established.add(IrProperty::CommunicationChecked);
 }
 
 std::unique_ptr<Pass> createCheckCommunicationPass() { return std::make_unique<CheckCommunicationPass>(); }

@@ -19,6 +19,10 @@ class CheckCommunicationPass : public Pass {
   // Throws DeadlockError (exit 3) for a program that cannot complete, ProgramError for
   // receives that stay unmatched; warns about messages nobody receives.
   void run(Trace& trace, PassContext& ctx) override;
+  // Establishes communication-checked itself, when the check completes within its budget.
+  IrProperties requiredProperties() const override { return {IrProperty::CommsResolved}; }
+  IrProperties establishedProperties() const override { return {}; }
+  IrProperties preservedProperties() const override { return IrProperties::all(); }
 };
 
 std::unique_ptr<Pass> createCheckCommunicationPass();

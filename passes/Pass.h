@@ -4,12 +4,18 @@
 // passes/, opens with a paragraph on its algorithm, and has one entry point (`run`). The
 // PassManager runs an ordered list of them, verifies the IR between passes, and can print the
 // IR after any pass (`tracegen --print-after=NAME`).
+//
+// Each pass declares the properties of the IR it requires, establishes and preserves (LLVM's
+// preserved analyses in spirit). The pass manager refuses an order in which a pass would run
+// before what it requires is established, and the verifier between passes checks every
+// property the pipeline holds at that point, whichever passes established it.
 #pragma once
 
+#include <bitset>
+#include <initializer_list>
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,6 +23,52 @@
 #include "ir/Trace.h"
 
 namespace tracegen {
+
+// Facts about a trace that passes establish and later stages rely on.
+enum class IrProperty : std::uint8_t {
+  CommsResolved,         // every communicator is a table of instances; peers and roots in world numbering
+  CollectivesAligned,    // one event per collective call wherever alignment could merge them
+  WildcardsResolved,     // no MPI_ANY_SOURCE left: every receive names its sender
+  CommunicationChecked,  // every message matched, collectives in one order, no deadlock
+  TimingSummarized,      // every event's compute time is a number per preceding call site
+  RankSetsNamed,         // every rank set of the trace has its shape
+};
+inline constexpr std::size_t kIrPropertyCount = 6;
+std::string_view propertyName(IrProperty p);  // "comms-resolved", ...
+std::string_view propertyMeaning(IrProperty p);
+
+// A set of IrProperty.
+class IrProperties {
+ public:
+  IrProperties() = default;
+  IrProperties(std::initializer_list<IrProperty> ps) {
+    for (IrProperty p : ps) add(p);
+  }
+  static IrProperties all() {
+    IrProperties s;
+    s.bits_.set();
+    return s;
+  }
+  bool has(IrProperty p) const { return bits_.test(static_cast<std::size_t>(p)); }
+  void add(IrProperty p) { bits_.set(static_cast<std::size_t>(p)); }
+  void remove(IrProperty p) { bits_.reset(static_cast<std::size_t>(p)); }
+  bool empty() const { return bits_.none(); }
+  IrProperties operator&(const IrProperties& o) const { return IrProperties(bits_ & o.bits_); }
+  IrProperties operator|(const IrProperties& o) const { return IrProperties(bits_ | o.bits_); }
+  IrProperties without(const IrProperties& o) const { return IrProperties(bits_ & ~o.bits_); }
+  std::vector<IrProperty> list() const {
+    std::vector<IrProperty> out;
+    for (std::size_t i = 0; i < kIrPropertyCount; ++i)
+      if (bits_.test(i)) out.push_back(static_cast<IrProperty>(i));
+    return out;
+  }
+  std::string str() const;  // "comms-resolved, wildcards-resolved" ("none" when empty)
+  bool operator==(const IrProperties&) const = default;
+
+ private:
+  explicit IrProperties(std::bitset<kIrPropertyCount> b) : bits_(b) {}
+  std::bitset<kIrPropertyCount> bits_;
+};
 
 enum class TimingMode { Avg, Median, Max };
 
@@ -40,9 +92,14 @@ struct PassContext {
   // Counters by pass name, then counter name (`tracegen --stats`).
   std::map<std::string, std::map<std::string, std::int64_t>> stats;
   std::string currentPass;
-  // Facts the pipeline has established so far (e.g. "communication-checked": every message
-  // matched and no deadlock), for later passes and the verifier.
-  std::set<std::string> established;
+  // The properties the pipeline holds so far, for later passes and the verifier. The pass
+  // manager keeps it: before a pass runs it drops what the pass does not preserve, after it
+  // adds what the pass establishes. A pass may add a property it established only under
+  // conditions (check-communication within its call budget) itself.
+  IrProperties established;
+  // Collective events left partial by align-collectives (it warns about each), so that the
+  // verifier can tell a later pass that splits a collective call.
+  std::int64_t partialCollectivesAfterAlignment = 0;
 
   std::int64_t& counter(const std::string& name) { return stats[currentPass][name]; }
   void warn(std::string message) { warnings.push_back(std::move(message)); }
@@ -54,6 +111,12 @@ class Pass {
   virtual std::string_view name() const = 0;
   virtual std::string_view description() const = 0;
   virtual void run(Trace& trace, PassContext& ctx) = 0;
+  // What the trace must hold before this pass runs (established by an earlier pass).
+  virtual IrProperties requiredProperties() const { return {}; }
+  // What the trace holds after it, whenever it completes.
+  virtual IrProperties establishedProperties() const { return {}; }
+  // Of the properties holding before it, those it keeps (the rest no longer hold).
+  virtual IrProperties preservedProperties() const { return {}; }
 };
 
 }  // namespace tracegen

@@ -15,7 +15,7 @@ namespace tracegen {
 namespace {
 
 // The rank-ranges pass's shapes (not part of the text format), as comments in ascending order
-// of their sets: `# rank-shape {0:4:2} = progression of 8: rank mod 2 = 0 and rank < 8  [parts …]`.
+// of their sets: `# rank-shape <1 0 {4 2}> = progression of 8: rank mod 2 = 0  [parts 0+(4x2)]`.
 void printRankShapes(const Trace& trace, std::ostream& out) {
   std::map<std::string, const RankShape*> sorted;
   for (const auto& [key, shape] : trace.rankShapes) sorted.emplace(key, &shape);
@@ -23,6 +23,43 @@ void printRankShapes(const Trace& trace, std::ostream& out) {
 }
 
 }  // namespace
+
+std::string_view propertyName(IrProperty p) {
+  switch (p) {
+    case IrProperty::CommsResolved: return "comms-resolved";
+    case IrProperty::CollectivesAligned: return "collectives-aligned";
+    case IrProperty::WildcardsResolved: return "wildcards-resolved";
+    case IrProperty::CommunicationChecked: return "communication-checked";
+    case IrProperty::TimingSummarized: return "timing-summarized";
+    case IrProperty::RankSetsNamed: return "rank-sets-named";
+  }
+  return "?";
+}
+
+std::string_view propertyMeaning(IrProperty p) {
+  switch (p) {
+    case IrProperty::CommsResolved: return "communicators as rank sets, peers and roots in MPI_COMM_WORLD numbering";
+    case IrProperty::CollectivesAligned: return "one event per collective call";
+    case IrProperty::WildcardsResolved: return "every receive names its sender";
+    case IrProperty::CommunicationChecked: return "every message matched, no deadlock";
+    case IrProperty::TimingSummarized: return "compute times as numbers";
+    case IrProperty::RankSetsNamed: return "every rank set has its shape";
+  }
+  return "?";
+}
+
+std::string IrProperties::str() const {
+  std::string out;
+  for (IrProperty p : list()) out += (out.empty() ? "" : ", ") + std::string(propertyName(p));
+  return out.empty() ? "none" : out;
+}
+
+std::string passesEstablishing(IrProperty p) {
+  std::string out;
+  for (const auto& entry : passRegistry())
+    if (entry.create()->establishedProperties().has(p)) out += (out.empty() ? "" : " or ") + entry.name;
+  return out.empty() ? "no registered pass" : out;
+}
 
 std::vector<std::string> defaultPipeline() {
   std::vector<std::string> names;
@@ -56,6 +93,18 @@ PassManager::PassManager(const std::vector<std::string>& names) {
     }
     passes_.push_back(std::move(pass));
   }
+  // The order must give every pass what it requires: simulate what holds after each.
+  IrProperties holds;
+  for (const auto& pass : passes_) {
+    const IrProperties missing = pass->requiredProperties().without(holds);
+    if (!missing.empty()) {
+      const IrProperty first = missing.list().front();
+      throw std::invalid_argument(fmt::format(
+          "pass '{}' requires {} ({}), which no earlier pass in the list establishes: run {} before it", pass->name(),
+          propertyName(first), propertyMeaning(first), passesEstablishing(first)));
+    }
+    holds = (holds & pass->preservedProperties()) | pass->establishedProperties();
+  }
 }
 
 void PassManager::setPrintAfter(std::vector<std::string> names, std::ostream* out) {
@@ -73,11 +122,14 @@ void PassManager::run(Trace& trace, PassContext& ctx) {
     ctx.stats[name];  // every pass appears in --stats, even with nothing to report
     PassTiming timing{name, 0, trace.events.size(), 0};
     auto start = std::chrono::steady_clock::now();
+    ctx.established = ctx.established & pass->preservedProperties();
+    const IrProperties before = ctx.established;
     pass->run(trace, ctx);
+    ctx.established = ctx.established | pass->establishedProperties();
     timing.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     timing.eventsAfter = trace.events.size();
     timings_.push_back(timing);
-    if (verify_) verifyAfterPass(trace, ctx, name);
+    if (verify_) verifyAfterPass(trace, ctx, name, ctx.established.without(before));
     bool print = false;
     for (const auto& p : printAfter_) print = print || p == "all" || p == name;
     if (print && printOut_) {

@@ -17,6 +17,8 @@ std::vector<std::string> defaultPipeline();
 // All registered pass names with their descriptions.
 std::vector<std::pair<std::string, std::string>> registeredPasses();
 std::unique_ptr<Pass> createPass(const std::string& name);  // nullptr if unknown
+// The registered passes that establish `p`, for diagnostics ("resolve-comms").
+std::string passesEstablishing(IrProperty p);
 
 struct PassTiming {
   std::string pass;
@@ -26,7 +28,8 @@ struct PassTiming {
 
 class PassManager {
  public:
-  // Throws std::invalid_argument naming an unknown pass.
+  // Throws std::invalid_argument naming an unknown pass, or a pass whose required properties
+  // no earlier pass of the list establishes.
   explicit PassManager(const std::vector<std::string>& names);
   void setPrintAfter(std::vector<std::string> names, std::ostream* out);  // "all" prints after each
   void setVerify(bool on) { verify_ = on; }

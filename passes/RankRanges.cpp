@@ -307,19 +307,7 @@ void RankRangesPass::run(Trace& trace, PassContext& ctx) {
     if (shape.kind == RankShape::Kind::Complement) ++ctx.counter("complements");
     trace.rankShapes.emplace(std::move(key), std::move(shape));
   };
-  auto visitGroups = [&](const std::vector<ValueGroup>& groups) {
-    for (const ValueGroup& g : groups) visit(g.ranks);
-  };
-  for (const Event& ev : trace.events) {
-    visit(ev.ranks);
-    for (const ParamValues& pv : ev.params) visitGroups(pv.groups);
-    for (const LoopLevel& loop : ev.loops) {
-      visitGroups(loop.iter);
-      visitGroups(loop.mem);
-    }
-  }
-  for (const Communicator& comm : trace.comms)
-    for (const RankList& instance : comm.instances) visit(instance);
+  forEachRankSet(trace, visit);
 }
 
 std::unique_ptr<Pass> createRankRangesPass() { return std::make_unique<RankRangesPass>(); }

@@ -47,6 +47,9 @@ class RankRangesPass : public Pass {
     return "find every rank set's shortest exact shape (kind and predicate over the rank)";
   }
   void run(Trace& trace, PassContext& ctx) override;
+  IrProperties requiredProperties() const override { return {}; }
+  IrProperties establishedProperties() const override { return {IrProperty::RankSetsNamed}; }
+  IrProperties preservedProperties() const override { return IrProperties::all(); }
 };
 
 std::unique_ptr<Pass> createRankRangesPass();

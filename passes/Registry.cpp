@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "ir/RankCursor.h"
@@ -46,22 +48,72 @@ bool hasWildcard(const Trace& trace) {
 
 }  // namespace
 
-void verifyAfterPass(const Trace& trace, PassContext& ctx, const std::string& passName) {
+void verifyAfterPass(const Trace& trace, PassContext& ctx, const std::string& passName,
+                     const IrProperties& justEstablished) {
   verifyStructure(trace, ctx.fileName);
-  // Once check-communication has established that every message is matched and the program
-  // completes, later passes must keep it so: no wildcard may come back, and the compressed-form
-  // analysis must not find a problem it is sure of. (The check itself, with its simulation
-  // where the analysis cannot decide, is check-communication's; the verifier stays cheap.)
-  if (!ctx.established.count("communication-checked") || passName == "check-communication" ||
-      passName == "resolve-wildcards")
-    return;
-  if (hasWildcard(trace)) {
-    verifyPointToPoint(trace, ctx.fileName);  // reports the unresolved receive
-    return;
+  const IrProperties& holds = ctx.established;
+  auto broke = [&](IrProperty p, const std::string& what) {
+    return ProgramError(fmt::format("pass {} broke the trace's {} ({}): {}", passName, propertyName(p),
+                                    propertyMeaning(p), what));
+  };
+  if (holds.has(IrProperty::CommsResolved)) {
+    if (!trace.worldPeers) throw broke(IrProperty::CommsResolved, "peers are not in MPI_COMM_WORLD numbering");
+    for (const Event& e : trace.events)
+      if (const ParamValues* c = e.param(Param::Comm))
+        for (const auto& g : c->groups)
+          for (auto v : g.values) {
+            if (v == kCommWorld || v == kCommSelf || v == kCommNull) continue;
+            const Communicator* comm = trace.comm(v);
+            if (!comm || comm->instances.empty())
+              throw broke(IrProperty::CommsResolved,
+                          fmt::format("event {} ({}) uses communicator {}, which has no instances", e.id, opName(e.op), v));
+          }
   }
-  const CommunicationVerdict v = analyseCommunication(trace);
-  if (!v.definiteProblem.empty())
-    throw ProgramError(fmt::format("pass {} broke the trace's communication: {}", passName, v.definiteProblem));
+  if (holds.has(IrProperty::CollectivesAligned)) {
+    const std::int64_t partial = countPartialCollectives(trace);
+    if (justEstablished.has(IrProperty::CollectivesAligned)) ctx.partialCollectivesAfterAlignment = partial;
+    else if (partial > ctx.partialCollectivesAfterAlignment)
+      throw broke(IrProperty::CollectivesAligned,
+                  fmt::format("{} collective events leave out members of their communicator, {} after alignment",
+                              partial, ctx.partialCollectivesAfterAlignment));
+  }
+  if (holds.has(IrProperty::WildcardsResolved))
+    for (const Event& e : trace.events)
+      if (hasUnresolvedWildcard(e))
+        throw InputError(ctx.fileName, e.line,
+                         fmt::format("event {} ({}) still receives from MPI_ANY_SOURCE after pass {}", e.id,
+                                     opName(e.op), passName));
+  // The check itself, with its simulation where the analysis cannot decide, is
+  // check-communication's; the verifier stays cheap and trusts the pass that just made it.
+  if (holds.has(IrProperty::CommunicationChecked) && !justEstablished.has(IrProperty::CommunicationChecked)) {
+    if (hasWildcard(trace)) {
+      verifyPointToPoint(trace, ctx.fileName);  // reports an unresolved receive
+    } else {
+      const CommunicationVerdict v = analyseCommunication(trace);
+      if (!v.definiteProblem.empty()) throw broke(IrProperty::CommunicationChecked, v.definiteProblem);
+    }
+  }
+  if (holds.has(IrProperty::TimingSummarized)) {
+    const TimeUnit unit =
+        trace.hasTime(Phase::Compute, TimeUnit::Microseconds) ? TimeUnit::Microseconds : TimeUnit::KiloInstructions;
+    for (const Event& e : trace.events) {
+      const auto histograms = std::count_if(e.stats.begin(), e.stats.end(), [&](const TimeStat& st) {
+        return st.phase == Phase::Compute && st.unit == unit;
+      });
+      const bool finite = std::all_of(e.compute.begin(), e.compute.end(),
+                                      [](const ComputeTime& c) { return std::isfinite(c.us) && c.us >= 0; });
+      if (static_cast<std::size_t>(histograms) != e.compute.size() || !finite)
+        throw broke(IrProperty::TimingSummarized,
+                    fmt::format("event {} ({}) has {} compute histograms but {} compute times{}", e.id, opName(e.op),
+                                histograms, e.compute.size(), finite ? "" : ", not all finite and non-negative"));
+    }
+  }
+  if (holds.has(IrProperty::RankSetsNamed))
+    forEachRankSet(trace, [&](const RankList& ranks) {
+      if (!trace.rankShapes.count(ranks.str()))
+        throw broke(IrProperty::RankSetsNamed, fmt::format("rank set {} has no shape", ranks.pretty()));
+    });
 }
+
 
 }  // namespace tracegen

@@ -55,6 +55,9 @@ class ResolveCommsPass : public Pass {
   std::string_view description() const override {
     return "communicators as rank sets; peers and roots in MPI_COMM_WORLD numbering";
   }
+  IrProperties establishedProperties() const override { return {IrProperty::CommsResolved}; }
+  // Rewritten peers regroup ranks; only the compute times are untouched.
+  IrProperties preservedProperties() const override { return {IrProperty::TimingSummarized}; }
 
   void run(Trace& trace, PassContext& ctx) override {
     if (trace.worldPeers) return;

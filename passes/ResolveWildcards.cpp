@@ -1229,7 +1229,7 @@ void ResolveWildcardsPass::run(Trace& trace, PassContext& ctx) {
   ctx.counter("wildcards-resolved") = sim->wildcardsResolved();
   // The run that completed simulated the whole program: every rank finished, every receive
   // was matched. What it left unreceived is said once, here.
-  ctx.established.insert("communication-checked");
+  ctx.established.add(IrProperty::CommunicationChecked);
   ctx.counter("events-simulated") = static_cast<std::int64_t>(trace.events.size());
   std::size_t unreceived = 0;
   auto lines = sim->unreceivedMessages(unreceived);
@@ -1274,5 +1274,7 @@ SimulationResult simulateCommunication(const Trace& trace, const std::string& fi
   }
   return result;
 }
+
+bool hasUnresolvedWildcard(const Event& e) { return resolvable(e); }
 
 }  // namespace tracegen

@@ -33,6 +33,10 @@ class DeadlockError : public ProgramError {
   std::vector<Rank> cycle_;
 };
 
+// True if the event is a receive or blocking probe whose source is still MPI_ANY_SOURCE: what
+// resolve-wildcards resolves (MPI_Iprobe and persistent receives keep their wildcards).
+bool hasUnresolvedWildcard(const Event& e);
+
 class ResolveWildcardsPass : public Pass {
  public:
   std::string_view name() const override { return "resolve-wildcards"; }
@@ -43,6 +47,12 @@ class ResolveWildcardsPass : public Pass {
   // ProgramError when every rank finishes but a receive is never matched, InputError for
   // peers or communicators the trace cannot describe.
   void run(Trace& trace, PassContext& ctx) override;
+  // Also establishes communication-checked: the run that resolved the wildcards simulated the
+  // whole program to completion.
+  // Rewriting sources regroups ranks: the rank sets change.
+  IrProperties requiredProperties() const override { return {IrProperty::CommsResolved}; }
+  IrProperties establishedProperties() const override { return {IrProperty::WildcardsResolved}; }
+  IrProperties preservedProperties() const override { return {IrProperty::CommsResolved, IrProperty::CollectivesAligned, IrProperty::TimingSummarized}; }
 };
 
 std::unique_ptr<Pass> createResolveWildcardsPass();

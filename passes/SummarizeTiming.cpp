@@ -32,6 +32,9 @@ class SummarizeTimingPass : public Pass {
   std::string_view description() const override {
     return "compute time before each event from its histograms (--timing=avg|median|max), in microseconds";
   }
+  IrProperties requiredProperties() const override { return {}; }
+  IrProperties establishedProperties() const override { return {IrProperty::TimingSummarized}; }
+  IrProperties preservedProperties() const override { return IrProperties::all(); }
 
   void run(Trace& trace, PassContext& ctx) override {
     const bool haveUs = trace.hasTime(Phase::Compute, TimeUnit::Microseconds);

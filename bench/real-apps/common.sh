@@ -19,6 +19,13 @@
 #                               recorder does not intercept, apart from local ones; then those it
 #                               intercepts but records as opaque events
 #
+# Timing fidelity (bench/fidelity.sh sets these): with REPEAT=N (N > 1) run_app runs the
+# application N times ($t0 to $t1 is the last run) and sets $app_seconds to the median
+# whole-mpiexec wall time, and
+# check_benchmark runs the benchmark N times as well (without any preloaded library) and prints
+# a `fidelity:` line with both medians and the error; with FIDELITY_TABLE=FILE it also appends
+# `NAME NP APP_SECONDS BENCH_SECONDS` to FILE.
+#
 # Hooks the sourcing script may set: $bench_cflags (how the C benchmark is compiled), and the
 # functions after_generate NP DIR (a line about the C benchmark; default: its length) and
 # compare_note NP DIR VERDICT (text that follows the verdict). Each MPI run is wrapped in `timeout`.
@@ -57,15 +64,26 @@ enter_rank_dir() {
 }
 
 now() { date +%s.%N; }
-elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
+elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
 
 run_app() {
-  local name=$1 np=$2
+  local name=$1 np=$2 k a b times=()
   shift 2
-  t0=$(now)
-  timeout 900 mpiexec --oversubscribe -n "$np" "$@" >"$work/run.out" 2>&1 ||
-    { echo "$name failed on $np ranks:"; tail -n 20 "$work/run.out"; exit 1; }
-  t1=$(now)
+  app_name=$name
+  for ((k = 0; k < ${REPEAT:-1}; ++k)); do
+    a=$(now)
+    timeout 900 mpiexec --oversubscribe -n "$np" "$@" >"$work/run.out" 2>&1 ||
+      { echo "$name failed on $np ranks:"; tail -n 20 "$work/run.out"; exit 1; }
+    b=$(now)
+    times+=("$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.3f", b - a }')")
+  done
+  t0=$a t1=$b  # the last run
+  app_seconds=$(median "${times[@]}")
+}
+
+# median X...: the median of the numbers (the mean of the middle two for an even count).
+median() {
+  printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { printf "%.3f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
 record_app() {
@@ -140,6 +158,20 @@ check_benchmark() {
   echo "  C benchmark: $same$(compare_note "$np" "$dir" "$same")"
   echo "  wall time: application $(elapsed "$t0" "$t1") s, benchmark $(elapsed "$t3" "$t4") s under the counting" \
        "library ($(tail -n 1 "$dir/bench.out"))"
+  if [ "${REPEAT:-1}" -gt 1 ]; then
+    local k a b times=() app bench
+    for ((k = 0; k < REPEAT; ++k)); do
+      a=$(now)
+      timeout 900 mpiexec --oversubscribe -n "$np" "$dir/bench" >"$dir/bench.out" 2>&1 ||
+        { echo "$np ranks: the benchmark failed"; cat "$dir/bench.out"; exit 1; }
+      b=$(now)
+      times+=("$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.3f", b - a }')")
+    done
+    app=$app_seconds bench=$(median "${times[@]}")
+    echo "  fidelity: application $app s, benchmark $bench s (median of $REPEAT whole mpiexec runs each)," \
+         "error $(awk -v a="$app" -v b="$bench" 'BEGIN { printf "%+.1f%%", (b / a - 1) * 100 }')"
+    [ -z "${FIDELITY_TABLE:-}" ] || echo "${app_name:-app} $np $app $bench" >>"$FIDELITY_TABLE"
+  fi
 }
 
 # Local MPI functions: no message, nothing to replay (sizes, ranks, datatypes, groups, attributes,

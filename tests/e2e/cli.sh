@@ -68,6 +68,8 @@ expect_status "lower --print-after=rank-ranges" 0 "^# rank-shape .* = all of 4: 
 expect_status "lower --passes" 0 "" -- "$tracegen" lower "$lu" --passes=resolve-comms -o -
 expect_status "unknown pass" 2 "unknown pass 'bogus'" -- "$tracegen" lower "$lu" --passes=bogus -o -
 expect_status "top-level --passes" 2 "unknown pass" -- "$tracegen" --passes=bogus "$lu" -o "$work/x.c"
+expect_status "pass order" 2 "requires comms-resolved" -- "$tracegen" lower "$lu" --passes=align-collectives -o -
+expect_status "generate needs timing" 2 "needs timing-summarized" -- "$tracegen" --passes=resolve-comms "$lu" -o "$work/x.c"
 expect_status "ti needs a rate" 2 "instruction-rate" -- "$tracegen" lower "$data/scalatrace2-npb-ti-cg-A-4.trace" -o -
 expect_status "ti with a rate" 0 "" -- "$tracegen" lower "$data/scalatrace2-npb-ti-cg-A-4.trace" --instruction-rate 1e9 -o -
 

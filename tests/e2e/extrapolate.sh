@@ -17,13 +17,15 @@
 #   ring            1-D periodic, P-1 steps    inputs 4, 6, 8                       targets 16, 32
 #   halo3d          3-D 7-point halo           inputs 18 (2x3x3), 27, 36 (3x3x4)    targets 48, 64
 #   fft             MPI_Alltoall of 1024/P     inputs 4, 8, 16                      targets 32, 64
+#   wavefront       2-D pipelined sweeps, wildcard receives (NPB LU)
+#                                              inputs 9, 12, 16                     targets 24, 64
 #
 # cg (communicators made by MPI_Comm_split) is refused with status 2: not supported yet.
 set -uo pipefail
 tracegen=$1 recorder=$2 apps=$3
 shift 3
 selected=("$@")
-[ ${#selected[@]} -eq 0 ] && selected=(ring stencil2d stencil_strong halo3d fft)
+[ ${#selected[@]} -eq 0 ] && selected=(ring stencil2d stencil_strong halo3d fft wavefront)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 TRACEGEN_QUIET=1
@@ -37,11 +39,12 @@ args_of() {
     halo3d) echo "5 6" ;;
     fft) echo "5 32" ;;
     cg) echo "4 64" ;;
+    wavefront) echo "3 4 16" ;;
   esac
 }
 inputs_of() {
   case $1 in
-    stencil2d | stencil_strong) echo "9 12 16" ;;
+    stencil2d | stencil_strong | wavefront) echo "9 12 16" ;;
     ring) echo "4 6 8" ;;
     halo3d) echo "18 27 36" ;;
     fft) echo "4 8 16" ;;
@@ -54,6 +57,7 @@ targets_of() {
     ring) echo "16 32" ;;
     halo3d) echo "48 64" ;;
     fft) echo "32 64" ;;
+    wavefront) echo "24 64" ;;
   esac
 }
 

@@ -13,11 +13,12 @@
 #include "io/Readers.h"
 #include "ncptl/Checker.h"
 #include "passes/PassManager.h"
+#include "tests/unit/TraceTestHelpers.h"
 
 namespace tracegen {
 namespace {
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using tracegen::testing::contains;
 
 const char* kTrace = R"(tracegen-trace 1
 ranks 4
@@ -48,13 +49,7 @@ event 4 MPI_Finalize @ <1 0 {4 1}>
   site w.c:20
 )";
 
-Trace lowered(const std::string& text) {
-  Trace t = readTrace(sourceFromString("w.tgt", text));
-  PassContext ctx;
-  ctx.fileName = "w.tgt";
-  PassManager(defaultPipeline()).run(t, ctx);
-  return t;
-}
+Trace lowered(const std::string& text) { return tracegen::testing::loweredText(text, "w.tgt"); }
 
 TEST(Alltoallw, ModelledWithTypeVectors) {
   EXPECT_EQ(opInfo(Op::Alltoallw).kind, OpKind::Collective);

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/unit/CompileC.h"
+#include "tests/unit/TraceTestHelpers.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -32,6 +33,8 @@ using namespace tracegen;
 using namespace tracegen::gen;
 
 namespace {
+
+using tracegen::testing::contains;
 
 constexpr std::int64_t kInt = 3, kDouble = 10, kDerived = 1001;
 
@@ -114,8 +117,6 @@ std::string render(const Program& p) {
   auto backend = createBackend("c");
   return backend->render(p, GenOptions{"tracegen hand-built.tgt -o bench.c", "bench.c"});
 }
-
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 // Compiles a generated file with `compiler` (a command line taking the file last); returns
 // the compiler's output, empty on success.

@@ -14,11 +14,12 @@
 #include "passes/CommunicationAnalysis.h"
 #include "passes/PassManager.h"
 #include "passes/ResolveWildcards.h"
+#include "tests/unit/TraceTestHelpers.h"
 
 namespace tracegen {
 namespace {
 
-std::string dataPath(const std::string& name) { return std::string(TRACEGEN_SOURCE_DIR) + "/tests/data/" + name; }
+using tracegen::testing::dataPath;
 
 PassContext lowerTrace(Trace& t, const std::string& name, std::int64_t callBudget = 10'000'000) {
   PassContext ctx;

@@ -15,10 +15,14 @@
 #include "ncptl/Checker.h"
 #include "passes/PassManager.h"
 #include "passes/ResolveWildcards.h"
+#include "tests/unit/TraceTestHelpers.h"
 
 using namespace tracegen;
 
 namespace {
+
+using tracegen::testing::contains;
+using tracegen::testing::flat;
 
 const char* kTrace = R"(tracegen-trace 1
 ranks 2
@@ -69,29 +73,9 @@ event 7 MPI_Finalize @ <1 0 {2 1}>
   site app.c:20
 )";
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
 // The generated C with its wrapped lines joined: a call on one line.
-std::string flat(const std::string& text) {
-  std::string out;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '\n' && i + 1 < text.size() && text[i + 1] == ' ') {
-      while (i + 1 < text.size() && text[i + 1] == ' ') ++i;
-      if (!out.empty() && out.back() != ' ' && out.back() != '(') out += ' ';
-      continue;
-    }
-    out += text[i];
-  }
-  return out;
-}
 
-Trace lowered(const std::string& text, const std::string& name = "io.tgt") {
-  Trace t = readTrace(sourceFromString(name, text));
-  PassContext ctx;
-  ctx.fileName = name;
-  PassManager(defaultPipeline()).run(t, ctx);
-  return t;
-}
+Trace lowered(const std::string& text, const std::string& name = "io.tgt") { return tracegen::testing::loweredText(text, name); }
 
 TEST(FileIo, KindsParamsAndRoundTrip) {
   EXPECT_EQ(opInfo(Op::FileOpen).kind, OpKind::FileCollective);

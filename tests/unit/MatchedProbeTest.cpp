@@ -15,6 +15,7 @@
 
 #include "gen/Backend.h"
 #include "tests/unit/CompileC.h"
+#include "tests/unit/TraceTestHelpers.h"
 #include "gen/Traversal.h"
 #include "ir/Diagnostics.h"
 #include "ir/RankCursor.h"
@@ -27,6 +28,10 @@
 using namespace tracegen;
 
 namespace {
+
+using tracegen::testing::contains;
+using tracegen::testing::replaced;
+std::vector<Call> calls(const Trace& t, Rank r) { return tracegen::testing::callsOf(t, r); }
 
 // Rank 0 is the master: twice it probes any rank (MPI_Mprobe) and receives the message
 // (MPI_Mrecv), then polls with MPI_Improbe (two failed polls folded in) and receives with
@@ -82,36 +87,11 @@ event 9 MPI_Mrecv @ <1 0 {3 1}>
 event 10 MPI_Finalize @ <1 0 {3 1}>
 )";
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
 using tracegen::testing::expectCompilesUnderBothMpis;
 
-Trace read(const std::string& text, const std::string& name = "master.tgt") {
-  return readTrace(sourceFromString(name, text));
-}
+Trace read(const std::string& text, const std::string& name = "master.tgt") { return tracegen::testing::readText(text, name); }
 
-std::string replaced(std::string text, const std::string& from, const std::string& to) {
-  const auto at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  if (at != std::string::npos) text.replace(at, from.size(), to);
-  return text;
-}
-
-Trace lowered(const std::string& text, const std::string& name = "master.tgt") {
-  Trace t = read(text, name);
-  PassContext ctx;
-  ctx.fileName = name;
-  PassManager(defaultPipeline()).run(t, ctx);
-  return t;
-}
-
-std::vector<Call> calls(const Trace& t, Rank r) {
-  RankCursor cursor(t, r);
-  Call c;
-  std::vector<Call> out;
-  while (cursor.next(c)) out.push_back(c);
-  return out;
-}
+Trace lowered(const std::string& text, const std::string& name = "master.tgt") { return tracegen::testing::loweredText(text, name); }
 
 TEST(MatchedProbe, OpsAreModelledAndRoundTrip) {
   EXPECT_EQ(opInfo(Op::Mprobe).kind, OpKind::MatchedProbe);

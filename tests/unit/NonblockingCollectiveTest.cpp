@@ -18,12 +18,13 @@
 #include "passes/AlignCollectives.h"
 #include "passes/PassManager.h"
 #include "passes/ResolveWildcards.h"
+#include "tests/unit/TraceTestHelpers.h"
 
 namespace tracegen {
 namespace {
 
-std::string dataPath(const std::string& name) { return std::string(TRACEGEN_SOURCE_DIR) + "/tests/data/" + name; }
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using tracegen::testing::contains;
+using tracegen::testing::dataPath;
 
 // Every nonblocking collective of the model once on 4 ranks, each completed by MPI_Wait, and
 // a Waitall over two at the end.
@@ -109,13 +110,7 @@ event 14 MPI_Finalize @ <1 0 {4 1}>
   site nbc.c:30
 )";
 
-Trace lowered(const std::string& name, const std::string& text) {
-  Trace t = readTrace(sourceFromString(name, text));
-  PassContext ctx;
-  ctx.fileName = name;
-  PassManager(defaultPipeline()).run(t, ctx);
-  return t;
-}
+Trace lowered(const std::string& name, const std::string& text) { return tracegen::testing::loweredText(text, name); }
 
 TEST(NonblockingCollective, OpsAreCollectivesThatMakeRequests) {
   for (const char* name : {"MPI_Ibarrier", "MPI_Ibcast", "MPI_Ireduce", "MPI_Iallreduce", "MPI_Igather", "MPI_Igatherv",
@@ -248,7 +243,7 @@ TEST(NonblockingCollective, DoesNotBlockWhereItStarts) {
   PassContext ctx;
   ctx.fileName = "ibcast-overlap-2.tgt";
   EXPECT_NO_THROW(PassManager(defaultPipeline()).run(t, ctx));
-  EXPECT_TRUE(ctx.established.count("communication-checked"));
+  EXPECT_TRUE(ctx.established.has(IrProperty::CommunicationChecked));
 
   // The same program with MPI_Bcast (and no waits) deadlocks.
   Trace b = readTraceFile(dataPath("checks/ibcast-overlap-2.tgt"));

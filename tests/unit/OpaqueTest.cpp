@@ -12,10 +12,13 @@
 #include "ir/Diagnostics.h"
 #include "io/Readers.h"
 #include "passes/PassManager.h"
+#include "tests/unit/TraceTestHelpers.h"
 
 using namespace tracegen;
 
 namespace {
+
+using tracegen::testing::contains;
 
 const char* kTrace = R"(tracegen-trace 1
 ranks 2
@@ -44,15 +47,7 @@ event 6 MPI_Finalize @ <1 0 {2 1}>
   site app.c:20
 )";
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
-Trace lowered(const std::string& text) {
-  Trace t = readTrace(sourceFromString("opaque.tgt", text));
-  PassContext ctx;
-  ctx.fileName = "opaque.tgt";
-  PassManager(defaultPipeline()).run(t, ctx);
-  return t;
-}
+Trace lowered(const std::string& text) { return tracegen::testing::loweredText(text, "opaque.tgt"); }
 
 TEST(Opaque, OpsAreOpaqueAndRoundTrip) {
   EXPECT_EQ(opInfo(*opFromName("MPI_Fetch_and_op")).kind, OpKind::Opaque);

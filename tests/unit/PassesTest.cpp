@@ -2,6 +2,7 @@
 // stencil and small hand-built traces.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <map>
 #include <sstream>
@@ -13,6 +14,7 @@
 #include "ir/Summary.h"
 #include "passes/PassManager.h"
 #include "passes/PointToPointCheck.h"
+#include "passes/Registry.h"
 
 using namespace tracegen;
 
@@ -251,4 +253,78 @@ TEST(ResolveComms, ProcNullPeersStayNamedThroughTheDefaultPipeline) {
     EXPECT_EQ(isendPeers, r % 2 == 0 ? (std::vector<Rank>{kProcNull, partner}) : (std::vector<Rank>{partner, kProcNull}))
         << "rank " << r;
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Declared pass properties: the manager checks the order, the verifier what holds.
+
+TEST(PassProperties, AnOrderThatSkipsARequirementIsRefusedWithTheFix) {
+  try {
+    PassManager pm({"summarize-timing", "align-collectives"});
+    FAIL() << "expected the order to be refused";
+  } catch (const std::invalid_argument& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("pass 'align-collectives' requires comms-resolved"), std::string::npos) << what;
+    EXPECT_NE(what.find("run resolve-comms before it"), std::string::npos) << what;
+  }
+  // A pass that drops a property makes a later pass that needs it wait for it again.
+  EXPECT_NO_THROW(PassManager({"resolve-comms", "align-collectives", "resolve-wildcards"}));
+}
+
+TEST(PassProperties, TheDefaultPipelineEstablishesEveryProperty) {
+  Trace t = makeStencilTrace(4, 4, 3);
+  PassContext ctx;
+  PassManager(defaultPipeline()).run(t, ctx);
+  EXPECT_EQ(ctx.established, IrProperties::all()) << ctx.established.str();
+  // A property stops holding after a pass that does not preserve it.
+  PassManager({"resolve-comms"}).run(t, ctx);
+  EXPECT_FALSE(ctx.established.has(IrProperty::RankSetsNamed));
+  EXPECT_TRUE(ctx.established.has(IrProperty::TimingSummarized));
+  EXPECT_TRUE(ctx.established.has(IrProperty::CommsResolved));
+}
+
+TEST(PassProperties, TheVerifierChecksWhatHoldsWhicheverPassEstablishedIt) {
+  Trace t = makeStencilTrace(3, 3, 2);
+  PassContext ctx;
+  PassManager(defaultPipeline()).run(t, ctx);
+  EXPECT_NO_THROW(verifyAfterPass(t, ctx, "some-pass", {}));
+
+  // timing-summarized: a compute histogram without its summarised time.
+  Trace untimed = t;
+  for (Event& e : untimed.events)
+    if (!e.compute.empty()) {
+      e.compute.clear();
+      break;
+    }
+  try {
+    verifyAfterPass(untimed, ctx, "some-pass", {});
+    FAIL() << "expected the verifier to find the missing compute time";
+  } catch (const ProgramError& e) {
+    EXPECT_NE(std::string(e.what()).find("pass some-pass broke the trace's timing-summarized"), std::string::npos)
+        << e.what();
+  }
+  // Without the property, the same trace passes.
+  PassContext before = ctx;
+  before.established.remove(IrProperty::TimingSummarized);
+  EXPECT_NO_THROW(verifyAfterPass(untimed, before, "some-pass", {}));
+
+  // rank-sets-named: a rank set nobody named.
+  Trace renamed = t;
+  renamed.rankShapes.clear();
+  EXPECT_THROW(verifyAfterPass(renamed, ctx, "some-pass", {}), ProgramError);
+
+  // wildcards-resolved: a receive from MPI_ANY_SOURCE again.
+  Trace wild = t;
+  bool changed = false;
+  for (Event& e : wild.events)
+    if (opInfo(e.op).kind == OpKind::Irecv && !changed)
+      if (ParamValues* src = e.param(Param::Source)) {
+        for (auto& g : src->groups) std::fill(g.values.begin(), g.values.end(), kAnySource);
+        src->relative = false;
+        changed = true;
+      }
+  ASSERT_TRUE(changed);
+  PassContext wildcardsOnly;
+  wildcardsOnly.established = {IrProperty::WildcardsResolved};
+  EXPECT_THROW(verifyAfterPass(wild, wildcardsOnly, "some-pass", {}), InputError);
 }

@@ -16,6 +16,7 @@
 
 #include "gen/Backend.h"
 #include "tests/unit/CompileC.h"
+#include "tests/unit/TraceTestHelpers.h"
 #include "gen/Traversal.h"
 #include "ir/Diagnostics.h"
 #include "ir/RankCursor.h"
@@ -28,6 +29,9 @@
 using namespace tracegen;
 
 namespace {
+
+using tracegen::testing::contains;
+using tracegen::testing::replaced;
 
 // Two ranks exchange a halo with persistent requests three times: a receive and a send each,
 // started together by MPI_Startall (the first time naming the init calls, later the previous
@@ -101,28 +105,11 @@ event 12 MPI_Finalize @ <1 0 {2 1}>
   site app.c:30
 )";
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
 using tracegen::testing::expectCompilesUnderBothMpis;
 
-Trace read(const std::string& text, const std::string& name = "persist.tgt") {
-  return readTrace(sourceFromString(name, text));
-}
+Trace read(const std::string& text, const std::string& name = "persist.tgt") { return tracegen::testing::readText(text, name); }
 
-std::string replaced(std::string text, const std::string& from, const std::string& to) {
-  const auto at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  if (at != std::string::npos) text.replace(at, from.size(), to);
-  return text;
-}
-
-Trace lowered(const std::string& text, const std::string& name = "persist.tgt") {
-  Trace t = read(text, name);
-  PassContext ctx;
-  ctx.fileName = name;
-  PassManager(defaultPipeline()).run(t, ctx);
-  return t;
-}
+Trace lowered(const std::string& text, const std::string& name = "persist.tgt") { return tracegen::testing::loweredText(text, name); }
 
 TEST(Persistent, OpsAreModelledAndRoundTrip) {
   EXPECT_EQ(opInfo(Op::Start).kind, OpKind::Start);

@@ -11,6 +11,7 @@
 #include "gen/Backend.h"
 #include "gen/Traversal.h"
 #include "ir/Limits.h"
+#include "passes/PassManager.h"
 #include "tools/tracegen/Commands.h"
 
 namespace tracegen {
@@ -59,6 +60,15 @@ void registerGenerateCommand(CLI::App& app, CommandAction& run, std::string comm
       if (!backend) throw std::invalid_argument(fmt::format("no backend '{}'", language));
       PassContext ctx;
       Trace trace = readAndLower(args.input, args.pipeline, ctx);
+      // A backend reads peers in world numbering and compute times as numbers: without them it
+      // would write a benchmark that silently computes nothing or talks to the wrong ranks.
+      const IrProperties needed{IrProperty::CommsResolved, IrProperty::TimingSummarized};
+      if (const IrProperties missing = needed.without(ctx.established); !missing.empty()) {
+        const IrProperty first = missing.list().front();
+        throw std::invalid_argument(fmt::format(
+            "generating a benchmark needs {} ({}), which the passes given with --passes do not establish: add {}",
+            propertyName(first), propertyMeaning(first), passesEstablishing(first)));
+      }
       requireParams(trace, args.input);
       if (!args.skipUnknown) gen::requireModelled(trace, args.input);
       gen::ReceivedBytes received;

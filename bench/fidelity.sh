@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# Timing fidelity of generated benchmarks, measured as a user would: whole `mpiexec` wall time
+# of the benchmark against whole `mpiexec` wall time of the application, median of REPEAT runs
+# each, at NP ranks (2: the most this 2-core machine times honestly).
+#
+# Every sample of samples/apps runs with arguments that make it take about 1-10 s; each is
+# recorded (Open MPI, libtracegen-record.so), its C benchmark generated and compiled, then the
+# application and the benchmark run REPEAT times each without any preloaded library. With
+# --mpich the samples and their benchmarks (recorded under Open MPI, as a user records once) are
+# also built with MPICH's compilers and timed under MPICH's mpiexec (Debian's `mpich` package,
+# installed if missing; its alternatives stay below Open MPI's, so `mpicc` is still Open MPI's).
+# With --real the Debian-packaged applications follow through bench/real-apps/ (LAMMPS's
+# Lennard-Jones melt, HPC Challenge, GROMACS on a water box), timed the same way.
+#
+# Prints one line per case (application s, benchmark s, error) and the mean and worst absolute
+# error; the goal (issue "Timing that matches the application") is every case within 5%, the
+# mean within 2%. Timing means nothing on a loaded machine: run it alone.
+#
+# Usage: bench/fidelity.sh [--mpich] [--real] [BUILD_DIR [CASE...]]
+#   REPEAT=5 NP=2 (defaults); ARGS_<sample>="..." overrides a sample's arguments.
+set -uo pipefail
+mpich=0 real=0
+while [ $# -gt 0 ]; do
+  case $1 in
+    --mpich) mpich=1 ;;
+    --real) real=1 ;;
+    -h | --help) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    *) break ;;
+  esac
+  shift
+done
+build=$(realpath "${1:-build}")
+shift || true
+cases=("$@")
+export REPEAT=${REPEAT:-5}
+np=${NP:-2}
+src=$(cd "$(dirname "$0")/.." && pwd)
+apps=$build/samples/apps recorder=$build/record/libtracegen-record.so tracegen=$build/tools/tracegen/tracegen
+[ -x "$apps/stencil2d" ] && [ -f "$recorder" ] && [ -x "$tracegen" ] || { echo "build $build first (with MPI)" >&2; exit 2; }
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 TRACEGEN_QUIET=1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+table=$work/table
+: >"$table"
+
+# Arguments for about 1-10 s at 2 ranks (the first argument is the iteration count).
+args_of() {
+  local override="ARGS_$1"
+  if [ -n "${!override:-}" ]; then echo "${!override}"; return; fi
+  case $1 in
+    stencil2d) echo "30000 64" ;;
+    stencil_strong) echo "20000 240" ;;
+    halo3d) echo "5000 16" ;;
+    wavefront) echo "1000 16 32" ;;
+    sweep) echo "5000 8 24" ;;
+    fft) echo "10000 64" ;;
+    cg) echo "30000 256" ;;
+    ring) echo "20000 1024" ;;
+    ring_f) echo "20000" ;;
+    apitour) echo "300" ;;
+    polling) echo "20000 256" ;;
+    persist) echo "20000 256" ;;
+    persist_f) echo "20000" ;;
+    nbc) echo "20000 32" ;;
+    topo) echo "20000 64" ;;
+    rma) echo "5000 64" ;;
+    rma_f) echo "5000" ;;
+    mpiio) echo "500 256" ;;
+  esac
+}
+samples=(stencil2d stencil_strong halo3d wavefront sweep fft cg ring ring_f apitour polling persist persist_f nbc topo rma
+         rma_f mpiio)
+[ ${#cases[@]} -gt 0 ] && samples=("${cases[@]}")
+
+now() { date +%s.%N; }
+median() {
+  printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { printf "%.3f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+# timed_median MPIEXEC CMD...: the median wall time of REPEAT whole runs; status 1 if one fails.
+timed_median() {
+  local mpiexec=$1 k a b times=()
+  shift
+  for ((k = 0; k < REPEAT; ++k)); do
+    a=$(now)
+    timeout 900 "$mpiexec" -n "$np" "$@" >"$work/run.out" 2>&1 || return 1
+    b=$(now)
+    times+=("$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.3f", b - a }')")
+  done
+  median "${times[@]}"
+}
+report() {  # report NAME APP BENCH
+  printf '%-22s %10s %10s %8s\n' "$1" "$2" "$3" "$(awk -v a="$2" -v b="$3" 'BEGIN { printf "%+.1f%%", (b / a - 1) * 100 }')"
+  echo "$1 $np $2 $3" >>"$table"
+}
+
+if [ $mpich -eq 1 ] && ! command -v mpicc.mpich >/dev/null; then
+  echo "installing Debian's mpich (for mpicc.mpich and mpiexec.mpich)" >&2
+  DEBIAN_FRONTEND=noninteractive apt-get install -y mpich >/dev/null || { echo "cannot install mpich" >&2; exit 2; }
+fi
+
+printf '%-22s %10s %10s %8s   (%d ranks, median of %d whole mpiexec runs)\n' case "app s" "bench s" error "$np" "$REPEAT"
+for app in "${samples[@]}"; do
+  [ -x "$apps/$app" ] || { echo "$app: no such sample in $apps" >&2; continue; }
+  read -r -a args <<<"$(args_of "$app")"
+  d=$work/$app
+  mkdir -p "$d"
+  if ! (cd "$d" && timeout 900 mpiexec --oversubscribe -n "$np" env LD_PRELOAD="$recorder" TRACEGEN_OUTPUT="$d/app.tgt" \
+        "$apps/$app" "${args[@]}" >/dev/null 2>&1); then
+    echo "$app: does not run under the recorder on $np ranks"
+    continue
+  fi
+  if ! "$tracegen" "$d/app.tgt" -o "$d/bench.c" 2>"$d/gen.err"; then
+    echo "$app: no benchmark: $(head -n 1 "$d/gen.err")"
+    continue
+  fi
+  mpicc -std=c11 -O2 -o "$d/bench" "$d/bench.c" -lm
+  app_s=$(cd "$d" && timed_median mpiexec --oversubscribe "$apps/$app" "${args[@]}") || { echo "$app: failed"; continue; }
+  bench_s=$(cd "$d" && timed_median mpiexec --oversubscribe "$d/bench") || { echo "$app: benchmark failed"; continue; }
+  report "$app" "$app_s" "$bench_s"
+  if [ $mpich -eq 1 ]; then
+    # The same sample and benchmark built with MPICH (the recording stays Open MPI's).
+    source_file=$(ls "$src/samples/apps/$app".c "$src/samples/apps/$app".f90 2>/dev/null | head -n 1)
+    case $source_file in
+      *.c) mpicc.mpich -std=c11 -O2 -o "$d/app.mpich" "$source_file" -lm ;;
+      *.f90) mpif90.mpich -O2 -o "$d/app.mpich" "$source_file" ;;
+    esac
+    mpicc.mpich -std=c11 -O2 -o "$d/bench.mpich" "$d/bench.c" -lm
+    app_s=$(cd "$d" && timed_median mpiexec.mpich "$d/app.mpich" "${args[@]}") || { echo "$app (MPICH): failed"; continue; }
+    bench_s=$(cd "$d" && timed_median mpiexec.mpich "$d/bench.mpich") || { echo "$app (MPICH): benchmark failed"; continue; }
+    report "$app@mpich" "$app_s" "$bench_s"
+  fi
+done
+
+if [ $real -eq 1 ]; then
+  # The real applications, through their scripts (REPEAT runs of each, FIDELITY_TABLE lines).
+  for script in lammps hpcc gromacs; do
+    FIDELITY_TABLE=$table BOX=${BOX:-20} bash "$src/bench/real-apps/$script.sh" "$build" "$np" >"$work/$script.log" 2>&1 ||
+      echo "$script: $(grep -m1 -i 'fail\|error\|differ' "$work/$script.log")"
+    grep -h '^ *fidelity:' "$work/$script.log" | sed "s/^ */$script: /"
+  done
+fi
+
+awk '{ e = ($4 / $3 - 1) * 100; if (e < 0) e = -e; s += e; if (e > m) { m = e; w = $1 } n++ }
+     END { if (n) printf "%d cases: mean absolute error %.1f%%, worst %.1f%% (%s)\n", n, s / n, m, w }' "$table"
