@@ -1,7 +1,7 @@
 // The coNCePTuaL backend: Program (gen/Program.h) -> coNCePTuaL 1.5 for the c_mpi backend.
 //
 // Algorithm. The program is walked in order; every statement keeps its rank set, which is
-// written as the shortest task description (passes/RankRanges.h). A call statement becomes
+// written as the shortest task description (gen/RankSetText.h). A call statement becomes
 // its computation (`COMPUTES FOR n*compute_scale/100 MICROSECONDS`) followed by the call's
 // lowering (language reference §5.2-5.4): point-to-point sends and receives as separate
 // statements at their own ranks (`SENDS … TO UNSUSPECTING TASK d`, `RECEIVES … FROM TASK s`),
@@ -250,7 +250,7 @@ class Renderer {
   }
 
   // ----------------------------------------------------------------------- task descriptions
-  // rankExpr's text in our spelling: keywords upper case, names as they are.
+  // ncptlTasks's text in our spelling: keywords upper case, names as they are.
   static std::string upcaseKeywords(const std::string& text) {
     ncptl::LexResult lr = ncptl::lex(text);
     std::string out = text;
