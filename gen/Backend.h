@@ -18,6 +18,9 @@ namespace tracegen::gen {
 struct GenOptions {
   std::string commandLine;  // how tracegen was invoked, for the generated header
   std::string outputName;   // file name of the generated program ("-" for stdout)
+  // C: the runtime (gen/CRuntime.h) as `#include "tracegen_runtime.h"` rather than its text
+  // at the top of the file (--runtime=separate; the command writes the runtime's files).
+  bool separateRuntime = false;
 };
 
 class Backend {

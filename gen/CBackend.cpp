@@ -2,9 +2,9 @@
 //
 // The generated program makes the application's MPI calls themselves, rank by rank, with the
 // traced parameters, and spins for the traced computation before each call. All C text lives
-// in templates/c/ (the skeleton with its helpers, one snippet per kind of statement and MPI
-// call, and the few expression forms); this file decides what goes into them: which values,
-// which rank conditions, which helpers the program needs, and the indentation.
+// in templates/c/ (the skeleton, the runtime in runtime/, one snippet per kind of statement and
+// MPI call, and the few expression forms); this file decides what goes into them: which values,
+// which rank conditions, how large the runtime's tables must be, and the indentation.
 //
 // Values. Parameters are expressions over the rank and the loop state (Expr): constants, peers
 // relative to the rank (`(rank + 1) % nranks`), choices by rank group (a `?:` chain over rank
@@ -15,8 +15,11 @@
 // they are translated at run time by comm_rank(). Requests are named by recency as in the
 // trace (recent_request(k), k = 10000 - offset).
 //
-// Helpers are emitted only when the program uses them, so that the file stays short and free
-// of unused-function warnings under -Wall -Wextra -Werror.
+// The helpers (compute, msg_count, the request ring, the tables of communicators, ...) are the
+// runtime, real C in templates/c/runtime/ (gen/CRuntime.h), the same for every trace: the
+// benchmark starts with its text, or includes its header (--runtime=separate), and tells it the
+// sizes of its tables in a struct tracegen_trace; the uses_ flags say which helpers the calls
+// use, for the comment above that struct.
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
@@ -32,6 +35,8 @@
 
 #include "gen/Backends.h"
 #include "gen/RankSetText.h"
+#include "gen/CRuntime.h"
+#include "gen/ProgramWalker.h"
 #include "ir/Limits.h"
 #include "passes/RankRanges.h"
 
@@ -58,51 +63,7 @@ const std::set<std::string, std::less<>>& predefinedTypes() {
   return kTypes;
 }
 
-// A template's text without the final newline of its file, so that a snippet can be put
-// inside a line and a section tag can end a template (kainjow leaves an empty line for a
-// skipped section whose closing tag stands alone on a line).
-std::string templateBody(std::string_view path) {
-  std::string text(templateText(path));
-  if (!text.empty() && text.back() == '\n') text.pop_back();
-  return text;
-}
-
-class Templates {
- public:
-  std::string render(const std::string& path, const mus::data& data) {
-    auto it = cache_.find(path);
-    if (it == cache_.end()) {
-      auto t = std::make_unique<mus::mustache>(templateBody("c/" + path + ".mustache"));
-      if (!t->is_valid()) throw std::logic_error(fmt::format("templates/c/{}.mustache: {}", path, t->error_message()));
-      t->set_custom_escape([](const std::string& s) { return s; });  // C, not HTML
-      it = cache_.emplace(path, std::move(t)).first;
-    }
-    std::string out = it->second->render(data);
-    if (!it->second->is_valid())
-      throw std::logic_error(fmt::format("templates/c/{}.mustache: {}", path, it->second->error_message()));
-    return out;
-  }
-
- private:
-  std::map<std::string, std::unique_ptr<mus::mustache>> cache_;
-};
-
 mus::data flag(bool on) { return on ? mus::data(mus::data::type::bool_true) : mus::data(mus::data::type::bool_false); }
-
-std::string indent(const std::string& text, int spaces) {
-  std::string pad(static_cast<std::size_t>(spaces), ' ');
-  std::string out;
-  std::size_t pos = 0;
-  while (pos < text.size()) {
-    std::size_t end = text.find('\n', pos);
-    std::size_t len = (end == std::string::npos ? text.size() : end + 1) - pos;
-    std::string_view line(text.data() + pos, len);
-    if (line != "\n") out += pad;
-    out += line;
-    pos += len;
-  }
-  return out;
-}
 
 // Breaks a statement longer than `width` columns after the commas of its first bracketed list
 // (a call's arguments, an initializer's elements), continuation lines aligned with the first
@@ -167,7 +128,8 @@ std::string wrapLines(const std::string& text, std::size_t width) {
   return out;
 }
 
-// `(a || b)` -> `a || b` where the context supplies the parentheses.
+// `(a || b)` -> `a || b` where the context supplies the parentheses (a guard's condition, the
+// only argument of compute(), msg_count(), comm_of(), group_of()).
 std::string withoutParens(const std::string& s) {
   if (s.size() < 2 || s.front() != '(' || s.back() != ')') return s;
   int depth = 0;
@@ -291,12 +253,14 @@ struct Scope {
 
 constexpr std::size_t kWidth = 100;  // columns of the generated statements
 
-class CWriter {
+// The C writer: the program walker's hooks (gen/ProgramWalker.h) write the measured region;
+// render() assembles MPI_Init, that region, MPI_Finalize and the skeleton.
+class CWriter : public ProgramWalker {
  public:
-  CWriter(const Program& p, const GenOptions& o) : program_(p), options_(o) {
-    if (p.numRanks < 1) throw std::invalid_argument("the program has no ranks");
+  CWriter(const Program& p, const GenOptions& o) : ProgramWalker(p, o, "c", true) {
     for (const auto& d : p.datatypes) datatypes_[d.id] = &d;
   }
+  using ProgramWalker::render;  // templates; render() below writes the program
 
   std::string render() {
     const auto& body = program_.body;
@@ -309,7 +273,7 @@ class CWriter {
     if (last == body.size()) throw std::invalid_argument("the program does not end with MPI_Finalize");
 
     const std::string init = indent(renderInit(body, first), 2);
-    std::string measured = indent(block(body, first, last, all()), 2);
+    std::string measured = indent(walked(body, first, last, all()), 2);
     std::string finalize;
     std::vector<Stmt> finals(body.begin() + static_cast<std::ptrdiff_t>(last), body.end());
     for (const auto& s : finals) {
@@ -323,15 +287,15 @@ class CWriter {
         mus::data d;
         d.set("label", label(s.call));
         // MPI_Finalize runs once: a value that cycles over executions takes its first.
-        d.set("compute", expr(s.call.computeUs, computeStyle(), Scope{"0", "compute_us", nullptr}));
-        measured += indent(guarded(s.ranks, all(), ensureNewline(templates_.render("finalize_compute", d))), 2);
+        d.set("compute", withoutParens(expr(s.call.computeUs, computeStyle(), Scope{"0", "compute_us", nullptr})));
+        measured += indent(guarded(s.ranks, all(), ensureNewline(render("finalize_compute", d))), 2);
       }
       mus::data inner;
-      inner.set("call", templates_.render("call/finalize", {}));
+      inner.set("call", render("call/finalize", {}));
       mus::data d;
       d.set("label", label(s.call));
-      d.set("inner", ensureNewline(templates_.render("statement", inner)));
-      finalize += indent(guarded(s.ranks, all(), ensureNewline(templates_.render("call", d))), 2);
+      d.set("inner", ensureNewline(render("statement", inner)));
+      finalize += indent(guarded(s.ranks, all(), ensureNewline(render("call", d))), 2);
     }
     return skeleton(init, measured, finalize);
   }
@@ -364,26 +328,49 @@ class CWriter {
   static bool isCall(const Stmt& s, OpKind k) { return s.kind == Stmt::Kind::Call && opInfo(s.call.op).kind == k; }
   RankList all() const { return RankList::all(program_.numRanks); }
 
-  // --- statements ------------------------------------------------------------------------
+  // --- statements: the walker's hooks --------------------------------------------------
 
-  // Statements [from, to) of a body whose ranks are all within `outer`: runs of statements
-  // with the same ranks share one condition.
-  std::string block(const std::vector<Stmt>& stmts, std::size_t from, std::size_t to, const RankList& outer) {
-    std::string out;
-    std::size_t i = from;
-    while (i < to) {
-      std::size_t j = i + 1;
-      while (j < to && stmts[j].ranks == stmts[i].ranks) ++j;
-      std::string run;
-      for (std::size_t k = i; k < j; ++k) {
-        if (k > i && (stmts[k].kind == Stmt::Kind::Loop || stmts[k - 1].kind == Stmt::Kind::Loop)) run += '\n';
-        run += statement(stmts[k]);
-      }
-      if (i > from) out += '\n';
-      out += guarded(stmts[i].ranks, outer, run);
-      i = j;
-    }
-    return out;
+  std::string_view backendName() const override { return "C"; }
+
+  // The text of statements, per body being walked (the measured region, each loop body): the
+  // runs done, the run being written (statements with the same ranks share one condition).
+  struct Frame {
+    std::string text, run;
+    bool firstRun = true, lastLoop = false;
+    std::size_t statements = 0;
+  };
+  std::vector<Frame> frames_;
+
+  // Statements [from, to) of a body whose ranks are all within `outer`.
+  std::string walked(const std::vector<Stmt>& stmts, std::size_t from, std::size_t to, const RankList& outer) {
+    frames_.emplace_back();
+    walk(stmts, from, to, outer);
+    std::string text = std::move(frames_.back().text);
+    frames_.pop_back();
+    return text;
+  }
+
+  void beginGuard(const RankList&, const RankList&, bool firstRun) override {
+    Frame& f = frames_.back();
+    f.run.clear();
+    f.firstRun = firstRun;
+    f.lastLoop = false;
+    f.statements = 0;
+  }
+
+  void endGuard(const RankList& ranks, const RankList& outer) override {
+    Frame& f = frames_.back();
+    if (!f.firstRun) f.text += '\n';
+    f.text += guarded(ranks, outer, f.run);
+  }
+
+  // A statement of the current run; loops are set off by blank lines.
+  void emit(const std::string& text, bool isLoop) {
+    Frame& f = frames_.back();
+    if (f.statements > 0 && (isLoop || f.lastLoop)) f.run += '\n';
+    f.run += text;
+    ++f.statements;
+    f.lastLoop = isLoop;
   }
 
   std::string guarded(const RankList& ranks, const RankList& outer, const std::string& text) {
@@ -391,7 +378,7 @@ class CWriter {
     mus::data d;
     d.set("cond", withoutParens(rankCondition(ranks)));
     d.set("body", indent(text, 2));
-    return ensureNewline(templates_.render("guard", d));
+    return ensureNewline(render("guard", d));
   }
 
   std::string rankCondition(const RankList& ranks) {
@@ -403,16 +390,13 @@ class CWriter {
     return pos->second;
   }
 
-  std::string statement(const Stmt& s) {
-    if (s.kind == Stmt::Kind::Loop) return loop(s);
-    if (s.ranks.empty()) return "";
-    peerRanks_ = s.ranks;  // peers are spelled for the ranks that execute the call
-    return call(s.call);
-  }
-
   std::string loopVar(int id) const { return fmt::format("i{}", id); }
 
-  std::string loop(const Stmt& s) {
+  void beginLoop(const Stmt&, const RankList&) override { frames_.emplace_back(); }
+
+  void endLoop(const Stmt& s, const RankList&) override {
+    const std::string bodyText = std::move(frames_.back().text);
+    frames_.pop_back();
     const LoopStmt& l = s.loop;
     mus::data d;
     const bool cycles = hasByExecution(l.iterations);
@@ -442,23 +426,20 @@ class CWriter {
       d.set("trips", trips);
       d.set("limit", fmt::format("trips{}", l.id));
     }
-    d.set("body", indent(block(l.body, 0, l.body.size(), s.ranks), 2));
+    d.set("body", indent(bodyText, 2));
     if (cycles) d.set("counter", counter);
-    const std::string forLoop = ensureNewline(templates_.render("for", d));
+    const std::string forLoop = ensureNewline(render("for", d));
     mus::data outer;
     outer.set("label", loopLabel);
     if (cycles) outer.set("counter", counter);
     outer.set("loop", cycles ? indent(forLoop, 2) : forLoop);
-    return ensureNewline(templates_.render("loop", outer));
+    emit(ensureNewline(render("loop", outer)), true);
   }
 
   std::string eventName(const Event& e) const {
     std::string s = fmt::format("E{} {}", e.id, opName(e.op));
-    if (program_.trace && e.site != kNoSite) {
-      s += " at " + shortSite(program_.trace->siteName(e.site));
-      for (SiteId m : e.mergedSites)
-        if (m != e.site) s += ", " + shortSite(program_.trace->siteName(m));
-    }
+    const std::vector<std::string> sites = callSites(&e);
+    for (std::size_t i = 0; i < sites.size(); ++i) s += (i == 0 ? " at " : ", ") + shortSite(sites[i]);
     return commentSafe(s);
   }
 
@@ -479,9 +460,9 @@ class CWriter {
     mus::data d;
     d.set("label", fmt::format("{}", fmt::join(labels, "; ")));
     mus::data inner;
-    inner.set("call", templates_.render(thread ? "call/init_thread" : "call/init", {}));
-    d.set("inner", ensureNewline(templates_.render("statement", inner)));
-    return ensureNewline(templates_.render("call", d));
+    inner.set("call", render(thread ? "call/init_thread" : "call/init", {}));
+    d.set("inner", ensureNewline(render("statement", inner)));
+    return ensureNewline(render("call", d));
   }
 
   // --- calls -------------------------------------------------------------------------------
@@ -493,40 +474,51 @@ class CWriter {
   };
   static Scope at(const CallCtx& x, std::string name) { return Scope{x.counter, std::move(name), x.tables}; }
 
-  const Expr* param(const CallStmt& c, Param p) const {
-    auto it = c.params.find(p);
-    return it == c.params.end() ? nullptr : &it->second;
-  }
-  const std::vector<Expr>* vec(const CallStmt& c, Param p) const {
-    auto it = c.vectors.find(p);
-    return it == c.vectors.end() ? nullptr : &it->second;
-  }
   const Expr& need(const CallStmt& c, Param p) const {
     if (const Expr* e = param(c, p)) return *e;
     throw std::invalid_argument(fmt::format("{}: no '{}' parameter", label(c), paramName(p)));
   }
 
-  std::string call(const CallStmt& c) {
+  // The call statement being written: its execution counter (if a value cycles), the tables it
+  // declares, and the statement template's data (computation, call).
+  struct Current {
+    std::string counter;
+    std::vector<Table> tables;
+    mus::data inner;
+  };
+  std::unique_ptr<Current> cur_;
+  CallCtx ctx(const CallStmt& c) { return CallCtx{c, cur_->counter, &cur_->tables}; }
+  void setCall(const std::string& text) { cur_->inner.set("call", text); }
+
+  void beginCall(const CallStmt& c, const RankList& ranks) override {
+    peerRanks_ = ranks;  // peers are spelled for the ranks that execute the call
     bool cycles = hasByExecution(c.computeUs);
     for (const auto& [p, e] : c.params) cycles = cycles || hasByExecution(e);
     for (const auto& [p, v] : c.vectors)
       for (const auto& e : v) cycles = cycles || hasByExecution(e);
+    cur_ = std::make_unique<Current>();
     // Declared in the statement's own block: the executions of this statement by the rank.
-    const std::string counter = cycles ? "calls" : "";
-    std::vector<Table> tables;
-    CallCtx ctx{c, counter, &tables};
-    mus::data inner;
-    if (!c.computeUs.isConst() || c.computeUs.value != 0) {
-      forEachConst(c.computeUs, [&](double us) {
-        requireEmittableTime(us, program_.source, c.event ? c.event->line : 0,
-                             fmt::format("{}: compute time", label(c)));
-      });
-      uses_.compute = true;
-      inner.set("compute", expr(c.computeUs, computeStyle(), at(ctx, "compute_us")));
-    }
-    inner.set("call", callText(ctx));
+    cur_->counter = cycles ? "calls" : "";
+    noteMessage(c);
+  }
+
+  void compute(const CallStmt& c, const RankList&) override {
+    if (c.computeUs.isConst() && c.computeUs.value == 0) return;
+    forEachConst(c.computeUs, [&](double us) {
+      requireEmittableTime(us, program_.source, c.event ? c.event->line : 0,
+                           fmt::format("{}: compute time", label(c)));
+    });
+    uses_.compute = true;
+    const CallCtx x = ctx(c);
+    cur_->inner.set("compute", withoutParens(expr(c.computeUs, computeStyle(), at(x, "compute_us"))));
+  }
+
+  void endCall(const CallStmt& c, const RankList&) override {
+    const std::string counter = cur_->counter;
+    const std::vector<Table>& tables = cur_->tables;
+    mus::data& inner = cur_->inner;
     if (!counter.empty()) inner.set("counter", counter);
-    const std::string text = ensureNewline(templates_.render("statement", inner));
+    const std::string text = ensureNewline(render("statement", inner));
     mus::data d;
     d.set("label", label(c));
     d.set("has_block", flag(!tables.empty() || !counter.empty()));
@@ -543,19 +535,69 @@ class CWriter {
     }
     d.set("tables", list);
     d.set("inner", tables.empty() && counter.empty() ? text : indent(text, 2));
-    return ensureNewline(templates_.render("call", d));
+    emit(ensureNewline(render("call", d)), false);
+    cur_.reset();
   }
 
-  std::string callText(const CallCtx& x) {
-    const CallStmt& c = x.c;
-    const OpKind kind = opInfo(c.op).kind;
+  // --- operation families: each sets the call's text --------------------------------------
+
+  void lifecycle(const CallStmt& c, const RankList&) override {
+    throw std::invalid_argument(fmt::format("{}: {} may only come first or last", label(c), opName(c.op)));
+  }
+  void pointToPoint(const CallStmt& c, const RankList&) override {
+    mus::data d = callData(c);
+    setCall(pointToPointText(ctx(c), d));
+  }
+  void completion(const CallStmt& c, const RankList&) override {
+    mus::data d = callData(c);
+    setCall(opInfo(c.op).kind == OpKind::Wait ? waitOne(ctx(c), d) : waitMany(ctx(c), d));
+  }
+  void collective(const CallStmt& c, const RankList&) override {
+    mus::data d = callData(c);
+    setCall(collectiveText(ctx(c), d));
+  }
+  void nonblockingCollective(const CallStmt& c, const RankList&) override {
+    mus::data d = callData(c);
+    setCall(nonblockingCollectiveText(ctx(c), d));
+  }
+  void communicator(const CallStmt& c, const RankList&) override {
+    mus::data d = callData(c);
+    setCall(opInfo(c.op).kind == OpKind::Group ? groupCall(ctx(c), d) : commCall(ctx(c), d));
+  }
+  void persistent(const CallStmt& c, const RankList&) override {
+    mus::data d = callData(c);
+    setCall(persistentCall(ctx(c), d));
+  }
+  void matchedProbe(const CallStmt& c, const RankList&) override {
+    mus::data d = callData(c);
+    setCall(matchedCall(ctx(c), d));
+  }
+  void oneSided(const CallStmt& c, const RankList&) override {
+    mus::data d = callData(c);
+    setCall(oneSidedText(ctx(c), d));
+  }
+  void fileIo(const CallStmt& c, const RankList&) override {
+    mus::data d = callData(c);
+    setCall(fileIoText(ctx(c), d));
+  }
+  void opaque(const CallStmt& c, const RankList&) override {
+    mus::data d = callData(c);
+    if (opInfo(c.op).kind == OpKind::Opaque) return setCall(render("call/opaque", d));
+    uses_.newRequest = true;
+    setCall(render("call/opaque_request", d));
+  }
+
+  // Every call template names the function.
+  static mus::data callData(const CallStmt& c) {
     mus::data d;
     d.set("fn", std::string(opName(c.op)));
-    noteMessage(c);
+    return d;
+  }
+
+  std::string pointToPointText(const CallCtx& x, mus::data& d) {
+    const CallStmt& c = x.c;
+    const OpKind kind = opInfo(c.op).kind;
     switch (kind) {
-      case OpKind::Init:
-      case OpKind::Finalize:
-        throw std::invalid_argument(fmt::format("{}: {} may only come first or last", label(c), opName(c.op)));
       case OpKind::Send:
       case OpKind::Isend:
       case OpKind::SendInit:
@@ -563,9 +605,9 @@ class CWriter {
         d.set("dest", peer(x, need(c, Param::Dest), "dest"));
         d.set("tag", tag(x, Param::Tag, false));
         if (c.op == Op::Bsend || c.op == Op::Ibsend) uses_.bsend = true;
-        if (kind == OpKind::Send) return templates_.render("call/send", d);
+        if (kind == OpKind::Send) return render("call/send", d);
         uses_.newRequest = true;
-        return templates_.render("call/isend", d);
+        return render("call/isend", d);
       case OpKind::Recv:
       case OpKind::Irecv:
       case OpKind::RecvInit:
@@ -574,10 +616,10 @@ class CWriter {
         d.set("tag", tag(x, Param::Tag, true));
         if (kind == OpKind::Recv) {
           uses_.status = true;
-          return templates_.render("call/recv", d);
+          return render("call/recv", d);
         }
         uses_.newRequest = true;
-        return templates_.render("call/irecv", d);
+        return render("call/irecv", d);
       case OpKind::Sendrecv:
         message(x, d);
         d.set("dest", peer(x, need(c, Param::Dest), "dest"));
@@ -585,48 +627,19 @@ class CWriter {
         d.set("tag", tag(x, Param::Tag, false));
         d.set("recvtag", tag(x, param(c, Param::RecvTag) ? Param::RecvTag : Param::Tag, true));
         uses_.status = true;
-        if (c.op == Op::SendrecvReplace) return templates_.render("call/sendrecv_replace", d);
+        if (c.op == Op::SendrecvReplace) return render("call/sendrecv_replace", d);
         receiveSide(x, d);
-        return templates_.render("call/sendrecv", d);
+        return render("call/sendrecv", d);
       case OpKind::Probe:
         d.set("comm", comm(x));
         d.set("source", peer(x, need(c, Param::Source), "source"));
         d.set("tag", tag(x, Param::Tag, true));
         uses_.status = true;
-        return templates_.render(c.op == Op::Probe ? "call/probe" : "call/iprobe", d);
-      case OpKind::Wait:
-        return waitOne(x, d);
-      case OpKind::WaitAll:
-        return waitMany(x, d);
-      case OpKind::Collective:
-        return collective(x, d);
-      case OpKind::ICollective:
-        return nonblockingCollective(x, d);
-      case OpKind::CommCreate:
-      case OpKind::CommFree:
-        return commCall(x, d);
-      case OpKind::Group:
-        return groupCall(x, d);
-      case OpKind::Start:
-      case OpKind::RequestFree:
-        return persistentCall(x, d);
-      case OpKind::MatchedProbe:
-      case OpKind::MatchedRecv:
-        return matchedCall(x, d);
-      case OpKind::Opaque:
-        return templates_.render("call/opaque", d);
-      case OpKind::OpaqueRequest:
-        uses_.newRequest = true;
-        return templates_.render("call/opaque_request", d);
-      case OpKind::WinCollective:
-      case OpKind::Rma:
-      case OpKind::WinPassive:
-        return oneSided(x, d);
-      case OpKind::FileCollective:
-      case OpKind::FileIo:
-        return fileIo(x, d);
+        return render(c.op == Op::Probe ? "call/probe" : "call/iprobe", d);
+      default:
+        break;
     }
-    throw std::logic_error("unhandled operation");
+    throw std::logic_error(fmt::format("unhandled point-to-point operation {}", opName(c.op)));
   }
 
   // count, datatype, comm of a call that moves one message. A recorder leaves out what MPI
@@ -664,7 +677,7 @@ class CWriter {
     uses_.recentRequest = true;
     uses_.status = true;
     if (x.c.op != Op::Wait) pollUntil(d, "!flag");
-    return templates_.render(x.c.op == Op::Wait ? "call/wait" : "call/test", d);
+    return render(x.c.op == Op::Wait ? "call/wait" : "call/test", d);
   }
 
   // Persistent requests (docs/c-backend.md, "Persistent requests"): a start takes the request
@@ -674,12 +687,12 @@ class CWriter {
     uses_.recentRequest = true;
     if (x.c.op == Op::RequestFree) {
       d.set("recency", expr(need(x.c, Param::Request), recencyStyle(), at(x, "request")));
-      return templates_.render("call/request_free", d);
+      return render("call/request_free", d);
     }
     uses_.newRequest = uses_.persistent = true;
     if (x.c.op == Op::Start) {
       d.set("recency", expr(need(x.c, Param::Request), recencyStyle(), at(x, "request")));
-      return templates_.render("call/start", d);
+      return render("call/start", d);
     }
     const std::vector<Expr>* reqs = vec(x.c, Param::Requests);
     if (!reqs || reqs->empty())
@@ -689,7 +702,7 @@ class CWriter {
       recency.push_back(expr((*reqs)[i], recencyStyle(), at(x, fmt::format("request{}", i))));
     d.set("n", std::to_string(reqs->size()));
     d.set("recency", fmt::format("{}", fmt::join(recency, ", ")));
-    return templates_.render("call/startall", d);
+    return render("call/startall", d);
   }
 
   // Matched probes (docs/c-backend.md, "Matched probes"): the messages the probes find go into
@@ -700,21 +713,21 @@ class CWriter {
     if (c.op == Op::Mrecv || c.op == Op::Imrecv) {
       d.set("count", count(x, param(c, Param::Count), "count"));
       d.set("datatype", datatype(x, need(c, Param::Datatype), "datatype"));
-      if (c.op == Op::Mrecv) return templates_.render("call/mrecv", d);
+      if (c.op == Op::Mrecv) return render("call/mrecv", d);
       uses_.newRequest = true;
-      return templates_.render("call/imrecv", d);
+      return render("call/imrecv", d);
     }
     d.set("comm", comm(x));
     d.set("source", peer(x, need(c, Param::Source), "source"));
     d.set("tag", tag(x, Param::Tag, true));
-    if (c.op == Op::Mprobe) return templates_.render("call/mprobe", d);
+    if (c.op == Op::Mprobe) return render("call/mprobe", d);
     // MPI_Improbe: a recorded success (`count` 1) polls until it finds its message, as the
     // tests do; the polls that found nothing are timing and are not made.
     const Expr* found = param(c, Param::Count);
-    if (found && found->isConst() && found->value == 0) return templates_.render("call/improbe_none", d);
-    if (!found || found->isConst()) return templates_.render("call/improbe", d);
+    if (found && found->isConst() && found->value == 0) return render("call/improbe_none", d);
+    if (!found || found->isConst()) return render("call/improbe", d);
     d.set("found", expr(*found, intStyle(), at(x, "found")));  // found a message at this execution
-    return templates_.render("call/improbe_sometimes", d);
+    return render("call/improbe_sometimes", d);
   }
 
   std::string waitMany(const CallCtx& x, mus::data& d) {
@@ -732,69 +745,69 @@ class CWriter {
     switch (x.c.op) {
       case Op::Waitall:
         uses_.statuses = std::max(uses_.statuses, static_cast<std::int64_t>(n));
-        return templates_.render("call/waitall", d);
+        return render("call/waitall", d);
       case Op::Testall:
         uses_.statuses = std::max(uses_.statuses, static_cast<std::int64_t>(n));
         pollUntil(d, "!flag");
-        return templates_.render("call/testall", d);
+        return render("call/testall", d);
       case Op::Waitany:
         uses_.status = true;
-        return templates_.render("call/waitany", d);
+        return render("call/waitany", d);
       case Op::Testany:
         uses_.status = true;
         pollUntil(d, "!flag");
-        return templates_.render("call/testany", d);
+        return render("call/testany", d);
       case Op::Testsome:
         uses_.statuses = std::max(uses_.statuses, static_cast<std::int64_t>(n));
         pollUntil(d, "0");
-        return templates_.render("call/testsome", d);
+        return render("call/testsome", d);
       default:  // Waitsome
         uses_.statuses = std::max(uses_.statuses, static_cast<std::int64_t>(n));
-        return templates_.render("call/waitsome", d);
+        return render("call/waitsome", d);
     }
   }
 
-  std::string collective(const CallCtx& x, mus::data& d) {
+  std::string collectiveText(const CallCtx& x, mus::data& d) {
     const CallStmt& c = x.c;
     d.set("comm", comm(x));
     auto reduction = [&] { d.set("op", reduceOp(x, need(c, Param::ReduceOp))); };
     auto root = [&] { d.set("root", peer(x, need(c, Param::Root), "root")); };
     switch (c.op) {
       case Op::Barrier:
-        return templates_.render("call/barrier", d);
+        return render("call/barrier", d);
       case Op::Bcast:
         message(x, d);
         root();
-        return templates_.render("call/bcast", d);
+        return render("call/bcast", d);
       case Op::Reduce:
         message(x, d);
         reduction();
         root();
-        return templates_.render("call/reduce", d);
+        return render("call/reduce", d);
       case Op::Allreduce:
         message(x, d);
         reduction();
-        return templates_.render("call/allreduce", d);
+        return render("call/allreduce", d);
       case Op::Scan:
         message(x, d);
         reduction();
-        return templates_.render("call/scan", d);
+        return render("call/scan", d);
       case Op::Exscan:
       case Op::ReduceScatterBlock:  // count: the block each member receives
         message(x, d);
         reduction();
-        return templates_.render(c.op == Op::Exscan ? "call/exscan" : "call/reduce_scatter_block", d);
+        return render(c.op == Op::Exscan ? "call/exscan" : "call/reduce_scatter_block", d);
       case Op::Gather:
       case Op::Scatter:
         message(x, d);
         receiveSide(x, d);
         root();
-        return templates_.render("call/gather", d);
+        return render("call/gather", d);
       case Op::Allgather:
       case Op::Alltoall:
         message(x, d);
         receiveSide(x, d);
-        return templates_.render("call/allgather", d);
+        return render("call/allgather", d);
       case Op::Gatherv:
       case Op::Allgatherv: {
         message(x, d);
@@ -807,7 +820,7 @@ class CWriter {
         if (c.op == Op::Gatherv && vec(c, Param::Displs)) d.set("displs", countVector(x, Param::Displs, n, nullptr));
         else uses_.displs = true;
         if (c.op == Op::Gatherv) root();
-        return templates_.render(c.op == Op::Gatherv ? "call/gatherv" : "call/allgatherv", d);
+        return render(c.op == Op::Gatherv ? "call/gatherv" : "call/allgatherv", d);
       }
       case Op::Scatterv: {
         message(x, d);
@@ -818,7 +831,7 @@ class CWriter {
         if (vec(c, Param::Displs)) d.set("displs", countVector(x, Param::Displs, n, nullptr));
         else uses_.displs = true;
         root();
-        return templates_.render("call/scatterv", d);
+        return render("call/scatterv", d);
       }
       case Op::Alltoallv: {
         message(x, d);
@@ -832,18 +845,18 @@ class CWriter {
         else uses_.displs = true;
         if (vec(c, Param::RecvDispls)) d.set("rdispls", countVector(x, Param::RecvDispls, n, nullptr));
         else uses_.displs = true;
-        return templates_.render("call/alltoallv", d);
+        return render("call/alltoallv", d);
       }
       case Op::Alltoallw:
         alltoallwArrays(x, d);
-        return templates_.render("call/alltoallw", d);
+        return render("call/alltoallw", d);
       case Op::ReduceScatter: {
         d.set("datatype", datatype(x, need(c, Param::Datatype), "datatype"));
         reduction();
         const std::size_t n = vectorLength(c, {Param::RecvCounts});
         d.set("n", std::to_string(n));
         d.set("recvcounts", countVector(x, Param::RecvCounts, n, param(c, Param::Count)));
-        return templates_.render("call/reduce_scatter", d);
+        return render("call/reduce_scatter", d);
       }
       default:
         break;
@@ -855,7 +868,7 @@ class CWriter {
   // in the ring, completed by the waits the trace recorded. The count and displacement arrays
   // of the vector forms must stay as they are until the request completes, so they live with
   // the request's slot (request_ints), not on the stack.
-  std::string nonblockingCollective(const CallCtx& x, mus::data& d) {
+  std::string nonblockingCollectiveText(const CallCtx& x, mus::data& d) {
     const CallStmt& c = x.c;
     d.set("comm", comm(x));
     uses_.newRequest = true;
@@ -879,63 +892,63 @@ class CWriter {
     };
     switch (c.op) {
       case Op::Ibarrier:
-        return templates_.render("call/ibarrier", d);
+        return render("call/ibarrier", d);
       case Op::Ibcast:
         message(x, d);
         root();
-        return templates_.render("call/ibcast", d);
+        return render("call/ibcast", d);
       case Op::Ireduce:
         message(x, d);
         reduction();
         root();
-        return templates_.render("call/ireduce", d);
+        return render("call/ireduce", d);
       case Op::Iallreduce:
       case Op::Iscan:
       case Op::Iexscan:
       case Op::IreduceScatterBlock:  // count: the block each member receives
         message(x, d);
         reduction();
-        return templates_.render("call/ireduction", d);
+        return render("call/ireduction", d);
       case Op::Igather:
       case Op::Iscatter:
         message(x, d);
         receiveSide(x, d);
         root();
-        return templates_.render("call/igather", d);
+        return render("call/igather", d);
       case Op::Iallgather:
       case Op::Ialltoall:
         message(x, d);
         receiveSide(x, d);
-        return templates_.render("call/iallgather", d);
+        return render("call/iallgather", d);
       case Op::Igatherv:
       case Op::Iallgatherv:
         message(x, d);
         receiveSide(x, d);
         arrays({{Param::RecvCounts, "recvcounts"}, {Param::Displs, "displs"}}, {Param::RecvCounts, Param::Displs});
         if (c.op == Op::Igatherv) root();
-        return templates_.render(c.op == Op::Igatherv ? "call/igatherv" : "call/iallgatherv", d);
+        return render(c.op == Op::Igatherv ? "call/igatherv" : "call/iallgatherv", d);
       case Op::Iscatterv:
         message(x, d);
         receiveSide(x, d);
         arrays({{Param::SendCounts, "sendcounts"}, {Param::Displs, "displs"}}, {Param::SendCounts, Param::Displs});
         root();
-        return templates_.render("call/iscatterv", d);
+        return render("call/iscatterv", d);
       case Op::Ialltoallv:
         message(x, d);
         receiveSide(x, d);
         arrays({{Param::SendCounts, "sendcounts"}, {Param::Displs, "sdispls"}, {Param::RecvCounts, "recvcounts"},
                 {Param::RecvDispls, "rdispls"}},
                {Param::SendCounts, Param::Displs, Param::RecvCounts, Param::RecvDispls});
-        return templates_.render("call/ialltoallv", d);
+        return render("call/ialltoallv", d);
       case Op::Ialltoallw:
         alltoallwArrays(x, d);
         uses_.requestArrays = true;
-        return templates_.render("call/ialltoallw", d);
+        return render("call/ialltoallw", d);
       case Op::IreduceScatter:
         d.set("datatype", datatype(x, need(c, Param::Datatype), "datatype"));
         reduction();
         arrays({{Param::RecvCounts, "recvcounts"}}, {Param::RecvCounts});
-        return templates_.render("call/ireduce_scatter", d);
+        return render("call/ireduce_scatter", d);
       default:
         break;
     }
@@ -993,7 +1006,7 @@ class CWriter {
       d.set("id", expr(id, intStyle(), at(x, "comm")));
       forEachConst(id, [&](double v) { uses_.maxCommId = std::max(uses_.maxCommId, asInt(v)); });
       uses_.commSlot = true;
-      return templates_.render("call/comm_free", d);
+      return render("call/comm_free", d);
     }
     d.set("comm", comm(x));
     if (const Expr* id = param(c, Param::NewComm)) {
@@ -1012,13 +1025,13 @@ class CWriter {
         const Expr* key = param(c, Param::Key);
         d.set("color", color ? expr(*color, colorStyle(), at(x, "color")) : "0");
         d.set("key", key ? expr(*key, intStyle(), at(x, "key")) : "0");
-        return templates_.render("call/comm_split", d);
+        return render("call/comm_split", d);
       }
       case Op::CommDup:
-        return templates_.render("call/comm_dup", d);
+        return render("call/comm_dup", d);
       case Op::CommCreate:
         d.set("group", group(x, need(c, Param::Group), "group"));
-        return templates_.render("call/comm_create", d);
+        return render("call/comm_create", d);
       default:
         return topologyCall(x, d);
     }
@@ -1059,26 +1072,26 @@ class CWriter {
       case Op::CartCreate:
         d.set("dims", intList(x, Param::Dims));
         d.set("periods", intList(x, Param::Periods));
-        return templates_.render("call/cart_create", d);
+        return render("call/cart_create", d);
       case Op::CartSub:
         d.set("remain", intList(x, Param::RemainDims));
-        return templates_.render("call/cart_sub", d);
+        return render("call/cart_sub", d);
       case Op::GraphCreate:
         d.set("index", intList(x, Param::Index));
         d.set("edges", intList(x, Param::Edges));
-        return templates_.render("call/graph_create", d);
+        return render("call/graph_create", d);
       case Op::DistGraphCreateAdjacent:
         d.set("sources", intList(x, Param::Sources));
         d.set("destinations", intList(x, Param::Destinations));
         d.set("source_weights", ones(x, Param::Sources));
         d.set("destination_weights", ones(x, Param::Destinations));
-        return templates_.render("call/dist_graph_create_adjacent", d);
+        return render("call/dist_graph_create_adjacent", d);
       case Op::DistGraphCreate:
         d.set("sources", intList(x, Param::Sources));
         d.set("degrees", intList(x, Param::Degrees));
         d.set("destinations", intList(x, Param::Destinations));
         d.set("weights", ones(x, Param::Destinations));
-        return templates_.render("call/dist_graph_create", d);
+        return render("call/dist_graph_create", d);
       case Op::CommSplitType: {
         const Expr* type = param(c, Param::Color);
         const Expr* key = param(c, Param::Key);
@@ -1090,14 +1103,14 @@ class CWriter {
                                   at(x, "type"))
                            : "MPI_COMM_TYPE_SHARED");
         d.set("key", key ? expr(*key, intStyle(), at(x, "key")) : "0");
-        return templates_.render("call/comm_split_type", d);
+        return render("call/comm_split_type", d);
       }
       case Op::CommCreateGroup:
         d.set("group", group(x, need(c, Param::Group), "group"));
         d.set("tag", scalar(x, Param::Tag, "0"));
-        return templates_.render("call/comm_create_group", d);
+        return render("call/comm_create_group", d);
       case Op::CommIdup:
-        return templates_.render("call/comm_idup", d);
+        return render("call/comm_idup", d);
       default:
         break;
     }
@@ -1110,7 +1123,7 @@ class CWriter {
       case Op::CommGroup:
         d.set("comm", comm(x));
         uses_.newGroup = true;
-        return templates_.render("call/comm_group", d);
+        return render("call/comm_group", d);
       case Op::GroupIncl:
       case Op::GroupExcl:
       case Op::GroupRangeIncl:
@@ -1134,7 +1147,7 @@ class CWriter {
         d.set("count", count ? expr(*count, intStyle(), at(x, "count")) : std::to_string(v ? v->size() / width : 0));
         d.set("group", group(x, need(c, Param::Group), "group"));
         uses_.newGroup = true;
-        return templates_.render(ranges ? "call/group_range" : "call/group_incl", d);
+        return render(ranges ? "call/group_range" : "call/group_incl", d);
       }
       case Op::GroupUnion:
       case Op::GroupIntersection:
@@ -1142,13 +1155,13 @@ class CWriter {
         d.set("group1", group(x, need(c, Param::Group1), "group1"));
         d.set("group2", group(x, need(c, Param::Group2), "group2"));
         uses_.newGroup = true;
-        return templates_.render("call/group_combine", d);
+        return render("call/group_combine", d);
       case Op::GroupFree: {
         const Expr& id = need(c, Param::Group);
         forEachConst(id, [&](double v) { uses_.maxGroupId = std::max(uses_.maxGroupId, asInt(v)); });
         d.set("id", expr(id, intStyle(), at(x, "group")));
         uses_.groupSlot = true;
-        return templates_.render("call/group_free", d);
+        return render("call/group_free", d);
       }
       default:
         break;
@@ -1191,7 +1204,7 @@ class CWriter {
     d.set("datatype", datatype(x, need(x.c, Param::Datatype), "datatype"));
   }
 
-  std::string oneSided(const CallCtx& x, mus::data& d) {
+  std::string oneSidedText(const CallCtx& x, mus::data& d) {
     const CallStmt& c = x.c;
     d.set("win", window(x));
     auto target = [&] { d.set("dest", peer(x, need(c, Param::Dest), "dest")); };
@@ -1206,15 +1219,15 @@ class CWriter {
         d.set("dispunit", unit ? expr(*unit, intStyle(), at(x, "dispunit")) : "1");
         d.set("comm", comm(x));
         (c.op == Op::WinCreate ? uses_.winCreate : uses_.winAllocate) = true;
-        return templates_.render(c.op == Op::WinCreate ? "call/win_create" : "call/win_allocate", d);
+        return render(c.op == Op::WinCreate ? "call/win_create" : "call/win_allocate", d);
       }
       case Op::WinFree:
         uses_.winFree = true;
-        return templates_.render("call/win_free", d);
+        return render("call/win_free", d);
       case Op::WinFence:
       case Op::WinLockAll:
         d.set("assert", assertion(x));
-        return templates_.render(c.op == Op::WinFence ? "call/win_fence" : "call/win_lock_all", d);
+        return render(c.op == Op::WinFence ? "call/win_fence" : "call/win_lock_all", d);
       case Op::WinLock: {
         target();
         d.set("assert", assertion(x));
@@ -1225,16 +1238,16 @@ class CWriter {
                                               }},
                                       at(x, "locktype"))
                                : "MPI_LOCK_EXCLUSIVE");
-        return templates_.render("call/win_lock", d);
+        return render("call/win_lock", d);
       }
       case Op::WinUnlock:
       case Op::WinFlush:
       case Op::WinFlushLocal:
         target();
-        return templates_.render("call/win_target", d);
+        return render("call/win_target", d);
       case Op::WinUnlockAll:
       case Op::WinFlushAll:
-        return templates_.render("call/win_sync", d);
+        return render("call/win_sync", d);
       case Op::Put:
       case Op::Get:
       case Op::Accumulate:
@@ -1243,7 +1256,7 @@ class CWriter {
         target();
         d.set("buf", c.op == Op::Get ? "recv_buf" : "send_buf");
         if (c.op == Op::Accumulate) d.set("op", reduceOp(x, need(c, Param::ReduceOp)));
-        return templates_.render(c.op == Op::Accumulate ? "call/accumulate" : "call/rma", d);
+        return render(c.op == Op::Accumulate ? "call/accumulate" : "call/rma", d);
       default:
         break;
     }
@@ -1254,7 +1267,7 @@ class CWriter {
   // benchmark opens a scratch file of its own for each (scratch_name: $TMPDIR or the working
   // directory, named after the job), deleted on close, and reads and writes the traced counts and
   // datatypes at the traced offsets, from the message buffers.
-  std::string fileIo(const CallCtx& x, mus::data& d) {
+  std::string fileIoText(const CallCtx& x, mus::data& d) {
     const CallStmt& c = x.c;
     const Expr& id = need(c, Param::File);
     forEachConst(id, [&](double v) { uses_.maxFileId = std::max(uses_.maxFileId, asInt(v)); });
@@ -1263,9 +1276,9 @@ class CWriter {
     switch (c.op) {
       case Op::FileOpen:
         d.set("comm", comm(x));
-        return templates_.render("call/file_open", d);
+        return render("call/file_open", d);
       case Op::FileClose:
-        return templates_.render("call/file_close", d);
+        return render("call/file_close", d);
       default:
         break;
     }
@@ -1275,13 +1288,13 @@ class CWriter {
     d.set("buf", write ? "send_buf" : "recv_buf");
     if (const Expr* off = param(c, Param::Offset)) {
       d.set("offset", expr(*off, {"long long", [](double v) { return fmt::format("{}LL", asInt(v)); }}, at(x, "offset")));
-      return templates_.render("call/file_io_at", d);
+      return render("call/file_io_at", d);
     }
     if (c.op == Op::FileReadAt || c.op == Op::FileWriteAt || c.op == Op::FileReadAtAll || c.op == Op::FileWriteAtAll) {
       d.set("offset", "0LL");
-      return templates_.render("call/file_io_at", d);
+      return render("call/file_io_at", d);
     }
-    return templates_.render("call/file_io", d);
+    return render("call/file_io", d);
   }
 
   // --- values ------------------------------------------------------------------------------
@@ -1309,93 +1322,104 @@ class CWriter {
             }};
   }
 
-  std::string expr(const Expr& e, const Style& style, const Scope& scope) {
-    switch (e.kind) {
-      case Expr::Kind::Const:
-        return style.leaf(e.value);
-      case Expr::Kind::RankOffset:
-        return rankOffset(peerOffset(e.offset, peerRanks_, program_.numRanks));
-      case Expr::Kind::ByRank: {
-        if (e.groups.size() != e.children.size() || e.children.empty())
-          throw std::logic_error("Expr: a choice by rank needs one value per rank group");
-        if (e.children.size() == 1) return expr(e.children.front(), style, scope);
-        // The groups partition the statement's ranks, so the group with the longest condition
-        // needs none: it is what remains.
-        std::vector<std::pair<std::string, std::size_t>> conds;
-        for (std::size_t i = 0; i < e.children.size(); ++i) conds.push_back({rankCondition(e.groups[i]), i});
-        const RankList statementRanks = peerRanks_;
-        std::stable_sort(conds.begin(), conds.end(),
-                         [](const auto& a, const auto& b) { return a.first.size() < b.first.size(); });
-        mus::data choices{mus::data::type::list};
-        for (std::size_t k = 0; k + 1 < conds.size(); ++k) {
-          mus::data c;
-          c.set("cond", conds[k].first);
-          peerRanks_ = RankList::intersect(statementRanks, e.groups[conds[k].second]);
-          c.set("value", expr(e.children[conds[k].second], style, scope));
-          choices << c;
-        }
-        mus::data d;
-        d.set("choices", choices);
-        peerRanks_ = RankList::intersect(statementRanks, e.groups[conds.back().second]);
-        d.set("otherwise", expr(e.children[conds.back().second], style, scope));
-        peerRanks_ = statementRanks;
-        return templates_.render("expr/by_rank", d);
-      }
-      case Expr::Kind::ByExecution: {
-        if (e.children.empty()) throw std::logic_error("Expr: a cycle over executions needs values");
-        if (scope.counter.empty()) throw std::logic_error("Expr: a cycle over executions outside a counted statement");
-        if (e.children.size() == 1) return expr(e.children.front(), style, scope);
-        const bool offsets = std::all_of(e.children.begin(), e.children.end(),
-                                         [](const Expr& c) { return c.kind == Expr::Kind::RankOffset; });
-        const bool constants = std::all_of(e.children.begin(), e.children.end(),
-                                           [](const Expr& c) { return c.kind == Expr::Kind::Const; });
-        // A cycle of peers is a table of offsets: signed when every one stays inside 0 … P-1
-        // for the statement's ranks, else taken modulo P and wrapped.
-        bool wrap = false;
-        for (const auto& c : e.children)
-          wrap = wrap || (offsets && peerOffset(c.offset, peerRanks_, program_.numRanks).wrap);
-        std::vector<std::string> values;
-        for (const auto& c : e.children)
-          values.push_back(!offsets ? expr(c, style, scope)
-                           : wrap   ? std::to_string(normalOffset(c.offset))
-                                    : std::to_string(peerOffset(c.offset, peerRanks_, program_.numRanks).offset));
-        const std::string type = offsets ? "int" : style.tableType;
-        const std::string joined = fmt::format("{}", fmt::join(values, ", "));
-        mus::data d;
-        d.set("counter", scope.counter);
-        d.set("n", std::to_string(e.children.size()));
-        std::string table;
-        if (scope.tables && (offsets || constants)) {
-          // Named after the parameter and declared before the call.
-          std::string base = scope.name + (offsets ? "_offsets" : "_values");
-          std::string name = base;
-          for (int k = 2; std::any_of(scope.tables->begin(), scope.tables->end(),
-                                      [&](const Table& t) { return t.name == name; });
-               ++k)
-            name = fmt::format("{}_{}", base, k);
-          scope.tables->push_back(
-              Table{offsets || style.constant ? "static const " : "const ", type, name, joined, e.children.size()});
-          d.set("table", name);
-          table = templates_.render("expr/table_entry", d);
-        } else {
-          d.set("type", type);
-          d.set("values", joined);
-          table = templates_.render("expr/by_execution", d);
-        }
-        // A cycle of peers relative to the rank: the offsets cycle, the rank is added once.
-        return offsets ? rankOffsetTable(table, wrap) : table;
-      }
-      case Expr::Kind::FirstIteration: {
-        if (e.children.size() != 2) throw std::logic_error("Expr: a first-iteration choice needs two values");
-        mus::data d;
-        d.set("var", loopVar(e.loop));
-        d.set("first", expr(e.children[0], style, scope));
-        d.set("rest", expr(e.children[1], style, scope));
-        return templates_.render("expr/first_iteration", d);
-      }
+  // C's expression printer (gen/ProgramWalker.h's ExprPrinter): constants in the style of the
+  // value, peers relative to the rank, `?:` chains over rank conditions, tables indexed by the
+  // statement's execution counter, tests of a loop variable.
+  class CExprPrinter : public ExprPrinter {
+   public:
+    CExprPrinter(CWriter& w, const Style& style, const Scope& scope) : w_(w), style_(style), scope_(scope) {}
+
+   protected:
+    std::string constant(double value) override { return style_.leaf(value); }
+
+    std::string rankOffset(std::int64_t offset) override {
+      return w_.rankOffset(peerOffset(offset, w_.peerRanks_, w_.program_.numRanks));
     }
-    throw std::logic_error("Expr: unknown kind");
-  }
+
+    std::string byRank(const Expr& e) override {
+      // The groups partition the statement's ranks, so the group with the longest condition
+      // needs none: it is what remains.
+      std::vector<std::pair<std::string, std::size_t>> conds;
+      for (std::size_t i = 0; i < e.children.size(); ++i) conds.push_back({w_.rankCondition(e.groups[i]), i});
+      std::stable_sort(conds.begin(), conds.end(),
+                       [](const auto& a, const auto& b) { return a.first.size() < b.first.size(); });
+      const RankList statementRanks = w_.peerRanks_;  // each group's peers are spelled for its ranks
+      mus::data choices{mus::data::type::list};
+      for (std::size_t k = 0; k + 1 < conds.size(); ++k) {
+        mus::data c;
+        c.set("cond", conds[k].first);
+        w_.peerRanks_ = RankList::intersect(statementRanks, e.groups[conds[k].second]);
+        c.set("value", print(e.children[conds[k].second]));
+        choices << c;
+      }
+      mus::data d;
+      d.set("choices", choices);
+      w_.peerRanks_ = RankList::intersect(statementRanks, e.groups[conds.back().second]);
+      d.set("otherwise", print(e.children[conds.back().second]));
+      w_.peerRanks_ = statementRanks;
+      return w_.render("expr/by_rank", d);
+    }
+
+    std::string byExecution(const Expr& e) override {
+      const Scope& scope = scope_;
+      if (scope.counter.empty()) throw std::logic_error("Expr: a cycle over executions outside a counted statement");
+      if (e.children.size() == 1) return print(e.children.front());
+      const bool offsets = std::all_of(e.children.begin(), e.children.end(),
+                                       [](const Expr& c) { return c.kind == Expr::Kind::RankOffset; });
+      const bool constants = std::all_of(e.children.begin(), e.children.end(),
+                                         [](const Expr& c) { return c.kind == Expr::Kind::Const; });
+      // A cycle of peers is a table of offsets: signed when every one stays inside 0 … P-1
+      // for the statement's ranks, else taken modulo P and wrapped.
+      bool wrap = false;
+      for (const auto& c : e.children)
+        wrap = wrap || (offsets && peerOffset(c.offset, w_.peerRanks_, w_.program_.numRanks).wrap);
+      std::vector<std::string> values;
+      for (const auto& c : e.children)
+        values.push_back(!offsets ? print(c)
+                         : wrap   ? std::to_string(w_.normalOffset(c.offset))
+                                  : std::to_string(peerOffset(c.offset, w_.peerRanks_, w_.program_.numRanks).offset));
+      const std::string type = offsets ? "int" : style_.tableType;
+      const std::string joined = fmt::format("{}", fmt::join(values, ", "));
+      mus::data d;
+      d.set("counter", scope.counter);
+      d.set("n", std::to_string(e.children.size()));
+      std::string table;
+      if (scope.tables && (offsets || constants)) {
+        // Named after the parameter and declared before the call.
+        std::string base = scope.name + (offsets ? "_offsets" : "_values");
+        std::string name = base;
+        for (int k = 2; std::any_of(scope.tables->begin(), scope.tables->end(),
+                                    [&](const Table& t) { return t.name == name; });
+             ++k)
+          name = fmt::format("{}_{}", base, k);
+        scope.tables->push_back(
+            Table{offsets || style_.constant ? "static const " : "const ", type, name, joined, e.children.size()});
+        d.set("table", name);
+        table = w_.render("expr/table_entry", d);
+      } else {
+        d.set("type", type);
+        d.set("values", joined);
+        table = w_.render("expr/by_execution", d);
+      }
+      // A cycle of peers relative to the rank: the offsets cycle, the rank is added once.
+      return offsets ? w_.rankOffsetTable(table, wrap) : table;
+    }
+
+    std::string firstIteration(const Expr& e) override {
+      mus::data d;
+      d.set("var", w_.loopVar(e.loop));
+      d.set("first", print(e.children[0]));
+      d.set("rest", print(e.children[1]));
+      return w_.render("expr/first_iteration", d);
+    }
+
+   private:
+    CWriter& w_;
+    const Style& style_;
+    const Scope& scope_;
+  };
+
+  std::string expr(const Expr& e, const Style& style, const Scope& scope) { return CExprPrinter(*this, style, scope).print(e); }
 
   std::int64_t normalOffset(std::int64_t off) const {
     return ((off % program_.numRanks) + program_.numRanks) % program_.numRanks;
@@ -1408,7 +1432,7 @@ class CWriter {
     d.set("plus", flag(peer.offset > 0));
     d.set("minus", flag(peer.offset < 0));
     d.set("offset", std::to_string(peer.offset < 0 ? -peer.offset : peer.offset));
-    return templates_.render("expr/rank_offset", d);
+    return render("expr/rank_offset", d);
   }
 
   // `rank + dest_offsets[calls % 2]`, or with offsets modulo P `(rank + dest_offsets[…]) % nranks`.
@@ -1417,14 +1441,14 @@ class CWriter {
     d.set("wrap", flag(wrap));
     d.set("plus", flag(true));
     d.set("offset", table);
-    return templates_.render("expr/rank_offset", d);
+    return render("expr/rank_offset", d);
   }
 
   std::string count(const CallCtx& x, const Expr* e, const std::string& name) {
     uses_.counts = true;
     mus::data d;
-    d.set("count", e ? expr(*e, intStyle(), at(x, name)) : "0");
-    return templates_.render("expr/msg_count", d);
+    d.set("count", e ? withoutParens(expr(*e, intStyle(), at(x, name))) : "0");
+    return render("expr/msg_count", d);
   }
 
   const Datatype& datatypeById(std::int64_t id, const CallStmt& c) const {
@@ -1488,16 +1512,16 @@ class CWriter {
     }
     uses_.commOf = uses_.commSlot = true;
     mus::data d;
-    d.set("id", expr(*e, intStyle(), at(x, "comm")));
-    return templates_.render("expr/comm_of", d);
+    d.set("id", withoutParens(expr(*e, intStyle(), at(x, "comm"))));
+    return render("expr/comm_of", d);
   }
 
   std::string group(const CallCtx& x, const Expr& e, const std::string& name) {
     forEachConst(e, [&](double v) { uses_.maxGroupId = std::max(uses_.maxGroupId, asInt(v)); });
     uses_.groupOf = uses_.groupSlot = true;
     mus::data d;
-    d.set("id", expr(e, intStyle(), at(x, name)));
-    return templates_.render("expr/group_of", d);
+    d.set("id", withoutParens(expr(e, intStyle(), at(x, name))));
+    return render("expr/group_of", d);
   }
 
   // A peer or root: a world rank in the model, the call's communicator's rank in MPI. The
@@ -1515,7 +1539,7 @@ class CWriter {
     mus::data d;
     d.set("comm", expr(*c, intStyle(), at(x, "comm")));
     d.set("rank", world);
-    return templates_.render("expr/comm_rank", d);
+    return render("expr/comm_rank", d);
   }
 
   // Receives may have been traced with MPI_ANY_TAG (negative).
@@ -1580,7 +1604,6 @@ class CWriter {
                                    : options_.outputName.substr(options_.outputName.find_last_of('/') + 1);
     d.set("output", commentSafe(output));
     d.set("source", commentSafe(program_.source.empty() ? "(not given)" : program_.source));
-    d.set("source_c", cStringBody(program_.source));
     d.set("origin", commentSafe(program_.origin.empty() ? "(not given)" : program_.origin));
     d.set("ranks", std::to_string(program_.numRanks));
     d.set("command", commentSafe(options_.commandLine.empty() ? "tracegen" : options_.commandLine));
@@ -1596,56 +1619,61 @@ class CWriter {
     }
     d.set("has_notes", flag(!program_.notes.empty()));
     d.set("notes", notes);
-    d.set("largest", std::to_string(std::max(uses_.largestBytes, program_.maxMessageBytes)));
 
-    d.set("uses_compute", flag(uses_.compute));
-    d.set("uses_counts", flag(uses_.counts));
-    d.set("uses_displs", flag(uses_.displs));
     d.set("status_vars", flag(uses_.status || uses_.statuses > 0));
     d.set("uses_status", flag(uses_.status));
     d.set("has_statuses", flag(uses_.statuses > 0));
     d.set("statuses", std::to_string(uses_.statuses));
 
-    d.set("requests", flag(uses_.newRequest || uses_.recentRequest));
-    d.set("uses_new_request", flag(uses_.newRequest));
-    d.set("uses_recent_request", flag(uses_.recentRequest));
-    d.set("request_lists", flag(uses_.requestLists));
-    d.set("uses_persistent", flag(uses_.persistent));
-    d.set("uses_messages", flag(uses_.messages));
-    d.set("request_arrays", flag(uses_.requestArrays));
-    d.set("uses_byte_displs", flag(uses_.byteDispls));
-    d.set("ring", std::to_string(uses_.ring));
-
+    // The runtime (gen/CRuntime.h) is the same C for every trace; the tables it keeps get
+    // their sizes from struct tracegen_trace, zero for a table the calls do not use.
+    d.set("separate", flag(options_.separateRuntime));
+    d.set("runtime", options_.separateRuntime ? std::string(kCRuntimeInclude) + "\n" : embeddedCRuntime());
+    d.set("source_name", commentSafe(sourceName()));
+    const bool requests = uses_.newRequest || uses_.recentRequest;
     const bool comms = uses_.newComm || uses_.newCommAt || uses_.commSlot || uses_.commOf || uses_.commRank;
-    d.set("comms", flag(comms));
-    d.set("comm_slots", std::to_string(std::max<std::int64_t>(uses_.maxCommId - 999, 1)));  // never % 0
-    d.set("uses_new_comm", flag(uses_.newComm));
-    d.set("uses_new_comm_at", flag(uses_.newCommAt));
-    d.set("uses_comm_slot", flag(uses_.commSlot));
-    d.set("uses_comm_of", flag(uses_.commOf));
-    d.set("uses_comm_rank", flag(uses_.commRank));
-    d.set("user_ops", flag(uses_.maxUserOp >= 1000));
-    d.set("user_op_slots", std::to_string(uses_.maxUserOp - 999));
-
     const bool groups = uses_.newGroup || uses_.groupSlot || uses_.groupOf;
-    d.set("groups", flag(groups));
-    d.set("group_slots", std::to_string(uses_.newGroup ? std::max<std::int64_t>(uses_.maxGroupId, 1999) - 999
-                                                       : uses_.maxGroupId - 999));
-    d.set("uses_new_group", flag(uses_.newGroup));
-    d.set("uses_group_slot", flag(uses_.groupSlot));
-    d.set("uses_group_of", flag(uses_.groupOf));
-
-    d.set("windows", flag(uses_.windows));
-    d.set("win_slots", std::to_string(std::max<std::int64_t>(uses_.maxWinId - 999, 1)));
-    d.set("uses_win_memory", flag(uses_.winCreate || uses_.winFree));
-    d.set("uses_win_create", flag(uses_.winCreate));
-    d.set("uses_win_allocate", flag(uses_.winAllocate));
-    d.set("uses_win_free", flag(uses_.winFree));
-    d.set("uses_win_bytes", flag(uses_.winCreate || uses_.winAllocate));
-    d.set("files", flag(uses_.files));
-    d.set("file_slots", std::to_string(std::max<std::int64_t>(uses_.maxFileId - 999, 1)));
-    d.set("bsend", flag(uses_.bsend));
-    d.set("bsend_messages", "16");
+    std::vector<std::pair<std::string, std::string>> initializers;  // `.name = value,`, comment
+    auto field = [&](const std::string& name, const std::string& value, const std::string& comment) {
+      initializers.emplace_back(fmt::format(".{} = {},", name, value), comment);
+    };
+    field("ranks", std::to_string(program_.numRanks), "");
+    field("source", "\"" + cStringBody(program_.source) + "\"", "");
+    field("largest_message_bytes", std::to_string(std::max(uses_.largestBytes, program_.maxMessageBytes)),
+          "the largest traced message");
+    if (requests) field("request_ring", std::to_string(uses_.ring), "the calls name requests up to this far back");
+    if (comms) field("comm_slots", std::to_string(std::max<std::int64_t>(uses_.maxCommId - 999, 1)), "");  // never % 0
+    if (groups)
+      field("group_slots",
+            std::to_string(uses_.newGroup ? std::max<std::int64_t>(uses_.maxGroupId, 1999) - 999 : uses_.maxGroupId - 999),
+            "");
+    if (uses_.windows) field("win_slots", std::to_string(std::max<std::int64_t>(uses_.maxWinId - 999, 1)), "");
+    if (uses_.files) field("file_slots", std::to_string(std::max<std::int64_t>(uses_.maxFileId - 999, 1)), "");
+    if (uses_.maxUserOp >= 1000) field("user_op_slots", std::to_string(uses_.maxUserOp - 999), "");
+    if (uses_.bsend)
+      field("bsend_messages", "16", "MPI_Bsend: set_up() attaches room for 16 messages");
+    if (!uses_.derived.empty()) {
+      field("type_count", std::to_string(uses_.derived.size()), "");
+      field("types", "trace_types", "");
+    }
+    std::size_t column = 0;  // the comments line up after the longest commented initializer
+    for (const auto& [text, comment] : initializers)
+      if (!comment.empty()) column = std::max(column, text.size());
+    mus::data fields{mus::data::type::list};
+    for (const auto& [text, comment] : initializers) {
+      mus::data f;
+      f.set("line", comment.empty() ? text : fmt::format("{:<{}} /* {} */", text, column, comment));
+      fields << f;
+    }
+    d.set("fields", fields);
+    mus::data helperLines{mus::data::type::list};
+    if (const auto helpers = runtimeHelpers(); !helpers.empty())
+      for (const auto& line : wrapWords(fmt::format("The calls below use these of its helpers: {}.", fmt::join(helpers, ", ")), 94)) {
+        mus::data l;
+        l.set("line", line);
+        helperLines << l;
+      }
+    d.set("helper_lines", helperLines);
 
     mus::data types{mus::data::type::list};
     for (const auto& [id, t] : uses_.derived) {
@@ -1658,11 +1686,10 @@ class CWriter {
     d.set("has_types", flag(!uses_.derived.empty()));
     d.set("types", types);
 
-
     d.set("init", wrapLines(init, kWidth));
     d.set("body", wrapLines(measured, kWidth));
     d.set("finalize", wrapLines(finalize, kWidth));
-    return collapseBlankLines(templates_.render("program", d)) + "\n";
+    return collapseBlankLines(render("program", d)) + "\n";
   }
 
   // The skeleton keeps optional blocks on lines of their own with blank lines around them;
@@ -1682,9 +1709,49 @@ class CWriter {
     return out;
   }
 
-  const Program& program_;
-  const GenOptions& options_;
-  Templates templates_;
+  // The trace file's name without its directories, for the line where the benchmark starts.
+  std::string sourceName() const {
+    if (program_.source.empty()) return "(not given)";
+    const std::size_t slash = program_.source.find_last_of('/');
+    return slash == std::string::npos || slash + 1 == program_.source.size() ? program_.source
+                                                                              : program_.source.substr(slash + 1);
+  }
+
+  // The runtime's helpers the calls use, for the comment that points a reader to them.
+  std::vector<std::string> runtimeHelpers() const {
+    std::vector<std::string> h;
+    auto add = [&](bool used, std::initializer_list<const char*> names) {
+      if (used)
+        for (const char* n : names) h.push_back(n);
+    };
+    add(uses_.compute, {"compute()"});
+    add(uses_.counts, {"msg_count()"});
+    add(uses_.displs, {"pack_displs()"});
+    add(uses_.byteDispls, {"pack_byte_displs()"});
+    add(uses_.newRequest, {"new_request()"});
+    add(uses_.recentRequest, {"recent_request()"});
+    add(uses_.requestLists, {"take_requests()", "put_back_requests()"});
+    add(uses_.requestArrays, {"request_ints()"});
+    add(uses_.persistent, {"start_request()", "take_persistent_requests()", "put_started_requests()"});
+    add(uses_.messages, {"new_message()", "next_message()", "message_found()", "oldest_message()"});
+    add(uses_.maxUserOp >= 1000, {"user_op()"});
+    add(uses_.newComm, {"new_comm()"});
+    add(uses_.newCommAt && !uses_.newComm, {"new_comm_at()"});
+    add(uses_.commSlot, {"comm_slot()"});
+    add(uses_.commOf, {"comm_of()"});
+    add(uses_.commRank, {"comm_rank()"});
+    add(uses_.newGroup, {"new_group()"});
+    add(uses_.groupSlot, {"group_slot()"});
+    add(uses_.groupOf, {"group_of()"});
+    add(uses_.windows, {"win_slot()"});
+    add(uses_.winCreate || uses_.winAllocate, {"win_bytes()"});
+    add(uses_.winAllocate, {"win_base"});
+    add(uses_.winCreate, {"win_memory_for()"});
+    add(uses_.winFree, {"win_memory_release()"});
+    add(uses_.files, {"file_slot()", "scratch_name()"});
+    return h;
+  }
+
   std::map<std::int64_t, const Datatype*> datatypes_;
   std::map<std::string, std::string> rankConditions_;  // RankList::str() -> cRankCondition
   RankList peerRanks_ = RankList::all(program_.numRanks);  // the ranks the current peer is spelled for

@@ -1,6 +1,9 @@
-# Writes a C++ file holding every file under templates/ as a string, so that tracegen is
+# Writes a C++ file holding every template file under templates/ as a string, so that tracegen is
 # self-contained. Invoked at build time with -DTEMPLATE_DIR=... -DOUTPUT=...
-file(GLOB_RECURSE templates RELATIVE ${TEMPLATE_DIR} ${TEMPLATE_DIR}/*.mustache)
+# The templates (*.mustache) and the C benchmarks' runtime (c/runtime/*.h, *.c: real C, embedded
+# as it is).
+file(GLOB_RECURSE templates RELATIVE ${TEMPLATE_DIR} ${TEMPLATE_DIR}/*.mustache ${TEMPLATE_DIR}/c/runtime/*.h
+     ${TEMPLATE_DIR}/c/runtime/*.c)
 list(SORT templates)
 set(body "// Generated from templates/ by gen/EmbedTemplates.cmake. Do not edit.\n#include <map>\n#include <stdexcept>\n#include <string>\n#include \"gen/Backend.h\"\nnamespace tracegen::gen {\nstd::string_view templateText(std::string_view path) {\n  static const std::map<std::string, std::string, std::less<>> kTemplates = {\n")
 foreach(t ${templates})

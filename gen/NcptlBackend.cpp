@@ -24,6 +24,7 @@
 // decides values, rank sets and indentation. The result is checked with ncptl/Checker.h
 // before it is returned.
 #include "gen/NcptlBackend.h"
+#include "gen/ProgramWalker.h"
 
 #include <algorithm>
 #include <cmath>
@@ -51,7 +52,6 @@ namespace {
 
 using kainjow::mustache::data;
 using kainjow::mustache::list;
-using kainjow::mustache::mustache;
 
 using ExecIndex = std::vector<std::pair<int, std::int64_t>>;
 
@@ -87,21 +87,6 @@ struct Piece {
   std::vector<std::string> stmts;
 };
 
-std::string indent(const std::string& text, int n) {
-  std::string pad(static_cast<std::size_t>(n), ' ');
-  std::string out;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    std::size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    std::string line = text.substr(start, end - start);
-    if (!line.empty()) out += pad + line;
-    if (end < text.size()) out += '\n';
-    start = end + 1;
-  }
-  return out;
-}
-
 std::string trimNewlines(std::string s) {
   while (!s.empty() && s.back() == '\n') s.pop_back();
   return s;
@@ -114,20 +99,21 @@ std::string oneLine(std::string s) {
   return s;
 }
 
-class Renderer {
+// The coNCePTuaL renderer: the program walker's hooks (gen/ProgramWalker.h) turn each statement
+// into pieces of the program (statements with their comments).
+class Renderer : public ProgramWalker {
  public:
-  Renderer(const Program& p, const GenOptions& o) : p_(p), opt_(o) {}
+  Renderer(const Program& p, const GenOptions& o) : ProgramWalker(p, o, "ncptl", false), p_(p), opt_(o) {}
 
   std::string run() {
-    if (p_.numRanks < 1) throw std::invalid_argument("the program has no ranks");
-    all_ = RankList::all(p_.numRanks);
     outstanding_ = {{all_, 0}};
     collectLoops(p_.body);
     decideTags(p_.body);
     for (const auto& n : p_.notes) note(n);
 
     std::vector<Piece> pieces;
-    for (const auto& s : p_.body) renderStmt(s, s.ranks, pieces);
+    out_ = &pieces;
+    walk(p_.body, all_);
     // Nothing may be pending at the end of the program (§3.6).
     RankList busy = busyRanks(all_);
     if (!busy.empty()) {
@@ -144,10 +130,10 @@ class Renderer {
     d.set("origin", oneLine(p_.origin.empty() ? std::string("unknown origin") : p_.origin));
     d.set("ranks", std::to_string(p_.numRanks));
     d.set("command", oneLine(opt_.commandLine.empty() ? std::string("tracegen") : opt_.commandLine));
-    list notes;
-    for (const auto& n : notes_) notes.push_back(data("text", oneLine(n)));
-    d.set("hasNotes", !notes_.empty());
-    d.set("notes", notes);
+    list noteList;
+    for (const auto& n : notes()) noteList.push_back(data("text", oneLine(n)));
+    d.set("hasNotes", !notes().empty());
+    d.set("notes", noteList);
     d.set("body", topLevel(pieces));
     return fill("program", d, false);
   }
@@ -155,14 +141,7 @@ class Renderer {
  private:
   // ----------------------------------------------------------------------- templates
   std::string fill(const std::string& name, const data& d, bool trim = true) {
-    auto it = templates_.find(name);
-    if (it == templates_.end()) {
-      mustache m{std::string(templateText("ncptl/" + name + ".mustache"))};
-      if (!m.is_valid()) throw std::logic_error("template ncptl/" + name + ": " + m.error_message());
-      m.set_custom_escape([](const std::string& s) { return s; });
-      it = templates_.emplace(name, std::move(m)).first;
-    }
-    std::string out = it->second.render(d);
+    std::string out = render(name, d);
     return trim ? trimNewlines(out) : out;
   }
 
@@ -234,19 +213,14 @@ class Renderer {
   }
 
   std::string siteOf(const Event* e) const {
-    if (!e || !p_.trace || e->site == kNoSite) return "";
-    std::string s(p_.trace->siteName(e->site));
-    for (SiteId m : e->mergedSites)
-      if (m != e->site) s += ", " + std::string(p_.trace->siteName(m));
+    const std::vector<std::string> sites = callSites(e);
+    std::string s;
+    for (std::size_t i = 0; i < sites.size(); ++i) s += (i == 0 ? "" : ", ") + sites[i];
     return oneLine(s);
   }
 
   std::string callComment(const CallStmt& c, const std::string& detail = "") {
     return fill("comment", commentData(std::string(opName(c.op)), &c, detail));
-  }
-
-  void note(const std::string& n) {
-    if (std::find(notes_.begin(), notes_.end(), n) == notes_.end()) notes_.push_back(n);
   }
 
   // ----------------------------------------------------------------------- task descriptions
@@ -436,6 +410,58 @@ class Renderer {
     }
   }
 
+  // A parameter evaluated per member (the elements of a vector collective's counts and types):
+  // its choices by execution and by first iteration become conditions, as refineOne makes them,
+  // and its choices by rank stay in the value (Expr::atExecution), evaluated per member.
+  void refineByExecution(const Case& c, const std::string& key, const Expr& e, const std::optional<ExecIndex>& index,
+                         std::vector<Case>& out) {
+    std::vector<int> loops;
+    e.firstIterationLoops(loops);
+    const std::int64_t period = index ? e.executionPeriod() : 1;
+    if (loops.size() > 8)
+      throw std::invalid_argument(
+          fmt::format("{} depends on the first iterations of more than 8 loops: too many coNCePTuaL conditions", key));
+    for (std::int64_t k = 0; k < period; ++k) {
+      for (unsigned mask = 0; mask < (1u << loops.size()); ++mask) {
+        Case d = c;
+        std::map<int, bool> first;
+        bool possible = true;
+        if (period > 1) {
+          Cond cd;
+          cd.kind = Cond::Kind::Exec;
+          cd.index = *index;
+          cd.period = period;
+          cd.residues = {k};
+          possible = addCond(d, std::move(cd));
+        }
+        for (std::size_t i = 0; i < loops.size() && possible; ++i) {
+          Cond cd;
+          cd.kind = Cond::Kind::First;
+          cd.loop = loops[i];
+          cd.first = (mask >> i) & 1u;
+          first[loops[i]] = cd.first;
+          possible = addCond(d, std::move(cd));
+        }
+        if (!possible) continue;  // this execution never happens
+        d.values[key] = e.atExecution(k, first);
+        out.push_back(std::move(d));
+      }
+    }
+  }
+  static constexpr std::int64_t kMaxCasePeriod = 4096;
+
+  // The call as the ranks of a case make it: parameters and vector elements of the case's values.
+  static CallStmt specialised(const CallStmt& c, const Case& k) {
+    CallStmt out = c;
+    for (auto& [p, v] : out.vectors)
+      for (std::size_t i = 0; i < v.size(); ++i)
+        if (auto it = k.values.find(memberKey(p, i)); it != k.values.end()) v[i] = it->second;
+    for (auto [p, key] : {std::pair{Param::Count, "count"}, std::pair{Param::Datatype, "type"}})
+      if (auto it = k.values.find(key); it != k.values.end() && out.params.count(p)) out.params[p] = it->second;
+    return out;
+  }
+  static std::string memberKey(Param p, std::size_t i) { return fmt::format("{}#{}", paramName(p), i); }
+
   // ----------------------------------------------------------------------- conditions
   // The trip count of a loop: the one being rendered, or its constant count.
   std::optional<std::int64_t> tripsOf(int loop) const {
@@ -513,9 +539,21 @@ class Renderer {
   }
 
   // Flattens named parameter expressions into cases over `ranks`.
+  // Parameters of `perMember` keep their choices by rank (refineByExecution).
   std::vector<Case> cases(const RankList& ranks, const std::vector<std::pair<std::string, const Expr*>>& params,
-                          const std::optional<ExecIndex>& index) {
+                          const std::optional<ExecIndex>& index,
+                          const std::vector<std::pair<std::string, const Expr*>>& perMember = {}) {
     std::vector<Case> cs{Case{ranks, {}, {}}};
+    for (const auto& [key, e] : perMember) {
+      if (e->perExecutionInvariant()) continue;  // evaluated per member as it is
+      // Without an execution index (or with a cycle too long to spell as conditions) the cycle
+      // is approximated, said in the header, as any value's.
+      const bool cycle = index && e->executionPeriod() <= kMaxCasePeriod;
+      const Expr x = cycle ? *e : approximate(*e, fmt::format("{} element", key.substr(0, key.find('#'))), false);
+      std::vector<Case> next;
+      for (const auto& c : cs) refineByExecution(c, key, x, cycle ? index : std::nullopt, next);
+      cs = std::move(next);
+    }
     for (const auto& [key, e] : params) {
       if (!e) continue;
       // A mean tag would match no message (the program would fail its check): tags, while the
@@ -751,14 +789,13 @@ class Renderer {
   }
 
   // ----------------------------------------------------------------------- statements
-  void renderStmt(const Stmt& s, const RankList& within, std::vector<Piece>& out) {
-    RankList ranks = RankList::intersect(s.ranks, within);
-    if (ranks.empty()) return;
-    if (s.kind == Stmt::Kind::Loop)
-      renderLoop(s, ranks, out);
-    else
-      renderCall(s.call, ranks, out);
-  }
+  std::string_view backendName() const override { return "coNCePTuaL"; }
+
+  // Where the walk puts its pieces: the program's, or the body of the loop being rendered.
+  std::vector<Piece>* out_ = nullptr;
+
+  // A loop is rendered once per trip count its ranks take (cases), its body walked each time.
+  void loop(const Stmt& s, const RankList& ranks) override { renderLoop(s, ranks, *out_); }
 
   void renderLoop(const Stmt& s, const RankList& ranks, std::vector<Piece>& out) {
     const LoopStmt& loop = s.loop;
@@ -770,7 +807,10 @@ class Renderer {
       loopStack_.push_back({loop.id, trips, loop.iterations.isConst()});
       postedInLoop_.push_back(RankList());
       std::vector<Piece> inner;
-      for (const auto& b : loop.body) renderStmt(b, c.ranks, inner);
+      std::vector<Piece>* const outer = out_;
+      out_ = &inner;
+      walk(loop.body, c.ranks);
+      out_ = outer;
       // Requests posted in the body are completed before its end (§4.8).
       RankList busy = busyRanks(RankList::intersect(postedInLoop_.back(), c.ranks));
       postedInLoop_.pop_back();
@@ -830,11 +870,6 @@ class Renderer {
     throw std::invalid_argument(fmt::format("unknown datatype id {}", id));
   }
 
-  static const Expr* param(const CallStmt& c, Param p) {
-    auto it = c.params.find(p);
-    return it == c.params.end() ? nullptr : &it->second;
-  }
-
   std::string scaledBytes(std::int64_t bytes) {
     if (bytes == 0) return "0";
     data d;
@@ -881,106 +916,128 @@ class Renderer {
     });
   }
 
-  void renderCall(const CallStmt& c, const RankList& ranks, std::vector<Piece>& out) {
-    const OpKind kind = opInfo(c.op).kind;
-    const std::optional<ExecIndex> idx = c.executionIndex ? c.executionIndex : currentIndex();
-    Piece pc;
-    std::string detail;
-    if (kind != OpKind::Init) pc.stmts = computeStmts(c, ranks, idx);
+  // The call statement being rendered: its execution index, its statements (the computation's,
+  // then the call's) and the detail of its comment.
+  struct Current {
+    std::optional<ExecIndex> idx;
+    Piece piece;
     std::vector<std::string> call;
+    std::string detail;
+  };
+  Current cur_;
+
+  void beginCall(const CallStmt& c, const RankList&) override {
+    cur_ = Current{};
+    cur_.idx = c.executionIndex ? c.executionIndex : currentIndex();
+  }
+
+  void compute(const CallStmt& c, const RankList& ranks) override {
+    if (opInfo(c.op).kind != OpKind::Init) cur_.piece.stmts = computeStmts(c, ranks, cur_.idx);
+  }
+
+  void endCall(const CallStmt& c, const RankList&) override {
+    Piece pc = std::move(cur_.piece);
+    pc.stmts.insert(pc.stmts.end(), cur_.call.begin(), cur_.call.end());
+    if (pc.stmts.empty()) return;
+    pc.comments.push_back(callComment(c, cur_.detail));
+    out_->push_back(std::move(pc));
+  }
+
+  void lifecycle(const CallStmt& c, const RankList& ranks) override {
+    if (opInfo(c.op).kind != OpKind::Init) return;  // MPI_Finalize: only the computation before it
+    cur_.call = initStmts(ranks);
+    cur_.detail = "the timed region starts here";
+  }
+
+  void pointToPoint(const CallStmt& c, const RankList& ranks) override {
+    const OpKind kind = opInfo(c.op).kind;
     switch (kind) {
-      case OpKind::Init:
-        call = initStmts(ranks);
-        detail = "the timed region starts here";
-        break;
       case OpKind::Send:
       case OpKind::Isend:
-        call = sendStmts(c, ranks, idx, kind == OpKind::Isend);
+        cur_.call = sendStmts(c, ranks, cur_.idx, kind == OpKind::Isend);
         break;
       case OpKind::Recv:
       case OpKind::Irecv:
-        call = recvStmts(c, ranks, idx, kind == OpKind::Irecv, Param::Count, Param::Datatype, Param::Tag);
+        cur_.call = recvStmts(c, ranks, cur_.idx, kind == OpKind::Irecv, Param::Count, Param::Datatype, Param::Tag);
         break;
       case OpKind::Sendrecv:
-        call = sendrecvStmts(c, ranks, idx);
+        cur_.call = sendrecvStmts(c, ranks, cur_.idx);
         break;
-      case OpKind::Wait:
-      case OpKind::WaitAll:
-        call = waitStmts(c, ranks, idx, detail);
-        break;
-      case OpKind::Collective:
-        call = collectiveStmts(c, ranks, idx, detail);
-        break;
-      case OpKind::ICollective: {
-        // coNCePTuaL has no nonblocking collectives: the blocking form at the initiating call,
-        // which keeps the communicator's order of collectives (MPI orders them by their start).
-        // Its request counts as outstanding, completed at once, so that the waits that complete
-        // it do not take another request's place (a later AWAIT, never an earlier one).
-        CallStmt blocking = c;
-        blocking.op = blockingForm(c.op);
-        call = collectiveStmts(blocking, ranks, idx, detail);
-        addRequests(ranks, 1);
-        if (detail.empty())
-          detail = fmt::format("replayed as {} here: coNCePTuaL has no nonblocking collectives", opName(blocking.op));
-        note("coNCePTuaL has no nonblocking collectives: MPI_Ibcast, MPI_Iallreduce, ... are replayed as the blocking "
-             "collective at the call that starts them (the order of a communicator's collectives stays), and the "
-             "waits that complete them find them done.");
-        break;
-      }
       case OpKind::SendInit:
       case OpKind::RecvInit:
-        // Nothing moves yet: each start replays the message (below).
+        // Nothing moves yet: each start replays the message (startStmts).
         inits_[c.event] = c;
         break;
-      case OpKind::Start:
-        call = startStmts(c, ranks, idx, detail);
-        break;
-      case OpKind::RequestFree:
-        break;  // coNCePTuaL has no requests to free: the computation before it stays
-      case OpKind::MatchedProbe:
-        probes_[c.event] = c;  // no communication (as MPI_Probe); its receive names its source
-        break;
-      case OpKind::MatchedRecv:
-        call = matchedRecvStmts(c, ranks, idx, detail);
-        break;
-      case OpKind::CommCreate:
-        if (c.op != Op::CommSplit && c.op != Op::CommDup && c.op != Op::CommCreate)
-          note(fmt::format("coNCePTuaL has no communicators or process topologies: {} is not replayed. Its "
-                           "communicator's collectives become collectives of its members' tasks and its "
-                           "neighbours' messages name them by task number (the trace's world ranks, in the "
-                           "numbering the library gave the application), the nearest equivalent.",
-                           opName(c.op)));
-        break;
-      case OpKind::Opaque:
-      case OpKind::OpaqueRequest:
-        // Generation gets here only with --skip-unknown: the computation before the call stays.
-        detail = fmt::format("{} is a call tracegen does not model: left out (--skip-unknown)", opName(c.op));
-        note("Calls tracegen does not model are left out (--skip-unknown): the computation before each stays, under a "
-             "comment naming the call.");
-        break;
-      case OpKind::Finalize:
-      case OpKind::Probe:
-      case OpKind::CommFree:
-      case OpKind::Group:
-        break;  // no communication: only the computation before it (§5.2, §5.3)
-      case OpKind::WinCollective:
-      case OpKind::Rma:
-      case OpKind::WinPassive:
-        call = oneSidedStmts(c, ranks, idx, detail);
-        break;
-      case OpKind::FileCollective:
-      case OpKind::FileIo:
-        // coNCePTuaL has no I/O: the computation before the call stays, the time inside it is
-        // not reproduced.
-        detail = fmt::format("{}: no I/O in coNCePTuaL, left as a comment", opName(c.op));
-        note("coNCePTuaL cannot express MPI-IO: file opens, reads, writes and closes leave only a comment (the "
-             "computation before each stays; the time of the I/O itself is not reproduced).");
-        break;
+      default:
+        break;  // MPI_Probe, MPI_Iprobe: no communication, only the computation before it (§5.2)
     }
-    pc.stmts.insert(pc.stmts.end(), call.begin(), call.end());
-    if (pc.stmts.empty()) return;
-    pc.comments.push_back(callComment(c, detail));
-    out.push_back(std::move(pc));
+  }
+
+  void completion(const CallStmt& c, const RankList& ranks) override {
+    cur_.call = waitStmts(c, ranks, cur_.idx, cur_.detail);
+  }
+
+  void collective(const CallStmt& c, const RankList& ranks) override {
+    cur_.call = collectiveStmts(c, ranks, cur_.idx, cur_.detail);
+  }
+
+  void nonblockingCollective(const CallStmt& c, const RankList& ranks) override {
+    // coNCePTuaL has no nonblocking collectives: the blocking form at the initiating call,
+    // which keeps the communicator's order of collectives (MPI orders them by their start).
+    // Its request counts as outstanding, completed at once, so that the waits that complete
+    // it do not take another request's place (a later AWAIT, never an earlier one).
+    CallStmt blocking = c;
+    blocking.op = blockingForm(c.op);
+    cur_.call = collectiveStmts(blocking, ranks, cur_.idx, cur_.detail);
+    addRequests(ranks, 1);
+    if (cur_.detail.empty())
+      cur_.detail = fmt::format("replayed as {} here: coNCePTuaL has no nonblocking collectives", opName(blocking.op));
+    note("coNCePTuaL has no nonblocking collectives: MPI_Ibcast, MPI_Iallreduce, ... are replayed as the blocking "
+         "collective at the call that starts them (the order of a communicator's collectives stays), and the "
+         "waits that complete them find them done.");
+  }
+
+  void communicator(const CallStmt& c, const RankList&) override {
+    // MPI_Comm_free and the group calls: no communication, only the computation before them (§5.3).
+    if (opInfo(c.op).kind != OpKind::CommCreate) return;
+    if (c.op != Op::CommSplit && c.op != Op::CommDup && c.op != Op::CommCreate)
+      note(fmt::format("coNCePTuaL has no communicators or process topologies: {} is not replayed. Its "
+                       "communicator's collectives become collectives of its members' tasks and its "
+                       "neighbours' messages name them by task number (the trace's world ranks, in the "
+                       "numbering the library gave the application), the nearest equivalent.",
+                       opName(c.op)));
+  }
+
+  void persistent(const CallStmt& c, const RankList& ranks) override {
+    // coNCePTuaL has no requests to free: MPI_Request_free leaves the computation before it.
+    if (opInfo(c.op).kind == OpKind::Start) cur_.call = startStmts(c, ranks, cur_.idx, cur_.detail);
+  }
+
+  void matchedProbe(const CallStmt& c, const RankList& ranks) override {
+    if (opInfo(c.op).kind == OpKind::MatchedProbe) {
+      probes_[c.event] = c;  // no communication (as MPI_Probe); its receive names its source
+      return;
+    }
+    cur_.call = matchedRecvStmts(c, ranks, cur_.idx, cur_.detail);
+  }
+
+  void oneSided(const CallStmt& c, const RankList& ranks) override {
+    cur_.call = oneSidedStmts(c, ranks, cur_.idx, cur_.detail);
+  }
+
+  void fileIo(const CallStmt& c, const RankList&) override {
+    // coNCePTuaL has no I/O: the computation before the call stays, the time inside it is
+    // not reproduced.
+    cur_.detail = fmt::format("{}: no I/O in coNCePTuaL, left as a comment", opName(c.op));
+    note("coNCePTuaL cannot express MPI-IO: file opens, reads, writes and closes leave only a comment (the "
+         "computation before each stays; the time of the I/O itself is not reproduced).");
+  }
+
+  void opaque(const CallStmt& c, const RankList&) override {
+    // Generation gets here only with --skip-unknown: the computation before the call stays.
+    cur_.detail = fmt::format("{} is a call tracegen does not model: left out (--skip-unknown)", opName(c.op));
+    note("Calls tracegen does not model are left out (--skip-unknown): the computation before each stays, under a "
+         "comment naming the call.");
   }
 
   // ---- one-sided communication. coNCePTuaL has no windows and no one-sided transfers; the
@@ -1409,23 +1466,9 @@ class Renderer {
     return n ? sum / static_cast<double>(n) : 0;
   }
 
-  double valueAt(const Expr& e, Rank r) const {
-    switch (e.kind) {
-      case Expr::Kind::Const: return e.value;
-      case Expr::Kind::RankOffset: return static_cast<double>(((r + e.offset) % p_.numRanks + p_.numRanks) % p_.numRanks);
-      case Expr::Kind::ByRank:
-        for (std::size_t i = 0; i < e.groups.size(); ++i)
-          if (e.groups[i].contains(r)) return valueAt(e.children[i], r);
-        return 0;
-      case Expr::Kind::ByExecution: {
-        double s = 0;
-        for (const auto& ch : e.children) s += valueAt(ch, r);
-        return e.children.empty() ? 0 : s / static_cast<double>(e.children.size());
-      }
-      case Expr::Kind::FirstIteration: return valueAt(e.children.back(), r);
-    }
-    return 0;
-  }
+  // A member's value of a case's parameter: the case's conditions have settled every choice by
+  // execution and first iteration (specialised()), so the shared evaluator needs only the rank.
+  double valueAt(const Expr& e, Rank r) const { return e.eval(r, p_.numRanks, 0, {}); }
 
   // Count times datatype size of a rank's own contribution (0 without a count).
   double scalarBytes(const CallStmt& c, Rank r) const {
@@ -1515,9 +1558,11 @@ class Renderer {
                                   {"recvcount", param(c, Param::RecvCount)},
                                   {"recvtype", param(c, Param::RecvType)},
                                   {"root", param(c, Param::Root)}},
-                                 idx);
+                                 idx, memberParams(c));
     return guarded(cs, [&](const Case& k) -> std::vector<std::string> {
       std::vector<std::string> out;
+      // Vectors and counts as this case's ranks pass them, at this case's executions.
+      const CallStmt at = specialised(c, k);
       for (const RankList& g : groupsOf(k, k.ranks, c)) {
         Rank root = *g.first();
         if (k.values.count("root")) {
@@ -1550,7 +1595,7 @@ class Renderer {
             break;
           case Op::Scatterv: {
             const auto avg = static_cast<std::int64_t>(
-                std::llround(vectorBytes(c, Param::SendCounts, Param::Datatype, root) / static_cast<double>(g.size())));
+                std::llround(vectorBytes(at, Param::SendCounts, Param::Datatype, root) / static_cast<double>(g.size())));
             s = rootToOthers(root, g, avg);
             detail = "averaged share";
             note("MPI_Scatterv is a MULTICAST of the average share from the root (§5.4).");
@@ -1568,14 +1613,14 @@ class Renderer {
             s = allToAll(g, bytes);
             break;
           case Op::Allgatherv: {
-            const auto avg = static_cast<std::int64_t>(std::llround(meanOver(g, [&](Rank r) { return scalarBytes(c, r); })));
+            const auto avg = static_cast<std::int64_t>(std::llround(meanOver(g, [&](Rank r) { return scalarBytes(at, r); })));
             s = allToAll(g, avg);
             detail = "averaged contribution";
             note("MPI_Allgatherv is a many-to-many MULTICAST of the average contribution (MPI_Alltoall, §5.4).");
             break;
           }
           case Op::Alltoallv: {
-            const double total = meanOver(g, [&](Rank r) { return vectorBytes(c, Param::SendCounts, Param::Datatype, r); }) *
+            const double total = meanOver(g, [&](Rank r) { return vectorBytes(at, Param::SendCounts, Param::Datatype, r); }) *
                                  static_cast<double>(g.size());
             const auto avg = static_cast<std::int64_t>(std::llround(total / static_cast<double>(g.size() * g.size())));
             s = allToAll(g, avg);
@@ -1585,7 +1630,7 @@ class Renderer {
           }
           case Op::Alltoallw: {
             // Per-peer counts and datatypes: the bytes a rank sends, summed over its peers.
-            const double total = meanOver(g, [&](Rank r) { return typedVectorBytes(c, r); }) * static_cast<double>(g.size());
+            const double total = meanOver(g, [&](Rank r) { return typedVectorBytes(at, r); }) * static_cast<double>(g.size());
             const auto avg = static_cast<std::int64_t>(std::llround(total / static_cast<double>(g.size() * g.size())));
             s = allToAll(g, avg);
             detail = "averaged per pair";
@@ -1596,14 +1641,14 @@ class Renderer {
             if (g.size() > 1) s = multicast(acting(g, false), singleDesc(root).text, bytes);
             break;
           case Op::Gatherv: {
-            const auto avg = static_cast<std::int64_t>(std::llround(meanOver(g, [&](Rank r) { return scalarBytes(c, r); })));
+            const auto avg = static_cast<std::int64_t>(std::llround(meanOver(g, [&](Rank r) { return scalarBytes(at, r); })));
             if (g.size() > 1) s = multicast(acting(g, false), singleDesc(root).text, avg);
             detail = "averaged contribution";
             note("MPI_Gatherv is a many-to-one MULTICAST of the average contribution (§5.4).");
             break;
           }
           case Op::ReduceScatter: {
-            std::vector<std::string> rs = reduceScatter(c, k, g);
+            std::vector<std::string> rs = reduceScatter(at, k, g);
             out.insert(out.end(), rs.begin(), rs.end());
             break;
           }
@@ -1639,6 +1684,17 @@ class Renderer {
       }
       return out;
     });
+  }
+
+  // The elements of a collective's count and type vectors that change from one execution to the
+  // next (the others are evaluated per member as they are).
+  static std::vector<std::pair<std::string, const Expr*>> memberParams(const CallStmt& c) {
+    std::vector<std::pair<std::string, const Expr*>> out;
+    for (Param p : {Param::SendCounts, Param::RecvCounts, Param::SendTypes, Param::RecvTypes})
+      if (auto it = c.vectors.find(p); it != c.vectors.end())
+        for (std::size_t i = 0; i < it->second.size(); ++i)
+          if (!it->second[i].perExecutionInvariant()) out.push_back({memberKey(p, i), &it->second[i]});
+    return out;
   }
 
   // MPI_Reduce_scatter: one REDUCE to each member (§5.4).
@@ -1709,9 +1765,6 @@ class Renderer {
 
   const Program& p_;
   const GenOptions& opt_;
-  RankList all_;
-  std::map<std::string, mustache> templates_;
-  std::vector<std::string> notes_;
   std::map<int, std::int64_t> loopTrips_;
   struct OpenLoop {
     int id;

@@ -48,9 +48,20 @@ struct Expr {
   bool isConst() const { return kind == Kind::Const; }
   // True if the value never changes from one execution to the next for a given rank.
   bool perExecutionInvariant() const;
-  // Evaluates for a rank at its k-th execution, with `firstIteration(loop)` telling whether
-  // that loop is in its first iteration. For tests and for simulations of the program.
+  // The one evaluator of expressions (gen/Program.cpp), used by the traversal, the backends and
+  // the tests: the value for a rank at its k-th execution (k from 0), with `firstIteration(loop)`
+  // telling whether that loop is in its first iteration (absent: not).
   double eval(Rank rank, Rank numRanks, std::int64_t execution, const std::map<int, bool>& firstIteration) const;
+  // The same expression at one execution: every ByExecution replaced by its choice at the k-th
+  // execution and every FirstIteration by its choice under `firstIteration` (absent: not the
+  // first), choices by rank kept. eval() of the result for any execution equals eval() of this
+  // expression at `execution`.
+  Expr atExecution(std::int64_t execution, const std::map<int, bool>& firstIteration) const;
+  // The number of executions after which the value repeats (the least common multiple of the
+  // ByExecution cycles; 1 for an invariant expression), and the loops whose first iteration it
+  // tests.
+  std::int64_t executionPeriod() const;
+  void firstIterationLoops(std::vector<int>& loops) const;
   bool operator==(const Expr&) const = default;
 };
 

@@ -65,38 +65,6 @@
 
 namespace tracegen::gen {
 
-// ---------------------------------------------------------------------------------------------
-// Expr
-
-bool Expr::perExecutionInvariant() const {
-  if (kind == Kind::ByExecution || kind == Kind::FirstIteration) return false;
-  for (const auto& c : children)
-    if (!c.perExecutionInvariant()) return false;
-  return true;
-}
-
-double Expr::eval(Rank rank, Rank numRanks, std::int64_t execution, const std::map<int, bool>& firstIteration) const {
-  switch (kind) {
-    case Kind::Const:
-      return value;
-    case Kind::RankOffset:
-      return static_cast<double>(((rank + offset) % numRanks + numRanks) % numRanks);
-    case Kind::ByRank:
-      for (std::size_t i = 0; i < groups.size(); ++i)
-        if (groups[i].contains(rank)) return children[i].eval(rank, numRanks, execution, firstIteration);
-      throw std::logic_error("Expr::eval: rank in no group");
-    case Kind::ByExecution:
-      return children[static_cast<std::size_t>(execution % static_cast<std::int64_t>(children.size()))].eval(
-          rank, numRanks, execution, firstIteration);
-    case Kind::FirstIteration: {
-      auto it = firstIteration.find(loop);
-      bool first = it != firstIteration.end() && it->second;
-      return children[first ? 0 : 1].eval(rank, numRanks, execution, firstIteration);
-    }
-  }
-  return 0;
-}
-
 namespace {
 
 // ---------------------------------------------------------------------------------------------

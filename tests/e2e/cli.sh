@@ -100,6 +100,26 @@ expect_status "uncreated communicator: C" 2 "nocomm.tgt:4: error: event 1 \(MPI_
   -- "$tracegen" "$work/nocomm.tgt" -o "$work/nocomm.c"
 expect_status "uncreated communicator: coNCePTuaL" 2 "nocomm.tgt:4: error:" -- "$tracegen" "$work/nocomm.tgt" -o "$work/nocomm.ncptl"
 check "uncreated communicator: no benchmark written" test ! -e "$work/nocomm.c"
+# --runtime (C): embedded (the default) is one file, separate writes tracegen_runtime.h and
+# tracegen_runtime.c beside the benchmark; standard output, coNCePTuaL, an output named like
+# the runtime and an unknown value are refused with exit status 2.
+ring="$src/samples/traces/ring-4.tgt"
+mkdir -p "$work/sep"
+"$tracegen" generate --help >"$work/help.txt" 2>&1
+check "generate --help names --runtime" grep -q -- "--runtime TEXT:{embedded,separate}" "$work/help.txt"
+expect_status "--runtime=embedded" 0 "" -- "$tracegen" "$ring" -o "$work/sep/embedded.c" --runtime=embedded
+check "--runtime=embedded: the runtime, then the benchmark" grep -q "^/\* ==== tracegen: benchmark of ring-4.tgt starts here ==== \*/$" "$work/sep/embedded.c"
+check "--runtime=embedded: no other file" test ! -e "$work/sep/tracegen_runtime.h"
+expect_status "--runtime=separate" 0 "" -- "$tracegen" "$ring" -o "$work/sep/bench.c" --runtime=separate
+check "--runtime=separate writes the runtime" test -f "$work/sep/tracegen_runtime.h" -a -f "$work/sep/tracegen_runtime.c"
+check "--runtime=separate: bench.c includes it" grep -q '^#include "tracegen_runtime.h"$' "$work/sep/bench.c"
+check "--runtime=separate: the build line" grep -q "mpicc -std=c11 -O2 -o bench bench.c tracegen_runtime.c" "$work/sep/bench.c"
+expect_status "--runtime=separate to standard output" 2 "give -o FILE.c" -- "$tracegen" "$ring" --emit c -o - --runtime=separate
+expect_status "--runtime=separate for coNCePTuaL" 2 "for C benchmarks" -- "$tracegen" "$ring" -o "$work/sep/b.ncptl" --runtime=separate
+expect_status "--runtime=separate named like the runtime" 2 "name the benchmark otherwise" \
+  -- "$tracegen" "$ring" -o "$work/sep/tracegen_runtime.c" --runtime=separate
+expect_status "--runtime=bogus" 2 "bogus not in" -- "$tracegen" "$ring" -o "$work/sep/x.c" --runtime=bogus
+check "--runtime refusals write nothing" test ! -e "$work/sep/b.ncptl" -a ! -e "$work/sep/x.c"
 for f in "$src"/tests/data/malformed/*; do
   [ -e "$f" ] || continue
   expect_status "malformed $(basename "$f")" 2 "$(basename "$f"):[0-9]+: error:" -- "$tracegen" inspect "$f"

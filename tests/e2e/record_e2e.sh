@@ -17,6 +17,10 @@
 #       `tracegen compare` finds two recordings of the same run identical (status 0) and one of
 #       a run with one more timestep different (status 1, naming the operation); exits 77
 #       (skipped) while the command line has no `compare` yet
+#   record_e2e.sh ... roundtrip TRACEGEN APP NP
+#       records APP, generates its C benchmark, runs it under the recorder and compares the two
+#       recordings (TRACEGEN_E2E_RUNTIME=separate: generated with --runtime=separate and built
+#       from bench.c and tracegen_runtime.c)
 #   record_e2e.sh ... fortran-onesided TRACEGEN
 #       records samples/apps/rma_f (Fortran one-sided calls and MPI-IO) on 2 ranks: the calls and
 #       bytes are recorded, and its C benchmark makes the same calls and bytes
@@ -160,10 +164,21 @@ case $mode in
     t0=$(date +%s.%N)
     record "$np" "$app" "$work/app.trace" "${a[@]}" || exit 1
     t1=$(date +%s.%N)
-    "$tracegen" "$work/app.trace" -o "$work/bench.c" 2>"$work/gen.err" ||
+    # TRACEGEN_E2E_RUNTIME=separate: the runtime as tracegen_runtime.h and tracegen_runtime.c
+    # beside bench.c, which includes the header; both are compiled
+    runtime=${TRACEGEN_E2E_RUNTIME:-embedded}
+    "$tracegen" "$work/app.trace" -o "$work/bench.c" --runtime="$runtime" 2>"$work/gen.err" ||
       { echo "FAIL: tracegen could not generate a benchmark from $app"; cat "$work/gen.err"; exit 1; }
-    mpicc -std=c11 -O2 -Wall -Wextra -Werror -o "$work/bench" "$work/bench.c" ||
-      { echo "FAIL: the benchmark of $app does not compile"; exit 1; }
+    sources=("$work/bench.c")
+    if [ "$runtime" = separate ]; then
+      [ -f "$work/tracegen_runtime.h" ] && [ -f "$work/tracegen_runtime.c" ] ||
+        { echo "FAIL: --runtime=separate did not write tracegen_runtime.h and tracegen_runtime.c"; ls "$work"; exit 1; }
+      grep -q '^#include "tracegen_runtime.h"$' "$work/bench.c" && ! grep -q '^void compute(double us)$' "$work/bench.c" ||
+        { echo "FAIL: bench.c does not include the separate runtime, or holds it"; exit 1; }
+      sources+=("$work/tracegen_runtime.c")
+    fi
+    mpicc -std=c11 -O2 -Wall -Wextra -Werror -o "$work/bench" "${sources[@]}" ||
+      { echo "FAIL: the benchmark of $app does not compile ($runtime runtime)"; exit 1; }
     t2=$(date +%s.%N)
     timeout 300 mpiexec --oversubscribe -n "$np" env LD_PRELOAD="$recorder" TRACEGEN_OUTPUT="$work/bench.trace" \
       "$work/bench" >"$work/bench.out" 2>&1 || { echo "FAIL: the benchmark of $app failed"; cat "$work/bench.out"; exit 1; }

@@ -247,6 +247,42 @@ TEST(NcptlBackend, CollectivesOnTheWorld) {
   EXPECT_HAS(r, "MPI_Alltoallv is a many-to-many MULTICAST of the average");
 }
 
+TEST(NcptlBackend, VectorCountsThatCycleOverExecutionsAreCycledNotAveraged) {
+  // MPI_Gatherv in a loop of 4 whose receive counts alternate 4, 12 per member: the
+  // contribution is 32 bytes on even iterations and 96 on odd ones (before: always the mean, 64).
+  std::vector<Expr> counts(4, byExec({c(4), c(12)}));
+  Stmt g = call(Op::Gatherv, kAll4,
+                {{Param::Comm, c(kCommWorld)}, {Param::Count, byExec({c(4), c(12)})}, {Param::Datatype, c(kDouble)},
+                 {Param::Root, c(0)}},
+                c(0), {{Param::RecvCounts, counts}});
+  g.call.executionIndex = std::vector<std::pair<int, std::int64_t>>{{3, 1}};
+  // MPI_Alltoallv whose send counts are 8 per peer in the first iteration and 2 afterwards.
+  Stmt a = call(Op::Alltoallv, kAll4, {{Param::Comm, c(kCommWorld)}, {Param::Count, c(1)}, {Param::Datatype, c(kChar)}},
+                c(0), {{Param::SendCounts, std::vector<Expr>(4, first(3, c(8), c(2)))}});
+  Rendered r = render(program(4, {loop(3, 4, kAll4, {g, a})}));
+  EXPECT_VALID(r);
+  EXPECT_HAS(r, "FOR EACH i3 IN {0, ..., 3} {");
+  EXPECT_HAS(r, "ALL TASKS MULTICAST A 32*msg_scale/100 BYTE MESSAGE TO TASK 0");
+  EXPECT_HAS(r, "ALL TASKS MULTICAST A 96*msg_scale/100 BYTE MESSAGE TO TASK 0");
+  EXPECT_FALSE(has(r.text, "64*msg_scale/100")) << r.text;
+  EXPECT_HAS(r, "IF i3 = 0 THEN {\n    ALL TASKS MULTICAST A 8*msg_scale/100 BYTE MESSAGE TO ALL OTHER TASKS\n"
+                "  } OTHERWISE {\n    ALL TASKS MULTICAST A 2*msg_scale/100 BYTE MESSAGE TO ALL OTHER TASKS\n  }");
+  EXPECT_FALSE(has(r.text, "is replaced by its mean")) << r.text;
+}
+
+TEST(NcptlBackend, VectorCountsWithoutALoopIndexAreApproximatedWithANote) {
+  // The inner loop runs 2, 3, 2 iterations: no execution index, so the cycling receive counts
+  // are replaced by their mean, and the header says which values.
+  Stmt g = call(Op::Allgatherv, kAll4, {{Param::Comm, c(kCommWorld)}, {Param::Count, c(4)}, {Param::Datatype, c(kChar)}},
+                c(0), {{Param::RecvCounts, std::vector<Expr>(4, byExec({c(4), c(12)}))}});
+  Stmt inner = loop(1, 2, kAll4, {g});
+  inner.loop.iterations = byExec({c(2), c(3)});
+  Rendered r = render(program(4, {loop(0, 3, kAll4, {inner})}));
+  EXPECT_VALID(r);
+  EXPECT_HAS(r, "A recvcounts element that changes from one execution to the next");
+  EXPECT_HAS(r, "is replaced by its mean");
+}
+
 TEST(NcptlBackend, SubCommunicatorCollectivesPerInstance) {
   // Row communicators of a 2x2 grid: one barrier, reduction and broadcast per row.
   Rendered r = render(program(4, {

@@ -304,7 +304,7 @@ TEST(NonblockingCollective, CBackendStartsThemWithRequests) {
   EXPECT_TRUE(contains(c, "MPI_Iallreduce(send_buf, recv_buf, ")) << c;
   EXPECT_TRUE(contains(c, "MPI_Iallgather(send_buf, ")) << c;
   // Vector forms: the counts live with the request until it completes.
-  EXPECT_TRUE(contains(c, "static int *request_ints(")) << c;
+  EXPECT_TRUE(contains(c, "\nint *request_ints(")) << c;  // the runtime, embedded
   EXPECT_TRUE(contains(c, "MPI_Igatherv(send_buf, ")) << c;
   EXPECT_TRUE(contains(c, "int *sendcounts = request_ints(req, 0, 4,")) << c;
   EXPECT_TRUE(contains(c, "MPI_Ialltoallv(send_buf, sendcounts, sdispls, ")) << c;

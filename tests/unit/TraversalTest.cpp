@@ -323,3 +323,38 @@ TEST(Traversal, FragmentIsGeneratedBetweenInitAndFinalize) {
   EXPECT_EQ(p.body.back().call.op, Op::Finalize);
   EXPECT_EQ(p.body[1].kind, Stmt::Kind::Loop);
 }
+
+// ---- the one evaluator of expressions (gen/Program.cpp)
+
+TEST(ExprEval, CyclesOverExecutionsAndChoosesByRankAndFirstIteration) {
+  using gen::Expr;
+  // Ranks 0-1: offsets +1, +3 cycling per execution; ranks 2-3: 7 in the first iteration of
+  // loop 5, 9 afterwards.
+  const Expr e = Expr::byRank({RankList::progression(0, 2), RankList::progression(2, 2)},
+                              {Expr::byExecution({Expr::rankOffset(1), Expr::rankOffset(3)}),
+                               Expr::firstIteration(5, Expr::constant(7), Expr::constant(9))});
+  EXPECT_EQ(e.eval(0, 4, 0, {}), 1);
+  EXPECT_EQ(e.eval(0, 4, 1, {}), 3);
+  EXPECT_EQ(e.eval(1, 4, 5, {}), 0);  // (1 + 3) mod 4
+  EXPECT_EQ(e.eval(2, 4, 0, {{5, true}}), 7);
+  EXPECT_EQ(e.eval(3, 4, 0, {{5, false}}), 9);
+  EXPECT_EQ(e.eval(3, 4, 0, {}), 9);  // a loop not named is not in its first iteration
+  EXPECT_EQ(e.executionPeriod(), 2);
+  std::vector<int> loops;
+  e.firstIterationLoops(loops);
+  EXPECT_EQ(loops, std::vector<int>{5});
+  EXPECT_FALSE(e.perExecutionInvariant());
+  // atExecution settles the execution and keeps the choice by rank; its value is eval's.
+  for (std::int64_t k = 0; k < 4; ++k)
+    for (bool f : {true, false}) {
+      const Expr at = e.atExecution(k, {{5, f}});
+      EXPECT_TRUE(at.perExecutionInvariant());
+      EXPECT_EQ(at.kind, Expr::Kind::ByRank);
+      for (Rank r = 0; r < 4; ++r) EXPECT_EQ(at.eval(r, 4, 0, {}), e.eval(r, 4, k, {{5, f}})) << r << " " << k;
+    }
+  EXPECT_EQ(Expr::byExecution({Expr::constant(1), Expr::byExecution({Expr::constant(2), Expr::constant(3),
+                                                                     Expr::constant(4)})})
+                .executionPeriod(),
+            6);
+  EXPECT_THROW(Expr::byRank({RankList::single(0)}, {Expr::constant(1)}).eval(1, 4, 0, {}), std::logic_error);
+}

@@ -3,12 +3,14 @@
 // Reads the trace, runs the lowering pipeline, builds the program with the shared traversal
 // and renders it with the backend the output's extension (or --emit) selects.
 #include <chrono>
+#include <filesystem>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <iostream>
 #include <set>
 
 #include "gen/Backend.h"
+#include "gen/CRuntime.h"
 #include "gen/Traversal.h"
 #include "ir/Limits.h"
 #include "passes/PassManager.h"
@@ -19,6 +21,7 @@ namespace tracegen {
 namespace {
 struct GenerateArgs {
   std::string input, output, emit;
+  std::string runtime = "embedded";  // C: --runtime=embedded|separate
   PipelineOptions pipeline;
   bool timing = false;
   bool skipUnknown = false;
@@ -34,6 +37,26 @@ std::string backendFor(const std::string& output, const std::string& emit) {
   throw std::invalid_argument(fmt::format(
       "cannot tell the output language from '{}': name it .c or .ncptl, or give --emit c|ncptl", output));
 }
+
+// --runtime=separate: tracegen_runtime.h and tracegen_runtime.c beside the benchmark.
+void checkRuntimeOption(const GenerateArgs& args, const std::string& language) {
+  if (args.runtime != "separate") return;
+  if (language != "c")
+    throw std::invalid_argument(fmt::format("--runtime=separate is for C benchmarks, not {}", language));
+  if (args.output == "-")
+    throw std::invalid_argument(
+        "--runtime=separate writes tracegen_runtime.h and tracegen_runtime.c beside the benchmark: give -o FILE.c, "
+        "not standard output");
+  for (const auto& file : gen::cRuntimeFiles())
+    if (std::filesystem::path(args.output).filename() == file.name)
+      throw std::invalid_argument(fmt::format(
+          "--runtime=separate writes the runtime as {} beside the benchmark: name the benchmark otherwise", file.name));
+}
+
+void writeSeparateRuntime(const std::string& output) {
+  const std::filesystem::path dir = std::filesystem::path(output).parent_path();
+  for (const auto& file : gen::cRuntimeFiles()) writeOutput((dir / file.name).string(), std::string(file.text));
+}
 }  // namespace
 
 void registerGenerateCommand(CLI::App& app, CommandAction& run, std::string commandLine) {
@@ -47,6 +70,12 @@ void registerGenerateCommand(CLI::App& app, CommandAction& run, std::string comm
       ->required();
   cmd->add_option("--emit", args.emit, "output language, overriding the extension")
       ->check(CLI::IsMember(gen::backendNames()));
+  cmd->add_option("--runtime", args.runtime,
+                  "C: 'embedded' (default) starts the benchmark with the runtime it shares with every other "
+                  "(clock, computation, options, buffers, request and communicator tables), one file; "
+                  "'separate' writes that runtime as tracegen_runtime.h and tracegen_runtime.c beside the "
+                  "benchmark, which includes the header (build: mpicc bench.c tracegen_runtime.c)")
+      ->check(CLI::IsMember({"embedded", "separate"}));
   cmd->add_flag("--time", args.timing, "print how long generation took, to stderr");
   cmd->add_flag("--skip-unknown", args.skipUnknown,
                 "leave a comment in place of each call tracegen records but does not model (opaque events) "
@@ -58,6 +87,7 @@ void registerGenerateCommand(CLI::App& app, CommandAction& run, std::string comm
       std::string language = backendFor(args.output, args.emit);
       auto backend = gen::createBackend(language);
       if (!backend) throw std::invalid_argument(fmt::format("no backend '{}'", language));
+      checkRuntimeOption(args, language);
       PassContext ctx;
       Trace trace = readAndLower(args.input, args.pipeline, ctx);
       // A backend reads peers in world numbering and compute times as numbers: without them it
@@ -92,7 +122,9 @@ void registerGenerateCommand(CLI::App& app, CommandAction& run, std::string comm
       }
       for (const auto& w : ctx.warnings) program.notes.push_back("Warning while lowering: " + w);
       gen::GenOptions options{invocation, args.output};
+      options.separateRuntime = args.runtime == "separate";
       writeOutput(args.output, backend->render(program, options));
+      if (options.separateRuntime) writeSeparateRuntime(args.output);
       if (args.timing)
         std::cerr << fmt::format("tracegen: generated {} in {:.3f} s\n", args.output,
                                  std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());

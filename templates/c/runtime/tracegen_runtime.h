@@ -1,0 +1,162 @@
+/*
+ * tracegen_runtime.h: the runtime of the C+MPI benchmarks tracegen generates.
+ *
+ * A benchmark is its trace's MPI calls (the file tracegen writes) over this runtime: the clock
+ * and the spin that stands for computation, the command-line options, the message buffers,
+ * the tables that name requests, communicators, groups, windows and files as the trace names
+ * them, and the start-up and end of the measured region. It is the same C11 + MPI-3 for every
+ * trace; what differs per trace (ranks, largest message, how many slots each table needs, the
+ * derived datatypes) the benchmark passes to set_up() in a struct tracegen_trace.
+ *
+ * tracegen puts the runtime at the top of the benchmark it writes (`--runtime=embedded`, the
+ * default), or writes it beside the benchmark as tracegen_runtime.h and tracegen_runtime.c
+ * (`--runtime=separate`); then build both:
+ *   mpicc -std=c11 -O2 -o bench bench.c tracegen_runtime.c
+ *
+ * The runtime's own MPI calls (set-up, datatypes, timing, completing what the trace left
+ * open) go to the PMPI_ entry points, so that a profiling tool sees only the trace's calls.
+ * The helpers keep the short names the generated calls use (compute, msg_count,
+ * new_request, comm_of, ...).
+ */
+#ifndef TRACEGEN_RUNTIME_H
+#define TRACEGEN_RUNTIME_H
+
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L /* clock_gettime; before any system header */
+#endif
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdlib.h>
+
+/* --- What the runtime needs to know of the trace ------------------------------------------ */
+
+/* A datatype of the trace that is not predefined in MPI: set_up() makes it contiguous bytes of
+   the traced size in the benchmark's variable, finish() frees it. */
+struct tracegen_type {
+  MPI_Datatype *handle;
+  int bytes;
+};
+
+/* The trace, as the benchmark describes it to set_up(). A table of zero slots is one the trace
+   does not use; its helpers must then not be called. */
+struct tracegen_trace {
+  int ranks;                       /* the benchmark runs on exactly as many */
+  const char *source;              /* the trace file, for --help */
+  long long largest_message_bytes; /* send_buf and recv_buf hold one message this large */
+  int request_ring;                /* requests: how far back the trace names them */
+  int comm_slots;                  /* communicators the application created */
+  int group_slots;                 /* groups the application created */
+  int win_slots;                   /* one-sided windows */
+  int file_slots;                  /* MPI-IO files */
+  int user_op_slots;               /* user-defined reduction operators */
+  int bsend_messages;              /* MPI_Bsend: the attached buffer holds this many messages */
+  int type_count;
+  const struct tracegen_type *types;
+};
+
+/* --- The run: options, buffers, the measured region ------------------------------------- */
+
+extern int rank;               /* in MPI_COMM_WORLD */
+extern int nranks;             /* size of MPI_COMM_WORLD, the trace's ranks */
+extern double compute_percent; /* --compute-scale */
+extern double msg_percent;     /* --msg-scale */
+
+/* Message buffers, allocated once for the largest traced message scaled by --msg-scale: sends
+   read send_buf, receives write recv_buf. Their contents do not matter. */
+extern char *send_buf, *recv_buf;
+
+/* After MPI_Init: parses the options (every rank the same command line, so every rank reaches
+   the same verdict), checks the number of ranks, allocates the buffers and the tables, makes
+   the trace's datatypes, attaches MPI_Bsend's buffer. */
+void set_up(int argc, char **argv, const struct tracegen_trace *trace);
+
+/* The end of the measured region, before MPI_Finalize: completes what the trace left open,
+   releases what set_up() made, and rank 0 prints `elapsed: <s> s` of the slowest rank. */
+void finish(double start_us);
+
+/* --- Time: the clock and the computation ------------------------------------------------- */
+
+/* Microseconds on the monotonic clock. */
+double now_us(void);
+
+/* The application's computation before a call: `us` traced microseconds scaled by
+   --compute-scale, spent busy-waiting on the monotonic clock. */
+void compute(double us);
+
+/* --- Message sizes ------------------------------------------------------------------------ */
+
+/* A traced element count scaled by --msg-scale, rounded down, at least 0. */
+int msg_count(long long count);
+
+/* Displacements that lay the blocks of a vector collective out one after the other, in
+   elements (pack_displs) or, for MPI_Alltoallw, in bytes (pack_byte_displs). */
+void pack_displs(int n, const int *counts, int *displs);
+void pack_byte_displs(int n, const int *counts, const MPI_Datatype *types, int *displs);
+
+/* --- Requests: the recency ring ----------------------------------------------------------- */
+
+/* The slot for the request a request-creating call is about to make. */
+MPI_Request *new_request(void);
+
+/* The request of the rank's k-th most recent request-creating call (trace offset 10000 - k);
+   recent_request(0) is MPI_REQUEST_NULL. */
+MPI_Request *recent_request(int k);
+
+/* The count and displacement arrays (which 0 to 3) and the datatype arrays (which 0 or 1) of
+   a nonblocking vector collective, kept with its request's slot until the request completes;
+   filled with `values` unless that is NULL. */
+int *request_ints(const MPI_Request *slot, int which, int n, const int *values);
+MPI_Datatype *request_types(const MPI_Request *slot, int which, int n, const MPI_Datatype *values);
+
+/* Waits and tests on several requests: the requests by recency into the call's array, and the
+   results back into the ring. */
+void take_requests(int n, const int *recency, MPI_Request *requests);
+void put_back_requests(int n, const int *recency, const MPI_Request *requests);
+
+/* Persistent requests: MPI_Start starts the request start_request(k) moves to a new slot;
+   MPI_Startall takes its requests first and puts them, started, back in order. */
+MPI_Request *start_request(int k);
+void take_persistent_requests(int n, const int *recency, MPI_Request *requests);
+void put_started_requests(int n, const MPI_Request *requests);
+
+/* --- Matched probes ----------------------------------------------------------------------- */
+
+/* MPI_Mprobe keeps its message in new_message(); MPI_Improbe fills next_message() and calls
+   message_found() when it found one; MPI_Mrecv and MPI_Imrecv take oldest_message(). */
+MPI_Message *new_message(void);
+MPI_Message *next_message(void);
+void message_found(void);
+MPI_Message *oldest_message(void);
+
+/* --- Reduction operators ------------------------------------------------------------------ */
+
+/* User-defined operator k (the trace's 1000 + k), made on first use. */
+MPI_Op user_op(int k);
+
+/* --- Communicators and groups, by the trace's numbers ------------------------------------- */
+
+MPI_Comm *new_comm(void);        /* the handle of the rank's next communicator */
+MPI_Comm *new_comm_at(int id);   /* the handle for communicator `id` (0: none kept) */
+MPI_Comm *comm_slot(int id);     /* communicator `id` (1000 and up) */
+MPI_Comm comm_of(int id);        /* communicator `id`, or a predefined one (0, 1, 2) */
+int comm_rank(int id, int world_rank); /* a world rank's rank in communicator `id` */
+
+MPI_Group *new_group(void);      /* the handle of the rank's next group */
+MPI_Group *group_slot(int id);   /* group `id` (1000 and up) */
+MPI_Group group_of(int id);      /* group `id`, MPI_GROUP_NULL below 1000 */
+
+/* --- One-sided windows -------------------------------------------------------------------- */
+
+extern void *win_base; /* MPI_Win_allocate's memory (the library's) */
+MPI_Win *win_slot(int id);
+MPI_Aint win_bytes(long long bytes);              /* a window's size under --msg-scale */
+void *win_memory_for(int id, long long bytes);    /* MPI_Win_create's memory for window `id` */
+void win_memory_release(int id);                  /* after MPI_Win_free */
+
+/* --- MPI-IO files ------------------------------------------------------------------------- */
+
+MPI_File *file_slot(int id);
+const char *scratch_name(int id, MPI_Comm comm); /* the scratch file standing for file `id` */
+
+#endif /* TRACEGEN_RUNTIME_H */

@@ -1,0 +1,147 @@
+// The C benchmarks' runtime (templates/c/runtime/, gen/CRuntime.h): real C11 + MPI-3 that
+// compiles on its own with -Wall -Wextra -Werror (and -pedantic, -Wmissing-prototypes: every
+// function it exports is declared in its header) under Open MPI's mpicc and MPICH's header;
+// the embedded form (one file: the runtime, then the line where the benchmark starts) and the
+// separate one (bench.c including tracegen_runtime.h) carry the same trace part, and both
+// build. Running a separate-runtime benchmark and counting its calls is the e2e test
+// roundtrip_separate_* (tests/e2e/record_e2e.sh).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include "tests/unit/CompileC.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include "gen/Backend.h"
+#include "gen/CRuntime.h"
+#include "gen/Traversal.h"
+#include "io/Readers.h"
+#include "passes/PassManager.h"
+
+using namespace tracegen;
+using namespace tracegen::gen;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kWarnings = "-std=c11 -Wall -Wextra -Werror -pedantic -Wmissing-prototypes -Wstrict-prototypes -O2";
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// A directory of its own for one test's files, removed afterwards.
+struct ScratchDir {
+  fs::path path;
+  explicit ScratchDir(const std::string& tag)
+      : path(fs::temp_directory_path() / ("tracegen-runtime-" + tag + "-" + std::to_string(::getpid()))) {
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~ScratchDir() { fs::remove_all(path); }
+  void write(const std::string& name, std::string_view text) const { std::ofstream(path / name) << text; }
+};
+
+// Runs `command` in `dir`; its output, empty when it succeeded.
+std::string run(const ScratchDir& dir, const std::string& command) {
+  const fs::path log = dir.path / "log.txt";
+  const std::string cmd = "cd " + dir.path.string() + " && " + command + " > " + log.string() + " 2>&1";
+  if (const int status = std::system(cmd.c_str()); status != 0) {
+    std::ifstream in(log);
+    std::string output(std::istreambuf_iterator<char>(in), {});
+    return output.empty() ? "exit status " + std::to_string(status) : output;
+  }
+  return "";
+}
+
+bool haveMpicc() { return std::system("command -v mpicc > /dev/null 2>&1") == 0; }
+
+void writeRuntime(const ScratchDir& dir) {
+  for (const auto& file : cRuntimeFiles()) dir.write(std::string(file.name), file.text);
+}
+
+// Compiles (-c) each of `files` in `dir` under Open MPI's mpicc and under MPICH's header.
+void expectCompileUnderBothMpis(const ScratchDir& dir, const std::vector<std::string>& files) {
+  for (const auto& f : files) {
+    if (haveMpicc()) {
+      EXPECT_EQ(run(dir, std::string("mpicc ") + kWarnings + " -c " + f), "") << f << " (Open MPI)";
+    }
+    if (const std::string mpich = tracegen::testing::mpichInclude(); !mpich.empty()) {
+      EXPECT_EQ(run(dir, std::string("cc ") + kWarnings + " -I" + mpich + " -c " + f), "") << f << " (MPICH)";
+    }
+  }
+}
+
+std::string generate(bool separate) {
+  const std::string path = std::string(TRACEGEN_SOURCE_DIR) + "/samples/traces/waitsome-2.tgt";
+  Trace t = readTraceFile(path);
+  PassContext ctx;
+  ctx.fileName = path;
+  PassManager(defaultPipeline()).run(t, ctx);
+  const Program p = buildProgram(t, "samples/traces/waitsome-2.tgt");
+  GenOptions options{"tracegen samples/traces/waitsome-2.tgt -o bench.c", "bench.c"};
+  options.separateRuntime = separate;
+  return createBackend("c")->render(p, options);
+}
+
+constexpr const char* kMarker = "/* ==== tracegen: benchmark of waitsome-2.tgt starts here ==== */\n";
+
+}  // namespace
+
+TEST(CRuntime, IsRealCThatCompilesOnItsOwn) {
+  const auto files = cRuntimeFiles();
+  ASSERT_EQ(files.size(), 2u);
+  EXPECT_EQ(files[0].name, "tracegen_runtime.h");
+  EXPECT_EQ(files[1].name, "tracegen_runtime.c");
+  // No template syntax: the compiler sees all of it.
+  for (const auto& f : files) EXPECT_FALSE(contains(std::string(f.text), "{{")) << f.name;
+  ScratchDir dir("standalone");
+  writeRuntime(dir);
+  // The header alone, and the source.
+  dir.write("header_only.c", "#include \"tracegen_runtime.h\"\n");
+  expectCompileUnderBothMpis(dir, {"tracegen_runtime.c", "header_only.c"});
+}
+
+TEST(CRuntime, EmbeddedIsTheRuntimeThenTheBenchmark) {
+  const std::string c = generate(false);
+  const std::string runtime = embeddedCRuntime();
+  const auto files = cRuntimeFiles();
+  // The file's comment, the runtime's text as it is (header, then source), the marked line.
+  const std::size_t at = c.find(runtime);
+  ASSERT_NE(at, std::string::npos);
+  EXPECT_EQ(c.find(std::string(files[0].text)), at);
+  EXPECT_EQ(c.rfind(" */\n\n", at), at - 5) << "the benchmark's comment comes first";
+  EXPECT_EQ(c.find(kMarker), at + runtime.size() + 1) << "the trace's part starts right after the runtime";
+  EXPECT_FALSE(contains(c, std::string(kCRuntimeInclude)));
+  EXPECT_TRUE(contains(c, " *   mpicc -std=c11 -O2 -o bench bench.c\n"));
+  // After the marker: the trace, the statuses, main; no runtime function is defined there.
+  const std::string part = c.substr(c.find(kMarker));
+  EXPECT_TRUE(contains(part, "static const struct tracegen_trace trace = {\n  .ranks = 2,\n"));
+  EXPECT_TRUE(contains(part, "  .request_ring = ")) << part;
+  EXPECT_TRUE(contains(part, "set_up(argc, argv, &trace);"));
+  EXPECT_FALSE(contains(part, "void compute(double us)"));
+  ScratchDir dir("embedded");
+  dir.write("bench.c", c);
+  expectCompileUnderBothMpis(dir, {"bench.c"});
+}
+
+TEST(CRuntime, SeparateIncludesTheHeaderAndBuildsWithTheSource) {
+  const std::string c = generate(true);
+  const std::string include = std::string(kCRuntimeInclude) + "\n";
+  ASSERT_TRUE(contains(c, " */\n\n" + include + "\n" + kMarker));
+  EXPECT_FALSE(contains(c, "void compute(double us)"));
+  EXPECT_TRUE(contains(c, " *   mpicc -std=c11 -O2 -o bench bench.c tracegen_runtime.c\n"));
+  // The trace's part is the embedded file's, word for word.
+  const std::string embedded = generate(false);
+  EXPECT_EQ(c.substr(c.find(kMarker)), embedded.substr(embedded.find(kMarker)));
+  ScratchDir dir("separate");
+  writeRuntime(dir);
+  dir.write("bench.c", c);
+  expectCompileUnderBothMpis(dir, {"bench.c", "tracegen_runtime.c"});
+  if (haveMpicc()) {
+    EXPECT_EQ(run(dir, "mpicc -std=c11 -O2 -o bench bench.c tracegen_runtime.c"), "");
+  }
+}
