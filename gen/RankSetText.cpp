@@ -241,6 +241,7 @@ std::string cForEach(const RankList& input, Rank numRanks, std::string_view var,
 
 PeerOffset peerOffset(std::int64_t offset, const RankList& ranks, Rank numRanks) {
   const Rank p = numRanks;
+  if (p <= 0) return PeerOffset{offset, false};  // no ranks: nothing to reduce (backends refuse it)
   const std::int64_t o = ((offset % p) + p) % p;
   PeerOffset out;
   if (o == 0) return out;
