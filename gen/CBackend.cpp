@@ -218,6 +218,13 @@ bool hasByExecution(const Expr& e) {
   return std::any_of(e.children.begin(), e.children.end(), hasByExecution);
 }
 
+// `e` with every constant multiplied by `factor` (times; peers and counts are never scaled).
+Expr scaledConsts(Expr e, double factor) {
+  if (e.kind == Expr::Kind::Const) e.value *= factor;
+  for (auto& c : e.children) c = scaledConsts(std::move(c), factor);
+  return e;
+}
+
 template <typename F>
 void forEachConst(const Expr& e, F&& f) {
   if (e.kind == Expr::Kind::Const) f(e.value);
@@ -485,6 +492,7 @@ class CWriter : public ProgramWalker {
     std::string counter;
     std::vector<Table> tables;
     mus::data inner;
+    std::string pollCompute;  // a polling test's computation per poll (see pollsPerExecution)
   };
   std::unique_ptr<Current> cur_;
   CallCtx ctx(const CallStmt& c) { return CallCtx{c, cur_->counter, &cur_->tables}; }
@@ -510,7 +518,39 @@ class CWriter : public ProgramWalker {
     });
     uses_.compute = true;
     const CallCtx x = ctx(c);
+    // A test that polled: the recorded computation before it spans all its polls (the failed
+    // ones are folded into the success, docs/recording.md "Failed polls"), and much of it is
+    // the polling loop waiting for a message. Replayed whole before the first poll, that wait
+    // would become computation on top of the benchmark's own wait; so it is spread over the
+    // polls instead, one share before each, and the benchmark polls as long as its message
+    // takes: the application's polling loop, paced as the application paced it.
+    if (const double polls = pollsPerExecution(c); polls > 1) {
+      cur_->pollCompute =
+          withoutParens(expr(scaledConsts(c.computeUs, 1 / polls), computeStyle(), at(x, "compute_us")));
+      return;
+    }
     cur_->inner.set("compute", withoutParens(expr(c.computeUs, computeStyle(), at(x, "compute_us"))));
+  }
+
+  // Calls per recorded execution of a test that the benchmark polls until it succeeds: 1 plus
+  // the mean number of failed polls folded into each execution (over its ranks and
+  // executions), or 1 for every other call.
+  double pollsPerExecution(const CallStmt& c) const {
+    if (c.op != Op::Test && c.op != Op::Testany && c.op != Op::Testall) return 1;
+    if (program_.origin.rfind("scalatrace", 0) == 0 || !c.event) return 1;  // tests made once
+    const ParamValues* failed = c.event->param(Param::Failed);
+    if (!failed) return 1;
+    double sum = 0, weight = 0;
+    for (const ValueGroup& g : failed->groups) {
+      if (g.values.empty()) continue;
+      double mean = 0;
+      for (auto v : g.values) mean += static_cast<double>(v);
+      mean /= static_cast<double>(g.values.size());
+      const auto n = static_cast<double>(g.ranks.size());
+      sum += n * mean;
+      weight += n;
+    }
+    return weight > 0 ? 1 + sum / weight : 1;
   }
 
   void endCall(const CallStmt& c, const RankList&) override {
@@ -669,6 +709,7 @@ class CWriter : public ProgramWalker {
     const bool once = program_.origin.rfind("scalatrace", 0) == 0;
     d.set("until", once ? std::string("0") : std::string(condition));
     d.set("poll", flag(!once));
+    if (cur_ && !cur_->pollCompute.empty()) d.set("poll_compute", cur_->pollCompute);
   }
 
   std::string waitOne(const CallCtx& x, mus::data& d) {

@@ -1,0 +1,47 @@
+// The C backend's replay of polling tests (MPI_Test, MPI_Testany, MPI_Testall that the
+// application called until they succeeded): the recorded computation before a successful test
+// spans all its polls, so the benchmark spreads it over its own polls instead of spinning it
+// all before the first one (docs/c-backend.md, "Polling").
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "gen/Backend.h"
+#include "gen/Traversal.h"
+#include "io/Readers.h"
+#include "passes/PassManager.h"
+#include "tests/unit/CompileC.h"
+#include "tests/unit/TraceTestHelpers.h"
+
+namespace tracegen {
+namespace {
+
+using testing::contains;
+
+// samples/apps/polling recorded on 2 ranks (`polling 2 64`): event 3, an MPI_Testany, folded
+// 9 failed polls into its success on rank 0 and 1 on rank 1, after 67.8 us of computation on
+// average; event 4, an MPI_Test that always succeeded at once (`failed 0`).
+std::string generated() {
+  const std::string file = testing::dataPath("polling/polling-2.tgt");
+  Trace t = readTraceFile(file);
+  PassContext ctx;
+  ctx.fileName = file;
+  PassManager(defaultPipeline()).run(t, ctx);
+  const gen::Program p = gen::buildProgram(t, file);
+  return gen::createBackend("c")->render(p, gen::GenOptions{"tracegen polling-2.tgt -o b.c", "b.c"});
+}
+
+TEST(PollingReplay, ComputationIsSpreadOverThePollsOfATestThatPolled) {
+  const std::string c = generated();
+  // 67.8 us over 1 + (9 + 1) / 2 = 6 polls per success.
+  EXPECT_TRUE(contains(c, "    do {\n      compute(11.275);\n      MPI_Testany(1, requests, &index, &flag, &status);\n"
+                          "    } while (!flag);"))
+      << c;
+  EXPECT_FALSE(contains(c, "compute(67.8")) << c;
+  // A test that never failed keeps its computation before it and polls as before.
+  EXPECT_TRUE(contains(c, "compute(2.44);\n")) << c;
+  testing::expectCompilesUnderBothMpis(c, "polling");
+}
+
+}  // namespace
+}  // namespace tracegen
