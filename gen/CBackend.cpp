@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "gen/Backends.h"
+#include "gen/RankSetText.h"
 #include "gen/CRuntime.h"
 #include "gen/ProgramWalker.h"
 #include "ir/Limits.h"
@@ -388,10 +389,11 @@ class CWriter : public ProgramWalker {
   }
 
   std::string rankCondition(const RankList& ranks) {
-    auto it = program_.rankExprs.find(ranks.str());
-    if (it != program_.rankExprs.end()) return it->second.c;
-    auto [pos, inserted] = extraRankExprs_.try_emplace(ranks.str());
-    if (inserted) pos->second = rankExpr(ranks, program_.numRanks).c;
+    auto [pos, inserted] = rankConditions_.try_emplace(ranks.str());
+    if (inserted) {
+      auto it = program_.rankShapes.find(pos->first);
+      pos->second = cRankCondition(it != program_.rankShapes.end() ? it->second : rankShape(ranks, program_.numRanks));
+    }
     return pos->second;
   }
 
@@ -496,7 +498,8 @@ class CWriter : public ProgramWalker {
   CallCtx ctx(const CallStmt& c) { return CallCtx{c, cur_->counter, &cur_->tables}; }
   void setCall(const std::string& text) { cur_->inner.set("call", text); }
 
-  void beginCall(const CallStmt& c, const RankList&) override {
+  void beginCall(const CallStmt& c, const RankList& ranks) override {
+    peerRanks_ = ranks;  // peers are spelled for the ranks that execute the call
     bool cycles = hasByExecution(c.computeUs);
     for (const auto& [p, e] : c.params) cycles = cycles || hasByExecution(e);
     for (const auto& [p, v] : c.vectors)
@@ -1371,7 +1374,7 @@ class CWriter : public ProgramWalker {
     std::string constant(double value) override { return style_.leaf(value); }
 
     std::string rankOffset(std::int64_t offset) override {
-      return w_.rankOffset(std::to_string(w_.normalOffset(offset)), w_.normalOffset(offset) == 0);
+      return w_.rankOffset(peerOffset(offset, w_.peerRanks_, w_.program_.numRanks));
     }
 
     std::string byRank(const Expr& e) override {
@@ -1381,16 +1384,20 @@ class CWriter : public ProgramWalker {
       for (std::size_t i = 0; i < e.children.size(); ++i) conds.push_back({w_.rankCondition(e.groups[i]), i});
       std::stable_sort(conds.begin(), conds.end(),
                        [](const auto& a, const auto& b) { return a.first.size() < b.first.size(); });
+      const RankList statementRanks = w_.peerRanks_;  // each group's peers are spelled for its ranks
       mus::data choices{mus::data::type::list};
       for (std::size_t k = 0; k + 1 < conds.size(); ++k) {
         mus::data c;
         c.set("cond", conds[k].first);
+        w_.peerRanks_ = RankList::intersect(statementRanks, e.groups[conds[k].second]);
         c.set("value", print(e.children[conds[k].second]));
         choices << c;
       }
       mus::data d;
       d.set("choices", choices);
+      w_.peerRanks_ = RankList::intersect(statementRanks, e.groups[conds.back().second]);
       d.set("otherwise", print(e.children[conds.back().second]));
+      w_.peerRanks_ = statementRanks;
       return w_.render("expr/by_rank", d);
     }
 
@@ -1402,9 +1409,16 @@ class CWriter : public ProgramWalker {
                                        [](const Expr& c) { return c.kind == Expr::Kind::RankOffset; });
       const bool constants = std::all_of(e.children.begin(), e.children.end(),
                                          [](const Expr& c) { return c.kind == Expr::Kind::Const; });
+      // A cycle of peers is a table of offsets: signed when every one stays inside 0 … P-1
+      // for the statement's ranks, else taken modulo P and wrapped.
+      bool wrap = false;
+      for (const auto& c : e.children)
+        wrap = wrap || (offsets && peerOffset(c.offset, w_.peerRanks_, w_.program_.numRanks).wrap);
       std::vector<std::string> values;
       for (const auto& c : e.children)
-        values.push_back(offsets ? std::to_string(w_.normalOffset(c.offset)) : print(c));
+        values.push_back(!offsets ? print(c)
+                         : wrap   ? std::to_string(w_.normalOffset(c.offset))
+                                  : std::to_string(peerOffset(c.offset, w_.peerRanks_, w_.program_.numRanks).offset));
       const std::string type = offsets ? "int" : style_.tableType;
       const std::string joined = fmt::format("{}", fmt::join(values, ", "));
       mus::data d;
@@ -1429,7 +1443,7 @@ class CWriter : public ProgramWalker {
         table = w_.render("expr/by_execution", d);
       }
       // A cycle of peers relative to the rank: the offsets cycle, the rank is added once.
-      return offsets ? w_.rankOffset(table, false) : table;
+      return offsets ? w_.rankOffsetTable(table, wrap) : table;
     }
 
     std::string firstIteration(const Expr& e) override {
@@ -1452,10 +1466,22 @@ class CWriter : public ProgramWalker {
     return ((off % program_.numRanks) + program_.numRanks) % program_.numRanks;
   }
 
-  std::string rankOffset(const std::string& offset, bool zero) {
-    if (zero) return "rank";
+  // `rank`, `rank - 1`, `rank + 4`, `(rank + 1) % nranks`, `(rank + nranks - 1) % nranks`.
+  std::string rankOffset(const PeerOffset& peer) {
     mus::data d;
-    d.set("offset", offset);
+    d.set("wrap", flag(peer.wrap));
+    d.set("plus", flag(peer.offset > 0));
+    d.set("minus", flag(peer.offset < 0));
+    d.set("offset", std::to_string(peer.offset < 0 ? -peer.offset : peer.offset));
+    return render("expr/rank_offset", d);
+  }
+
+  // `rank + dest_offsets[calls % 2]`, or with offsets modulo P `(rank + dest_offsets[…]) % nranks`.
+  std::string rankOffsetTable(const std::string& table, bool wrap) {
+    mus::data d;
+    d.set("wrap", flag(wrap));
+    d.set("plus", flag(true));
+    d.set("offset", table);
     return render("expr/rank_offset", d);
   }
 
@@ -1768,7 +1794,8 @@ class CWriter : public ProgramWalker {
   }
 
   std::map<std::int64_t, const Datatype*> datatypes_;
-  std::map<std::string, std::string> extraRankExprs_;
+  std::map<std::string, std::string> rankConditions_;  // RankList::str() -> cRankCondition
+  RankList peerRanks_ = RankList::all(program_.numRanks);  // the ranks the current peer is spelled for
   Uses uses_;
 };
 

@@ -1,7 +1,7 @@
 // The coNCePTuaL backend: Program (gen/Program.h) -> coNCePTuaL 1.5 for the c_mpi backend.
 //
 // Algorithm. The program is walked in order; every statement keeps its rank set, which is
-// written as the shortest task description (passes/RankRanges.h). A call statement becomes
+// written as the shortest task description (gen/RankSetText.h). A call statement becomes
 // its computation (`COMPUTES FOR n*compute_scale/100 MICROSECONDS`) followed by the call's
 // lowering (language reference §5.2-5.4): point-to-point sends and receives as separate
 // statements at their own ranks (`SENDS … TO UNSUSPECTING TASK d`, `RECEIVES … FROM TASK s`),
@@ -43,6 +43,7 @@
 #include "ir/Checked.h"
 #include "ir/Limits.h"
 #include "ir/RankCursor.h"
+#include "gen/RankSetText.h"
 #include "passes/RankRanges.h"
 
 namespace tracegen::gen {
@@ -223,7 +224,7 @@ class Renderer : public ProgramWalker {
   }
 
   // ----------------------------------------------------------------------- task descriptions
-  // rankExpr's text in our spelling: keywords upper case, names as they are.
+  // ncptlTasks's text in our spelling: keywords upper case, names as they are.
   static std::string upcaseKeywords(const std::string& text) {
     ncptl::LexResult lr = ncptl::lex(text);
     std::string out = text;
@@ -250,7 +251,7 @@ class Renderer : public ProgramWalker {
     RankExprOptions o;
     o.taskVar = "t";
     o.bindVariable = bindVar;
-    return described(rankExpr(r, p_.numRanks, o));
+    return described(r, o);
   }
 
   // A target (TO side of SENDS/MULTICASTS, receivers of RECEIVES), where ALL TASKS is
@@ -261,14 +262,24 @@ class Renderer : public ProgramWalker {
     o.taskVar = var;
     o.target = true;
     o.bindVariable = bindVar;
-    return described(rankExpr(r, p_.numRanks, o));
+    return described(r, o);
   }
 
-  Desc described(const RankExpr& e) {
+  Desc described(const RankList& r, const RankExprOptions& o) {
+    const RankShape& shape = shapeOf(r);
     data d;
     d.set("described", true);
-    d.set("text", upcaseKeywords(e.ncptl));
-    return {fill("tasks", d), e.kind == "single" && e.ncptl.rfind("task ", 0) == 0};
+    d.set("text", upcaseKeywords(ncptlTasks(shape, o)));
+    return {fill("tasks", d), ncptlSingleTask(shape, o)};
+  }
+
+  // The rank-ranges pass's shape of a set, or one found here for sets the pass did not see.
+  const RankShape& shapeOf(const RankList& r) {
+    const std::string key = r.str();
+    if (auto it = p_.rankShapes.find(key); it != p_.rankShapes.end()) return it->second;
+    auto it = shapes_.find(key);
+    if (it == shapes_.end()) it = shapes_.emplace(key, rankShape(r, p_.numRanks)).first;
+    return it->second;
   }
 
   Desc singleDesc(Rank r) {
@@ -286,17 +297,12 @@ class Renderer : public ProgramWalker {
 
   // `t+1`, `t-2`, `(t+3) MOD num_tasks`: the partner at `offset` from the ranks `r`.
   std::string peerOffset(std::int64_t offset, const RankList& r) {
-    const Rank p = p_.numRanks;
-    offset = ((offset % p) + p) % p;
-    // Prefer the direction that stays inside 0 … P-1 for every rank (no MOD needed), then the
-    // shorter one.
-    auto fits = [&](std::int64_t o) { return *r.first() + o >= 0 && *r.last() + o < p; };
-    std::int64_t signedOff = offset > p / 2 ? offset - p : offset;
-    const std::int64_t other = signedOff > 0 ? signedOff - p : signedOff + p;
-    if (!fits(signedOff) && offset != 0 && fits(other)) signedOff = other;
-    const bool inRange = fits(signedOff);
+    // The direction that stays inside 0 … P-1 for every rank (no MOD needed), else the
+    // shorter one, wrapped: (t+1) MOD num_tasks, (t+num_tasks-1) MOD num_tasks.
+    const PeerOffset peer = gen::peerOffset(offset, r, p_.numRanks);
+    const std::int64_t signedOff = peer.offset;
     data d;
-    d.set("wrap", !inRange);
+    d.set("wrap", peer.wrap);
     d.set("var", "t");
     d.set("plus", signedOff > 0);
     d.set("minus", signedOff < 0);
@@ -1768,6 +1774,7 @@ class Renderer : public ProgramWalker {
   std::vector<OpenLoop> loopStack_;
   std::set<int> usedLoops_;
   std::vector<std::pair<RankList, std::int64_t>> outstanding_;
+  std::map<std::string, RankShape> shapes_;  // RankList::str() -> shape, for sets the pass did not see
   std::vector<RankList> postedInLoop_;
   bool useTags_ = true;
   // Persistent requests: the init calls rendered so far, and the init events of each start.

@@ -23,7 +23,8 @@ namespace tracegen::gen {
 struct Expr {
   enum class Kind {
     Const,           // value
-    RankOffset,      // (rank + offset) mod numRanks: a peer stored relative to the caller
+    RankOffset,      // (rank + offset) mod numRanks: a peer stored relative to the caller (spelled per
+                     // statement: gen/RankSetText.h peerOffset)
     ByRank,          // children[i] for the ranks of groups[i] (the groups partition the statement's ranks)
     ByExecution,     // children[k mod n] at the statement's k-th execution by the rank (k from 0)
     FirstIteration,  // children[0] in the first iteration of loop `loop` (its variable is 0), else children[1]
@@ -113,7 +114,7 @@ struct Program {
   std::vector<Communicator> comms;  // every communicator used; ids as in the trace
   std::vector<Stmt> body;           // MPI_Init first, MPI_Finalize last
   std::vector<std::string> notes;   // said in the generated program's header
-  std::unordered_map<std::string, RankExpr> rankExprs;  // RankList::str() -> task expressions
+  std::unordered_map<std::string, RankShape> rankShapes;  // RankList::str() -> shape (ir/RankShape.h)
   const Trace* trace = nullptr;     // for call-site names
   int loops = 0;                    // number of LoopStmts
   std::int64_t maxMessageBytes = 0; // largest single message (send or receive) of any call

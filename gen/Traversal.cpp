@@ -676,7 +676,7 @@ class ProgramWriter {
  private:
   void noteRanks(const RankList& r) {
     std::string key = r.str();
-    if (!program_.rankExprs.count(key)) program_.rankExprs.emplace(key, rankExpr(r, trace_.numRanks));
+    if (!program_.rankShapes.count(key)) program_.rankShapes.emplace(key, rankShape(r, trace_.numRanks));
   }
 
   CallStmt call(const Node& n, const std::vector<std::pair<int, std::int64_t>>* loops) {
@@ -902,7 +902,7 @@ Program buildProgram(const Trace& trace, const std::string& source, const Receiv
   p.datatypes = trace.datatypes;
   p.comms = trace.comms;
   p.trace = &trace;
-  p.rankExprs = trace.rankExprs;
+  p.rankShapes = trace.rankShapes;
 
   Builder builder(trace);
   std::vector<Node> merged;

@@ -19,6 +19,7 @@
 
 #include "ir/Ops.h"
 #include "ir/RankList.h"
+#include "ir/RankShape.h"
 
 namespace tracegen {
 
@@ -94,14 +95,6 @@ struct ComputeTime {
   SiteId after = kNoSite;
   double us = 0;
   bool operator==(const ComputeTime&) const = default;
-};
-
-// A rank set written as a task expression, set by the rank-ranges pass.
-struct RankExpr {
-  std::string kind;   // all, single, progression, block, union, complement, list
-  std::string ncptl;  // coNCePTuaL task description, e.g. `tasks t such that t MOD 2 = 1`
-  std::string c;      // C predicate over `rank`, e.g. `rank % 2 == 1`
-  bool operator==(const RankExpr&) const = default;
 };
 
 struct Event {
@@ -188,9 +181,9 @@ struct Trace {
   std::vector<Datatype> datatypes;
   std::vector<Communicator> comms;
   std::vector<Event> events;
-  // Task expressions of the rank sets in the trace, keyed by RankList::str(); derived data,
-  // filled by the rank-ranges pass and not written to the text format.
-  std::unordered_map<std::string, RankExpr> rankExprs;
+  // Shapes of the rank sets in the trace (ir/RankShape.h), keyed by RankList::str(); derived
+  // data, filled by the rank-ranges pass and not written to the text format.
+  std::unordered_map<std::string, RankShape> rankShapes;
   // What the reader completed or guessed (a fragment given MPI_Init/MPI_Finalize), as
   // `file:line: what`; the pipeline reports them with the passes' warnings. Not compared.
   std::vector<std::string> warnings;

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <fmt/format.h>
+#include <map>
 #include <ostream>
 #include <stdexcept>
 
@@ -10,6 +11,18 @@
 #include "passes/Registry.h"
 
 namespace tracegen {
+
+namespace {
+
+// The rank-ranges pass's shapes (not part of the text format), as comments in ascending order
+// of their sets: `# rank-shape <1 0 {4 2}> = progression of 8: rank mod 2 = 0  [parts 0+(4x2)]`.
+void printRankShapes(const Trace& trace, std::ostream& out) {
+  std::map<std::string, const RankShape*> sorted;
+  for (const auto& [key, shape] : trace.rankShapes) sorted.emplace(key, &shape);
+  for (const auto& [key, shape] : sorted) out << fmt::format("# rank-shape {} = {}\n", key, shape->str());
+}
+
+}  // namespace
 
 std::string_view propertyName(IrProperty p) {
   switch (p) {
@@ -122,6 +135,7 @@ void PassManager::run(Trace& trace, PassContext& ctx) {
     if (print && printOut_) {
       *printOut_ << fmt::format("# *** IR dump after {} ***\n", name);
       writeTracegenText(trace, *printOut_);
+      printRankShapes(trace, *printOut_);
     }
   }
 }

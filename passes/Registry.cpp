@@ -110,7 +110,7 @@ void verifyAfterPass(const Trace& trace, PassContext& ctx, const std::string& pa
   }
   if (holds.has(IrProperty::RankSetsNamed))
     forEachRankSet(trace, [&](const RankList& ranks) {
-      if (!trace.rankExprs.count(ranks.str()))
+      if (!trace.rankShapes.count(ranks.str()))
         throw broke(IrProperty::RankSetsNamed, fmt::format("rank set {} has no shape", ranks.pretty()));
     });
 }

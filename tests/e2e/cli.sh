@@ -63,6 +63,8 @@ done
 lu="$data/scalatrace2-npb-td-lu-A-4.trace"
 expect_status "lower --stats" 0 "resolve-comms" -- "$tracegen" lower "$lu" --stats -o "$work/l.tgt"
 expect_status "lower --print-after=all" 0 "IR dump after" -- "$tracegen" lower "$lu" --print-after=all -o "$work/l.tgt"
+# rank-ranges leaves shapes in the IR (kind and predicate, no C or coNCePTuaL text).
+expect_status "lower --print-after=rank-ranges" 0 "^# rank-shape .* = all of 4: true" -- "$tracegen" lower "$lu" --print-after=rank-ranges -o "$work/l.tgt"
 expect_status "lower --passes" 0 "" -- "$tracegen" lower "$lu" --passes=resolve-comms -o -
 expect_status "unknown pass" 2 "unknown pass 'bogus'" -- "$tracegen" lower "$lu" --passes=bogus -o -
 expect_status "top-level --passes" 2 "unknown pass" -- "$tracegen" --passes=bogus "$lu" -o "$work/x.c"

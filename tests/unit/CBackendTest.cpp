@@ -23,6 +23,7 @@
 
 #include "gen/Backend.h"
 #include "gen/Backends.h"
+#include "gen/RankSetText.h"
 #include "gen/Traversal.h"
 #include "io/Readers.h"
 #include "passes/PassManager.h"
@@ -341,13 +342,14 @@ TEST(CBackend, ExpressionsRender) {
   const std::string c = render(b.program(std::move(body)));
 
   EXPECT_TRUE(contains(c, "MPI_Send(send_buf, msg_count(1024), MPI_DOUBLE, (rank + 1) % nranks, 7, MPI_COMM_WORLD);"));
-  EXPECT_TRUE(contains(c, "MPI_Send(send_buf, msg_count(100), MPI_DOUBLE, (rank + 3) % nranks, 7, MPI_COMM_WORLD);"));
+  // A peer one rank down on every rank wraps as `- 1`, not `+ 3`.
+  EXPECT_TRUE(contains(c, "MPI_Send(send_buf, msg_count(100), MPI_DOUBLE, (rank + nranks - 1) % nranks, 7, MPI_COMM_WORLD);"));
   EXPECT_TRUE(contains(c, "MPI_Send(send_buf, msg_count(100), MPI_DOUBLE, rank, 7, MPI_COMM_WORLD);"));
-  // The shorter condition is tested; the other group is what remains.
-  const std::string evenC = rankExpr(even, 4).c, oddC = rankExpr(odd, 4).c;
+  // The shorter condition is tested; the other group is what remains. Each group's peer is
+  // spelled for that group: rank + 1 stays inside 0 … 3 for {0, 2}, rank - 1 for {1, 3}.
+  const std::string evenC = cRankCondition(rankShape(even, 4)), oddC = cRankCondition(rankShape(odd, 4));
   const bool evenFirst = evenC.size() <= oddC.size();
-  EXPECT_TRUE(contains(c, evenFirst ? "(" + evenC + " ? (rank + 1) % nranks : (rank + 3) % nranks)"
-                                    : "(" + oddC + " ? (rank + 3) % nranks : (rank + 1) % nranks)"))
+  EXPECT_TRUE(contains(c, evenFirst ? "(" + evenC + " ? rank + 1 : rank - 1)" : "(" + oddC + " ? rank - 1 : rank + 1)"))
       << c;
   // Cycles: the statement's own execution counter indexes tables named after the parameter.
   EXPECT_TRUE(contains(c, "static long calls = 0;"));
@@ -381,6 +383,31 @@ TEST(CBackend, ExpressionsRender) {
   EXPECT_FALSE(contains(c, "msg_count((")) << c;
   EXPECT_TRUE(contains(c, "  .largest_message_bytes = 8192,"));  // 1024 doubles
   expectCompiles(c, "expressions");
+}
+
+// Peers are spelled for the ranks of their statement: a signed offset when rank + offset stays
+// inside 0 … P-1 for every one of them, else wrapped with the offset of smallest magnitude.
+TEST(CBackend, PeersAreSpelledForTheStatementsRanks) {
+  Builder b(8);
+  const RankList middle = RankList::progression(1, 6), low = RankList::progression(0, 5);
+  std::vector<Stmt> s;
+  s.push_back(b.call(Op::Send, p2p(Param::Dest, Off(1), 11), {}, C(0), middle));
+  s.push_back(b.call(Op::Send, p2p(Param::Dest, Off(7), 12), {}, C(0), middle));
+  s.push_back(b.call(Op::Send, p2p(Param::Dest, Off(3), 13), {}, C(0), low));
+  s.push_back(b.call(Op::Send, p2p(Param::Dest, Off(5), 14)));
+  s.push_back(b.call(Op::Send, p2p(Param::Dest, Off(4), 15)));
+  s.push_back(b.call(Op::Send, p2p(Param::Dest, Off(-8), 16)));
+  s.push_back(b.call(Op::Send, p2p(Param::Dest, byExecution({Off(1), Off(-1)}), 17), {}, C(0), middle));
+  const std::string c = render(b.program(std::move(s)));
+  EXPECT_TRUE(contains(c, "msg_count(11), MPI_DOUBLE, rank + 1, 7,")) << c;
+  EXPECT_TRUE(contains(c, "msg_count(12), MPI_DOUBLE, rank - 1, 7,")) << c;
+  EXPECT_TRUE(contains(c, "msg_count(13), MPI_DOUBLE, rank + 3, 7,")) << c;
+  EXPECT_TRUE(contains(c, "msg_count(14), MPI_DOUBLE, (rank + nranks - 3) % nranks, 7,")) << c;
+  EXPECT_TRUE(contains(c, "msg_count(15), MPI_DOUBLE, (rank + 4) % nranks, 7,")) << c;  // a tie: positive
+  EXPECT_TRUE(contains(c, "msg_count(16), MPI_DOUBLE, rank, 7,")) << c;
+  EXPECT_TRUE(contains(c, "static const int dest_offsets[2] = { 1, -1 };")) << c;
+  EXPECT_TRUE(contains(c, "msg_count(17), MPI_DOUBLE, rank + dest_offsets[calls % 2], 7,")) << c;
+  tracegen::testing::expectCompilesUnderBothMpis(c, "peers");
 }
 
 TEST(CBackend, HeaderSaysWhereItCameFrom) {
@@ -471,7 +498,7 @@ TEST(CBackend, ProcNullPeersAndRanksOutsideACreatedCommunicator) {
   s.push_back(b.call(Op::CommFree, {{Param::Comm, C(1000)}}, {}, C(0), evens));
   const std::string c = render(b.program(std::move(s)));
   EXPECT_TRUE(contains(c, "MPI_Send(send_buf, msg_count(100), MPI_DOUBLE, MPI_PROC_NULL, 7, MPI_COMM_WORLD);")) << c;
-  EXPECT_TRUE(contains(c, "(rank % 2 == 0 ? MPI_PROC_NULL : (rank + 3) % nranks)")) << c;
+  EXPECT_TRUE(contains(c, "(rank % 2 == 0 ? MPI_PROC_NULL : rank - 1)")) << c;
   EXPECT_TRUE(contains(c, "comm_rank(1000, MPI_PROC_NULL)")) << c;
   EXPECT_TRUE(contains(c, "new_comm_at((rank % 2 == 0 ? 1000 : 0))")) << c;
   EXPECT_TRUE(contains(c, "if (id == 0)\n    return &no_comm;")) << c;

@@ -149,7 +149,7 @@ TEST(NcptlBackend, NonblockingRingAwaitsAfterTheLastWait) {
   EXPECT_VALID(r);
   EXPECT_HAS(r, "FOR 10 REPETITIONS {");
   EXPECT_HAS(r, "ALL TASKS t ASYNCHRONOUSLY SEND A 16*msg_scale/100 BYTE MESSAGE TO UNSUSPECTING TASK (t+1) MOD num_tasks");
-  EXPECT_HAS(r, "ASYNCHRONOUSLY RECEIVE A 16*msg_scale/100 BYTE MESSAGE FROM TASK (t-1) MOD num_tasks");
+  EXPECT_HAS(r, "ASYNCHRONOUSLY RECEIVE A 16*msg_scale/100 BYTE MESSAGE FROM TASK (t+num_tasks-1) MOD num_tasks");
   std::size_t n = 0;
   for (std::size_t p = r.text.find("AWAIT COMPLETION"); p != std::string::npos; p = r.text.find("AWAIT COMPLETION", p + 1)) ++n;
   EXPECT_EQ(n, 1u) << r.text;
@@ -204,7 +204,7 @@ TEST(NcptlBackend, SendrecvIsAsyncPairPlusAwait) {
                                         {Param::RecvTag, c(0)}})}));
   EXPECT_VALID(r);
   EXPECT_HAS(r, "ALL TASKS t ASYNCHRONOUSLY SEND A 16*msg_scale/100 BYTE MESSAGE TO UNSUSPECTING TASK (t+1) MOD num_tasks THEN");
-  EXPECT_HAS(r, "TASKS t SUCH THAT t >= 0 ASYNCHRONOUSLY RECEIVE A 16*msg_scale/100 BYTE MESSAGE FROM TASK (t-1) MOD num_tasks THEN");
+  EXPECT_HAS(r, "TASKS t SUCH THAT t >= 0 ASYNCHRONOUSLY RECEIVE A 16*msg_scale/100 BYTE MESSAGE FROM TASK (t+num_tasks-1) MOD num_tasks THEN");
   EXPECT_HAS(r, "ALL TASKS AWAIT COMPLETION.");
 }
 

@@ -310,7 +310,7 @@ TEST(PassProperties, TheVerifierChecksWhatHoldsWhicheverPassEstablishedIt) {
 
   // rank-sets-named: a rank set nobody named.
   Trace renamed = t;
-  renamed.rankExprs.clear();
+  renamed.rankShapes.clear();
   EXPECT_THROW(verifyAfterPass(renamed, ctx, "some-pass", {}), ProgramError);
 
   // wildcards-resolved: a receive from MPI_ANY_SOURCE again.

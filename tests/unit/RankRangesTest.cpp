@@ -1,7 +1,8 @@
-// rank-ranges: exact expressions for each kind of set, a randomized check that the emitted C
-// and coNCePTuaL texts name exactly the ranks of the list (both texts are parsed and
-// evaluated here, C by a small interpreter below, coNCePTuaL by TaskExprEval.h), the loops of
-// cForEach run by the same interpreter, million-rank sets, and the pass over a trace.
+// rank-ranges: exact shapes for each kind of set, spelled by gen/RankSetText.h, a randomized
+// check that the spelled C and coNCePTuaL texts name exactly the ranks of the list (both texts
+// are parsed and evaluated here, C by a small interpreter below, coNCePTuaL by
+// TaskExprEval.h), the loops of cForEach run by the same interpreter, million-rank sets, and
+// the pass over a trace.
 #include <gtest/gtest.h>
 
 #include <cctype>
@@ -15,7 +16,9 @@
 #include <string_view>
 #include <vector>
 
+#include "gen/RankSetText.h"
 #include "ir/RankList.h"
+#include "ir/RankShape.h"
 #include "ir/Trace.h"
 #include "passes/RankRanges.h"
 #include "tests/unit/TaskExprEval.h"
@@ -23,8 +26,22 @@
 namespace tracegen {
 namespace {
 
+using gen::cForEach;
 using testing::evalTaskDescription;
 using testing::TaskPosition;
+
+// A set as the backends write it: the shape's kind, the coNCePTuaL task description and the C
+// condition over cVar.
+struct Spelled {
+  std::string kind, ncptl, c;
+};
+struct SpellOptions : gen::RankExprOptions {
+  std::string cVar = "rank";
+};
+Spelled spell(const RankShape& shape, const SpellOptions& opt = {}) {
+  return Spelled{std::string(kindName(shape.kind)), gen::ncptlTasks(shape, opt), gen::cRankCondition(shape, opt.cVar)};
+}
+Spelled spelled(const RankList& list, Rank p, const SpellOptions& opt = {}) { return spell(rankShape(list, p), opt); }
 
 // ---------------------------------------------------------------------------------------------
 // A C interpreter for what rankExpr and cForEach emit: integer expressions with variables,
@@ -347,7 +364,7 @@ TEST(RankRangesOracle, CInterpreterUsesCSemantics) {
 // Exact texts per kind.
 
 void expectExpr(const RankList& list, Rank p, const std::string& kind, const std::string& ncptl, const std::string& c) {
-  RankExpr e = rankExpr(list, p);
+  Spelled e = spelled(list, p);
   EXPECT_EQ(e.kind, kind) << list.str();
   EXPECT_EQ(e.ncptl, ncptl) << list.str();
   EXPECT_EQ(e.c, c) << list.str();
@@ -358,8 +375,8 @@ void expectExpr(const RankList& list, Rank p, const std::string& kind, const std
 
 TEST(RankRanges, AllAndSingle) {
   expectExpr(RankList::all(16), 16, "all", "all tasks t", "1");
-  expectExpr(RankList::single(0), 16, "single", "task 0", "rank == 0");
-  expectExpr(RankList::single(15), 16, "single", "task 15", "rank == 15");
+  expectExpr(RankList::single(0), 16, "one", "task 0", "rank == 0");
+  expectExpr(RankList::single(15), 16, "one", "task 15", "rank == 15");
   expectExpr(RankList(), 16, "empty", "tasks t such that t < 0", "0");
 }
 
@@ -409,9 +426,9 @@ TEST(RankRanges, Blocks) {
 }
 
 TEST(RankRanges, BlocksOverTheComprehensionBudgetArePredicates) {
-  RankExprOptions opt;
+  SpellOptions opt;
   opt.comprehensionBudget = 16 * 3;  // 4 members x 16 tasks is over
-  RankExpr e = rankExpr(block(5, {{2, 1}, {2, 4}}), 16, opt);
+  Spelled e = spelled(block(5, {{2, 1}, {2, 4}}), 16, opt);
   EXPECT_EQ(e.kind, "block");
   EXPECT_EQ(e.ncptl, "tasks t such that t MOD 4 >= 1 /\\ t MOD 4 < 3 /\\ t >= 4 /\\ t < 12");
 }
@@ -453,22 +470,22 @@ TEST(RankRanges, Complements) {
 }
 
 TEST(RankRanges, Options) {
-  RankExprOptions target;
+  SpellOptions target;
   target.target = true;
-  EXPECT_EQ(rankExpr(RankList::all(8), 8, target).ncptl, "tasks t such that t >= 0");
-  RankExprOptions bind;
+  EXPECT_EQ(spelled(RankList::all(8), 8, target).ncptl, "tasks t such that t >= 0");
+  SpellOptions bind;
   bind.bindVariable = true;
   bind.taskVar = "d";
   bind.cVar = "peer";
-  EXPECT_EQ(rankExpr(RankList::single(3), 8, bind).ncptl, "tasks d such that d = 3");
-  EXPECT_EQ(rankExpr(RankList::single(3), 8, bind).c, "peer == 3");
-  EXPECT_EQ(rankExpr(RankList::fromSorted({1, 6}), 8, bind).ncptl, "tasks d such that d = 1 \\/ d = 6");
-  EXPECT_EQ(rankExpr(block(5, {{2, 1}, {2, 4}}), 16, bind).ncptl,
+  EXPECT_EQ(spelled(RankList::single(3), 8, bind).ncptl, "tasks d such that d = 3");
+  EXPECT_EQ(spelled(RankList::single(3), 8, bind).c, "peer == 3");
+  EXPECT_EQ(spelled(RankList::fromSorted({1, 6}), 8, bind).ncptl, "tasks d such that d = 1 \\/ d = 6");
+  EXPECT_EQ(spelled(block(5, {{2, 1}, {2, 4}}), 16, bind).ncptl,
             "tasks d such that d MOD 4 >= 1 /\\ d MOD 4 < 3 /\\ d >= 4 /\\ d < 12");
-  EXPECT_EQ(rankExpr(RankList::all(8), 8, bind).ncptl, "all tasks d");
+  EXPECT_EQ(spelled(RankList::all(8), 8, bind).ncptl, "all tasks d");
   // numRanks smaller than the set (a malformed trace) is raised, never an "all" that lies.
-  EXPECT_EQ(rankExpr(RankList::progression(0, 4), 2).kind, "all");
-  EXPECT_THROW(rankExpr(RankList::single(-1), 4), std::invalid_argument);
+  EXPECT_EQ(spelled(RankList::progression(0, 4), 2).kind, "all");
+  EXPECT_THROW(spelled(RankList::single(-1), 4), std::invalid_argument);
 }
 
 TEST(RankRanges, CForEach) {
@@ -556,7 +573,7 @@ RankList fromMembership(const std::vector<bool>& in) {
 TEST(RankRanges, RandomSetsMatchTheirExpressions) {
   RandomSets gen;
   std::map<std::string, int> kinds;
-  std::vector<RankExprOptions> variants(4);
+  std::vector<SpellOptions> variants(4);
   variants[1].target = true;
   variants[1].taskVar = "d";
   variants[2].bindVariable = true;
@@ -595,8 +612,8 @@ TEST(RankRanges, RandomSetsMatchTheirExpressions) {
         }
         RankList raw(tuples);
         ASSERT_EQ(membership(raw, p), in);
-        for (const RankExprOptions& opt : variants) {
-          RankExpr e = rankExpr(raw, p, opt);
+        for (const SpellOptions& opt : variants) {
+          Spelled e = spelled(raw, p, opt);
           ASSERT_EQ(evalC(e.c, opt.cVar, p), in) << raw.str() << " P=" << p << "\n" << e.c;
           ASSERT_EQ(evalTaskDescription(e.ncptl, p, opt.target ? TaskPosition::Target : TaskPosition::Acting), in)
               << raw.str() << " P=" << p << "\n" << e.ncptl;
@@ -607,9 +624,9 @@ TEST(RankRanges, RandomSetsMatchTheirExpressions) {
     }
     RankList list = fromMembership(in);
     ASSERT_EQ(membership(list, p), in);
-    for (const RankExprOptions& opt : variants) {
-      RankExpr e;
-      ASSERT_NO_THROW(e = rankExpr(list, p, opt)) << list.str();
+    for (const SpellOptions& opt : variants) {
+      Spelled e;
+      ASSERT_NO_THROW(e = spelled(list, p, opt)) << list.str();
       if (&opt == &variants[0]) ++kinds[e.kind];
       std::vector<bool> viaC, viaNcptl;
       ASSERT_NO_THROW(viaC = evalC(e.c, opt.cVar, p)) << e.c;
@@ -631,7 +648,7 @@ TEST(RankRanges, RandomSetsMatchTheirExpressions) {
     ASSERT_EQ(runC(cForEach(list, p, "r", "f(r);")), list.toVector()) << list.str();
   }
   // Every kind was exercised, so the loop above tested each code path.
-  for (const char* kind : {"single", "progression", "block", "list", "union", "complement"})
+  for (const char* kind : {"one", "progression", "block", "list", "union", "complement"})
     EXPECT_GT(kinds[kind], 10) << kind;
   for (const char* kind : {"all", "empty"}) EXPECT_GT(kinds[kind], 0) << kind;
 }
@@ -645,7 +662,7 @@ TEST(RankRanges, MillionRankBlock) {
   const Rank start = 512 * w + 512;
   RankList sq = block(start, {{1024, 1}, {1024, w}});
   ASSERT_EQ(sq.size(), 1048576);
-  RankExpr e = rankExpr(sq, p);
+  Spelled e = spelled(sq, p);
   EXPECT_EQ(e.kind, "block");
   EXPECT_EQ(e.c, "rank % 2048 >= 512 && rank % 2048 < 1536 && rank >= 1048576 && rank < 3145728");
   // Far over the comprehension budget: a closed-form predicate.
@@ -655,7 +672,7 @@ TEST(RankRanges, MillionRankBlock) {
   RankList rest({RankTuple{0, {{start, 1}}}, RankTuple{start + 1024, {{1024, 1}, {1023, w}}},
                  RankTuple{sq.last().value() + 1, {{p - sq.last().value() - 1, 1}}}});
   ASSERT_EQ(rest.size(), p - sq.size());
-  RankExpr c = rankExpr(rest, p);
+  Spelled c = spelled(rest, p);
   EXPECT_EQ(c.kind, "complement");
   EXPECT_EQ(c.c, "(rank % 2048 < 512 || rank % 2048 >= 1536 || rank < 1048576 || rank >= 3145728)");
 
@@ -706,20 +723,23 @@ TEST(RankRanges, PassFillsEveryRankSetOfTheTrace) {
 
   PassContext ctx;
   ctx.currentPass = "rank-ranges";
-  trace.rankExprs["stale"] = RankExpr{"all", "all tasks t", "1"};
+  trace.rankShapes["stale"] = RankShape{};
   auto pass = createRankRangesPass();
   EXPECT_EQ(pass->name(), "rank-ranges");
   pass->run(trace, ctx);
 
   // Sets: evens<8, {0,2}, {4,6}, block, all-but-5, world, 4 rows (row 0 = 0..3, …).
-  EXPECT_EQ(trace.rankExprs.count("stale"), 0u);
-  EXPECT_EQ(trace.rankExprs.size(), 10u);
-  EXPECT_EQ(trace.rankExprs.at(send.ranks.str()).c, "rank % 2 == 0 && rank < 8");
-  EXPECT_EQ(trace.rankExprs.at(RankList::progression(4, 2, 2).str()).ncptl, "tasks {4, 6}");
-  EXPECT_EQ(trace.rankExprs.at(bcast.ranks.str()).kind, "block");
-  EXPECT_EQ(trace.rankExprs.at(other.ranks.str()).c, "rank != 5");
-  EXPECT_EQ(trace.rankExprs.at(RankList::all(16).str()).kind, "all");
-  EXPECT_EQ(trace.rankExprs.at(RankList::progression(8, 4).str()).c, "rank >= 8 && rank < 12");
+  auto at = [&](const RankList& r) { return spell(trace.rankShapes.at(r.str())); };
+  EXPECT_EQ(trace.rankShapes.count("stale"), 0u);
+  EXPECT_EQ(trace.rankShapes.size(), 10u);
+  EXPECT_EQ(at(send.ranks).c, "rank % 2 == 0 && rank < 8");
+  EXPECT_EQ(trace.rankShapes.at(send.ranks.str()).pred.str(), "rank mod 2 = 0 and rank < 8");
+  EXPECT_EQ(at(RankList::progression(4, 2, 2)).ncptl, "tasks {4, 6}");
+  EXPECT_EQ(at(bcast.ranks).kind, "block");
+  EXPECT_EQ(at(other.ranks).c, "rank != 5");
+  EXPECT_EQ(trace.rankShapes.at(other.ranks.str()).str(), "complement of 16: rank != 5  [parts 0+(5x1) 6+(10x1)]");
+  EXPECT_EQ(at(RankList::all(16)).kind, "all");
+  EXPECT_EQ(at(RankList::progression(8, 4)).c, "rank >= 8 && rank < 12");
   auto& stats = ctx.stats["rank-ranges"];
   EXPECT_EQ(stats["expressions"], 10);
   EXPECT_EQ(stats["progressions"], 5);  // evens<8 and rows 0-3 ({0,2} and {4,6} are lists)
