@@ -78,7 +78,7 @@ std::string generate(const std::string& text, const std::string& name) {
 
 // The part of the benchmark made from the trace (after the embedded runtime).
 std::string tracePart(const std::string& c) {
-  const auto at = c.find("==== tracegen: benchmark of");
+  const auto at = c.find("/* ==== tracegen: benchmark of");
   EXPECT_NE(at, std::string::npos);
   return at == std::string::npos ? c : c.substr(at);
 }
