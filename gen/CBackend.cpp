@@ -565,12 +565,18 @@ class CWriter : public ProgramWalker {
   // that makes or names a request belongs to such a run (docs/c-backend.md, "Local request
   // arrays"); otherwise the ring everywhere, as before.
   struct LocalRequest {
-    int array = 0;             // requestsN
-    std::size_t size = 0;      // of the array (on the run's first call: declare it there)
+    int array = 0;                     // requestsN
     std::vector<std::size_t> indices;  // made: its index; completed: the indices, in order
-    std::string completedBy;   // on the first call: the label of the last completion
+    std::string slot;                  // made in a loop of the run: `&requestsN[base + m * iK]`
+  };
+  // The array of a run, declared before the run's first statement (a call or a loop).
+  struct LocalArray {
+    int array = 0;
+    std::size_t size = 0;
+    std::string completedBy;  // the label of the run's last completion
   };
   std::map<const CallStmt*, LocalRequest> localRequests_;
+  std::map<const void*, LocalArray> localArrays_;  // by the run's first CallStmt or loop Stmt
   std::size_t localReceives_ = 0;  // nonblocking receives of the largest run (recv_slices)
 
   static bool makesLocalRequest(const CallStmt& c) {
@@ -586,6 +592,18 @@ class CWriter : public ProgramWalker {
     if (s.kind == Stmt::Kind::Call) return involvesRequests(s.call);
     return std::any_of(s.loop.body.begin(), s.loop.body.end(), [](const Stmt& b) { return involvesRequests(b); });
   }
+  // A loop of a run that only makes requests: a constant number of iterations, a body of calls
+  // of the loop's ranks (no inner loop), some making requests and none naming one.
+  static bool makesLocalRequestsOnly(const Stmt& s) {
+    if (s.kind != Stmt::Kind::Loop || !s.loop.iterations.isConst() || asInt(s.loop.iterations.value) < 1) return false;
+    bool makes = false;
+    for (const Stmt& b : s.loop.body) {
+      if (b.kind != Stmt::Kind::Call || !(b.ranks == s.ranks)) return false;
+      if (makesLocalRequest(b.call)) makes = true;
+      else if (involvesRequests(b.call)) return false;
+    }
+    return makes;
+  }
   // The index within the run of a constant request offset, given `made` requests so far.
   static std::optional<std::size_t> localIndex(const Expr* offset, std::size_t made) {
     if (!offset || !offset->isConst()) return std::nullopt;
@@ -598,6 +616,7 @@ class CWriter : public ProgramWalker {
     int arrays = 0;
     if (findLocalRequests(program_.body, arrays)) return;
     localRequests_.clear();  // the ring throughout
+    localArrays_.clear();
     localReceives_ = 0;
   }
 
@@ -606,24 +625,45 @@ class CWriter : public ProgramWalker {
   bool findLocalRequests(const std::vector<Stmt>& body, int& arrays) {
     for (std::size_t i = 0; i < body.size();) {
       const Stmt& s = body[i];
-      if (s.kind == Stmt::Kind::Loop) {
+      if (s.kind == Stmt::Kind::Loop && !makesLocalRequestsOnly(s)) {
         if (!findLocalRequests(s.loop.body, arrays)) return false;
         ++i;
         continue;
       }
-      if (!involvesRequests(s.call)) {
+      if (s.kind == Stmt::Kind::Call && !involvesRequests(s.call)) {
         ++i;
         continue;
       }
-      if (!makesLocalRequest(s.call)) return false;
+      if (s.kind == Stmt::Kind::Call && !makesLocalRequest(s.call)) return false;
       // A run starts here: it ends at the completion that leaves nothing pending.
       std::map<const CallStmt*, LocalRequest> run;
       std::set<std::size_t> pending;
       std::size_t made = 0, receives = 0, j = i;
       const int array = ++arrays;
+      const std::string name = fmt::format("requests{}", array);
       for (; j < body.size(); ++j) {
         const Stmt& t = body[j];
         if (!(t.ranks == s.ranks)) return false;
+        if (t.kind == Stmt::Kind::Loop && makesLocalRequestsOnly(t)) {
+          // Request b of iteration iK is requestsN[made + m * iK + b].
+          const auto trips = static_cast<std::size_t>(asInt(t.loop.iterations.value));
+          std::size_t m = 0;
+          for (const Stmt& b : t.loop.body) m += makesLocalRequest(b.call) ? 1 : 0;
+          std::size_t b = 0;
+          for (const Stmt& u : t.loop.body) {
+            if (!makesLocalRequest(u.call)) continue;
+            LocalRequest r;
+            r.array = array;
+            const std::string step = m == 1 ? loopVar(t.loop.id) : fmt::format("{} * {}", m, loopVar(t.loop.id));
+            r.slot = made + b == 0 ? fmt::format("&{}[{}]", name, step)
+                                   : fmt::format("&{}[{} + {}]", name, made + b, step);
+            run[&u.call] = std::move(r);
+            if (opInfo(u.call.op).kind == OpKind::Irecv) receives += trips;
+            ++b;
+          }
+          for (std::size_t k = 0; k < trips * m; ++k) pending.insert(made++);
+          continue;
+        }
         if (t.kind == Stmt::Kind::Loop || !involvesRequests(t.call)) {
           if (involvesRequests(t)) return false;
           continue;
@@ -658,9 +698,8 @@ class CWriter : public ProgramWalker {
         if (pending.empty()) break;
       }
       if (j == body.size()) return false;  // requests left pending past the statement list
-      LocalRequest& first = run[&s.call];
-      first.size = made;
-      first.completedBy = label(body[j].call);
+      const void* first = s.kind == Stmt::Kind::Loop ? static_cast<const void*>(&s) : &s.call;
+      localArrays_[first] = LocalArray{array, made, label(body[j].call)};
       localReceives_ = std::max(localReceives_, receives);
       localRequests_.merge(run);
       i = j + 1;
@@ -674,30 +713,38 @@ class CWriter : public ProgramWalker {
   }
   static std::string localName(const LocalRequest& r) { return fmt::format("requests{}", r.array); }
 
-  // A request-making call of a run: declares the run's array before its first call, and puts
-  // its request in its slot rather than the ring.
+  // A request-making call of a run puts its request in its slot rather than the ring.
   std::string localRequestMade(const CallStmt& c, std::string text) {
     const LocalRequest* r = localRequest(c);
     if (!r) return text;
-    const std::string slot = fmt::format("&{}[{}]", localName(*r), r->indices.front());
+    const std::string slot = r->slot.empty() ? fmt::format("&{}[{}]", localName(*r), r->indices.front()) : r->slot;
     const std::size_t at = text.rfind("new_request()");
     if (at == std::string::npos) throw std::logic_error(fmt::format("{}: no request to make", label(c)));
     text.replace(at, std::string("new_request()").size(), slot);
     return text;
   }
 
-  // A call of a run: its array declared before the run's first call (outside the call's own
-  // block), and the ring's flags as they were (the call does not use the ring).
+  // The array of a run is declared before the run's first statement, outside that statement's
+  // own block (a call's, a loop's).
+  void declareLocalArray(const void* first) {
+    auto it = localArrays_.find(first);
+    if (it == localArrays_.end()) return;
+    mus::data d;
+    d.set("name", fmt::format("requests{}", it->second.array));
+    d.set("n", std::to_string(it->second.size));
+    d.set("completed_by", it->second.completedBy);
+    emit(ensureNewline(render("call/local_requests", d)), false);
+  }
+
+  void loop(const Stmt& s, const RankList& ranks) override {
+    declareLocalArray(&s);
+    ProgramWalker::loop(s, ranks);
+  }
+
+  // A call of a run does not use the ring: the ring's flags stay as they were.
   void call(const CallStmt& c, const RankList& ranks) override {
-    const LocalRequest* r = localRequest(c);
-    if (!r) return ProgramWalker::call(c, ranks);
-    if (r->size > 0) {
-      mus::data d;
-      d.set("name", localName(*r));
-      d.set("n", std::to_string(r->size));
-      d.set("completed_by", r->completedBy);
-      emit(ensureNewline(render("call/local_requests", d)), false);
-    }
+    declareLocalArray(&c);
+    if (!localRequest(c)) return ProgramWalker::call(c, ranks);
     const Uses before = uses_;
     ProgramWalker::call(c, ranks);
     uses_.newRequest = before.newRequest;

@@ -2,8 +2,8 @@
 // pending receives" and "Local request arrays"):
 // * nonblocking receives write recv_slice(), and two receives pending at once get different
 //   slices of recv_buf (the runtime, compiled and run under real MPI);
-// * a run of Isend/Irecv calls that a Waitall of the same statement list completes becomes a
-//   local MPI_Request array, and a wait that reaches back into the previous loop iteration
+// * a run of Isend/Irecv calls (also in a loop of the run) that a Waitall of the same statement
+//   list completes becomes a local MPI_Request array, and a wait that reaches back into the previous loop iteration
 //   keeps the recency ring, for the whole benchmark.
 // Both benchmarks compile under Open MPI's and MPICH's headers and run on two ranks.
 #include <gtest/gtest.h>
@@ -68,6 +68,17 @@ std::string pipelineTrace() {
          "event 5 MPI_Send @ <1 0 {2 1}>\n  site b.c:8\n" + message("dest", 64, 1) +
          "event 6 MPI_Wait @ <1 0 {2 1}>\n  site b.c:9\n  request 9999\n"
          "event 7 MPI_Finalize @ <1 0 {2 1}>\n  site b.c:10\n";
+}
+
+// The receives posted in an inner loop, the sends after it, one Waitall for all four.
+std::string innerLoopTrace() {
+  return std::string(kHead) +
+         "event 1 MPI_Irecv @ <1 0 {2 1}>\n  site c.c:2\n  loop 0 iter 10\n  loop 0 mem 4\n  loop 1 iter 2\n"
+         "  loop 1 mem 1\n" +
+         message("source", 64, 1) + "event 2 MPI_Isend @ <1 0 {2 1}>\n  site c.c:4\n" + message("dest", 64, 1) +
+         "event 3 MPI_Isend @ <1 0 {2 1}>\n  site c.c:5\n" + message("dest", 64, 1) +
+         "event 4 MPI_Waitall @ <1 0 {2 1}>\n  site c.c:6\n  count 4\n  requests 9996 9997 9998 9999\n"
+         "event 5 MPI_Finalize @ <1 0 {2 1}>\n  site c.c:9\n";
 }
 
 std::string generate(const std::string& text, const std::string& name) {
@@ -190,4 +201,22 @@ TEST(CRequestBuffers, WaitIntoThePreviousIterationKeepsTheRing) {
   EXPECT_TRUE(contains(part, ".request_ring = 2,")) << part;
   EXPECT_TRUE(contains(part, ".recv_slices = 2,")) << part;  // one slice per ring slot
   expectBuildsAndRuns(c, "pipeline");
+}
+
+// Requests made in a loop of the run (a constant number of iterations, nothing waited for in
+// it) take the slots the loop variable names; the array is declared before that loop.
+TEST(CRequestBuffers, RequestsOfAnInnerLoopAreIndexedByItsVariable) {
+  const std::string c = generate(innerLoopTrace(), "inner-2.tgt");
+  const std::string part = flat(tracePart(c));
+  const auto declared = part.find("MPI_Request requests1[4]; /* made by the calls below, all completed by E4 ");
+  const auto inner = part.find("for (long i1 = 0; i1 < 2; ++i1)");
+  ASSERT_NE(declared, std::string::npos) << part;
+  EXPECT_LT(declared, inner) << part;
+  EXPECT_TRUE(contains(part, "MPI_COMM_WORLD, &requests1[i1]);")) << part;
+  EXPECT_TRUE(contains(part, "MPI_COMM_WORLD, &requests1[2]);")) << part;
+  EXPECT_TRUE(contains(part, "MPI_COMM_WORLD, &requests1[3]);")) << part;
+  EXPECT_TRUE(contains(part, "MPI_Waitall(4, requests1, statuses);")) << part;
+  EXPECT_FALSE(contains(part, "new_request()")) << part;
+  EXPECT_TRUE(contains(part, ".recv_slices = 2,")) << part;
+  expectBuildsAndRuns(c, "inner");
 }
