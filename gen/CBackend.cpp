@@ -568,6 +568,7 @@ class CWriter : public ProgramWalker {
     int array = 0;                     // requestsN
     std::vector<std::size_t> indices;  // made: its index; completed: the indices, in order
     std::string slot;                  // made in a loop of the run: `&requestsN[base + m * iK]`
+    bool single = false;               // the run makes one request: `MPI_Request requestN;`
   };
   // The array of a run, declared before the run's first statement (a call or a loop).
   struct LocalArray {
@@ -700,6 +701,8 @@ class CWriter : public ProgramWalker {
       if (j == body.size()) return false;  // requests left pending past the statement list
       const void* first = s.kind == Stmt::Kind::Loop ? static_cast<const void*>(&s) : &s.call;
       localArrays_[first] = LocalArray{array, made, label(body[j].call)};
+      if (made == 1)
+        for (auto& [call, r] : run) r.single = true;
       localReceives_ = std::max(localReceives_, receives);
       localRequests_.merge(run);
       i = j + 1;
@@ -711,13 +714,19 @@ class CWriter : public ProgramWalker {
     auto it = localRequests_.find(&c);
     return it == localRequests_.end() ? nullptr : &it->second;
   }
-  static std::string localName(const LocalRequest& r) { return fmt::format("requests{}", r.array); }
+  static std::string localName(const LocalRequest& r) {
+    return (r.single ? "request" : "requests") + std::to_string(r.array);
+  }
+  // The address of slot `index` of a run's array (of its one request).
+  static std::string localSlot(const LocalRequest& r, std::size_t index) {
+    return r.single ? "&" + localName(r) : fmt::format("&{}[{}]", localName(r), index);
+  }
 
   // A request-making call of a run puts its request in its slot rather than the ring.
   std::string localRequestMade(const CallStmt& c, std::string text) {
     const LocalRequest* r = localRequest(c);
     if (!r) return text;
-    const std::string slot = r->slot.empty() ? fmt::format("&{}[{}]", localName(*r), r->indices.front()) : r->slot;
+    const std::string slot = r->single || r->slot.empty() ? localSlot(*r, r->indices.front()) : r->slot;
     const std::size_t at = text.rfind("new_request()");
     if (at == std::string::npos) throw std::logic_error(fmt::format("{}: no request to make", label(c)));
     text.replace(at, std::string("new_request()").size(), slot);
@@ -730,9 +739,10 @@ class CWriter : public ProgramWalker {
     auto it = localArrays_.find(first);
     if (it == localArrays_.end()) return;
     mus::data d;
-    d.set("name", fmt::format("requests{}", it->second.array));
-    d.set("n", std::to_string(it->second.size));
-    d.set("completed_by", it->second.completedBy);
+    const LocalArray& a = it->second;
+    d.set("declarator", a.size == 1 ? fmt::format("request{}", a.array) : fmt::format("requests{}[{}]", a.array, a.size));
+    d.set("what", a.size == 1 ? "made by the call below, completed by" : "made by the calls below, all completed by");
+    d.set("completed_by", a.completedBy);
     emit(ensureNewline(render("call/local_requests", d)), false);
   }
 
@@ -756,9 +766,8 @@ class CWriter : public ProgramWalker {
     const LocalRequest& r = localRequests_.at(&c);
     mus::data d = callData(c);
     d.set("count", std::to_string(r.indices.size()));
-    d.set("requests", r.indices.front() == 0 && c.op == Op::Waitall
-                          ? localName(r)
-                          : fmt::format("&{}[{}]", localName(r), r.indices.front()));
+    d.set("requests", r.indices.front() == 0 && c.op == Op::Waitall && !r.single ? localName(r)
+                                                                                 : localSlot(r, r.indices.front()));
     if (c.op == Op::Wait) {
       uses_.status = true;
       return render("call/wait_local", d);

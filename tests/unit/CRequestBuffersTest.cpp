@@ -220,3 +220,19 @@ TEST(CRequestBuffers, RequestsOfAnInnerLoopAreIndexedByItsVariable) {
   EXPECT_TRUE(contains(part, ".recv_slices = 2,")) << part;
   expectBuildsAndRuns(c, "inner");
 }
+
+// A run of one request is one MPI_Request variable, not an array of one.
+TEST(CRequestBuffers, ARunOfOneRequestIsOneVariable) {
+  std::ifstream in(std::string(TRACEGEN_SOURCE_DIR) + "/samples/traces/shift-null-4.tgt");
+  const std::string text((std::istreambuf_iterator<char>(in)), {});
+  ASSERT_FALSE(text.empty());
+  const std::string c = generate(text, "shift-null-4.tgt");
+  const std::string part = flat(tracePart(c));
+  EXPECT_TRUE(contains(part, "MPI_Request request1; /* made by the call below, completed by E5 MPI_Wait at shift.c:22 */"))
+      << part;
+  EXPECT_TRUE(contains(part, "comm_of(1000), &request1);")) << part;
+  EXPECT_TRUE(contains(part, "MPI_Wait(&request1, &status);")) << part;
+  EXPECT_FALSE(contains(part, "requests1")) << part;
+  EXPECT_FALSE(contains(part, ".request_ring")) << part;
+  tracegen::testing::expectCompilesUnderBothMpis(c, "single");
+}
