@@ -21,6 +21,7 @@
 // sizes of its tables in a struct tracegen_trace; the uses_ flags say which helpers the calls
 // use, for the comment above that struct.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -28,6 +29,7 @@
 #include <kainjow/mustache.hpp>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -266,6 +268,7 @@ class CWriter : public ProgramWalker {
  public:
   CWriter(const Program& p, const GenOptions& o) : ProgramWalker(p, o, "c", true) {
     for (const auto& d : p.datatypes) datatypes_[d.id] = &d;
+    findLocalRequests();
   }
   using ProgramWalker::render;  // templates; render() below writes the program
 
@@ -316,6 +319,7 @@ class CWriter : public ProgramWalker {
     bool messages = false;    // matched probes
     bool requestArrays = false;  // count arrays of nonblocking vector collectives (request_ints)
     bool byteDispls = false;     // MPI_Alltoallw's displacements in bytes (pack_byte_displs)
+    bool recvSlices = false;     // nonblocking receives write recv_slice(), one slice each
     std::int64_t ring = 1;
     bool newComm = false, newCommAt = false, commSlot = false, commOf = false, commRank = false;
     std::int64_t maxCommId = 999;
@@ -496,7 +500,19 @@ class CWriter : public ProgramWalker {
   };
   std::unique_ptr<Current> cur_;
   CallCtx ctx(const CallStmt& c) { return CallCtx{c, cur_->counter, &cur_->tables}; }
-  void setCall(const std::string& text) { cur_->inner.set("call", text); }
+  void setCall(const std::string& text) {
+    cur_->inner.set("call", text);
+    noteRecvSlice(text);
+  }
+
+  // Receives pending at once must not share memory (MPI forbids a receive buffer overlapping
+  // another pending operation's): the nonblocking receives' templates (MPI_Irecv, MPI_Imrecv,
+  // MPI_Recv_init, the nonblocking collectives) write recv_slice(), which cycles over
+  // `recv_slices` slices. A nonblocking receive is pending only while its request is in the
+  // ring, so as many slices as the ring has slots keep every pending receive apart.
+  void noteRecvSlice(const std::string& text) {
+    if (text.find("recv_slice()") != std::string::npos) uses_.recvSlices = true;
+  }
 
   void beginCall(const CallStmt& c, const RankList& ranks) override {
     peerRanks_ = ranks;  // peers are spelled for the ranks that execute the call
@@ -579,6 +595,230 @@ class CWriter : public ProgramWalker {
     cur_.reset();
   }
 
+  // --- local request arrays -----------------------------------------------------------------
+  //
+  // The trace names requests by recency, and the ring replays that (new_request(),
+  // recent_request(k), take_requests()). Where a wait's requests are known statically the
+  // benchmark names them as an MPI programmer would: a run of statements of one statement list
+  // (one rank set) whose Isend/Irecv-family calls make requests that MPI_Wait/MPI_Waitall calls
+  // of the same run complete, every one of them, by constant offsets within the run, becomes
+  // `MPI_Request requestsN[n];` with `&requestsN[i]` in the calls and `requestsN` (or
+  // `&requestsN[i]`) in the waits. As the ring numbers requests over the whole run of a rank,
+  // the benchmark uses one way or the other throughout: local arrays only if every statement
+  // that makes or names a request belongs to such a run (docs/c-backend.md, "Local request
+  // arrays"); otherwise the ring everywhere, as before.
+  struct LocalRequest {
+    int array = 0;                     // requestsN
+    std::vector<std::size_t> indices;  // made: its index; completed: the indices, in order
+    std::string slot;                  // made in a loop of the run: `&requestsN[base + m * iK]`
+    bool single = false;               // the run makes one request: `MPI_Request requestN;`
+  };
+  // The array of a run, declared before the run's first statement (a call or a loop).
+  struct LocalArray {
+    int array = 0;
+    std::size_t size = 0;
+    std::string completedBy;  // the label of the run's last completion
+  };
+  std::map<const CallStmt*, LocalRequest> localRequests_;
+  std::map<const void*, LocalArray> localArrays_;  // by the run's first CallStmt or loop Stmt
+  std::size_t localReceives_ = 0;  // nonblocking receives of the largest run (recv_slices)
+
+  static bool makesLocalRequest(const CallStmt& c) {
+    const OpKind k = opInfo(c.op).kind;
+    return k == OpKind::Isend || k == OpKind::Irecv;
+  }
+  static bool involvesRequests(const CallStmt& c) {
+    const OpKind k = opInfo(c.op).kind;
+    return createsRequest(k) || k == OpKind::Wait || k == OpKind::WaitAll || k == OpKind::Start ||
+           k == OpKind::RequestFree || c.op == Op::Imrecv || param(c, Param::Request) || vec(c, Param::Requests);
+  }
+  static bool involvesRequests(const Stmt& s) {
+    if (s.kind == Stmt::Kind::Call) return involvesRequests(s.call);
+    return std::any_of(s.loop.body.begin(), s.loop.body.end(), [](const Stmt& b) { return involvesRequests(b); });
+  }
+  // A loop of a run that only makes requests: a constant number of iterations, a body of calls
+  // of the loop's ranks (no inner loop), some making requests and none naming one.
+  static bool makesLocalRequestsOnly(const Stmt& s) {
+    if (s.kind != Stmt::Kind::Loop || !s.loop.iterations.isConst() || asInt(s.loop.iterations.value) < 1) return false;
+    bool makes = false;
+    for (const Stmt& b : s.loop.body) {
+      if (b.kind != Stmt::Kind::Call || !(b.ranks == s.ranks)) return false;
+      if (makesLocalRequest(b.call)) makes = true;
+      else if (involvesRequests(b.call)) return false;
+    }
+    return makes;
+  }
+  // The index within the run of a constant request offset, given `made` requests so far.
+  static std::optional<std::size_t> localIndex(const Expr* offset, std::size_t made) {
+    if (!offset || !offset->isConst()) return std::nullopt;
+    const std::int64_t k = kRequestRing - asInt(offset->value);  // 1: the most recent
+    if (asInt(offset->value) == kRequestNull || k < 1 || static_cast<std::size_t>(k) > made) return std::nullopt;
+    return made - static_cast<std::size_t>(k);
+  }
+
+  void findLocalRequests() {
+    int arrays = 0;
+    if (findLocalRequests(program_.body, arrays)) return;
+    localRequests_.clear();  // the ring throughout
+    localArrays_.clear();
+    localReceives_ = 0;
+  }
+
+  // Marks the runs of `body` (and of the loops in it); false if a statement that makes or
+  // names a request is in none.
+  bool findLocalRequests(const std::vector<Stmt>& body, int& arrays) {
+    for (std::size_t i = 0; i < body.size();) {
+      const Stmt& s = body[i];
+      if (s.kind == Stmt::Kind::Loop && !makesLocalRequestsOnly(s)) {
+        if (!findLocalRequests(s.loop.body, arrays)) return false;
+        ++i;
+        continue;
+      }
+      if (s.kind == Stmt::Kind::Call && !involvesRequests(s.call)) {
+        ++i;
+        continue;
+      }
+      if (s.kind == Stmt::Kind::Call && !makesLocalRequest(s.call)) return false;
+      // A run starts here: it ends at the completion that leaves nothing pending.
+      std::map<const CallStmt*, LocalRequest> run;
+      std::set<std::size_t> pending;
+      std::size_t made = 0, receives = 0, j = i;
+      const int array = ++arrays;
+      const std::string name = fmt::format("requests{}", array);
+      for (; j < body.size(); ++j) {
+        const Stmt& t = body[j];
+        if (!(t.ranks == s.ranks)) return false;
+        if (t.kind == Stmt::Kind::Loop && makesLocalRequestsOnly(t)) {
+          // Request b of iteration iK is requestsN[made + m * iK + b].
+          const auto trips = static_cast<std::size_t>(asInt(t.loop.iterations.value));
+          std::size_t m = 0;
+          for (const Stmt& b : t.loop.body) m += makesLocalRequest(b.call) ? 1 : 0;
+          std::size_t b = 0;
+          for (const Stmt& u : t.loop.body) {
+            if (!makesLocalRequest(u.call)) continue;
+            LocalRequest r;
+            r.array = array;
+            const std::string step = m == 1 ? loopVar(t.loop.id) : fmt::format("{} * {}", m, loopVar(t.loop.id));
+            r.slot = made + b == 0 ? fmt::format("&{}[{}]", name, step)
+                                   : fmt::format("&{}[{} + {}]", name, made + b, step);
+            run[&u.call] = std::move(r);
+            if (opInfo(u.call.op).kind == OpKind::Irecv) receives += trips;
+            ++b;
+          }
+          for (std::size_t k = 0; k < trips * m; ++k) pending.insert(made++);
+          continue;
+        }
+        if (t.kind == Stmt::Kind::Loop || !involvesRequests(t.call)) {
+          if (involvesRequests(t)) return false;
+          continue;
+        }
+        const CallStmt& c = t.call;
+        LocalRequest r;
+        r.array = array;
+        if (makesLocalRequest(c)) {
+          r.indices = {made};
+          pending.insert(made++);
+          if (opInfo(c.op).kind == OpKind::Irecv) ++receives;
+        } else if (c.op == Op::Wait) {
+          const auto at = localIndex(param(c, Param::Request), made);
+          if (!at || !pending.erase(*at)) return false;
+          r.indices = {*at};
+        } else if (c.op == Op::Waitall) {
+          const std::vector<Expr>* reqs = vec(c, Param::Requests);
+          const Expr* count = param(c, Param::Count);
+          if (!reqs || reqs->empty() || !count || !count->isConst() ||
+              asInt(count->value) != static_cast<std::int64_t>(reqs->size()))
+            return false;
+          for (const Expr& e : *reqs) {
+            const auto at = localIndex(&e, made);
+            // Consecutive slots of the array, in order: the call takes &requestsN[first].
+            if (!at || !pending.erase(*at) || (!r.indices.empty() && *at != r.indices.back() + 1)) return false;
+            r.indices.push_back(*at);
+          }
+        } else {
+          return false;  // tests, persistent requests, nonblocking collectives, ...: the ring
+        }
+        run[&c] = std::move(r);
+        if (pending.empty()) break;
+      }
+      if (j == body.size()) return false;  // requests left pending past the statement list
+      const void* first = s.kind == Stmt::Kind::Loop ? static_cast<const void*>(&s) : &s.call;
+      localArrays_[first] = LocalArray{array, made, label(body[j].call)};
+      if (made == 1)
+        for (auto& [call, r] : run) r.single = true;
+      localReceives_ = std::max(localReceives_, receives);
+      localRequests_.merge(run);
+      i = j + 1;
+    }
+    return true;
+  }
+
+  const LocalRequest* localRequest(const CallStmt& c) const {
+    auto it = localRequests_.find(&c);
+    return it == localRequests_.end() ? nullptr : &it->second;
+  }
+  static std::string localName(const LocalRequest& r) {
+    return (r.single ? "request" : "requests") + std::to_string(r.array);
+  }
+  // The address of slot `index` of a run's array (of its one request).
+  static std::string localSlot(const LocalRequest& r, std::size_t index) {
+    return r.single ? "&" + localName(r) : fmt::format("&{}[{}]", localName(r), index);
+  }
+
+  // A request-making call of a run puts its request in its slot rather than the ring.
+  std::string localRequestMade(const CallStmt& c, std::string text) {
+    const LocalRequest* r = localRequest(c);
+    if (!r) return text;
+    const std::string slot = r->single || r->slot.empty() ? localSlot(*r, r->indices.front()) : r->slot;
+    const std::size_t at = text.rfind("new_request()");
+    if (at == std::string::npos) throw std::logic_error(fmt::format("{}: no request to make", label(c)));
+    text.replace(at, std::string("new_request()").size(), slot);
+    return text;
+  }
+
+  // The array of a run is declared before the run's first statement, outside that statement's
+  // own block (a call's, a loop's).
+  void declareLocalArray(const void* first) {
+    auto it = localArrays_.find(first);
+    if (it == localArrays_.end()) return;
+    mus::data d;
+    const LocalArray& a = it->second;
+    d.set("declarator", a.size == 1 ? fmt::format("request{}", a.array) : fmt::format("requests{}[{}]", a.array, a.size));
+    d.set("what", a.size == 1 ? "made by the call below, completed by" : "made by the calls below, all completed by");
+    d.set("completed_by", a.completedBy);
+    emit(ensureNewline(render("call/local_requests", d)), false);
+  }
+
+  void loop(const Stmt& s, const RankList& ranks) override {
+    declareLocalArray(&s);
+    ProgramWalker::loop(s, ranks);
+  }
+
+  // A call of a run does not use the ring: the ring's flags stay as they were.
+  void call(const CallStmt& c, const RankList& ranks) override {
+    declareLocalArray(&c);
+    if (!localRequest(c)) return ProgramWalker::call(c, ranks);
+    const Uses before = uses_;
+    ProgramWalker::call(c, ranks);
+    uses_.newRequest = before.newRequest;
+    uses_.recentRequest = before.recentRequest;
+    uses_.requestLists = before.requestLists;
+  }
+
+  std::string localCompletion(const CallStmt& c) {
+    const LocalRequest& r = localRequests_.at(&c);
+    mus::data d = callData(c);
+    d.set("count", std::to_string(r.indices.size()));
+    d.set("requests", r.indices.front() == 0 && c.op == Op::Waitall && !r.single ? localName(r)
+                                                                                 : localSlot(r, r.indices.front()));
+    if (c.op == Op::Wait) {
+      uses_.status = true;
+      return render("call/wait_local", d);
+    }
+    uses_.statuses = std::max(uses_.statuses, static_cast<std::int64_t>(r.indices.size()));
+    return render("call/waitall_local", d);
+  }
+
   // --- operation families: each sets the call's text --------------------------------------
 
   void lifecycle(const CallStmt& c, const RankList&) override {
@@ -586,9 +826,10 @@ class CWriter : public ProgramWalker {
   }
   void pointToPoint(const CallStmt& c, const RankList&) override {
     mus::data d = callData(c);
-    setCall(pointToPointText(ctx(c), d));
+    setCall(localRequestMade(c, pointToPointText(ctx(c), d)));
   }
   void completion(const CallStmt& c, const RankList&) override {
+    if (localRequests_.count(&c)) return setCall(localCompletion(c));
     mus::data d = callData(c);
     setCall(opInfo(c.op).kind == OpKind::Wait ? waitOne(ctx(c), d) : waitMany(ctx(c), d));
   }
@@ -1661,6 +1902,15 @@ class CWriter : public ProgramWalker {
     d.set("has_notes", flag(!program_.notes.empty()));
     d.set("notes", notes);
 
+    // Only what a call passes: no status variable is declared that nothing reads.
+    bool statusRead = false;  // `&status` as a whole word (not `&statuses`)
+    for (std::size_t at = measured.find("&status"); at != std::string::npos && !statusRead;
+         at = measured.find("&status", at + 1)) {
+      const std::size_t end = at + std::string_view("&status").size();
+      statusRead = end == measured.size() || !(std::isalnum(static_cast<unsigned char>(measured[end])) || measured[end] == '_');
+    }
+    if (!statusRead) uses_.status = false;
+    if (measured.find("statuses") == std::string::npos) uses_.statuses = 0;
     d.set("status_vars", flag(uses_.status || uses_.statuses > 0));
     d.set("uses_status", flag(uses_.status));
     d.set("has_statuses", flag(uses_.statuses > 0));
@@ -1683,6 +1933,10 @@ class CWriter : public ProgramWalker {
     field("largest_message_bytes", std::to_string(std::max(uses_.largestBytes, program_.maxMessageBytes)),
           "the largest traced message");
     if (requests) field("request_ring", std::to_string(uses_.ring), "the calls name requests up to this far back");
+    if (uses_.recvSlices)
+      field("recv_slices",
+            std::to_string(localRequests_.empty() ? uses_.ring : std::max<std::int64_t>(localReceives_, 1)),
+            "receives pending at once: one slice of recv_buf each");
     if (comms) field("comm_slots", std::to_string(std::max<std::int64_t>(uses_.maxCommId - 999, 1)), "");  // never % 0
     if (groups)
       field("group_slots",
@@ -1772,6 +2026,7 @@ class CWriter : public ProgramWalker {
     add(uses_.newRequest, {"new_request()"});
     add(uses_.recentRequest, {"recent_request()"});
     add(uses_.requestLists, {"take_requests()", "put_back_requests()"});
+    add(uses_.recvSlices, {"recv_slice()"});
     add(uses_.requestArrays, {"request_ints()"});
     add(uses_.persistent, {"start_request()", "take_persistent_requests()", "put_started_requests()"});
     add(uses_.messages, {"new_message()", "next_message()", "message_found()", "oldest_message()"});

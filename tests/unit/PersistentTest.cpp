@@ -325,7 +325,7 @@ TEST(Persistent, BothBackendsReplayTheStarts) {
   const Trace t = lowered(kHalo);
   const gen::Program p = gen::buildProgram(t, "persist.tgt");
   const std::string c = gen::createBackend("c")->render(p, gen::GenOptions{"tracegen persist.tgt -o b.c", "b.c"});
-  EXPECT_TRUE(contains(c, "MPI_Recv_init(recv_buf, msg_count(100), MPI_DOUBLE")) << c;
+  EXPECT_TRUE(contains(c, "MPI_Recv_init(recv_slice(), msg_count(100), MPI_DOUBLE")) << c;
   EXPECT_TRUE(contains(c, "MPI_Startall(2, requests);")) << c;
   EXPECT_TRUE(contains(c, "const int recency[2] = { 2, 1 };")) << c;
   EXPECT_TRUE(contains(c, "MPI_Start(start_request(1));")) << c;

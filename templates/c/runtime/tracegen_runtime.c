@@ -176,6 +176,22 @@ void pack_byte_displs(int n, const int *counts, const MPI_Datatype *types, int *
   }
 }
 
+/* ===== Receive buffers of pending receives =================================================
+   recv_buf is one block: the blocking receives' message first, then recv_slices messages,
+   one per nonblocking receive that can be pending at once (the backend counts them: as many
+   as the request ring has slots, since a request older than that is no longer named). Each
+   nonblocking receive takes the next slice in turn, so receives pending together never share
+   memory, and memory stays at (1 + recv_slices) of the largest message. */
+
+static size_t message_bytes;   /* one slice: the largest message under --msg-scale, + 64 */
+static long long receives_made;
+
+char *recv_slice(void)
+{
+  require_slots(config.recv_slices, "the receive slices");
+  return recv_buf + (size_t)(1 + receives_made++ % config.recv_slices) * message_bytes;
+}
+
 /* ===== Requests: the recency ring =========================================================
    The trace names requests by recency, not by variable: recent_request(1) is the request of
    the rank's most recent request-creating call (MPI_Isend, MPI_Irecv, ...; trace offset 9999),
@@ -557,11 +573,14 @@ void set_up(int argc, char **argv, const struct tracegen_trace *trace)
   }
   const size_t buffer_bytes =
       (size_t)((double)config.largest_message_bytes * msg_percent / 100.0) + 64;
+  message_bytes = buffer_bytes;
+  const size_t recv_messages = 1 + (size_t)(config.recv_slices > 0 ? config.recv_slices : 0);
   send_buf = calloc(buffer_bytes, 1);
-  recv_buf = calloc(buffer_bytes, 1);
+  recv_buf = calloc(buffer_bytes, recv_messages);
   if (!send_buf || !recv_buf) {
     if (rank == 0)
-      fprintf(stderr, "bench: cannot allocate two buffers of %zu bytes\n", buffer_bytes);
+      fprintf(stderr, "bench: cannot allocate buffers of %zu bytes (%zu of them to receive into)\n",
+              buffer_bytes, recv_messages);
     stop(1);
   }
   if (config.file_slots > 0) {

@@ -44,6 +44,7 @@ struct tracegen_trace {
   int ranks;                       /* the benchmark runs on exactly as many */
   const char *source;              /* the trace file, for --help */
   long long largest_message_bytes; /* send_buf and recv_buf hold one message this large */
+  int recv_slices;                 /* receives pending at once: recv_slice() cycles over this many */
   int request_ring;                /* requests: how far back the trace names them */
   int comm_slots;                  /* communicators the application created */
   int group_slots;                 /* groups the application created */
@@ -65,6 +66,13 @@ extern double msg_percent;     /* --msg-scale */
 /* Message buffers, allocated once for the largest traced message scaled by --msg-scale: sends
    read send_buf, receives write recv_buf. Their contents do not matter. */
 extern char *send_buf, *recv_buf;
+
+/* A receive buffer of its own for a nonblocking receive (MPI_Irecv, MPI_Imrecv, MPI_Recv_init,
+   a nonblocking collective's receive side): MPI forbids a receive buffer that overlaps the
+   buffer of another pending operation, so these cycle over recv_slices slices of one message
+   each, after the one blocking receives write (recv_buf). Sends need none: pending sends may
+   read the same buffer (MPI-3). */
+char *recv_slice(void);
 
 /* After MPI_Init: parses the options (every rank the same command line, so every rank reaches
    the same verdict), checks the number of ranks, allocates the buffers and the tables, makes
