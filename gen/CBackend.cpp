@@ -344,6 +344,8 @@ class CWriter {
     bool messages = false;    // matched probes
     bool requestArrays = false;  // count arrays of nonblocking vector collectives (request_ints)
     bool byteDispls = false;     // MPI_Alltoallw's displacements in bytes (pack_byte_displs)
+    bool aintDispls = false;     // MPI_(I)neighbor_alltoallw's MPI_Aint displacements (pack_aint_displs)
+    bool requestAints = false;   // MPI_Ineighbor_alltoallw's, kept with the request (request_aints)
     std::int64_t ring = 1;
     bool newComm = false, newCommAt = false, commSlot = false, commOf = false, commRank = false;
     std::int64_t maxCommId = 999;
@@ -753,6 +755,7 @@ class CWriter {
 
   std::string collective(const CallCtx& x, mus::data& d) {
     const CallStmt& c = x.c;
+    if (isNeighborCollective(c.op)) return neighborCollective(x, d);
     d.set("comm", comm(x));
     auto reduction = [&] { d.set("op", reduceOp(x, need(c, Param::ReduceOp))); };
     auto root = [&] { d.set("root", peer(x, need(c, Param::Root), "root")); };
@@ -854,6 +857,7 @@ class CWriter {
   // the request's slot (request_ints), not on the stack.
   std::string nonblockingCollective(const CallCtx& x, mus::data& d) {
     const CallStmt& c = x.c;
+    if (isNeighborCollective(c.op)) return neighborCollective(x, d);
     d.set("comm", comm(x));
     uses_.newRequest = true;
     auto reduction = [&] { d.set("op", reduceOp(x, need(c, Param::ReduceOp))); };
@@ -937,6 +941,84 @@ class CWriter {
         break;
     }
     throw std::logic_error(fmt::format("unhandled nonblocking collective {}", opName(c.op)));
+  }
+
+  // ---- neighbourhood collectives (docs/c-backend.md, "Neighbourhood collectives"): the
+  // application's call on the rebuilt topology communicator, with the recorded count (and
+  // datatype) vectors, one entry per source (receive side) or destination (send side of the v
+  // and w forms); displacements lay the blocks out one after the other. The nonblocking forms
+  // keep their arrays with the request (request_ints, request_types, request_aints).
+  std::string neighborCollective(const CallCtx& x, mus::data& d) {
+    const CallStmt& c = x.c;
+    const Op blocking = blockingForm(c.op);
+    const bool nonblocking = blocking != c.op;
+    d.set("comm", comm(x));
+    if (nonblocking) {
+      uses_.newRequest = true;
+      uses_.requestArrays = true;
+    }
+    d.set("nonblocking", flag(nonblocking));
+    auto typesOf = [&](Param p, std::size_t n) {
+      const std::vector<Expr>* v = vec(c, p);
+      if (!v || v->empty()) throw std::invalid_argument(fmt::format("{}: no '{}' parameter", label(c), paramName(p)));
+      std::vector<std::string> items;
+      for (std::size_t i = 0; i < n; ++i)
+        items.push_back(datatype(x, (*v)[std::min(i, v->size() - 1)], fmt::format("{}{}", paramName(p), i)));
+      return fmt::format("{}", fmt::join(items, ", "));
+    };
+    auto length = [&](Param p) {
+      const std::vector<Expr>* v = vec(c, p);
+      if (!v || v->empty())
+        throw std::invalid_argument(fmt::format("{}: no '{}' parameter (a neighbourhood collective with no "
+                                                "neighbours on that side is not generated)",
+                                                label(c), paramName(p)));
+      return v->size();
+    };
+    switch (blocking) {
+      case Op::NeighborAllgather:
+      case Op::NeighborAlltoall:
+        message(x, d);
+        receiveSide(x, d);
+        d.set("comm", comm(x));
+        return templates_.render("call/neighbor_allgather", d);
+      case Op::NeighborAllgatherv: {
+        message(x, d);
+        receiveSide(x, d);
+        d.set("comm", comm(x));
+        const std::size_t nin = length(Param::RecvCounts);
+        d.set("nin", std::to_string(nin));
+        d.set("recvcounts", countVector(x, Param::RecvCounts, nin, nullptr));
+        uses_.displs = true;
+        return templates_.render(nonblocking ? "call/ineighbor_allgatherv" : "call/neighbor_allgatherv", d);
+      }
+      case Op::NeighborAlltoallv: {
+        message(x, d);
+        receiveSide(x, d);
+        d.set("comm", comm(x));
+        const std::size_t nout = length(Param::SendCounts), nin = length(Param::RecvCounts);
+        d.set("nout", std::to_string(nout));
+        d.set("nin", std::to_string(nin));
+        d.set("sendcounts", countVector(x, Param::SendCounts, nout, nullptr));
+        d.set("recvcounts", countVector(x, Param::RecvCounts, nin, nullptr));
+        uses_.displs = true;
+        return templates_.render(nonblocking ? "call/ineighbor_alltoallv" : "call/neighbor_alltoallv", d);
+      }
+      case Op::NeighborAlltoallw: {
+        const std::size_t nout = length(Param::SendCounts), nin = length(Param::RecvCounts);
+        d.set("nout", std::to_string(nout));
+        d.set("nin", std::to_string(nin));
+        d.set("sendcounts", countVector(x, Param::SendCounts, nout, nullptr));
+        d.set("recvcounts", countVector(x, Param::RecvCounts, nin, nullptr));
+        d.set("sendtypes", typesOf(Param::SendTypes, nout));
+        d.set("recvtypes", typesOf(Param::RecvTypes, nin));
+        uses_.aintDispls = true;
+        if (nonblocking) uses_.requestAints = true;
+        return templates_.render(nonblocking ? "call/ineighbor_alltoallw" : "call/neighbor_alltoallw", d);
+      }
+      default:
+        break;
+    }
+    throw std::logic_error(fmt::format("unhandled neighbourhood collective {}", opName(c.op)));
   }
 
   // MPI_Alltoallw's per-peer counts and datatypes. A send side the trace does not describe
@@ -1588,6 +1670,8 @@ class CWriter {
     d.set("uses_messages", flag(uses_.messages));
     d.set("request_arrays", flag(uses_.requestArrays));
     d.set("uses_byte_displs", flag(uses_.byteDispls));
+    d.set("uses_aint_displs", flag(uses_.aintDispls));
+    d.set("uses_request_aints", flag(uses_.requestAints));
     d.set("ring", std::to_string(uses_.ring));
 
     const bool comms = uses_.newComm || uses_.newCommAt || uses_.commSlot || uses_.commOf || uses_.commRank;
