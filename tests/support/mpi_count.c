@@ -1200,3 +1200,7 @@ TG_F_INBR_V(mpi_ineighbor_alltoallv, MPI_INEIGHBOR_ALLTOALLV, OP_Ineighbor_allto
 TG_F_INBR_V(mpi_ineighbor_alltoallw, MPI_INEIGHBOR_ALLTOALLW, OP_Ineighbor_alltoallw, 1)
 #undef TG_F_NBR_V
 #undef TG_F_INBR_V
+/* MPI_CART_CREATE from Fortran (samples/apps/neighbor_f.f90). */
+typedef void (*fcartcreate)(F*, F*, F*, F*, F*, F*, F*);
+TG_F_PLAIN(mpi_cart_create, MPI_CART_CREATE, OP_Cart_create, fcartcreate,
+           (F * m, F* nd, F* dims, F* periods, F* reorder, F* newcomm, F* e), (m, nd, dims, periods, reorder, newcomm, e))
