@@ -598,9 +598,9 @@ class CWriter {
       case OpKind::WaitAll:
         return waitMany(x, d);
       case OpKind::Collective:
-        return collective(x, d);
+        return withUserOpComment(collective(x, d));
       case OpKind::ICollective:
-        return nonblockingCollective(x, d);
+        return withUserOpComment(nonblockingCollective(x, d));
       case OpKind::CommCreate:
       case OpKind::CommFree:
         return commCall(x, d);
@@ -1502,6 +1502,44 @@ class CWriter {
   }
 
   static constexpr std::int64_t kMaxUserOps = 1000;
+  // The comment a call with a user-defined operator gets above it (withUserOpComment).
+  std::string userOpComment_, builtinTypeName_;
+  std::string withUserOpComment(std::string call) {
+    if (userOpComment_.empty()) return call;
+    std::string out = userOpComment_ + "\n" + call;
+    userOpComment_.clear();
+    return out;
+  }
+
+  // The built-in operator a user-defined one is replayed with, when the call's datatype is one
+  // predefined datatype the whole program through: MPI_SUM on integers, floating-point and
+  // complex types, MPI_BOR on MPI_BYTE, MPI_LOR on logicals, MPI_MAXLOC on the pair types.
+  // Empty for derived datatypes (no predefined operator is valid on them) and for MPI_CHAR and
+  // others no predefined operator takes: those keep a created operator.
+  std::string builtinForUserOp(const CallCtx& x) {
+    const Expr* e = param(x.c, Param::Datatype);
+    if (!e || e->kind != Expr::Kind::Const) return {};
+    auto it = datatypes_.find(asInt(e->value));
+    if (it == datatypes_.end()) return {};
+    const std::string& n = it->second->name;
+    builtinTypeName_ = n;
+    static const std::set<std::string> sum = {
+        "MPI_INT", "MPI_LONG", "MPI_SHORT", "MPI_UNSIGNED_SHORT", "MPI_UNSIGNED", "MPI_UNSIGNED_LONG",
+        "MPI_LONG_LONG_INT", "MPI_LONG_LONG", "MPI_UNSIGNED_LONG_LONG", "MPI_SIGNED_CHAR", "MPI_UNSIGNED_CHAR",
+        "MPI_INT8_T", "MPI_INT16_T", "MPI_INT32_T", "MPI_INT64_T", "MPI_UINT8_T", "MPI_UINT16_T", "MPI_UINT32_T",
+        "MPI_UINT64_T", "MPI_AINT", "MPI_OFFSET", "MPI_COUNT", "MPI_FLOAT", "MPI_DOUBLE", "MPI_LONG_DOUBLE",
+        "MPI_C_FLOAT_COMPLEX", "MPI_C_DOUBLE_COMPLEX", "MPI_C_COMPLEX", "MPI_C_LONG_DOUBLE_COMPLEX", "MPI_INTEGER",
+        "MPI_REAL", "MPI_DOUBLE_PRECISION", "MPI_COMPLEX", "MPI_DOUBLE_COMPLEX", "MPI_INTEGER4", "MPI_INTEGER8",
+        "MPI_REAL4", "MPI_REAL8"};
+    static const std::set<std::string> loc = {"MPI_FLOAT_INT", "MPI_DOUBLE_INT", "MPI_LONG_INT", "MPI_2INT",
+                                              "MPI_SHORT_INT", "MPI_LONG_DOUBLE_INT", "MPI_2REAL",
+                                              "MPI_2DOUBLE_PRECISION", "MPI_2INTEGER"};
+    if (sum.count(n)) return "MPI_SUM";
+    if (n == "MPI_BYTE") return "MPI_BOR";
+    if (n == "MPI_C_BOOL" || n == "MPI_LOGICAL" || n == "MPI_CXX_BOOL") return "MPI_LOR";
+    if (loc.count(n)) return "MPI_MAXLOC";
+    return {};
+  }
 
   std::string reduceOp(const CallCtx& x, const Expr& e) {
     return expr(e,
@@ -1509,10 +1547,23 @@ class CWriter {
                  [&](double v) {
                    const std::int64_t op = asInt(v);
                    if (op >= 1000 && op < 1000 + kMaxUserOps) {
+                     // A predefined datatype: a built-in operator valid on it (docs/c-backend.md,
+                     // "User-defined reduction operators").
+                     if (std::string builtin = builtinForUserOp(x); !builtin.empty()) {
+                       userOpComment_ = fmt::format(
+                           "/* The application's user-defined operator {} (MPI_Op_create), replayed with {}:\n"
+                           "   a built-in operator valid on {} moves the same bytes. */",
+                           op - 1000, builtin, builtinTypeName_);
+                       return builtin;
+                     }
                      // tracegen's recorder numbers user-defined operators 1000 + first use; what
                      // they compute is not recorded, so the benchmark makes operators of its own
                      // (that leave the result as it is) in the same order: same calls, same bytes.
                      uses_.maxUserOp = std::max(uses_.maxUserOp, op);
+                     userOpComment_ = fmt::format(
+                         "/* The application's user-defined operator {} (MPI_Op_create), on a derived datatype\n"
+                         "   where no built-in operator is valid: user_op({}) creates one, the same bytes. */",
+                         op - 1000, op - 1000);
                      return fmt::format("user_op({})", op - 1000);
                    }
                    std::string_view name = op > 0 && op <= 13 ? reduceOpName(op) : std::string_view();

@@ -1584,6 +1584,14 @@ class Renderer {
   std::vector<std::string> collectiveStmts(const CallStmt& c, const RankList& ranks, const std::optional<ExecIndex>& idx,
                                            std::string& detail) {
     if (isNeighborCollective(c.op)) return neighborStmts(c, ranks, detail);
+    // A user-defined reduction operator (the recorder's 1000 + order of first use): coNCePTuaL's
+    // REDUCE has no operator, so the same bytes are reduced, said at the call.
+    if (const Expr* o = param(c, Param::ReduceOp); o && o->kind == Expr::Kind::Const && o->value >= 1000) {
+      detail = fmt::format("the application's user-defined operator {}: a REDUCE of the same bytes",
+                           static_cast<std::int64_t>(o->value) - 1000);
+      note("A reduction with a user-defined operator (MPI_Op_create) is a REDUCE of the same bytes: coNCePTuaL's "
+           "REDUCE names no operator.");
+    }
     std::vector<Case> cs = cases(ranks,
                                  {{"comm", param(c, Param::Comm)},
                                   {"count", param(c, Param::Count)},
