@@ -1454,19 +1454,7 @@ class Renderer {
     auto it = neighbours_.find(key);
     if (it != neighbours_.end()) return it->second;
     RankNeighbours n;
-    if (p_.trace) {
-      RankCursor cursor(*p_.trace, r, p_.source);
-      cursor.setComputeTimes(false);
-      Call call;
-      while (cursor.next(call)) {
-        if (opInfo(call.op).kind != OpKind::CommCreate) continue;
-        if (const auto* src = cursor.neighbourSources(comm)) {
-          n.sources = *src;
-          n.destinations = *cursor.neighbourDestinations(comm);
-          break;
-        }
-      }
-    }
+    if (p_.trace) topologyNeighbours(*p_.trace, r, comm, n.sources, n.destinations, p_.source);
     return neighbours_.emplace(key, std::move(n)).first->second;
   }
 

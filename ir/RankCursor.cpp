@@ -640,6 +640,22 @@ const std::vector<Rank>* RankCursor::neighbourDestinations(std::int64_t comm) co
   return it == topologies_.end() ? nullptr : &it->second.destinations;
 }
 
+bool topologyNeighbours(const Trace& trace, Rank rank, std::int64_t comm, std::vector<Rank>& sources,
+                        std::vector<Rank>& destinations, const std::string& fileName) {
+  RankCursor cursor(trace, rank, fileName);
+  cursor.setComputeTimes(false);
+  Call call;
+  while (cursor.next(call)) {
+    if (opInfo(call.op).kind != OpKind::CommCreate) continue;
+    if (const auto* src = cursor.neighbourSources(comm)) {
+      sources = *src;
+      destinations = *cursor.neighbourDestinations(comm);
+      return true;
+    }
+  }
+  return false;
+}
+
 bool expansionWithinBudget(const Trace& trace, std::int64_t budget, const std::string& fileName) {
   const std::int64_t perRank = budget / std::max<Rank>(trace.numRanks, 1);
   std::int64_t calls = 0;

@@ -196,6 +196,13 @@ class RankCursor {
   std::deque<ProbedMessage> probed_;
 };
 
+// The neighbours of `rank` on topology communicator `comm` (world ranks, kProcNull at a
+// non-periodic border), as the first of the rank's calls that makes it gives them: false when
+// no call of the rank makes such a communicator tracegen knows. Expands the rank's calls up to
+// that constructor (docs/trace-format.md, "Neighbourhood collectives").
+bool topologyNeighbours(const Trace& trace, Rank rank, std::int64_t comm, std::vector<Rank>& sources,
+                        std::vector<Rank>& destinations, const std::string& fileName = "<trace>");
+
 // Whether expanding every rank's calls stays within `budget` calls, estimated from rank 0 (SPMD
 // ranks make similar numbers of calls) by expanding at most budget / P of its calls. For the
 // whole-run walks (point-to-point matching) that are worth doing only up to a size.
