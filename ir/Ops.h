@@ -40,7 +40,7 @@ enum class OpKind {
   MatchedProbe,  // MPI_Mprobe, MPI_Improbe
   MatchedRecv,   // MPI_Mrecv, MPI_Imrecv
   // Calls the recorder records (name, communicator, call site) but tracegen does not model:
-  // one-sided, MPI-IO, neighbour collectives, dynamic processes, and the MPI-3 operations not
+  // one-sided, MPI-IO, dynamic processes, and the MPI-3 operations not
   // modelled yet. Generation stops at them, or with --skip-unknown leaves a comment.
   Opaque,
   OpaqueRequest,  // an opaque call that returns a request (waited for by the usual calls)

@@ -20,6 +20,7 @@
 #include "ncptl/Checker.h"
 #include "passes/PassManager.h"
 #include "passes/ResolveWildcards.h"
+#include "tests/unit/CompileC.h"
 
 namespace tracegen {
 namespace {
@@ -284,6 +285,7 @@ TEST(NeighborCollective, BothBackends) {
   EXPECT_TRUE(contains(c, "MPI_Aint *sdispls = request_aints(req, 0, 4);")) << c;
   EXPECT_TRUE(contains(c, "const int sendcounts[2] = {")) << c;  // the ring's two destinations
   EXPECT_TRUE(contains(c, "MPI_Neighbor_alltoallv(send_buf, sendcounts, sdispls, MPI_INT,")) << c;
+  testing::expectCompilesUnderBothMpis(c, "neighbor");
   const std::string n = gen::createBackend("ncptl")->render(p, gen::GenOptions{"tracegen n.tgt -o b.ncptl", "b.ncptl"});
   EXPECT_TRUE(contains(n, "its blocks as messages to and from each neighbour")) << n;
   // Rank 0's block to rank 1 on the grid: 4 doubles (the MPI_PROC_NULL one is dropped).
@@ -294,6 +296,55 @@ TEST(NeighborCollective, BothBackends) {
   std::string problems;
   for (const auto& d : r.diagnostics) problems += ncptl::formatDiagnostic("b.ncptl", n, d);
   EXPECT_TRUE(r.ok()) << problems << n;
+}
+
+
+// User-defined reduction operators (not neighbourhood collectives, but the same sample): on a
+// predefined datatype a built-in operator valid on it, on a derived one a created operator,
+// each said in a comment; coNCePTuaL reduces the same bytes.
+TEST(UserDefinedOperator, BuiltinOnPredefinedDatatypesCreatedOnDerived) {
+  const char* text = R"(tracegen-trace 1
+ranks 2
+origin tracegen-record
+datatype MPI_DOUBLE 8
+datatype MPI_BYTE 1
+datatype type1000 16
+comm 2 world (<1 0 {2 1}>)
+event 0 MPI_Init @ <1 0 {2 1}>
+  site u.c:1
+event 1 MPI_Allreduce @ <1 0 {2 1}>
+  site u.c:2
+  count 8
+  datatype MPI_DOUBLE
+  op 1000
+event 2 MPI_Allreduce @ <1 0 {2 1}>
+  site u.c:3
+  count 4
+  datatype type1000
+  op 1001
+event 3 MPI_Reduce @ <1 0 {2 1}>
+  site u.c:4
+  count 64
+  datatype MPI_BYTE
+  op 1002
+  root 0
+event 4 MPI_Finalize @ <1 0 {2 1}>
+  site u.c:5
+)";
+  const Trace t = lowered(text);
+  const gen::Program p = gen::buildProgram(t, "u.tgt");
+  const std::string c = gen::createBackend("c")->render(p, gen::GenOptions{"tracegen u.tgt -o b.c", "b.c"});
+  EXPECT_TRUE(contains(c, "/* The application's user-defined operator 0 (MPI_Op_create), replayed with MPI_SUM:\n"
+                          "     a built-in operator valid on MPI_DOUBLE moves the same bytes. */\n"
+                          "  MPI_Allreduce(send_buf, recv_buf, msg_count(8), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);"))
+      << c;
+  EXPECT_TRUE(contains(c, "where no built-in operator is valid: user_op(1) creates one")) << c;
+  EXPECT_TRUE(contains(c, "MPI_Allreduce(send_buf, recv_buf, msg_count(4), type1000, user_op(1), MPI_COMM_WORLD);")) << c;
+  EXPECT_TRUE(contains(c, "replayed with MPI_BOR:")) << c;
+  EXPECT_TRUE(contains(c, "MPI_BYTE, MPI_BOR, 0, MPI_COMM_WORLD);")) << c;
+  testing::expectCompilesUnderBothMpis(c, "userop");
+  const std::string n = gen::createBackend("ncptl")->render(p, gen::GenOptions{"tracegen u.tgt -o b.ncptl", "b.ncptl"});
+  EXPECT_TRUE(contains(n, "the application's user-defined operator 0: a REDUCE of the same bytes")) << n;
 }
 
 }  // namespace
