@@ -955,7 +955,8 @@ class CWriter {
     d.set("comm", comm(x));
     if (nonblocking) {
       uses_.newRequest = true;
-      uses_.requestArrays = true;
+      // The v and w forms keep their arrays with the request (request_ints, ...).
+      if (blocking != Op::NeighborAllgather && blocking != Op::NeighborAlltoall) uses_.requestArrays = true;
     }
     d.set("nonblocking", flag(nonblocking));
     auto typesOf = [&](Param p, std::size_t n) {
