@@ -536,7 +536,8 @@ void RankCursor::makeTopology(const Event& e, const Call& call, std::int64_t rec
     std::vector<std::int64_t> coords(t.dims.size());
     std::int64_t rest = me;
     for (std::size_t d = t.dims.size(); d-- > 0;) {
-      if (t.dims[d] < 1) fail(e, fmt::format("dimension {} has extent {}", d, t.dims[d]));
+      if (t.dims[d] < 1 || t.dims[d] > trace_.numRanks)
+        fail(e, fmt::format("dimension {} has extent {} (a grid of {} ranks)", d, t.dims[d], trace_.numRanks));
       coords[d] = rest % t.dims[d];
       rest /= t.dims[d];
     }
