@@ -320,6 +320,8 @@ class CWriter : public ProgramWalker {
     bool requestArrays = false;  // count arrays of nonblocking vector collectives (request_ints)
     bool byteDispls = false;     // MPI_Alltoallw's displacements in bytes (pack_byte_displs)
     bool recvSlices = false;     // nonblocking receives write recv_slice(), one slice each
+    bool aintDispls = false;     // MPI_(I)neighbor_alltoallw's MPI_Aint displacements (pack_aint_displs)
+    bool requestAints = false;   // MPI_Ineighbor_alltoallw's, kept with the request (request_aints)
     std::int64_t ring = 1;
     bool newComm = false, newCommAt = false, commSlot = false, commOf = false, commRank = false;
     std::int64_t maxCommId = 999;
@@ -835,11 +837,11 @@ class CWriter : public ProgramWalker {
   }
   void collective(const CallStmt& c, const RankList&) override {
     mus::data d = callData(c);
-    setCall(collectiveText(ctx(c), d));
+    setCall(withUserOpComment(collectiveText(ctx(c), d)));
   }
   void nonblockingCollective(const CallStmt& c, const RankList&) override {
     mus::data d = callData(c);
-    setCall(nonblockingCollectiveText(ctx(c), d));
+    setCall(withUserOpComment(nonblockingCollectiveText(ctx(c), d)));
   }
   void communicator(const CallStmt& c, const RankList&) override {
     mus::data d = callData(c);
@@ -1051,6 +1053,7 @@ class CWriter : public ProgramWalker {
 
   std::string collectiveText(const CallCtx& x, mus::data& d) {
     const CallStmt& c = x.c;
+    if (isNeighborCollective(c.op)) return neighborCollective(x, d);
     d.set("comm", comm(x));
     auto reduction = [&] { d.set("op", reduceOp(x, need(c, Param::ReduceOp))); };
     auto root = [&] { d.set("root", peer(x, need(c, Param::Root), "root")); };
@@ -1152,6 +1155,7 @@ class CWriter : public ProgramWalker {
   // the request's slot (request_ints), not on the stack.
   std::string nonblockingCollectiveText(const CallCtx& x, mus::data& d) {
     const CallStmt& c = x.c;
+    if (isNeighborCollective(c.op)) return neighborCollective(x, d);
     d.set("comm", comm(x));
     uses_.newRequest = true;
     auto reduction = [&] { d.set("op", reduceOp(x, need(c, Param::ReduceOp))); };
@@ -1235,6 +1239,85 @@ class CWriter : public ProgramWalker {
         break;
     }
     throw std::logic_error(fmt::format("unhandled nonblocking collective {}", opName(c.op)));
+  }
+
+  // ---- neighbourhood collectives (docs/c-backend.md, "Neighbourhood collectives"): the
+  // application's call on the rebuilt topology communicator, with the recorded count (and
+  // datatype) vectors, one entry per source (receive side) or destination (send side of the v
+  // and w forms); displacements lay the blocks out one after the other. The nonblocking forms
+  // keep their arrays with the request (request_ints, request_types, request_aints).
+  std::string neighborCollective(const CallCtx& x, mus::data& d) {
+    const CallStmt& c = x.c;
+    const Op blocking = blockingForm(c.op);
+    const bool nonblocking = blocking != c.op;
+    d.set("comm", comm(x));
+    if (nonblocking) {
+      uses_.newRequest = true;
+      // The v and w forms keep their arrays with the request (request_ints, ...).
+      if (blocking != Op::NeighborAllgather && blocking != Op::NeighborAlltoall) uses_.requestArrays = true;
+    }
+    d.set("nonblocking", flag(nonblocking));
+    auto typesOf = [&](Param p, std::size_t n) {
+      const std::vector<Expr>* v = vec(c, p);
+      if (!v || v->empty()) throw std::invalid_argument(fmt::format("{}: no '{}' parameter", label(c), paramName(p)));
+      std::vector<std::string> items;
+      for (std::size_t i = 0; i < n; ++i)
+        items.push_back(datatype(x, (*v)[std::min(i, v->size() - 1)], fmt::format("{}{}", paramName(p), i)));
+      return fmt::format("{}", fmt::join(items, ", "));
+    };
+    auto length = [&](Param p) {
+      const std::vector<Expr>* v = vec(c, p);
+      if (!v || v->empty())
+        throw std::invalid_argument(fmt::format("{}: no '{}' parameter (a neighbourhood collective with no "
+                                                "neighbours on that side is not generated)",
+                                                label(c), paramName(p)));
+      return v->size();
+    };
+    switch (blocking) {
+      case Op::NeighborAllgather:
+      case Op::NeighborAlltoall:
+        message(x, d);
+        receiveSide(x, d);
+        d.set("comm", comm(x));
+        return render("call/neighbor_allgather", d);
+      case Op::NeighborAllgatherv: {
+        message(x, d);
+        receiveSide(x, d);
+        d.set("comm", comm(x));
+        const std::size_t nin = length(Param::RecvCounts);
+        d.set("nin", std::to_string(nin));
+        d.set("recvcounts", countVector(x, Param::RecvCounts, nin, nullptr));
+        uses_.displs = true;
+        return render(nonblocking ? "call/ineighbor_allgatherv" : "call/neighbor_allgatherv", d);
+      }
+      case Op::NeighborAlltoallv: {
+        message(x, d);
+        receiveSide(x, d);
+        d.set("comm", comm(x));
+        const std::size_t nout = length(Param::SendCounts), nin = length(Param::RecvCounts);
+        d.set("nout", std::to_string(nout));
+        d.set("nin", std::to_string(nin));
+        d.set("sendcounts", countVector(x, Param::SendCounts, nout, nullptr));
+        d.set("recvcounts", countVector(x, Param::RecvCounts, nin, nullptr));
+        uses_.displs = true;
+        return render(nonblocking ? "call/ineighbor_alltoallv" : "call/neighbor_alltoallv", d);
+      }
+      case Op::NeighborAlltoallw: {
+        const std::size_t nout = length(Param::SendCounts), nin = length(Param::RecvCounts);
+        d.set("nout", std::to_string(nout));
+        d.set("nin", std::to_string(nin));
+        d.set("sendcounts", countVector(x, Param::SendCounts, nout, nullptr));
+        d.set("recvcounts", countVector(x, Param::RecvCounts, nin, nullptr));
+        d.set("sendtypes", typesOf(Param::SendTypes, nout));
+        d.set("recvtypes", typesOf(Param::RecvTypes, nin));
+        uses_.aintDispls = true;
+        if (nonblocking) uses_.requestAints = true;
+        return render(nonblocking ? "call/ineighbor_alltoallw" : "call/neighbor_alltoallw", d);
+      }
+      default:
+        break;
+    }
+    throw std::logic_error(fmt::format("unhandled neighbourhood collective {}", opName(c.op)));
   }
 
   // MPI_Alltoallw's per-peer counts and datatypes. A send side the trace does not describe
@@ -1752,6 +1835,44 @@ class CWriter : public ProgramWalker {
   }
 
   static constexpr std::int64_t kMaxUserOps = 1000;
+  // The comment a call with a user-defined operator gets above it (withUserOpComment).
+  std::string userOpComment_, builtinTypeName_;
+  std::string withUserOpComment(std::string call) {
+    if (userOpComment_.empty()) return call;
+    std::string out = userOpComment_ + "\n" + call;
+    userOpComment_.clear();
+    return out;
+  }
+
+  // The built-in operator a user-defined one is replayed with, when the call's datatype is one
+  // predefined datatype the whole program through: MPI_SUM on integers, floating-point and
+  // complex types, MPI_BOR on MPI_BYTE, MPI_LOR on logicals, MPI_MAXLOC on the pair types.
+  // Empty for derived datatypes (no predefined operator is valid on them) and for MPI_CHAR and
+  // others no predefined operator takes: those keep a created operator.
+  std::string builtinForUserOp(const CallCtx& x) {
+    const Expr* e = param(x.c, Param::Datatype);
+    if (!e || e->kind != Expr::Kind::Const) return {};
+    auto it = datatypes_.find(asInt(e->value));
+    if (it == datatypes_.end()) return {};
+    const std::string& n = it->second->name;
+    builtinTypeName_ = n;
+    static const std::set<std::string> sum = {
+        "MPI_INT", "MPI_LONG", "MPI_SHORT", "MPI_UNSIGNED_SHORT", "MPI_UNSIGNED", "MPI_UNSIGNED_LONG",
+        "MPI_LONG_LONG_INT", "MPI_LONG_LONG", "MPI_UNSIGNED_LONG_LONG", "MPI_SIGNED_CHAR", "MPI_UNSIGNED_CHAR",
+        "MPI_INT8_T", "MPI_INT16_T", "MPI_INT32_T", "MPI_INT64_T", "MPI_UINT8_T", "MPI_UINT16_T", "MPI_UINT32_T",
+        "MPI_UINT64_T", "MPI_AINT", "MPI_OFFSET", "MPI_COUNT", "MPI_FLOAT", "MPI_DOUBLE", "MPI_LONG_DOUBLE",
+        "MPI_C_FLOAT_COMPLEX", "MPI_C_DOUBLE_COMPLEX", "MPI_C_COMPLEX", "MPI_C_LONG_DOUBLE_COMPLEX", "MPI_INTEGER",
+        "MPI_REAL", "MPI_DOUBLE_PRECISION", "MPI_COMPLEX", "MPI_DOUBLE_COMPLEX", "MPI_INTEGER4", "MPI_INTEGER8",
+        "MPI_REAL4", "MPI_REAL8"};
+    static const std::set<std::string> loc = {"MPI_FLOAT_INT", "MPI_DOUBLE_INT", "MPI_LONG_INT", "MPI_2INT",
+                                              "MPI_SHORT_INT", "MPI_LONG_DOUBLE_INT", "MPI_2REAL",
+                                              "MPI_2DOUBLE_PRECISION", "MPI_2INTEGER"};
+    if (sum.count(n)) return "MPI_SUM";
+    if (n == "MPI_BYTE") return "MPI_BOR";
+    if (n == "MPI_C_BOOL" || n == "MPI_LOGICAL" || n == "MPI_CXX_BOOL") return "MPI_LOR";
+    if (loc.count(n)) return "MPI_MAXLOC";
+    return {};
+  }
 
   std::string reduceOp(const CallCtx& x, const Expr& e) {
     return expr(e,
@@ -1759,10 +1880,23 @@ class CWriter : public ProgramWalker {
                  [&](double v) {
                    const std::int64_t op = asInt(v);
                    if (op >= 1000 && op < 1000 + kMaxUserOps) {
+                     // A predefined datatype: a built-in operator valid on it (docs/c-backend.md,
+                     // "User-defined reduction operators").
+                     if (std::string builtin = builtinForUserOp(x); !builtin.empty()) {
+                       userOpComment_ = fmt::format(
+                           "/* The application's user-defined operator {} (MPI_Op_create), replayed with {}:\n"
+                           "   a built-in operator valid on {} moves the same bytes. */",
+                           op - 1000, builtin, builtinTypeName_);
+                       return builtin;
+                     }
                      // tracegen's recorder numbers user-defined operators 1000 + first use; what
                      // they compute is not recorded, so the benchmark makes operators of its own
                      // (that leave the result as it is) in the same order: same calls, same bytes.
                      uses_.maxUserOp = std::max(uses_.maxUserOp, op);
+                     userOpComment_ = fmt::format(
+                         "/* The application's user-defined operator {} (MPI_Op_create), on a derived datatype\n"
+                         "   where no built-in operator is valid: user_op({}) creates one, the same bytes. */",
+                         op - 1000, op - 1000);
                      return fmt::format("user_op({})", op - 1000);
                    }
                    std::string_view name = op > 0 && op <= 13 ? reduceOpName(op) : std::string_view();
@@ -2023,6 +2157,8 @@ class CWriter : public ProgramWalker {
     add(uses_.counts, {"msg_count()"});
     add(uses_.displs, {"pack_displs()"});
     add(uses_.byteDispls, {"pack_byte_displs()"});
+    add(uses_.aintDispls, {"pack_aint_displs()"});
+    add(uses_.requestAints, {"request_aints()"});
     add(uses_.newRequest, {"new_request()"});
     add(uses_.recentRequest, {"recent_request()"});
     add(uses_.requestLists, {"take_requests()", "put_back_requests()"});

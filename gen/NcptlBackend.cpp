@@ -1488,6 +1488,75 @@ class Renderer : public ProgramWalker {
     return sum * size;
   }
 
+  // ---- neighbourhood collectives (docs/ncptl-backend.md, "Neighbourhood collectives").
+  // coNCePTuaL has no process topologies: each rank's blocks become asynchronous messages to
+  // each destination and from each source (MPI_PROC_NULL neighbours dropped), the same bytes,
+  // then the ranks await their completion. The neighbours come from the trace's topology
+  // constructors (RankCursor), one statement per rank and neighbour.
+  struct RankNeighbours {
+    std::vector<Rank> sources, destinations;
+  };
+  std::map<std::pair<std::int64_t, Rank>, RankNeighbours> neighbours_;
+
+  const RankNeighbours& neighboursOf(std::int64_t comm, Rank r) {
+    auto key = std::pair{comm, r};
+    auto it = neighbours_.find(key);
+    if (it != neighbours_.end()) return it->second;
+    RankNeighbours n;
+    if (p_.trace) topologyNeighbours(*p_.trace, r, comm, n.sources, n.destinations, p_.source);
+    return neighbours_.emplace(key, std::move(n)).first->second;
+  }
+
+  std::vector<std::string> neighborStmts(const CallStmt& c, const RankList& ranks, std::string& detail) {
+    const Op op = blockingForm(c.op);
+    auto scalar = [&](Param p, Rank r, double fallback) {
+      const Expr* e = param(c, p);
+      return e ? valueAt(*e, r) : fallback;
+    };
+    auto element = [&](Param p, std::size_t i, Rank r) -> std::optional<double> {
+      auto v = c.vectors.find(p);
+      if (v == c.vectors.end() || v->second.empty()) return std::nullopt;
+      return valueAt(v->second[std::min(i, v->second.size() - 1)], r);
+    };
+    auto size = [&](double type) { return typeSize(Expr::constant(type)); };
+    // The bytes of block i on the send or the receive side of rank r.
+    auto block = [&](bool send, std::size_t i, Rank r) -> std::int64_t {
+      const double type = send ? scalar(Param::Datatype, r, 0) : scalar(Param::RecvType, r, scalar(Param::Datatype, r, 0));
+      double count = send ? scalar(Param::Count, r, 0) : scalar(Param::RecvCount, r, scalar(Param::Count, r, 0));
+      double t = type;
+      const bool vectorSend = op == Op::NeighborAlltoallv || op == Op::NeighborAlltoallw;
+      if ((send && vectorSend) || (!send && op != Op::NeighborAllgather && op != Op::NeighborAlltoall))
+        count = element(send ? Param::SendCounts : Param::RecvCounts, i, r).value_or(0);
+      if (op == Op::NeighborAlltoallw) t = element(send ? Param::SendTypes : Param::RecvTypes, i, r).value_or(0);
+      return std::max<std::int64_t>(0, static_cast<std::int64_t>(std::llround(count)) * size(t));
+    };
+    std::vector<std::string> out;
+    ranks.forEach([&](Rank r) {
+      const Expr* commE = param(c, Param::Comm);
+      const auto comm = static_cast<std::int64_t>(commE ? valueAt(*commE, r) : static_cast<double>(kCommWorld));
+      const RankNeighbours& n = neighboursOf(comm, r);
+      auto one = [&](bool send, std::size_t i, Rank peer) {
+        if (peer == kProcNull || peer < 0) return;
+        data d;
+        d.set("tasks", singleDesc(r).text);
+        d.set("s", "S");
+        d.set("async", true);
+        d.set("message", message(block(send, i, r), std::nullopt));
+        d.set(send ? "target" : "source", singleDesc(peer).text);
+        out.push_back(fill(send ? "send" : "receive", d));
+      };
+      for (std::size_t i = 0; i < n.destinations.size(); ++i) one(true, i, n.destinations[i]);
+      for (std::size_t i = 0; i < n.sources.size(); ++i) one(false, i, n.sources[i]);
+      return true;
+    });
+    if (!out.empty()) out.push_back(awaitStmt(ranks));
+    detail = "its blocks as messages to and from each neighbour";
+    note("coNCePTuaL has no process topologies: a neighbourhood collective (MPI_Neighbor_alltoall, ...) is replayed "
+         "as asynchronous messages of the same bytes to each destination and from each source of the rank's "
+         "topology (MPI_PROC_NULL neighbours move nothing), which the ranks then await.");
+    return out;
+  }
+
   // MPI_Alltoallw: sum over the peers of count x that peer's datatype size, on the send side
   // (the receive side where the trace has no send side: MPI_IN_PLACE).
   double typedVectorBytes(const CallStmt& c, Rank r) const {
@@ -1551,6 +1620,15 @@ class Renderer : public ProgramWalker {
 
   std::vector<std::string> collectiveStmts(const CallStmt& c, const RankList& ranks, const std::optional<ExecIndex>& idx,
                                            std::string& detail) {
+    if (isNeighborCollective(c.op)) return neighborStmts(c, ranks, detail);
+    // A user-defined reduction operator (the recorder's 1000 + order of first use): coNCePTuaL's
+    // REDUCE has no operator, so the same bytes are reduced, said at the call.
+    if (const Expr* o = param(c, Param::ReduceOp); o && o->kind == Expr::Kind::Const && o->value >= 1000) {
+      detail = fmt::format("the application's user-defined operator {}: a REDUCE of the same bytes",
+                           static_cast<std::int64_t>(o->value) - 1000);
+      note("A reduction with a user-defined operator (MPI_Op_create) is a REDUCE of the same bytes: coNCePTuaL's "
+           "REDUCE names no operator.");
+    }
     std::vector<Case> cs = cases(ranks,
                                  {{"comm", param(c, Param::Comm)},
                                   {"count", param(c, Param::Count)},

@@ -61,6 +61,7 @@
 #include "ir/Checked.h"
 #include "ir/Diagnostics.h"
 #include "ir/RankClasses.h"
+#include "ir/RankCursor.h"
 #include "passes/RankRanges.h"
 
 namespace tracegen::gen {
@@ -827,6 +828,21 @@ class ProgramWriter {
                                                 edges ? "recvcount" : "count", paramName(p)));
       return g->values;
     }
+    // Neighbourhood collectives: one value per source, or per destination (the send side of the
+    // v and w forms), of the rank's topology.
+    if (isNeighborCollective(e.op)) {
+      const std::int64_t comm = e.uniformValue(Param::Comm).value_or(kCommWorld);
+      const auto key = std::pair{comm, *ranks.first()};
+      auto it = degrees_.find(key);
+      if (it == degrees_.end()) {
+        std::vector<Rank> sources, destinations;
+        if (!topologyNeighbours(trace_, *ranks.first(), comm, sources, destinations, program_.source))
+          throw std::invalid_argument(fmt::format("event {} ({}): communicator {} has no topology tracegen knows",
+                                                  e.id, opName(e.op), comm));
+        it = degrees_.emplace(key, std::pair<std::int64_t, std::int64_t>(sources.size(), destinations.size())).first;
+      }
+      return {neighborOutVector(e.op, p) ? it->second.second : it->second.first};
+    }
     auto comm = e.uniformValue(Param::Comm).value_or(kCommWorld);
     if (comm == kCommWorld) return {trace_.numRanks};
     if (comm == kCommSelf) return {1};
@@ -835,6 +851,9 @@ class ProgramWriter {
     if (!inst) throw std::invalid_argument(fmt::format("event {} ({}): communicator {} is unknown", e.id, opName(e.op), comm));
     return {inst->size()};
   }
+
+  // Neighbourhood collectives: (in-degree, out-degree) per (communicator, rank).
+  mutable std::map<std::pair<std::int64_t, Rank>, std::pair<std::int64_t, std::int64_t>> degrees_;
 
   void trackMessageSize(const Event& e, const RankList& ranks) {
     auto maxOf = [&](Param p) {

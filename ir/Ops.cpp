@@ -65,6 +65,12 @@ Op blockingForm(Op op) {
     case Op::IreduceScatterBlock: return Op::ReduceScatterBlock;
     case Op::Iscan: return Op::Scan;
     case Op::Iexscan: return Op::Exscan;
+    // neighbourhood collectives
+    case Op::IneighborAllgather: return Op::NeighborAllgather;
+    case Op::IneighborAllgatherv: return Op::NeighborAllgatherv;
+    case Op::IneighborAlltoall: return Op::NeighborAlltoall;
+    case Op::IneighborAlltoallv: return Op::NeighborAlltoallv;
+    case Op::IneighborAlltoallw: return Op::NeighborAlltoallw;
     default: return op;
   }
 }
@@ -84,6 +90,24 @@ bool isReduction(Op op) {
   op = blockingForm(op);
   return op == Op::Reduce || op == Op::Allreduce || op == Op::ReduceScatter || op == Op::Scan || op == Op::Exscan ||
          op == Op::ReduceScatterBlock;
+}
+
+bool isNeighborCollective(Op op) {
+  switch (blockingForm(op)) {
+    case Op::NeighborAllgather: case Op::NeighborAllgatherv: case Op::NeighborAlltoall:
+    case Op::NeighborAlltoallv: case Op::NeighborAlltoallw:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool neighborOutVector(Op op, Param p) {
+  switch (blockingForm(op)) {
+    case Op::NeighborAlltoallv: return p == Param::SendCounts || p == Param::Displs;
+    case Op::NeighborAlltoallw: return p == Param::SendCounts || p == Param::SendTypes;
+    default: return false;
+  }
 }
 
 std::string_view paramName(Param p) { return kParamNames[static_cast<std::size_t>(p)]; }

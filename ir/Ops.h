@@ -40,7 +40,7 @@ enum class OpKind {
   MatchedProbe,  // MPI_Mprobe, MPI_Improbe
   MatchedRecv,   // MPI_Mrecv, MPI_Imrecv
   // Calls the recorder records (name, communicator, call site) but tracegen does not model:
-  // one-sided, MPI-IO, neighbour collectives, dynamic processes, and the MPI-3 operations not
+  // one-sided, MPI-IO, dynamic processes, and the MPI-3 operations not
   // modelled yet. Generation stops at them, or with --skip-unknown leaves a comment.
   Opaque,
   OpaqueRequest,  // an opaque call that returns a request (waited for by the usual calls)
@@ -97,6 +97,10 @@ inline bool isOpaque(OpKind k) { return k == OpKind::Opaque || k == OpKind::Opaq
 bool isRooted(Op op);
 // Collectives that carry a reduction operator.
 bool isReduction(Op op);
+// The neighbourhood collectives (MPI_Neighbor_* and MPI_Ineighbor_*): collectives of a topology
+// communicator whose blocks go to the rank's destinations and come from its sources
+// (docs/trace-format.md, "Neighbourhood collectives").
+bool isNeighborCollective(Op op);
 
 // Event parameters. The text format spells them as `name()` returns.
 enum class Param : std::uint8_t {
@@ -176,6 +180,9 @@ inline bool isDatatypeParam(Param p) {
 }
 // The vectors of the topology constructors (Dims ... Destinations).
 bool topologyVectorParam(Param p);
+// Whether vector parameter p of neighbourhood collective op has one value per destination
+// (out-degree: the send side of the v and w forms); the others have one per source.
+bool neighborOutVector(Op op, Param p);
 // Dest, Source and Key may be stored as offsets from the calling rank.
 inline bool isPeerParam(Param p) { return p == Param::Dest || p == Param::Source || p == Param::Key; }
 

@@ -280,9 +280,28 @@ void RankCursor::emit(Item& item, Call& call) {
   } else if (const Communicator* c = trace_.comm(call.comm); c && call.comm != kCommWorld) {
     if (const RankList* inst = c->instanceFor(rank_)) commSize = inst->size();
   }
+  // Neighbourhood collectives: vectors of one value per source (or per destination, the send
+  // side of the v and w forms), from the communicator's topology.
+  const bool neighborhood = isNeighborCollective(e.op);
+  const Topology* topology = nullptr;
+  if (neighborhood) {
+    auto it = topologies_.find(call.comm);
+    if (it == topologies_.end())
+      fail(e, fmt::format("rank {}: communicator {} has no topology tracegen knows (a neighbourhood collective needs "
+                          "one made by MPI_Cart_create, MPI_Cart_sub, MPI_Graph_create or "
+                          "MPI_Dist_graph_create_adjacent)",
+                          rank_, call.comm));
+    topology = &it->second;
+  }
+  const bool keepVectors = neighborhood || e.op == Op::CartCreate || e.op == Op::CartSub || e.op == Op::GraphCreate ||
+                           e.op == Op::DistGraphCreateAdjacent;
+  if (keepVectors) callVectors_.clear();
   for (auto& s : item.params) {
     if (!s.vector) continue;
     std::int64_t n = commSize;
+    if (topology)
+      n = static_cast<std::int64_t>(neighborOutVector(e.op, s.values->param) ? topology->destinations.size()
+                                                                              : topology->sources.size());
     if (s.values->param == Param::Requests || s.values->param == Param::GroupRanks) n = call.count;
     if (s.values->param == Param::GroupRanges) n = checkedMul(3, call.count).value_or(std::numeric_limits<std::int64_t>::max());
     // Topology constructors: `count` dimensions, nodes or sources; `recvcount` edges or
@@ -302,8 +321,12 @@ void RankCursor::emit(Item& item, Call& call) {
     takeVector(s, n, call.vec);
     // MPI_Alltoallw (and MPI_Ialltoallw): each peer's block has its own count and datatype.
     if (blockingForm(e.op) == Op::Alltoallw) alltoallwVector(s.values->param, call.vec);
+    if (keepVectors) callVectors_[static_cast<int>(s.values->param)] = call.vec;
   }
   if (blockingForm(e.op) == Op::Alltoallw) alltoallwBytes(e, call);
+  if (topology) neighborBytes(e, call, *topology, recvCount, recvType);
+  if (keepVectors && !neighborhood)
+    if (ParamState& nc = state(Param::NewComm); nc.values) makeTopology(e, call, recvCount, take(nc, -1));
 
   auto resolveRequest = [&](std::int64_t offset) -> std::int64_t {
     if (offset == kRequestNull) return -1;
@@ -460,6 +483,178 @@ void RankCursor::alltoallwBytes(const Event& e, Call& call) {
   call.bytes = side(w_.sendCounts, w_.sendTypes);
   call.recvBytes = side(w_.recvCounts, w_.recvTypes);
   w_ = {};
+}
+
+// ---- neighbourhood collectives
+
+Rank RankCursor::commToWorld(std::int64_t comm, std::int64_t commRank) const {
+  if (comm == kCommWorld) return commRank;
+  if (comm == kCommSelf) return rank_;
+  const Communicator* c = trace_.comm(comm);
+  const std::int64_t i = c ? c->instanceIndex(rank_) : -1;
+  if (i < 0 || commRank < 0 || commRank >= c->instances[static_cast<std::size_t>(i)].size()) return -1;
+  return c->worldRank(static_cast<std::size_t>(i), commRank);
+}
+
+// A topology constructor's new communicator, as this rank sees it: its neighbours in the order
+// MPI gives them to the neighbourhood collectives. Cartesian: per dimension, the source then
+// the destination of MPI_Cart_shift(comm, d, 1) (MPI_PROC_NULL beyond a non-periodic border),
+// as sources and destinations alike; a graph: the node's edges, both ways; a distributed graph
+// made adjacent: the sources and destinations the rank gave, in its parent's numbering.
+void RankCursor::makeTopology(const Event& e, const Call& call, std::int64_t recvCount, std::int64_t newComm) {
+  topologies_.erase(newComm);
+  const Communicator* c = trace_.comm(newComm);
+  const std::int64_t inst = c ? c->instanceIndex(rank_) : -1;
+  if (inst < 0) return;  // not a member (MPI_COMM_NULL), or a communicator the trace does not list
+  const Rank me = c->commRank(static_cast<std::size_t>(inst), rank_);
+  auto vecOf = [&](Param p) -> std::vector<std::int64_t> {
+    auto it = callVectors_.find(static_cast<int>(p));
+    return it == callVectors_.end() ? std::vector<std::int64_t>{} : it->second;
+  };
+  auto member = [&](std::int64_t k) -> Rank {
+    const Rank w = commToWorld(newComm, k);
+    if (w < 0) fail(e, fmt::format("rank {}: neighbour {} is no member of communicator {}", rank_, k, newComm));
+    return w;
+  };
+  Topology t;
+  if (e.op == Op::CartCreate || e.op == Op::CartSub) {
+    if (e.op == Op::CartCreate) {
+      t.dims = vecOf(Param::Dims);
+      t.periods = vecOf(Param::Periods);
+    } else {
+      auto parent = topologies_.find(call.comm);
+      if (parent == topologies_.end() || !parent->second.cart) return;  // a parent tracegen does not know
+      const std::vector<std::int64_t> remain = vecOf(Param::RemainDims);
+      for (std::size_t d = 0; d < parent->second.dims.size() && d < remain.size(); ++d)
+        if (remain[d]) {
+          t.dims.push_back(parent->second.dims[d]);
+          t.periods.push_back(d < parent->second.periods.size() ? parent->second.periods[d] : 0);
+        }
+    }
+    t.cart = true;
+    // Row-major coordinates of this rank's communicator rank.
+    std::vector<std::int64_t> coords(t.dims.size());
+    std::int64_t rest = me;
+    for (std::size_t d = t.dims.size(); d-- > 0;) {
+      if (t.dims[d] < 1 || t.dims[d] > trace_.numRanks)
+        fail(e, fmt::format("dimension {} has extent {} (a grid of {} ranks)", d, t.dims[d], trace_.numRanks));
+      coords[d] = rest % t.dims[d];
+      rest /= t.dims[d];
+    }
+    auto rankAt = [&](std::size_t d, std::int64_t shift) -> Rank {
+      std::vector<std::int64_t> x = coords;
+      x[d] += shift;
+      if (x[d] < 0 || x[d] >= t.dims[d]) {
+        if (d >= t.periods.size() || !t.periods[d]) return kProcNull;
+        x[d] = (x[d] % t.dims[d] + t.dims[d]) % t.dims[d];
+      }
+      std::int64_t k = 0;
+      for (std::size_t i = 0; i < x.size(); ++i) k = k * t.dims[i] + x[i];
+      return member(k);
+    };
+    for (std::size_t d = 0; d < t.dims.size(); ++d) {
+      t.sources.push_back(rankAt(d, -1));
+      t.sources.push_back(rankAt(d, +1));
+    }
+    t.destinations = t.sources;
+  } else if (e.op == Op::GraphCreate) {
+    const std::vector<std::int64_t> index = vecOf(Param::Index), edges = vecOf(Param::Edges);
+    if (me >= static_cast<Rank>(index.size())) return;
+    const std::int64_t from = me == 0 ? 0 : index[static_cast<std::size_t>(me - 1)];
+    const std::int64_t to = index[static_cast<std::size_t>(me)];
+    if (from < 0 || to < from || to > static_cast<std::int64_t>(edges.size()) || to > recvCount)
+      fail(e, fmt::format("rank {}: the graph's index gives node {} the edges [{}, {}) of {}", rank_, me, from, to,
+                          edges.size()));
+    for (std::int64_t k = from; k < to; ++k) t.sources.push_back(member(edges[static_cast<std::size_t>(k)]));
+    t.destinations = t.sources;
+  } else {  // MPI_Dist_graph_create_adjacent: ranks of the parent communicator
+    auto parentRank = [&](std::int64_t k) -> Rank {
+      if (k == kProcNull) return kProcNull;
+      const Rank w = commToWorld(call.comm, k);
+      if (w < 0) fail(e, fmt::format("rank {}: neighbour {} is no member of communicator {}", rank_, k, call.comm));
+      return w;
+    };
+    for (auto k : vecOf(Param::Sources)) t.sources.push_back(parentRank(k));
+    for (auto k : vecOf(Param::Destinations)) t.destinations.push_back(parentRank(k));
+  }
+  topologies_[newComm] = std::move(t);
+}
+
+// Bytes of a neighbourhood collective: a block to each destination and from each source
+// (count x datatype, or that neighbour's entry of the count and datatype vectors); a neighbour
+// that is MPI_PROC_NULL moves nothing, as MPI_Cart_shift's MPI_PROC_NULL does in point-to-point.
+void RankCursor::neighborBytes(const Event& e, Call& call, const Topology& t, std::int64_t recvCount,
+                               std::int64_t recvType) {
+  const Op op = blockingForm(e.op);
+  auto vecOf = [&](Param p) -> const std::vector<std::int64_t>* {
+    auto it = callVectors_.find(static_cast<int>(p));
+    return it == callVectors_.end() ? nullptr : &it->second;
+  };
+  auto typeSize = [&](std::int64_t dt) -> std::int64_t {
+    const Datatype* d = trace_.datatype(dt);
+    return d ? d->size : 0;
+  };
+  auto side = [&](const std::vector<Rank>& peers, const std::vector<std::int64_t>* counts, std::int64_t count,
+                  const std::vector<std::int64_t>* types, std::int64_t type) {
+    std::int64_t sum = 0;
+    for (std::size_t i = 0; i < peers.size(); ++i) {
+      if (peers[i] == kProcNull) continue;
+      const std::int64_t n = counts ? (i < counts->size() ? (*counts)[i] : 0) : count;
+      const std::int64_t size = typeSize(types ? (i < types->size() ? (*types)[i] : 0) : type);
+      auto b = checkedMul(std::max<std::int64_t>(n, 0), size);
+      auto s = b ? checkedAdd(sum, *b) : std::nullopt;
+      if (!s) fail(e, fmt::format("rank {}: the blocks of a neighbourhood collective overflow 64 bits", rank_));
+      sum = *s;
+    }
+    return sum;
+  };
+  const std::int64_t rType = recvType >= 0 ? recvType : call.datatype;
+  const std::int64_t rCount = recvCount >= 0 ? recvCount : call.count;
+  switch (op) {
+    case Op::NeighborAllgather:
+    case Op::NeighborAlltoall:
+      call.bytes = side(t.destinations, nullptr, call.count, nullptr, call.datatype);
+      call.recvBytes = side(t.sources, nullptr, rCount, nullptr, rType);
+      break;
+    case Op::NeighborAllgatherv:
+      call.bytes = side(t.destinations, nullptr, call.count, nullptr, call.datatype);
+      call.recvBytes = side(t.sources, vecOf(Param::RecvCounts), 0, nullptr, rType);
+      break;
+    case Op::NeighborAlltoallv:
+      call.bytes = side(t.destinations, vecOf(Param::SendCounts), 0, nullptr, call.datatype);
+      call.recvBytes = side(t.sources, vecOf(Param::RecvCounts), 0, nullptr, rType);
+      break;
+    default:  // MPI_Neighbor_alltoallw
+      call.bytes = side(t.destinations, vecOf(Param::SendCounts), 0, vecOf(Param::SendTypes), 0);
+      call.recvBytes = side(t.sources, vecOf(Param::RecvCounts), 0, vecOf(Param::RecvTypes), 0);
+      break;
+  }
+}
+
+const std::vector<Rank>* RankCursor::neighbourSources(std::int64_t comm) const {
+  auto it = topologies_.find(comm);
+  return it == topologies_.end() ? nullptr : &it->second.sources;
+}
+
+const std::vector<Rank>* RankCursor::neighbourDestinations(std::int64_t comm) const {
+  auto it = topologies_.find(comm);
+  return it == topologies_.end() ? nullptr : &it->second.destinations;
+}
+
+bool topologyNeighbours(const Trace& trace, Rank rank, std::int64_t comm, std::vector<Rank>& sources,
+                        std::vector<Rank>& destinations, const std::string& fileName) {
+  RankCursor cursor(trace, rank, fileName);
+  cursor.setComputeTimes(false);
+  Call call;
+  while (cursor.next(call)) {
+    if (opInfo(call.op).kind != OpKind::CommCreate) continue;
+    if (const auto* src = cursor.neighbourSources(comm)) {
+      sources = *src;
+      destinations = *cursor.neighbourDestinations(comm);
+      return true;
+    }
+  }
+  return false;
 }
 
 bool expansionWithinBudget(const Trace& trace, std::int64_t budget, const std::string& fileName) {

@@ -149,6 +149,29 @@ class RankCursor {
   };
   AlltoallwVectors w_;
 
+  // ---- neighbourhood collectives (docs/trace-format.md, "Neighbourhood collectives"). Each
+  // topology communicator the rank made, by id: its sources and destinations as world ranks
+  // (kProcNull at a non-periodic border) in MPI's order, and a Cartesian one's extents.
+  struct Topology {
+    std::vector<Rank> sources, destinations;
+    std::vector<std::int64_t> dims, periods;  // Cartesian only
+    bool cart = false;
+  };
+  std::unordered_map<std::int64_t, Topology> topologies_;
+  // The vectors of the call being emitted (a topology constructor's, a neighbourhood
+  // collective's), by parameter.
+  std::unordered_map<int, std::vector<std::int64_t>> callVectors_;
+  void makeTopology(const Event& e, const Call& call, std::int64_t recvCount, std::int64_t newComm);
+  void neighborBytes(const Event& e, Call& call, const Topology& t, std::int64_t recvCount, std::int64_t recvType);
+  Rank commToWorld(std::int64_t comm, std::int64_t commRank) const;
+
+ public:
+  // The neighbours of this rank on communicator `comm` as the calls so far made it (null: no
+  // topology the trace describes): for tests and the backends.
+  const std::vector<Rank>* neighbourSources(std::int64_t comm) const;
+  const std::vector<Rank>* neighbourDestinations(std::int64_t comm) const;
+
+ private:
   const Trace& trace_;
   Rank rank_;
   std::string fileName_;
@@ -172,6 +195,13 @@ class RankCursor {
   };
   std::deque<ProbedMessage> probed_;
 };
+
+// The neighbours of `rank` on topology communicator `comm` (world ranks, kProcNull at a
+// non-periodic border), as the first of the rank's calls that makes it gives them: false when
+// no call of the rank makes such a communicator tracegen knows. Expands the rank's calls up to
+// that constructor (docs/trace-format.md, "Neighbourhood collectives").
+bool topologyNeighbours(const Trace& trace, Rank rank, std::int64_t comm, std::vector<Rank>& sources,
+                        std::vector<Rank>& destinations, const std::string& fileName = "<trace>");
 
 // Whether expanding every rank's calls stays within `budget` calls, estimated from rank 0 (SPMD
 // ranks make similar numbers of calls) by expanding at most budget / P of its calls. For the

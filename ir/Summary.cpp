@@ -78,6 +78,13 @@ RankSummary summarizeRank(const Trace& trace, Rank r, ExpansionBudget& budget, c
       s.bytesSent = saturatingAdd(s.bytesSent, call.bytes);
       s.bytesReceived = saturatingAdd(s.bytesReceived, call.recvBytes);
     }
+    // Neighbourhood collectives move a block to each destination and from each source that is
+    // not MPI_PROC_NULL, as the point-to-point messages they stand for (docs/trace-format.md,
+    // "Neighbourhood collectives").
+    if (isNeighborCollective(call.op)) {
+      s.bytesSent = saturatingAdd(s.bytesSent, call.bytes);
+      s.bytesReceived = saturatingAdd(s.bytesReceived, call.recvBytes);
+    }
     // Persistent requests move their message at each MPI_Start/MPI_Startall, not at the
     // MPI_Send_init/MPI_Recv_init that made them.
     if (kind == OpKind::Start)

@@ -198,6 +198,69 @@ inline void reduceScatter(CallScope& s, const int* recvcounts, MPI_Datatype type
   s.reduceOp(op);
 }
 
+// ---- neighbourhood collectives (docs/recording.md, "Neighbourhood collectives"): the counts
+// and datatypes as for the all-to-all forms, with a vector's entry per source (receive side)
+// or per destination (send side of the v and w forms) instead of per member. The neighbours
+// themselves are not recorded: they follow from the communicator's topology, recorded by its
+// constructor. Displacements are not kept: a benchmark lays the blocks out one after the other.
+
+// The in- and out-degree of a topology communicator (0 for one without a topology).
+inline void neighborDegrees(MPI_Comm comm, int& in, int& out) {
+  int topo = MPI_UNDEFINED;
+  PMPI_Topo_test(comm, &topo);
+  in = out = 0;
+  if (topo == MPI_CART) {
+    int ndims = 0;
+    PMPI_Cartdim_get(comm, &ndims);
+    in = out = 2 * ndims;
+  } else if (topo == MPI_GRAPH) {
+    PMPI_Graph_neighbors_count(comm, rankIn(comm), &in);
+    out = in;
+  } else if (topo == MPI_DIST_GRAPH) {
+    int weighted = 0;
+    PMPI_Dist_graph_neighbors_count(comm, &in, &out, &weighted);
+  }
+}
+
+// MPI_Neighbor_allgather and MPI_Neighbor_alltoall: one block size each way.
+inline void neighborAllToAll(CallScope& s, int sendcount, MPI_Datatype sendtype, int recvcount, MPI_Datatype recvtype,
+                             MPI_Comm comm) {
+  allToAll(s, false, sendcount, sendtype, recvcount, recvtype, comm);
+}
+
+inline void neighborAllgatherv(CallScope& s, int sendcount, MPI_Datatype sendtype, const int* recvcounts,
+                               MPI_Datatype recvtype, MPI_Comm comm) {
+  int in = 0, out = 0;
+  neighborDegrees(comm, in, out);
+  s.comm(comm);
+  s.set(Param::Count, sendcount);
+  s.type(Param::Datatype, sendtype);
+  s.counts(Param::RecvCounts, recvcounts, in);
+  s.type(Param::RecvType, recvtype);
+}
+
+inline void neighborAlltoallv(CallScope& s, const int* sendcounts, MPI_Datatype sendtype, const int* recvcounts,
+                              MPI_Datatype recvtype, MPI_Comm comm) {
+  int in = 0, out = 0;
+  neighborDegrees(comm, in, out);
+  s.comm(comm);
+  s.counts(Param::SendCounts, sendcounts, out);
+  s.type(Param::Datatype, sendtype);
+  s.counts(Param::RecvCounts, recvcounts, in);
+  s.type(Param::RecvType, recvtype);
+}
+
+inline void neighborAlltoallw(CallScope& s, const int* sendcounts, const MPI_Datatype* sendtypes, const int* recvcounts,
+                              const MPI_Datatype* recvtypes, MPI_Comm comm) {
+  int in = 0, out = 0;
+  neighborDegrees(comm, in, out);
+  s.comm(comm);
+  s.counts(Param::SendCounts, sendcounts, out);
+  s.types(Param::SendTypes, sendtypes, out);
+  s.counts(Param::RecvCounts, recvcounts, in);
+  s.types(Param::RecvTypes, recvtypes, in);
+}
+
 // ---- communicators
 
 inline void commSplit(CallScope& s, MPI_Comm comm, int color, int key, MPI_Comm newcomm) {

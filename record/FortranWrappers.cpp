@@ -877,6 +877,68 @@ static void alltoallw_impl(void* sb, Fp sc, Fp sd, Fp st, void* rb, Fp rc, Fp rd
 TG_FORTRAN(alltoallw, MPI_ALLTOALLW, (void* sb, Fp sc, Fp sd, Fp st, void* rb, Fp rc, Fp rd, Fp rt, Fp comm, Fp e),
            (sb, sc, sd, st, rb, rc, rd, rt, comm, e))
 
+// ---- neighbourhood collectives (as the C entry points record them, Calls.h): the blocking
+// forms and MPI_INEIGHBOR_* (a request-creating call). MPI_NEIGHBOR_ALLTOALLW's displacements
+// are INTEGER(KIND=MPI_ADDRESS_KIND) and only passed on.
+#define TG_FNCOLL(base, UPPER, OP, PARAMS, ARGS, RECORD)                     \
+  using base##_NCollF = void(*) PARAMS;                                      \
+  TG_PMPI(base, base##_NCollF)                                               \
+  static void base##_impl PARAMS {                                           \
+    run(OP, [&] { pmpi_##base() ARGS; }, [&](CallScope& s) { RECORD; });     \
+  }                                                                          \
+  TG_FORTRAN(base, UPPER, PARAMS, ARGS)
+#define TG_FINCOLL(base, UPPER, OP, PARAMS, ARGS, RECORD)                    \
+  using base##_NCollF = void(*) PARAMS;                                      \
+  TG_PMPI(base, base##_NCollF)                                               \
+  static void base##_impl PARAMS {                                           \
+    run(OP, [&] { pmpi_##base() ARGS; }, [&](CallScope& s) {                 \
+      RECORD;                                                                \
+      s.created(PMPI_Request_f2c(*req), req);                                \
+    });                                                                      \
+  }                                                                          \
+  TG_FORTRAN(base, UPPER, PARAMS, ARGS)
+namespace {
+void neighborAlltoallwF(CallScope& s, Fp sc, Fp st, Fp rc, Fp rt, Fp comm) {
+  int in = 0, out = 0;
+  calls::neighborDegrees(C(comm), in, out);
+  const MPI_Datatype* sendTypes = typesF(t_sendTypes, st, out);
+  calls::neighborAlltoallw(s, I(sc), sendTypes, I(rc), typesF(t_recvTypes, rt, in), C(comm));
+}
+}  // namespace
+TG_FNCOLL(neighbor_allgather, MPI_NEIGHBOR_ALLGATHER, Op::NeighborAllgather,
+          (void* sb, Fp sc, Fp st, void* rb, Fp rc, Fp rt, Fp comm, Fp e), (sb, sc, st, rb, rc, rt, comm, e),
+          calls::neighborAllToAll(s, *sc, T(st), *rc, T(rt), C(comm)))
+TG_FNCOLL(neighbor_alltoall, MPI_NEIGHBOR_ALLTOALL, Op::NeighborAlltoall,
+          (void* sb, Fp sc, Fp st, void* rb, Fp rc, Fp rt, Fp comm, Fp e), (sb, sc, st, rb, rc, rt, comm, e),
+          calls::neighborAllToAll(s, *sc, T(st), *rc, T(rt), C(comm)))
+TG_FNCOLL(neighbor_allgatherv, MPI_NEIGHBOR_ALLGATHERV, Op::NeighborAllgatherv,
+          (void* sb, Fp sc, Fp st, void* rb, Fp rc, Fp d, Fp rt, Fp comm, Fp e), (sb, sc, st, rb, rc, d, rt, comm, e),
+          calls::neighborAllgatherv(s, *sc, T(st), I(rc), T(rt), C(comm)))
+TG_FNCOLL(neighbor_alltoallv, MPI_NEIGHBOR_ALLTOALLV, Op::NeighborAlltoallv,
+          (void* sb, Fp sc, Fp sd, Fp st, void* rb, Fp rc, Fp rd, Fp rt, Fp comm, Fp e),
+          (sb, sc, sd, st, rb, rc, rd, rt, comm, e), calls::neighborAlltoallv(s, I(sc), T(st), I(rc), T(rt), C(comm)))
+TG_FNCOLL(neighbor_alltoallw, MPI_NEIGHBOR_ALLTOALLW, Op::NeighborAlltoallw,
+          (void* sb, Fp sc, void* sd, Fp st, void* rb, Fp rc, void* rd, Fp rt, Fp comm, Fp e),
+          (sb, sc, sd, st, rb, rc, rd, rt, comm, e), neighborAlltoallwF(s, sc, st, rc, rt, comm))
+TG_FINCOLL(ineighbor_allgather, MPI_INEIGHBOR_ALLGATHER, Op::IneighborAllgather,
+           (void* sb, Fp sc, Fp st, void* rb, Fp rc, Fp rt, Fp comm, Fp req, Fp e),
+           (sb, sc, st, rb, rc, rt, comm, req, e), calls::neighborAllToAll(s, *sc, T(st), *rc, T(rt), C(comm)))
+TG_FINCOLL(ineighbor_alltoall, MPI_INEIGHBOR_ALLTOALL, Op::IneighborAlltoall,
+           (void* sb, Fp sc, Fp st, void* rb, Fp rc, Fp rt, Fp comm, Fp req, Fp e),
+           (sb, sc, st, rb, rc, rt, comm, req, e), calls::neighborAllToAll(s, *sc, T(st), *rc, T(rt), C(comm)))
+TG_FINCOLL(ineighbor_allgatherv, MPI_INEIGHBOR_ALLGATHERV, Op::IneighborAllgatherv,
+           (void* sb, Fp sc, Fp st, void* rb, Fp rc, Fp d, Fp rt, Fp comm, Fp req, Fp e),
+           (sb, sc, st, rb, rc, d, rt, comm, req, e), calls::neighborAllgatherv(s, *sc, T(st), I(rc), T(rt), C(comm)))
+TG_FINCOLL(ineighbor_alltoallv, MPI_INEIGHBOR_ALLTOALLV, Op::IneighborAlltoallv,
+           (void* sb, Fp sc, Fp sd, Fp st, void* rb, Fp rc, Fp rd, Fp rt, Fp comm, Fp req, Fp e),
+           (sb, sc, sd, st, rb, rc, rd, rt, comm, req, e),
+           calls::neighborAlltoallv(s, I(sc), T(st), I(rc), T(rt), C(comm)))
+TG_FINCOLL(ineighbor_alltoallw, MPI_INEIGHBOR_ALLTOALLW, Op::IneighborAlltoallw,
+           (void* sb, Fp sc, void* sd, Fp st, void* rb, Fp rc, void* rd, Fp rt, Fp comm, Fp req, Fp e),
+           (sb, sc, sd, st, rb, rc, rd, rt, comm, req, e), neighborAlltoallwF(s, sc, st, rc, rt, comm))
+#undef TG_FNCOLL
+#undef TG_FINCOLL
+
 // ---- calls tracegen does not model, recorded as opaque events (as the C entry points do,
 // Wrappers.cpp): the name, the communicator where the call has one, the call site. Arguments
 // are passed through untouched (every Fortran argument is an address). Calls with CHARACTER
@@ -907,15 +969,7 @@ TG_FOPAQUE(win_wait, MPI_WIN_WAIT, Op::WinWait, nullptr, nullptr, (V w, Fint* e)
 
 // MPI-IO: modelled, at the end of the file
 
-// Neighbourhood collectives
-TG_FOPAQUE(neighbor_allgather, MPI_NEIGHBOR_ALLGATHER, Op::NeighborAllgather, comm, nullptr,
-           (V s, V sc, V st, V r, V rc, V rt, Fint* comm, Fint* e), (s, sc, st, r, rc, rt, comm, e))
-TG_FOPAQUE(neighbor_alltoall, MPI_NEIGHBOR_ALLTOALL, Op::NeighborAlltoall, comm, nullptr,
-           (V s, V sc, V st, V r, V rc, V rt, Fint* comm, Fint* e), (s, sc, st, r, rc, rt, comm, e))
-TG_FOPAQUE(neighbor_allgatherv, MPI_NEIGHBOR_ALLGATHERV, Op::NeighborAllgatherv, comm, nullptr,
-           (V s, V sc, V st, V r, V rc, V d, V rt, Fint* comm, Fint* e), (s, sc, st, r, rc, d, rt, comm, e))
-TG_FOPAQUE(neighbor_alltoallv, MPI_NEIGHBOR_ALLTOALLV, Op::NeighborAlltoallv, comm, nullptr,
-           (V s, V sc, V sd, V st, V r, V rc, V rd, V rt, Fint* comm, Fint* e), (s, sc, sd, st, r, rc, rd, rt, comm, e))
+// Neighbourhood collectives: modelled, after MPI_ALLTOALLW
 #undef TG_FOPAQUE
 
 // ---- one-sided communication (record/OneSided.h), as the C entry points record it. Window

@@ -986,24 +986,7 @@ TG_OPAQUE(MPI_File_iread_at, Op::FileIreadAt, TG_NOCOMM, req,
 TG_OPAQUE(MPI_File_iwrite_at, Op::FileIwriteAt, TG_NOCOMM, req,
           (MPI_File fh, MPI_Offset off, const void* b, int n, MPI_Datatype t, MPI_Request* req), (fh, off, b, n, t, req))
 
-// Neighbourhood collectives
-TG_OPAQUE(MPI_Neighbor_allgather, Op::NeighborAllgather, comm, TG_NOREQ,
-          (const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, MPI_Comm comm),
-          (s, sc, st, r, rc, rt, comm))
-TG_OPAQUE(MPI_Neighbor_alltoall, Op::NeighborAlltoall, comm, TG_NOREQ,
-          (const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, MPI_Comm comm),
-          (s, sc, st, r, rc, rt, comm))
-TG_OPAQUE(MPI_Neighbor_allgatherv, Op::NeighborAllgatherv, comm, TG_NOREQ,
-          (const void* s, int sc, MPI_Datatype st, void* r, const int rc[], const int d[], MPI_Datatype rt, MPI_Comm comm),
-          (s, sc, st, r, rc, d, rt, comm))
-TG_OPAQUE(MPI_Neighbor_alltoallv, Op::NeighborAlltoallv, comm, TG_NOREQ,
-          (const void* s, const int sc[], const int sd[], MPI_Datatype st, void* r, const int rc[], const int rd[],
-           MPI_Datatype rt, MPI_Comm comm),
-          (s, sc, sd, st, r, rc, rd, rt, comm))
-TG_OPAQUE(MPI_Neighbor_alltoallw, Op::NeighborAlltoallw, comm, TG_NOREQ,
-          (const void* s, const int sc[], const MPI_Aint sd[], const MPI_Datatype st[], void* r, const int rc[],
-           const MPI_Aint rd[], const MPI_Datatype rt[], MPI_Comm comm),
-          (s, sc, sd, st, r, rc, rd, rt, comm))
+// Neighbourhood collectives: modelled (after the opaque calls, below)
 
 // Dynamic processes
 TG_OPAQUE(MPI_Comm_spawn, Op::CommSpawn, comm, TG_NOREQ,
@@ -1145,3 +1128,65 @@ TG_FILE_IO_AT(MPI_File_read_at_all, Op::FileReadAtAll, )
 TG_FILE_IO_AT(MPI_File_write_at_all, Op::FileWriteAtAll, const)
 #undef TG_FILE_IO
 #undef TG_FILE_IO_AT
+
+// ---- neighbourhood collectives (OpKind Collective; the MPI_Ineighbor_* forms ICollective,
+// completed by the recorded waits and tests): counts and datatypes per neighbour (Calls.h).
+
+namespace {
+template <class F, class R>
+int neighborCollective(Op op, F&& call, R&& record) {
+  CallScope s(op);
+  if (!s.active()) return call();
+  s.begin();
+  const int rc = call();
+  s.end();
+  record(s);
+  s.commit();
+  return rc;
+}
+}  // namespace
+
+#define TG_NCOLL(NAME, OP, PARAMS, ARGS, RECORD) \
+  TG_EXPORT int NAME PARAMS { return neighborCollective(OP, [&] { return P##NAME ARGS; }, [&](CallScope& s) { RECORD; }); }
+#define TG_INCOLL(NAME, OP, PARAMS, ARGS, RECORD) \
+  TG_EXPORT int NAME PARAMS {                     \
+    return nonblockingCollective(OP, req, [&] { return P##NAME ARGS; }, [&](CallScope& s) { RECORD; }); \
+  }
+TG_NCOLL(MPI_Neighbor_allgather, Op::NeighborAllgather,
+         (const void* sb, int sc, MPI_Datatype st, void* rb, int rc, MPI_Datatype rt, MPI_Comm comm),
+         (sb, sc, st, rb, rc, rt, comm), calls::neighborAllToAll(s, sc, st, rc, rt, comm))
+TG_NCOLL(MPI_Neighbor_alltoall, Op::NeighborAlltoall,
+         (const void* sb, int sc, MPI_Datatype st, void* rb, int rc, MPI_Datatype rt, MPI_Comm comm),
+         (sb, sc, st, rb, rc, rt, comm), calls::neighborAllToAll(s, sc, st, rc, rt, comm))
+TG_NCOLL(MPI_Neighbor_allgatherv, Op::NeighborAllgatherv,
+         (const void* sb, int sc, MPI_Datatype st, void* rb, const int rc[], const int d[], MPI_Datatype rt,
+          MPI_Comm comm),
+         (sb, sc, st, rb, rc, d, rt, comm), calls::neighborAllgatherv(s, sc, st, rc, rt, comm))
+TG_NCOLL(MPI_Neighbor_alltoallv, Op::NeighborAlltoallv,
+         (const void* sb, const int sc[], const int sd[], MPI_Datatype st, void* rb, const int rc[], const int rd[],
+          MPI_Datatype rt, MPI_Comm comm),
+         (sb, sc, sd, st, rb, rc, rd, rt, comm), calls::neighborAlltoallv(s, sc, st, rc, rt, comm))
+TG_NCOLL(MPI_Neighbor_alltoallw, Op::NeighborAlltoallw,
+         (const void* sb, const int sc[], const MPI_Aint sd[], const MPI_Datatype st[], void* rb, const int rc[],
+          const MPI_Aint rd[], const MPI_Datatype rt[], MPI_Comm comm),
+         (sb, sc, sd, st, rb, rc, rd, rt, comm), calls::neighborAlltoallw(s, sc, st, rc, rt, comm))
+TG_INCOLL(MPI_Ineighbor_allgather, Op::IneighborAllgather,
+          (const void* sb, int sc, MPI_Datatype st, void* rb, int rc, MPI_Datatype rt, MPI_Comm comm, MPI_Request* req),
+          (sb, sc, st, rb, rc, rt, comm, req), calls::neighborAllToAll(s, sc, st, rc, rt, comm))
+TG_INCOLL(MPI_Ineighbor_alltoall, Op::IneighborAlltoall,
+          (const void* sb, int sc, MPI_Datatype st, void* rb, int rc, MPI_Datatype rt, MPI_Comm comm, MPI_Request* req),
+          (sb, sc, st, rb, rc, rt, comm, req), calls::neighborAllToAll(s, sc, st, rc, rt, comm))
+TG_INCOLL(MPI_Ineighbor_allgatherv, Op::IneighborAllgatherv,
+          (const void* sb, int sc, MPI_Datatype st, void* rb, const int rc[], const int d[], MPI_Datatype rt,
+           MPI_Comm comm, MPI_Request* req),
+          (sb, sc, st, rb, rc, d, rt, comm, req), calls::neighborAllgatherv(s, sc, st, rc, rt, comm))
+TG_INCOLL(MPI_Ineighbor_alltoallv, Op::IneighborAlltoallv,
+          (const void* sb, const int sc[], const int sd[], MPI_Datatype st, void* rb, const int rc[], const int rd[],
+           MPI_Datatype rt, MPI_Comm comm, MPI_Request* req),
+          (sb, sc, sd, st, rb, rc, rd, rt, comm, req), calls::neighborAlltoallv(s, sc, st, rc, rt, comm))
+TG_INCOLL(MPI_Ineighbor_alltoallw, Op::IneighborAlltoallw,
+          (const void* sb, const int sc[], const MPI_Aint sd[], const MPI_Datatype st[], void* rb, const int rc[],
+           const MPI_Aint rd[], const MPI_Datatype rt[], MPI_Comm comm, MPI_Request* req),
+          (sb, sc, sd, st, rb, rc, rd, rt, comm, req), calls::neighborAlltoallw(s, sc, st, rc, rt, comm))
+#undef TG_NCOLL
+#undef TG_INCOLL

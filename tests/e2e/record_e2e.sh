@@ -63,6 +63,8 @@ args_of() {
     mpiio) echo "5 256" ;;
     persist) echo "12 128" ;;
     persist_f) echo "12" ;;
+    neighbor) echo "4 16" ;;
+    neighbor_f) echo "6" ;;
     *) echo "" ;;
   esac
 }

@@ -33,7 +33,15 @@
   X(Comm_split) X(Comm_dup) X(Comm_create) X(Comm_free) X(Comm_group) X(Group_incl) X(Group_excl)               \
   X(Group_range_incl) X(Group_range_excl) X(Group_union) X(Group_intersection) X(Group_difference) X(Group_free)  \
   X(Exscan) X(Reduce_scatter_block) X(Win_create) X(Win_fence) X(Put) X(Win_free) X(Ibarrier)                    \
-  TG_TOPOLOGY_OPS(X) TG_ONESIDED_OPS(X) TG_FILE_OPS(X) TG_PERSISTENT_OPS(X) TG_NBC_OPS(X)
+  TG_TOPOLOGY_OPS(X) TG_ONESIDED_OPS(X) TG_FILE_OPS(X) TG_PERSISTENT_OPS(X) TG_NBC_OPS(X) TG_NEIGHBOR_OPS(X)
+/* Neighbourhood collectives, counted from C and Fortran with their bytes: a block sent to each
+ * destination and received from each source of the communicator's topology, as the library
+ * reports them (MPI_Cart_shift, MPI_Graph_neighbors, MPI_Dist_graph_neighbors); an MPI_PROC_NULL
+ * neighbour moves nothing. */
+#define TG_NEIGHBOR_OPS(X)                                                                                          \
+  X(Neighbor_allgather) X(Neighbor_allgatherv) X(Neighbor_alltoall) X(Neighbor_alltoallv) X(Neighbor_alltoallw)    \
+  X(Ineighbor_allgather) X(Ineighbor_allgatherv) X(Ineighbor_alltoall) X(Ineighbor_alltoallv)                       \
+  X(Ineighbor_alltoallw)
 /* One-sided communication (with MPI_Win_create, MPI_Win_fence, MPI_Put, MPI_Win_free above), and
  * the one-sided calls that stay opaque events (samples/apps/opaque.c). */
 #define TG_ONESIDED_OPS(X)                                                                                         \
@@ -1003,3 +1011,196 @@ EXPORT int MPI_Ialltoallw(const void* s, const int sc[], const int sd[], const M
   count_op(OP_Ialltoallw);
   return PMPI_Ialltoallw(s, sc, sd, st, r, rc, rd, rt, comm, req);
 }
+
+/* ---- neighbourhood collectives (TG_NEIGHBOR_OPS) */
+
+#define TG_NBR_MAX 4096
+static int nbr_sources[TG_NBR_MAX], nbr_destinations[TG_NBR_MAX], nbr_weights[TG_NBR_MAX];
+static int nbr_in, nbr_out;
+
+/* The calling rank's sources and destinations on comm, in MPI's order. */
+static void neighbours(MPI_Comm comm) {
+  int topo = MPI_UNDEFINED;
+  PMPI_Topo_test(comm, &topo);
+  nbr_in = nbr_out = 0;
+  if (topo == MPI_CART) {
+    int ndims = 0;
+    PMPI_Cartdim_get(comm, &ndims);
+    for (int d = 0; d < ndims && 2 * d + 1 < TG_NBR_MAX; ++d) {
+      PMPI_Cart_shift(comm, d, 1, &nbr_sources[2 * d], &nbr_sources[2 * d + 1]);
+      nbr_destinations[2 * d] = nbr_sources[2 * d];
+      nbr_destinations[2 * d + 1] = nbr_sources[2 * d + 1];
+      nbr_in = nbr_out = 2 * d + 2;
+    }
+  } else if (topo == MPI_GRAPH) {
+    int rank = 0, n = 0;
+    PMPI_Comm_rank(comm, &rank);
+    PMPI_Graph_neighbors_count(comm, rank, &n);
+    if (n > TG_NBR_MAX) n = TG_NBR_MAX;
+    PMPI_Graph_neighbors(comm, rank, n, nbr_sources);
+    memcpy(nbr_destinations, nbr_sources, sizeof(int) * (size_t)n);
+    nbr_in = nbr_out = n;
+  } else if (topo == MPI_DIST_GRAPH) {
+    int weighted = 0;
+    PMPI_Dist_graph_neighbors_count(comm, &nbr_in, &nbr_out, &weighted);
+    if (nbr_in > TG_NBR_MAX) nbr_in = TG_NBR_MAX;
+    if (nbr_out > TG_NBR_MAX) nbr_out = TG_NBR_MAX;
+    PMPI_Dist_graph_neighbors(comm, nbr_in, nbr_sources, nbr_weights, nbr_out, nbr_destinations, nbr_weights);
+  }
+}
+
+/* Bytes of one neighbourhood collective: per destination sendcounts[i] (or sendcount) elements
+ * of sendtypes[i] (or sendtype), per source likewise. */
+static void neighbor_bytes(MPI_Comm comm, int sendcount, const int* sendcounts, MPI_Datatype sendtype,
+                           const MPI_Datatype* sendtypes, int recvcount, const int* recvcounts, MPI_Datatype recvtype,
+                           const MPI_Datatype* recvtypes) {
+  if (depth != 0) return;
+  neighbours(comm);
+  for (int i = 0; i < nbr_out; ++i)
+    sent(sendcounts ? sendcounts[i] : sendcount, sendtypes ? sendtypes[i] : sendtype, nbr_destinations[i]);
+  for (int i = 0; i < nbr_in; ++i)
+    received(recvcounts ? recvcounts[i] : recvcount, recvtypes ? recvtypes[i] : recvtype, nbr_sources[i]);
+}
+
+#define TG_C_NBR_ALL(NAME, INAME)                                                                                  \
+  EXPORT int MPI_##NAME(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, MPI_Comm comm) { \
+    count_op(OP_##NAME);                                                                                           \
+    neighbor_bytes(comm, sc, NULL, st, NULL, rc, NULL, rt, NULL);                                                  \
+    return PMPI_##NAME(s, sc, st, r, rc, rt, comm);                                                                \
+  }                                                                                                                \
+  EXPORT int MPI_##INAME(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, MPI_Comm comm, \
+                         MPI_Request* req) {                                                                       \
+    count_op(OP_##INAME);                                                                                          \
+    neighbor_bytes(comm, sc, NULL, st, NULL, rc, NULL, rt, NULL);                                                  \
+    return PMPI_##INAME(s, sc, st, r, rc, rt, comm, req);                                                          \
+  }
+TG_C_NBR_ALL(Neighbor_allgather, Ineighbor_allgather)
+TG_C_NBR_ALL(Neighbor_alltoall, Ineighbor_alltoall)
+#undef TG_C_NBR_ALL
+EXPORT int MPI_Neighbor_allgatherv(const void* s, int sc, MPI_Datatype st, void* r, const int rc[], const int d[],
+                                   MPI_Datatype rt, MPI_Comm comm) {
+  count_op(OP_Neighbor_allgatherv);
+  neighbor_bytes(comm, sc, NULL, st, NULL, 0, rc, rt, NULL);
+  return PMPI_Neighbor_allgatherv(s, sc, st, r, rc, d, rt, comm);
+}
+EXPORT int MPI_Ineighbor_allgatherv(const void* s, int sc, MPI_Datatype st, void* r, const int rc[], const int d[],
+                                    MPI_Datatype rt, MPI_Comm comm, MPI_Request* req) {
+  count_op(OP_Ineighbor_allgatherv);
+  neighbor_bytes(comm, sc, NULL, st, NULL, 0, rc, rt, NULL);
+  return PMPI_Ineighbor_allgatherv(s, sc, st, r, rc, d, rt, comm, req);
+}
+EXPORT int MPI_Neighbor_alltoallv(const void* s, const int sc[], const int sd[], MPI_Datatype st, void* r,
+                                  const int rc[], const int rd[], MPI_Datatype rt, MPI_Comm comm) {
+  count_op(OP_Neighbor_alltoallv);
+  neighbor_bytes(comm, 0, sc, st, NULL, 0, rc, rt, NULL);
+  return PMPI_Neighbor_alltoallv(s, sc, sd, st, r, rc, rd, rt, comm);
+}
+EXPORT int MPI_Ineighbor_alltoallv(const void* s, const int sc[], const int sd[], MPI_Datatype st, void* r,
+                                   const int rc[], const int rd[], MPI_Datatype rt, MPI_Comm comm, MPI_Request* req) {
+  count_op(OP_Ineighbor_alltoallv);
+  neighbor_bytes(comm, 0, sc, st, NULL, 0, rc, rt, NULL);
+  return PMPI_Ineighbor_alltoallv(s, sc, sd, st, r, rc, rd, rt, comm, req);
+}
+EXPORT int MPI_Neighbor_alltoallw(const void* s, const int sc[], const MPI_Aint sd[], const MPI_Datatype st[], void* r,
+                                  const int rc[], const MPI_Aint rd[], const MPI_Datatype rt[], MPI_Comm comm) {
+  count_op(OP_Neighbor_alltoallw);
+  neighbor_bytes(comm, 0, sc, MPI_DATATYPE_NULL, st, 0, rc, MPI_DATATYPE_NULL, rt);
+  return PMPI_Neighbor_alltoallw(s, sc, sd, st, r, rc, rd, rt, comm);
+}
+EXPORT int MPI_Ineighbor_alltoallw(const void* s, const int sc[], const MPI_Aint sd[], const MPI_Datatype st[], void* r,
+                                   const int rc[], const MPI_Aint rd[], const MPI_Datatype rt[], MPI_Comm comm,
+                                   MPI_Request* req) {
+  count_op(OP_Ineighbor_alltoallw);
+  neighbor_bytes(comm, 0, sc, MPI_DATATYPE_NULL, st, 0, rc, MPI_DATATYPE_NULL, rt);
+  return PMPI_Ineighbor_alltoallw(s, sc, sd, st, r, rc, rd, rt, comm, req);
+}
+
+/* Fortran: the handles converted, then counted as from C; the library's Fortran entry called. */
+static MPI_Datatype nbr_types_c[2][TG_NBR_MAX];
+static const MPI_Datatype* nbr_types(int which, const F* types, int n) {
+  for (int i = 0; i < n && i < TG_NBR_MAX; ++i) nbr_types_c[which][i] = PMPI_Type_f2c(types[i]);
+  return nbr_types_c[which];
+}
+typedef void (*fnbrall)(void*, F*, F*, void*, F*, F*, F*, F*);
+typedef void (*finbrall)(void*, F*, F*, void*, F*, F*, F*, F*, F*);
+typedef void (*fnbrallv)(void*, F*, F*, void*, F*, F*, F*, F*, F*);
+typedef void (*finbrallv)(void*, F*, F*, void*, F*, F*, F*, F*, F*, F*);
+typedef void (*fnbrv)(void*, F*, void*, F*, void*, F*, void*, F*, F*, F*);
+typedef void (*finbrv)(void*, F*, void*, F*, void*, F*, void*, F*, F*, F*, F*);
+#define TG_F_NBR_ALL(lower, UPPER, OP)                                                                            \
+  static void lower##_body(void* s, F* sc, F* st, void* r, F* rc, F* rt, F* m, F* e) {                            \
+    TG_FPTR(lower, fnbrall);                                                                                      \
+    count_op(OP);                                                                                                 \
+    neighbor_bytes(PMPI_Comm_f2c(*m), *sc, NULL, PMPI_Type_f2c(*st), NULL, *rc, NULL, PMPI_Type_f2c(*rt), NULL);  \
+    TG_CALL(lower##_ptr(s, sc, st, r, rc, rt, m, e));                                                             \
+  }                                                                                                               \
+  TG_F4(lower, UPPER, (void* s, F* sc, F* st, void* r, F* rc, F* rt, F* m, F* e), (s, sc, st, r, rc, rt, m, e))
+#define TG_F_INBR_ALL(lower, UPPER, OP)                                                                           \
+  static void lower##_body(void* s, F* sc, F* st, void* r, F* rc, F* rt, F* m, F* q, F* e) {                      \
+    TG_FPTR(lower, finbrall);                                                                                     \
+    count_op(OP);                                                                                                 \
+    neighbor_bytes(PMPI_Comm_f2c(*m), *sc, NULL, PMPI_Type_f2c(*st), NULL, *rc, NULL, PMPI_Type_f2c(*rt), NULL);  \
+    TG_CALL(lower##_ptr(s, sc, st, r, rc, rt, m, q, e));                                                          \
+  }                                                                                                               \
+  TG_F4(lower, UPPER, (void* s, F* sc, F* st, void* r, F* rc, F* rt, F* m, F* q, F* e), (s, sc, st, r, rc, rt, m, q, e))
+TG_F_NBR_ALL(mpi_neighbor_allgather, MPI_NEIGHBOR_ALLGATHER, OP_Neighbor_allgather)
+TG_F_NBR_ALL(mpi_neighbor_alltoall, MPI_NEIGHBOR_ALLTOALL, OP_Neighbor_alltoall)
+TG_F_INBR_ALL(mpi_ineighbor_allgather, MPI_INEIGHBOR_ALLGATHER, OP_Ineighbor_allgather)
+TG_F_INBR_ALL(mpi_ineighbor_alltoall, MPI_INEIGHBOR_ALLTOALL, OP_Ineighbor_alltoall)
+#undef TG_F_NBR_ALL
+#undef TG_F_INBR_ALL
+static void mpi_neighbor_allgatherv_body(void* s, F* sc, F* st, void* r, F* rc, F* d, F* rt, F* m, F* e) {
+  TG_FPTR(mpi_neighbor_allgatherv, fnbrallv);
+  count_op(OP_Neighbor_allgatherv);
+  neighbor_bytes(PMPI_Comm_f2c(*m), *sc, NULL, PMPI_Type_f2c(*st), NULL, 0, rc, PMPI_Type_f2c(*rt), NULL);
+  TG_CALL(mpi_neighbor_allgatherv_ptr(s, sc, st, r, rc, d, rt, m, e));
+}
+TG_F4(mpi_neighbor_allgatherv, MPI_NEIGHBOR_ALLGATHERV, (void* s, F* sc, F* st, void* r, F* rc, F* d, F* rt, F* m, F* e),
+      (s, sc, st, r, rc, d, rt, m, e))
+static void mpi_ineighbor_allgatherv_body(void* s, F* sc, F* st, void* r, F* rc, F* d, F* rt, F* m, F* q, F* e) {
+  TG_FPTR(mpi_ineighbor_allgatherv, finbrallv);
+  count_op(OP_Ineighbor_allgatherv);
+  neighbor_bytes(PMPI_Comm_f2c(*m), *sc, NULL, PMPI_Type_f2c(*st), NULL, 0, rc, PMPI_Type_f2c(*rt), NULL);
+  TG_CALL(mpi_ineighbor_allgatherv_ptr(s, sc, st, r, rc, d, rt, m, q, e));
+}
+TG_F4(mpi_ineighbor_allgatherv, MPI_INEIGHBOR_ALLGATHERV,
+      (void* s, F* sc, F* st, void* r, F* rc, F* d, F* rt, F* m, F* q, F* e), (s, sc, st, r, rc, d, rt, m, q, e))
+/* The v forms (one datatype each way) and the w forms (a datatype per neighbour). */
+static void nbr_v_bytes(F* sc, F* st, F* rc, F* rt, F* m, int w) {
+  const MPI_Comm comm = PMPI_Comm_f2c(*m);
+  if (!w) {
+    neighbor_bytes(comm, 0, sc, PMPI_Type_f2c(*st), NULL, 0, rc, PMPI_Type_f2c(*rt), NULL);
+    return;
+  }
+  neighbours(comm);
+  const int in = nbr_in, out = nbr_out;
+  neighbor_bytes(comm, 0, sc, MPI_DATATYPE_NULL, nbr_types(0, st, out), 0, rc, MPI_DATATYPE_NULL, nbr_types(1, rt, in));
+}
+#define TG_F_NBR_V(lower, UPPER, OP, W)                                                                          \
+  static void lower##_body(void* s, F* sc, void* sd, F* st, void* r, F* rc, void* rd, F* rt, F* m, F* e) {       \
+    TG_FPTR(lower, fnbrv);                                                                                       \
+    count_op(OP);                                                                                                \
+    if (depth == 0) nbr_v_bytes(sc, st, rc, rt, m, W);                                                           \
+    TG_CALL(lower##_ptr(s, sc, sd, st, r, rc, rd, rt, m, e));                                                    \
+  }                                                                                                              \
+  TG_F4(lower, UPPER, (void* s, F* sc, void* sd, F* st, void* r, F* rc, void* rd, F* rt, F* m, F* e),            \
+        (s, sc, sd, st, r, rc, rd, rt, m, e))
+#define TG_F_INBR_V(lower, UPPER, OP, W)                                                                         \
+  static void lower##_body(void* s, F* sc, void* sd, F* st, void* r, F* rc, void* rd, F* rt, F* m, F* q, F* e) { \
+    TG_FPTR(lower, finbrv);                                                                                      \
+    count_op(OP);                                                                                                \
+    if (depth == 0) nbr_v_bytes(sc, st, rc, rt, m, W);                                                           \
+    TG_CALL(lower##_ptr(s, sc, sd, st, r, rc, rd, rt, m, q, e));                                                 \
+  }                                                                                                              \
+  TG_F4(lower, UPPER, (void* s, F* sc, void* sd, F* st, void* r, F* rc, void* rd, F* rt, F* m, F* q, F* e),      \
+        (s, sc, sd, st, r, rc, rd, rt, m, q, e))
+TG_F_NBR_V(mpi_neighbor_alltoallv, MPI_NEIGHBOR_ALLTOALLV, OP_Neighbor_alltoallv, 0)
+TG_F_NBR_V(mpi_neighbor_alltoallw, MPI_NEIGHBOR_ALLTOALLW, OP_Neighbor_alltoallw, 1)
+TG_F_INBR_V(mpi_ineighbor_alltoallv, MPI_INEIGHBOR_ALLTOALLV, OP_Ineighbor_alltoallv, 0)
+TG_F_INBR_V(mpi_ineighbor_alltoallw, MPI_INEIGHBOR_ALLTOALLW, OP_Ineighbor_alltoallw, 1)
+#undef TG_F_NBR_V
+#undef TG_F_INBR_V
+/* MPI_CART_CREATE from Fortran (samples/apps/neighbor_f.f90). */
+typedef void (*fcartcreate)(F*, F*, F*, F*, F*, F*, F*);
+TG_F_PLAIN(mpi_cart_create, MPI_CART_CREATE, OP_Cart_create, fcartcreate,
+           (F * m, F* nd, F* dims, F* periods, F* reorder, F* newcomm, F* e), (m, nd, dims, periods, reorder, newcomm, e))

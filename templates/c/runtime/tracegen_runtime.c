@@ -176,6 +176,17 @@ void pack_byte_displs(int n, const int *counts, const MPI_Datatype *types, int *
   }
 }
 
+void pack_aint_displs(int n, const int *counts, const MPI_Datatype *types, MPI_Aint *displs)
+{
+  MPI_Aint next = 0;
+  for (int i = 0; i < n; ++i) {
+    int size = 0;
+    PMPI_Type_size(types[i], &size);
+    displs[i] = next;
+    next += (MPI_Aint)counts[i] * size;
+  }
+}
+
 /* ===== Receive buffers of pending receives =================================================
    recv_buf is one block: the blocking receives' message first, then recv_slices messages,
    one per nonblocking receive that can be pending at once (the backend counts them: as many
@@ -203,6 +214,8 @@ static long long requests_made;
 static int **request_int_arrays, *request_int_sizes;          /* 4 per slot */
 static MPI_Datatype **request_type_arrays;                    /* 2 per slot */
 static int *request_type_sizes;
+static MPI_Aint **request_aint_arrays;                         /* 2 per slot */
+static int *request_aint_sizes;
 
 /* A request still in the slot was never waited for in the trace (the application completed
    it with a call the tracer does not record, such as MPI_Test): it is released without
@@ -262,6 +275,22 @@ MPI_Datatype *request_types(const MPI_Request *slot, int which, int n, const MPI
   }
   memcpy(request_type_arrays[k], values, (size_t)n * sizeof(MPI_Datatype));
   return request_type_arrays[k];
+}
+
+MPI_Aint *request_aints(const MPI_Request *slot, int which, int n)
+{
+  const long k = (long)(slot - request_ring) * 2 + which;
+  if (request_aint_sizes[k] < n) {
+    MPI_Aint *grown = realloc(request_aint_arrays[k], (size_t)n * sizeof(MPI_Aint));
+    if (!grown) {
+      fprintf(stderr, "out of memory for a collective's displacements\n");
+      PMPI_Abort(MPI_COMM_WORLD, 1);
+      return request_aint_arrays[k];
+    }
+    request_aint_arrays[k] = grown;
+    request_aint_sizes[k] = n;
+  }
+  return request_aint_arrays[k];
 }
 
 /* A wait or test on several requests takes them by recency into the array the call takes;
@@ -355,9 +384,10 @@ MPI_Message *oldest_message(void)
 }
 
 /* ===== User-defined reduction operators ===================================================
-   By the trace's number: 1000 + the order of first use. What the application's operators
-   computed is not recorded; these leave the result as it is, which keeps the calls and the
-   bytes. */
+   Operators on derived datatypes, by the trace's number: 1000 + the order of first use (on a
+   predefined datatype the benchmark replays them with a built-in operator valid on it). What the
+   application's operators computed is not recorded; these leave the result as it is, which
+   keeps the calls and the bytes. */
 
 static MPI_Op *user_ops;
 static int *user_ops_made;
@@ -597,6 +627,8 @@ void set_up(int argc, char **argv, const struct tracegen_trace *trace)
     request_int_sizes = allocate(4 * n, sizeof *request_int_sizes, "the request ring");
     request_type_arrays = allocate(2 * n, sizeof *request_type_arrays, "the request ring");
     request_type_sizes = allocate(2 * n, sizeof *request_type_sizes, "the request ring");
+    request_aint_arrays = allocate(2 * n, sizeof *request_aint_arrays, "the request ring");
+    request_aint_sizes = allocate(2 * n, sizeof *request_aint_sizes, "the request ring");
   }
   if (config.comm_slots > 0) {
     comm_table = allocate((size_t)config.comm_slots, sizeof *comm_table, "communicators");

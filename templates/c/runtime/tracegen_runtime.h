@@ -101,6 +101,8 @@ int msg_count(long long count);
    elements (pack_displs) or, for MPI_Alltoallw, in bytes (pack_byte_displs). */
 void pack_displs(int n, const int *counts, int *displs);
 void pack_byte_displs(int n, const int *counts, const MPI_Datatype *types, int *displs);
+/* Displacements in bytes as MPI_Aint (MPI_Neighbor_alltoallw, MPI_Ineighbor_alltoallw). */
+void pack_aint_displs(int n, const int *counts, const MPI_Datatype *types, MPI_Aint *displs);
 
 /* --- Requests: the recency ring ----------------------------------------------------------- */
 
@@ -116,6 +118,8 @@ MPI_Request *recent_request(int k);
    filled with `values` unless that is NULL. */
 int *request_ints(const MPI_Request *slot, int which, int n, const int *values);
 MPI_Datatype *request_types(const MPI_Request *slot, int which, int n, const MPI_Datatype *values);
+/* The MPI_Aint displacement arrays of MPI_Ineighbor_alltoallw (n values, filled by the caller). */
+MPI_Aint *request_aints(const MPI_Request *slot, int which, int n);
 
 /* Waits and tests on several requests: the requests by recency into the call's array, and the
    results back into the ring. */
