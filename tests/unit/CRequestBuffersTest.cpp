@@ -30,6 +30,8 @@ using tracegen::testing::flat;
 namespace {
 
 namespace fs = std::filesystem;
+using tracegen::testing::run;
+using tracegen::testing::ScratchDir;
 
 const char* const kHead =
     "tracegen-trace 1\n"
@@ -94,28 +96,7 @@ std::string tracePart(const std::string& c) {
   return at == std::string::npos ? c : c.substr(at);
 }
 
-struct ScratchDir {
-  fs::path path;
-  explicit ScratchDir(const std::string& tag)
-      : path(fs::temp_directory_path() / ("tracegen-requests-" + tag + "-" + std::to_string(::getpid()))) {
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~ScratchDir() { fs::remove_all(path); }
-  void write(const std::string& name, std::string_view text) const { std::ofstream(path / name) << text; }
-};
 
-// Runs `command` in `dir`; its output, empty when it succeeded.
-std::string run(const ScratchDir& dir, const std::string& command) {
-  const fs::path log = dir.path / "log.txt";
-  const std::string cmd = "cd " + dir.path.string() + " && " + command + " > " + log.string() + " 2>&1";
-  if (const int status = std::system(cmd.c_str()); status != 0) {
-    std::ifstream in(log);
-    std::string output(std::istreambuf_iterator<char>(in), {});
-    return "exit status " + std::to_string(status) + ": " + output;
-  }
-  return "";
-}
 
 bool haveMpi() { return std::system("command -v mpicc > /dev/null 2>&1 && command -v mpiexec > /dev/null 2>&1") == 0; }
 
@@ -138,7 +119,7 @@ void expectBuildsAndRuns(const std::string& c, const std::string& tag) {
 // receives' part and from each other by a whole message; the slices cycle over recv_slices.
 TEST(CRequestBuffers, PendingReceivesGetDistinctSlices) {
   if (!haveMpi()) GTEST_SKIP() << "no mpicc/mpiexec";
-  ScratchDir dir("slices");
+  ScratchDir dir("requests-slices");
   for (const auto& file : cRuntimeFiles()) dir.write(std::string(file.name), file.text);
   dir.write("slices.c",
             "#include \"tracegen_runtime.h\"\n"

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "tests/unit/CompileC.h"
+#include "tests/unit/TraceTestHelpers.h"
 
 #include <cstdlib>
 #include <filesystem>
@@ -28,34 +29,14 @@ using namespace tracegen::gen;
 namespace {
 
 namespace fs = std::filesystem;
+using tracegen::testing::run;
+using tracegen::testing::ScratchDir;
 
 constexpr const char* kWarnings = "-std=c11 -Wall -Wextra -Werror -pedantic -Wmissing-prototypes -Wstrict-prototypes -O2";
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using tracegen::testing::contains;
 
-// A directory of its own for one test's files, removed afterwards.
-struct ScratchDir {
-  fs::path path;
-  explicit ScratchDir(const std::string& tag)
-      : path(fs::temp_directory_path() / ("tracegen-runtime-" + tag + "-" + std::to_string(::getpid()))) {
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~ScratchDir() { fs::remove_all(path); }
-  void write(const std::string& name, std::string_view text) const { std::ofstream(path / name) << text; }
-};
 
-// Runs `command` in `dir`; its output, empty when it succeeded.
-std::string run(const ScratchDir& dir, const std::string& command) {
-  const fs::path log = dir.path / "log.txt";
-  const std::string cmd = "cd " + dir.path.string() + " && " + command + " > " + log.string() + " 2>&1";
-  if (const int status = std::system(cmd.c_str()); status != 0) {
-    std::ifstream in(log);
-    std::string output(std::istreambuf_iterator<char>(in), {});
-    return output.empty() ? "exit status " + std::to_string(status) : output;
-  }
-  return "";
-}
 
 bool haveMpicc() { return std::system("command -v mpicc > /dev/null 2>&1") == 0; }
 
@@ -98,7 +79,7 @@ TEST(CRuntime, IsRealCThatCompilesOnItsOwn) {
   EXPECT_EQ(files[1].name, "tracegen_runtime.c");
   // No template syntax: the compiler sees all of it.
   for (const auto& f : files) EXPECT_FALSE(contains(std::string(f.text), "{{")) << f.name;
-  ScratchDir dir("standalone");
+  ScratchDir dir("runtime-standalone");
   writeRuntime(dir);
   // The header alone, and the source.
   dir.write("header_only.c", "#include \"tracegen_runtime.h\"\n");
@@ -123,7 +104,7 @@ TEST(CRuntime, EmbeddedIsTheRuntimeThenTheBenchmark) {
   EXPECT_TRUE(contains(part, "  .request_ring = ")) << part;
   EXPECT_TRUE(contains(part, "set_up(argc, argv, &trace);"));
   EXPECT_FALSE(contains(part, "void compute(double us)"));
-  ScratchDir dir("embedded");
+  ScratchDir dir("runtime-embedded");
   dir.write("bench.c", c);
   expectCompileUnderBothMpis(dir, {"bench.c"});
 }
@@ -137,7 +118,7 @@ TEST(CRuntime, SeparateIncludesTheHeaderAndBuildsWithTheSource) {
   // The trace's part is the embedded file's, word for word.
   const std::string embedded = generate(false);
   EXPECT_EQ(c.substr(c.find(kMarker)), embedded.substr(embedded.find(kMarker)));
-  ScratchDir dir("separate");
+  ScratchDir dir("runtime-separate");
   writeRuntime(dir);
   dir.write("bench.c", c);
   expectCompileUnderBothMpis(dir, {"bench.c", "tracegen_runtime.c"});

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <string_view>
 
 namespace tracegen::testing {
 
@@ -49,6 +50,33 @@ inline void expectCompilesUnderBothMpis(const std::string& source, const std::st
   if (const std::string mpich = mpichInclude(); !mpich.empty()) {
     EXPECT_EQ(compileErrors("cc -std=c11 -Wall -Wextra -Werror -O2 -I" + mpich, source, tag + "-mpich"), "") << source;
   }
+}
+
+// A directory of its own for one test's files (under the system's temporary directory, named
+// by `tag` and the process), removed afterwards.
+struct ScratchDir {
+  std::filesystem::path path;
+  explicit ScratchDir(const std::string& tag)
+      : path(std::filesystem::temp_directory_path() / ("tracegen-" + tag + "-" + std::to_string(::getpid()))) {
+    std::filesystem::remove_all(path);
+    std::filesystem::create_directories(path);
+  }
+  ~ScratchDir() { std::filesystem::remove_all(path); }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  void write(const std::string& name, std::string_view text) const { std::ofstream(path / name) << text; }
+};
+
+// Runs the shell `command` in `dir`: empty when it succeeded, else its exit status and output.
+inline std::string run(const ScratchDir& dir, const std::string& command) {
+  const std::filesystem::path log = dir.path / "log.txt";
+  const std::string cmd = "cd " + dir.path.string() + " && " + command + " > " + log.string() + " 2>&1";
+  if (const int status = std::system(cmd.c_str()); status != 0) {
+    std::ifstream in(log);
+    std::string output(std::istreambuf_iterator<char>(in), {});
+    return "exit status " + std::to_string(status) + ": " + output;
+  }
+  return "";
 }
 
 }  // namespace tracegen::testing

@@ -21,11 +21,12 @@
 #include "passes/PassManager.h"
 #include "passes/ResolveWildcards.h"
 #include "tests/unit/CompileC.h"
+#include "tests/unit/TraceTestHelpers.h"
 
 namespace tracegen {
 namespace {
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using testing::contains;
 
 // Six ranks: a 2 x 3 grid periodic in the first dimension only (comm 1000), the same grid
 // periodic in both (comm 1001), and a ring made with MPI_Dist_graph_create_adjacent whose
@@ -128,13 +129,7 @@ std::vector<Call> callsOf(const Trace& t, Rank r, RankCursor** keep = nullptr) {
   return calls;
 }
 
-Trace lowered(const std::string& text) {
-  Trace t = readTrace(sourceFromString("n.tgt", text));
-  PassContext ctx;
-  ctx.fileName = "n.tgt";
-  PassManager(defaultPipeline()).run(t, ctx);
-  return t;
-}
+Trace lowered(const std::string& text) { return testing::loweredText(text, "n.tgt"); }
 
 TEST(NeighborCollective, ModelledAsCollectives) {
   for (Op op : {Op::NeighborAllgather, Op::NeighborAllgatherv, Op::NeighborAlltoall, Op::NeighborAlltoallv,
