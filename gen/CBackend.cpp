@@ -620,6 +620,7 @@ class CWriter : public ProgramWalker {
     int array = 0;
     std::size_t size = 0;
     std::string completedBy;  // the label of the run's last completion
+    std::size_t completions = 1;  // the waits of the run
   };
   std::map<const CallStmt*, LocalRequest> localRequests_;
   std::map<const void*, LocalArray> localArrays_;  // by the run's first CallStmt or loop Stmt
@@ -745,7 +746,9 @@ class CWriter : public ProgramWalker {
       }
       if (j == body.size()) return false;  // requests left pending past the statement list
       const void* first = s.kind == Stmt::Kind::Loop ? static_cast<const void*>(&s) : &s.call;
-      localArrays_[first] = LocalArray{array, made, label(body[j].call)};
+      std::size_t completions = 0;
+      for (const auto& [call, r] : run) completions += makesLocalRequest(*call) ? 0 : 1;
+      localArrays_[first] = LocalArray{array, made, label(body[j].call), completions};
       if (made == 1)
         for (auto& [call, r] : run) r.single = true;
       localReceives_ = std::max(localReceives_, receives);
@@ -786,7 +789,10 @@ class CWriter : public ProgramWalker {
     mus::data d;
     const LocalArray& a = it->second;
     d.set("declarator", a.size == 1 ? fmt::format("request{}", a.array) : fmt::format("requests{}[{}]", a.array, a.size));
-    d.set("what", a.size == 1 ? "made by the call below, completed by" : "made by the calls below, all completed by");
+    // One wait completes them all, or several do, the last of them at `completedBy`.
+    d.set("what", a.size == 1          ? "made by the call below, completed by"
+                  : a.completions == 1 ? "made by the calls below, all completed by"
+                                       : "made by the calls below, completed by the waits up to");
     d.set("completed_by", a.completedBy);
     emit(ensureNewline(render("call/local_requests", d)), false);
   }

@@ -217,3 +217,15 @@ TEST(CRequestBuffers, ARunOfOneRequestIsOneVariable) {
   EXPECT_FALSE(contains(part, ".request_ring")) << part;
   tracegen::testing::expectCompilesUnderBothMpis(c, "single");
 }
+
+// Requests completed by several waits: the comment names the last of them, as the last.
+TEST(CRequestBuffers, ARunCompletedBySeveralWaitsSaysSo) {
+  std::ifstream in(std::string(TRACEGEN_SOURCE_DIR) + "/samples/traces/ring-4.tgt");
+  const std::string text((std::istreambuf_iterator<char>(in)), {});
+  ASSERT_FALSE(text.empty());
+  const std::string part = flat(tracePart(generate(text, "ring-4.tgt")));
+  EXPECT_TRUE(contains(part, "MPI_Request requests1[2]; /* made by the calls below, completed by the waits up to E4 "
+                             "MPI_Wait at main.c:22 */"))
+      << part;
+  EXPECT_FALSE(contains(part, "all completed by")) << part;
+}
