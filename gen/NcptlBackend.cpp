@@ -1873,6 +1873,14 @@ class NcptlBackend : public Backend {
   // Every program is checked before it is handed out (grammar, static rules, generator
   // checklist, per-task simulation): a failure is a bug of this backend, not of the input.
   std::string render(const Program& program, const GenOptions& options) const override {
+    // A message nobody receives is the trace's doing (check-communication warns about it), and
+    // coNCePTuaL has no statement for it: an UNSUSPECTING send needs its RECEIVE (§4.7).
+    if (program.unreceivedMessages > 0)
+      throw std::invalid_argument(fmt::format(
+          "{} message{} sent but never received ({}{}): coNCePTuaL cannot express a message that no task "
+          "receives; write C instead (-o bench.c), which sends it as the application did",
+          program.unreceivedMessages, program.unreceivedMessages == 1 ? " is" : "s are", program.firstUnreceived,
+          program.unreceivedMessages == 1 ? "" : ", the first"));
     std::string text = Renderer(program, options).run();
     ncptl::CheckOptions co;
     co.generated = true;

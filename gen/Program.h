@@ -118,6 +118,9 @@ struct Program {
   const Trace* trace = nullptr;     // for call-site names
   int loops = 0;                    // number of LoopStmts
   std::int64_t maxMessageBytes = 0; // largest single message (send or receive) of any call
+  // Messages sent that no receive takes, when the receives were matched (gen/ReceivedBytes.h).
+  std::int64_t unreceivedMessages = 0;
+  std::string firstUnreceived;
 };
 
 }  // namespace tracegen::gen

@@ -6,6 +6,8 @@
 #include <tuple>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "ir/RankCursor.h"
 #include "ir/Periodic.h"
 
@@ -107,6 +109,16 @@ ReceivedBytes matchReceivedBytes(const Trace& trace, std::int64_t callBudget) {
               [](const ValueGroup& a, const ValueGroup& b) { return *a.ranks.first() < *b.ranks.first(); });
     out.byEvent.emplace(event, std::move(pv));
   }
+  for (const auto& [key, q] : sends)
+    for (const Run& run : q) {
+      if (out.unreceived == 0) {
+        const auto& [comm, from, to] = key;
+        out.firstUnreceived = fmt::format("rank {} to rank {}{}, tag {}, {} bytes", from, to,
+                                          comm == kCommWorld ? "" : fmt::format(" on communicator {}", comm), run.tag,
+                                          run.bytes);
+      }
+      out.unreceived += run.left;
+    }
   out.matched = true;
   return out;
 }

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <unordered_map>
 
 #include "ir/Trace.h"
@@ -21,6 +22,10 @@ struct ReceivedBytes {
   // the bytes received, as a value list per rank group consumed one value per execution (the
   // same layout as an event parameter). Events not listed receive what they post.
   std::unordered_map<const Event*, ParamValues> byEvent;
+  // Messages sent that no receive takes (MPI lets a small one sit in the library's buffers
+  // until MPI_Finalize); the first of them described, for a backend that cannot express one.
+  std::int64_t unreceived = 0;
+  std::string firstUnreceived;  // "rank 0 to rank 1, tag 5, 32 bytes"
 };
 
 // Matches every receive of a lowered trace (wildcards resolved, peers in world numbering)

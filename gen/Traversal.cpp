@@ -922,6 +922,10 @@ Program buildProgram(const Trace& trace, const std::string& source, const Receiv
   p.comms = trace.comms;
   p.trace = &trace;
   p.rankShapes = trace.rankShapes;
+  if (received) {
+    p.unreceivedMessages = received->unreceived;
+    p.firstUnreceived = received->firstUnreceived;
+  }
 
   Builder builder(trace);
   std::vector<Node> merged;

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "gen/Backend.h"
+#include "gen/ReceivedBytes.h"
 #include "gen/Traversal.h"
 #include "ncptl/Checker.h"
 #include "ir/Checked.h"
@@ -352,6 +353,26 @@ TEST(FuzzFindings, S2BackendsRefuseNonFiniteComputeTimes) {
       EXPECT_EQ(e.line(), 5) << language;
       EXPECT_NE(e.message().find("not a finite number"), std::string::npos) << e.render();
     }
+  }
+}
+// A send that no rank receives (check-communication warns): the C program sends it as the
+// application did; coNCePTuaL has no statement for it, and the backend says so (exit status 2)
+// instead of failing its own check (an internal error, exit status 4).
+TEST(FuzzFindings, N1NcptlRefusesAnUnreceivedSend) {
+  const Trace t = lower(readFinding("N1-ncptl-unreceived-send.tgt"), "N1");
+  const gen::ReceivedBytes received = gen::matchReceivedBytes(t);
+  ASSERT_TRUE(received.matched);
+  EXPECT_EQ(received.unreceived, 1);
+  EXPECT_EQ(received.firstUnreceived, "rank 2 to rank 3, tag 0, 163840 bytes");
+  const gen::Program p = gen::buildProgram(t, "N1", &received);
+  EXPECT_NE(gen::createBackend("c")->render(p, gen::GenOptions{"tracegen", "-"}).find("MPI_Send("), std::string::npos);
+  try {
+    gen::createBackend("ncptl")->render(p, gen::GenOptions{"tracegen", "-"});
+    ADD_FAILURE() << "rendered a coNCePTuaL program whose send nobody receives";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("1 message is sent but never received (rank 2 to rank 3, tag 0, 163840 bytes)"),
+              std::string::npos)
+        << e.what();
   }
 }
 TEST(FuzzFindings, S3NegativeCountIsRejected) {
