@@ -327,7 +327,13 @@ class Renderer : public ProgramWalker {
     ExecIndex idx;
     std::int64_t mult = 1;
     for (auto it = loopStack_.rbegin(); it != loopStack_.rend(); ++it) {
-      // The index is a formula of the loop variables only when every entry of every
+      // A loop that counts its iterations over all its entries (renderLoop) holds the index of
+      // everything outside it already.
+      if (!it->start.empty()) {
+        idx.push_back({it->id, mult});
+        break;
+      }
+      // Otherwise the index is a formula of the loop variables only when every entry of every
       // enclosing loop runs the same number of iterations.
       if (!it->sameEveryEntry) return std::nullopt;
       idx.push_back({it->id, mult});
@@ -339,31 +345,30 @@ class Renderer : public ProgramWalker {
 
   // ----------------------------------------------------------------------- cases
   // Replaces per-execution choices that no loop index can select by a single value (§5.6).
-  Expr approximate(const Expr& e, const std::string& what, bool peer) {
+  Expr approximate(const Expr& e, const std::string& what, bool peer, const std::string& where = kNoConstantTrips) {
     Expr out = e;
     if (e.kind == Expr::Kind::ByExecution) {
       if (peer)
         throw std::invalid_argument(fmt::format(
-            "{} changes from one execution to the next in a loop without a constant trip count; coNCePTuaL has no "
-            "counter to select it",
-            what));
+            "{} changes from one execution to the next {}; coNCePTuaL has no counter to select it", what, where));
       bool allConst = std::all_of(e.children.begin(), e.children.end(), [](const Expr& c) { return c.isConst(); });
       if (allConst) {
         double sum = 0;
         for (const auto& c : e.children) sum += c.value;
-        note(fmt::format("A {} that changes from one execution to the next inside a loop without a constant trip count "
-                         "is replaced by its mean.",
-                         what));
+        note(fmt::format("A {} that changes from one execution to the next {} is replaced by its mean.", what, where));
         return Expr::constant(sum / static_cast<double>(e.children.size()));
       }
-      note(fmt::format("A {} that changes from one execution to the next inside a loop without a constant trip count "
-                       "is replaced by its first value.",
-                       what));
-      return approximate(e.children.front(), what, peer);
+      note(fmt::format("A {} that changes from one execution to the next {} is replaced by its first value.", what,
+                       where));
+      return approximate(e.children.front(), what, peer, where);
     }
-    for (auto& c : out.children) c = approximate(c, what, peer);
+    for (auto& c : out.children) c = approximate(c, what, peer, where);
     return out;
   }
+  static constexpr const char* kNoConstantTrips = "inside a loop without a constant trip count";
+  // Cases multiply: the conditions of one statement are bounded (a parameter whose cycle
+  // leaves more cases than this is approximated, or refused for a peer or a tag).
+  static constexpr std::size_t kMaxCases = 256;
 
   void refineOne(Case c, const std::string& key, const Expr& e, const std::optional<ExecIndex>& index,
                  std::vector<Case>& out) {
@@ -466,7 +471,7 @@ class Renderer : public ProgramWalker {
   // The trip count of a loop: the one being rendered, or its constant count.
   std::optional<std::int64_t> tripsOf(int loop) const {
     for (const auto& l : loopStack_)
-      if (l.id == loop) return l.trips;
+      if (l.id == loop) return l.start.empty() ? std::optional<std::int64_t>(l.trips) : std::nullopt;
     auto it = loopTrips_.find(loop);
     if (it == loopTrips_.end()) return std::nullopt;
     return it->second;
@@ -559,12 +564,24 @@ class Renderer : public ProgramWalker {
       // A mean tag would match no message (the program would fail its check): tags, while the
       // program uses them, cannot be approximated any more than peers.
       const bool exact = key == "dest" || key == "source" || key == "root" || key == "comm" || (key == "tag" && useTags_);
-      Expr x = index ? *e : approximate(*e, key, exact);
+      const std::int64_t period = e->executionPeriod();
+      if (index && period <= kMaxCasePeriod) {
+        std::vector<Case> next;
+        for (const auto& c : cs) refineOne(c, key, *e, index, next);
+        merge(next);
+        if (next.size() <= kMaxCases) {
+          cs = std::move(next);
+          continue;
+        }
+      }
+      const Expr x = approximate(*e, key, exact,
+                                 index ? fmt::format("in a cycle of {} values (too many to spell as conditions)", period)
+                                       : std::string(kNoConstantTrips));
       std::vector<Case> next;
       for (auto& c : cs) refineOne(std::move(c), key, x, index, next);
       cs = std::move(next);
+      merge(cs);
     }
-    merge(cs);
     return cs;
   }
 
@@ -639,6 +656,7 @@ class Renderer : public ProgramWalker {
       data d;
       d.set("var", loopVar(c.loop));
       d.set("first", c.first);
+      d.set("start", loopStart(c.loop));
       return fill("first_cond", d);
     }
     data d;
@@ -804,7 +822,10 @@ class Renderer : public ProgramWalker {
     std::vector<std::string> stmts = guarded(cs, [&](const Case& c) -> std::vector<std::string> {
       const auto trips = static_cast<std::int64_t>(std::llround(c.values.at("iterations").value));
       if (trips <= 0) return {};
-      loopStack_.push_back({loop.id, trips, loop.iterations.isConst()});
+      // Within a case the ranks share one trip count per entry unless it changes per entry.
+      const bool sameEveryEntry = loop.iterations.perExecutionInvariant();
+      const std::string start = sameEveryEntry ? std::string() : countedStart(loop, c, index, trips);
+      loopStack_.push_back({loop.id, trips, sameEveryEntry, start});
       postedInLoop_.push_back(RankList());
       std::vector<Piece> inner;
       std::vector<Piece>* const outer = out_;
@@ -830,7 +851,18 @@ class Renderer : public ProgramWalker {
       d.set("body", body(inner));
       if (usedLoops_.count(loop.id)) {
         d.set("var", loopVar(loop.id));
-        d.set("range", trips > 1 ? progression(0, trips - 1) : rangeText({0}));
+        if (!start.empty() && start.find_first_not_of("0123456789") == std::string::npos) {
+          const std::int64_t first = std::stoll(start);
+          d.set("range", trips > 1 ? progression(first, first + trips - 1) : rangeText({first}));
+        } else if (!start.empty()) {
+          data r;
+          r.set("start", start);
+          r.set("more", trips > 1);
+          r.set("last", std::to_string(trips - 1));
+          d.set("range", fill("counted_range", r));
+        } else {
+          d.set("range", trips > 1 ? progression(0, trips - 1) : rangeText({0}));
+        }
         return {fill("foreach", d)};
       }
       d.set("count", std::to_string(trips));
@@ -853,6 +885,77 @@ class Renderer : public ProgramWalker {
     pc.comments.push_back(fill("loop_comment", c));
     pc.stmts = std::move(stmts);
     out.push_back(std::move(pc));
+  }
+
+  // A loop whose trip count cycles from one entry to the next (counts T[0..k-1], entry index E
+  // known) counts its iterations over all entries: entry E starts at (E / k) * S + P[E MOD k],
+  // with S the sum of a cycle and P its prefix sums. Its variable is then the execution index
+  // of its body, so values that change per execution inside it are selected as in any loop.
+  // Within a case only the residues whose count is the case's occur; P over them is written
+  // as a constant, an affine formula (first entry 4 iterations, then 5: 5*E - 1) or, for a few,
+  // a conditional. Empty when the loop cannot be counted so (its body's index stays unknown).
+  std::string countedStart(const LoopStmt& loop, const Case& c, const std::optional<ExecIndex>& index,
+                           std::int64_t trips) {
+    if (!index) return {};
+    std::vector<int> firstLoops;
+    loop.iterations.firstIterationLoops(firstLoops);
+    const std::int64_t k = loop.iterations.executionPeriod();
+    if (!firstLoops.empty() || k <= 1 || k > kMaxCasePeriod) return {};
+    const Rank r0 = *c.ranks.first();
+    std::vector<std::int64_t> prefix{0};
+    for (std::int64_t e = 0; e < k; ++e)
+      prefix.push_back(prefix.back() + std::llround(loop.iterations.eval(r0, p_.numRanks, e, {})));
+    std::vector<std::pair<std::int64_t, std::int64_t>> starts;  // residue, P[residue]
+    for (std::int64_t e = 0; e < k; ++e)
+      if (prefix[static_cast<std::size_t>(e) + 1] - prefix[static_cast<std::size_t>(e)] == trips)
+        starts.push_back({e, prefix[static_cast<std::size_t>(e)]});
+    if (starts.empty()) return {};
+    // E, and whether it stays below k (a single loop variable of at most k trips).
+    std::string entry;
+    for (const auto& [var, mult] : *index) {
+      usedLoops_.insert(var);
+      if (!entry.empty()) entry += " + ";
+      entry += mult == 1 ? loopVar(var) : fmt::format("{}*{}", mult, loopVar(var));
+    }
+    if (entry.empty()) entry = "0";
+    const bool below = index->empty() || (index->size() == 1 && (*index)[0].second == 1 &&
+                                          tripsOf((*index)[0].first).value_or(k + 1) <= k);
+    const std::string e = index->size() > 1 ? "(" + entry + ")" : entry;
+    const std::string m = below ? e : fmt::format("({} MOD {})", e, k);
+    // P over the residues that occur.
+    std::string within;
+    const auto [r1, p1] = starts.front();
+    const std::int64_t slope = starts.size() > 1 ? (starts[1].second - p1) / std::max<std::int64_t>(1, starts[1].first - r1) : 0;
+    const bool affine = std::all_of(starts.begin(), starts.end(), [&](const auto& rp) {
+      return rp.second == p1 + slope * (rp.first - r1);
+    });
+    if (affine) {
+      const std::int64_t offset = p1 - slope * r1;  // P[r] = slope*r + offset
+      if (slope != 0) within = slope == 1 ? m : fmt::format("{}*{}", slope, m);
+      if (offset != 0)
+        within = within.empty() ? std::to_string(offset)
+                                : fmt::format("{} {} {}", within, offset < 0 ? "-" : "+", offset < 0 ? -offset : offset);
+      if (within.find(' ') != std::string::npos && !below) within = "(" + within + ")";
+    } else if (starts.size() <= 8) {
+      for (std::size_t n = 0; n < starts.size(); ++n)
+        within += n + 1 == starts.size()
+                      ? std::to_string(starts[n].second)
+                      : fmt::format("{} IF {} = {} OTHERWISE ", starts[n].second, m, starts[n].first);
+      within = "(" + within + ")";
+    } else {
+      return {};
+    }
+    if (below) return within.empty() ? "0" : within;
+    const std::string cycles =
+        prefix.back() == 1 ? fmt::format("{}/{}", e, k) : fmt::format("{}/{}*{}", e, k, prefix.back());
+    return within.empty() ? cycles : cycles + " + " + within;
+  }
+
+  // The first value of a loop's variable: 0, or where a counted loop's entry starts.
+  std::string loopStart(int loop) const {
+    for (const auto& l : loopStack_)
+      if (l.id == loop && !l.start.empty()) return l.start;
+    return "0";
   }
 
   std::string progression(std::int64_t first, std::int64_t last) {
@@ -1848,6 +1951,7 @@ class Renderer : public ProgramWalker {
     int id;
     std::int64_t trips;   // of the entry being rendered
     bool sameEveryEntry;  // the trip count is a constant
+    std::string start;    // counted over all entries: the entry's first value (countedStart)
   };
   std::vector<OpenLoop> loopStack_;
   std::set<int> usedLoops_;
