@@ -12,7 +12,11 @@
 // (a formula of the enclosing loops' variables, reduced modulo the period), a FirstIteration
 // choice an `IF i = 0 … OTHERWISE …`; cases with equal values are merged back. Loops stay
 // loops: `FOR n REPETITIONS` unless something inside reads the loop variable, then
-// `FOR EACH i IN {0, ..., n-1}`.
+// `FOR EACH i IN {0, ..., n-1}`. A loop whose trip count changes from one entry to the next
+// counts its iterations over all its entries instead (`FOR EACH i IN {5*e - 1, ..., 5*e + 3}`,
+// countedStart), so that the variable is its body's execution index as in any other loop.
+// Conditions are bounded: a parameter whose cycle would leave more than kMaxCases cases is
+// replaced by its mean (said in the header), or refused for a peer or a tag.
 //
 // AWAIT COMPLETION is placed as §5.2 asks: the number of outstanding requests is tracked per
 // class of ranks (a partition of the ranks kept as RankLists); a wait emits AWAIT for the ranks
@@ -369,6 +373,8 @@ class Renderer : public ProgramWalker {
   // Cases multiply: the conditions of one statement are bounded (a parameter whose cycle
   // leaves more cases than this is approximated, or refused for a peer or a tag).
   static constexpr std::size_t kMaxCases = 256;
+  // A counted loop's start chooses among at most this many prefix sums (countedStart).
+  static constexpr std::size_t kMaxStartChoices = 64;
 
   void refineOne(Case c, const std::string& key, const Expr& e, const std::optional<ExecIndex>& index,
                  std::vector<Case>& out) {
@@ -824,7 +830,10 @@ class Renderer : public ProgramWalker {
       if (trips <= 0) return {};
       // Within a case the ranks share one trip count per entry unless it changes per entry.
       const bool sameEveryEntry = loop.iterations.perExecutionInvariant();
-      const std::string start = sameEveryEntry ? std::string() : countedStart(loop, c, index, trips);
+      const std::string countedFrom = sameEveryEntry ? std::string() : countedStart(loop, c, index, trips);
+      // A start longer than a term is named once (LET fromN BE … WHILE FOR EACH iN …).
+      const bool named = countedFrom.find(' ') != std::string::npos;
+      const std::string start = named ? fmt::format("from{}", loop.id) : countedFrom;
       loopStack_.push_back({loop.id, trips, sameEveryEntry, start});
       postedInLoop_.push_back(RankList());
       std::vector<Piece> inner;
@@ -855,6 +864,11 @@ class Renderer : public ProgramWalker {
           const std::int64_t first = std::stoll(start);
           d.set("range", trips > 1 ? progression(first, first + trips - 1) : rangeText({first}));
         } else if (!start.empty()) {
+          if (named) {
+            d.set("let", true);
+            d.set("name", start);
+            d.set("value", countedFrom);
+          }
           data r;
           r.set("start", start);
           r.set("more", trips > 1);
@@ -892,8 +906,8 @@ class Renderer : public ProgramWalker {
   // with S the sum of a cycle and P its prefix sums. Its variable is then the execution index
   // of its body, so values that change per execution inside it are selected as in any loop.
   // Within a case only the residues whose count is the case's occur; P over them is written
-  // as a constant, an affine formula (first entry 4 iterations, then 5: 5*E - 1) or, for a few,
-  // a conditional. Empty when the loop cannot be counted so (its body's index stays unknown).
+  // as a constant, an affine formula (first entry 4 iterations, then 5: 5*E - 1) or, for up to
+  // kMaxStartChoices, a conditional expression. Empty when the loop cannot be counted so (its body's index stays unknown).
   std::string countedStart(const LoopStmt& loop, const Case& c, const std::optional<ExecIndex>& index,
                            std::int64_t trips) {
     if (!index) return {};
@@ -936,7 +950,7 @@ class Renderer : public ProgramWalker {
         within = within.empty() ? std::to_string(offset)
                                 : fmt::format("{} {} {}", within, offset < 0 ? "-" : "+", offset < 0 ? -offset : offset);
       if (within.find(' ') != std::string::npos && !below) within = "(" + within + ")";
-    } else if (starts.size() <= 8) {
+    } else if (starts.size() <= kMaxStartChoices) {
       for (std::size_t n = 0; n < starts.size(); ++n)
         within += n + 1 == starts.size()
                       ? std::to_string(starts[n].second)
