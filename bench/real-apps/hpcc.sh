@@ -19,6 +19,8 @@ set -euo pipefail
 bench_cflags="-std=c11 -O2"
 realapps_init "$@"
 command -v hpcc >/dev/null || apt-get install -y hpcc >/dev/null
+echo "hpcc: MPI functions hpcc and its libraries call that the recorder does not intercept (local ones aside):" \
+     "$(unmodelled_calls "$(command -v hpcc)")"
 template=/usr/share/doc/hpcc/examples/_hpccinf.txt
 [ -r "$template" ] || { echo "no $template (the hpcc package's example input)" >&2; exit 2; }
 

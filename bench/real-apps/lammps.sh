@@ -26,6 +26,8 @@ if [ -z "$lmp" ]; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y lammps >/dev/null
   lmp=$(command -v lmp || command -v lmp_mpi)
 fi
+echo "lammps: MPI functions $lmp and its libraries call that the recorder does not intercept (local ones aside):" \
+     "$(unmodelled_calls "$lmp")"
 
 after_generate() {
   echo "  C: $(wc -l <"$2/bench.c") lines; $(grep -c 'MPI_Cart_create(' "$2/bench.c" || true) MPI_Cart_create call(s)"

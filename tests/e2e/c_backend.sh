@@ -7,7 +7,8 @@
 # calls, and sent and received exactly the bytes, that `tracegen inspect --per-rank` reports
 # for the trace; with TRACEGEN_MPICH_INCLUDE set (scripts/test.sh sets it), the file must also
 # compile cleanly against MPICH's header. Then, on the samples: --help exits 0, an unknown option exits 2, --msg-scale
-# 200 doubles the bytes, and computation (--compute-scale 100) takes the traced time.
+# 200 doubles the bytes, computation (--compute-scale 100) takes the traced time, and
+# --compute-scale 50 halves each rank's own computation on a load-imbalanced trace.
 #
 # Usage: c_backend.sh TRACEGEN SOURCE_DIR
 # Exit status 77 (skipped) when mpicc or mpiexec is missing.
@@ -236,6 +237,34 @@ if [ -x "$work/$stencil" ]; then
     fi
   else
     fail "$stencil with and without computation"
+  fi
+fi
+
+imbalanced=imbalanced-2
+if [ -x "$work/$imbalanced" ]; then
+  # --compute-scale acts on each rank's own computation (200 ms on rank 0, 50 ms on rank 1 in
+  # the trace): at 100 the busiest and least busy ranks replay those, at 50 half of each,
+  # within 2% (a spin overshoots its end by a clock read).
+  if run "$imbalanced" 2 "$work/full" --compute-scale 100 && run "$imbalanced" 2 "$work/half" --compute-scale 50; then
+    if python3 - "$work/$imbalanced.inspect.json" "$work/full.out" "$work/half.out" <<'PY'
+import json, re, sys
+ranks = [r["compute_us"] / 1e6 for r in json.load(open(sys.argv[1]))["per_rank"]]
+def spent(path):
+    m = re.search(r"^compute: ([0-9.]+) s on the busiest rank, ([0-9.]+) s on the least busy", open(path).read(), re.M)
+    return (float(m.group(1)), float(m.group(2))) if m else None
+full, half = spent(sys.argv[2]), spent(sys.argv[3])
+want = (max(ranks), min(ranks))
+ok = full and half and all(abs(f / w - 1) <= 0.02 and abs(h / (w / 2) - 1) <= 0.02 for f, h, w in zip(full, half, want))
+print("compute per rank (busiest, least busy): traced %s s, at 100%% %s s, at 50%% %s s" % (want, full, half))
+sys.exit(0 if ok else 1)
+PY
+    then
+      pass
+    else
+      fail "--compute-scale 50 does not halve each rank's computation ($imbalanced)"
+    fi
+  else
+    fail "$imbalanced with --compute-scale 100 and 50"
   fi
 fi
 

@@ -135,13 +135,20 @@ double now_us(void)
   return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
 }
 
+/* The computation this rank has replayed, in microseconds: reported at the end (finish) so that
+   a run shows what --compute-scale made of each rank's own traced time. */
+static double compute_spent_us;
+
 void compute(double us)
 {
   if (compute_percent <= 0 || us <= 0)
     return;
-  const double until = now_us() + us * compute_percent / 100.0;
-  while (now_us() < until)
-    ;
+  const double start = now_us(), until = start + us * compute_percent / 100.0;
+  double t;
+  do
+    t = now_us();
+  while (t < until);
+  compute_spent_us += t - start;
 }
 
 /* ===== Message sizes ======================================================================
@@ -669,6 +676,11 @@ void finish(double start_us)
   const double mine = (now_us() - start_us) * 1e-6;
   double slowest = 0;
   PMPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  /* The busiest and the least busy rank's replayed computation (the least as a negated maximum:
+     one reduction). */
+  const double spent[2] = {compute_spent_us * 1e-6, -compute_spent_us * 1e-6};
+  double extremes[2] = {0, 0};
+  PMPI_Reduce(spent, extremes, 2, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   /* Requests the trace never completes (an MPI_Test or MPI_Waitsome of the application
      finished them, the benchmark's did not): every rank has made all its calls, so they
      complete now, before MPI_Finalize. Persistent ones are inactive and only freed. */
@@ -689,6 +701,7 @@ void finish(double start_us)
   for (int i = 0; i < config.type_count; ++i)
     PMPI_Type_free(config.types[i].handle);
   if (rank == 0) {
+    printf("compute: %.6f s on the busiest rank, %.6f s on the least busy\n", extremes[0], -extremes[1]);
     printf("elapsed: %.6f s\n", slowest);
     fflush(stdout);
   }

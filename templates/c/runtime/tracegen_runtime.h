@@ -80,7 +80,8 @@ char *recv_slice(void);
 void set_up(int argc, char **argv, const struct tracegen_trace *trace);
 
 /* The end of the measured region, before MPI_Finalize: completes what the trace left open,
-   releases what set_up() made, and rank 0 prints `elapsed: <s> s` of the slowest rank. */
+   releases what set_up() made, and rank 0 prints the computation replayed by the busiest and
+   the least busy rank (`compute: ...`) and `elapsed: <s> s` of the slowest rank. */
 void finish(double start_us);
 
 /* --- Time: the clock and the computation ------------------------------------------------- */
