@@ -95,14 +95,14 @@ Trace makeStencilTrace(Rank px, Rank py, std::int64_t timesteps, double computeU
   // Compute overlaps the messages: before the Waitall, after the rank's last Isend.
   for (Event* last : {&sendE, &sendW})
     waitall.stats.push_back({Phase::Compute, TimeUnit::Microseconds, last->site,
-                             histogram(computeUs, timesteps * last->ranks.size(), 0)});
+                             histogram(computeUs, timesteps * last->ranks.size(), 0), {}});
 
   Event& allreduce = event(Op::Allreduce, all, "stencil.c:61");
   allreduce.setParam(Param::Comm, {{all, {kCommWorld}}});
   allreduce.setParam(Param::Count, {{all, {1}}});
   allreduce.setParam(Param::Datatype, {{all, {10}}});
   allreduce.setParam(Param::ReduceOp, {{all, {*reduceOpFromName("MPI_SUM")}}});
-  allreduce.stats.push_back({Phase::Compute, TimeUnit::Microseconds, waitall.site, histogram(2.0, timesteps * P, 0)});
+  allreduce.stats.push_back({Phase::Compute, TimeUnit::Microseconds, waitall.site, histogram(2.0, timesteps * P, 0), {}});
   event(Op::Finalize, all, "stencil.c:70");
 
   // The timestep loop: headed by the first body event a rank executes (Irecv from the north,
@@ -122,9 +122,9 @@ Trace makeStencilTrace(Rank px, Rank py, std::int64_t timesteps, double computeU
   loopFor(headN, hasNorth);
   loopFor(headS, RankList::subtract(hasSouth, hasNorth));
   for (Event* head : {&headN, &headS}) {
-    head->stats.push_back({Phase::Compute, TimeUnit::Microseconds, init, histogram(50.0, head->ranks.size(), 0)});
+    head->stats.push_back({Phase::Compute, TimeUnit::Microseconds, init, histogram(50.0, head->ranks.size(), 0), {}});
     head->stats.push_back({Phase::Compute, TimeUnit::Microseconds, allreduceSite,
-                           histogram(1.0, (timesteps - 1) * head->ranks.size(), 0)});
+                           histogram(1.0, (timesteps - 1) * head->ranks.size(), 0), {}});
   }
   return t;
 }

@@ -64,7 +64,7 @@ Trace makeWavefrontTrace(Rank px, Rank py, std::int64_t timesteps, double comput
   Event& sendS = event(Op::Send, hasSouth, "exchange.f:20");
   p2p(sendS, Param::Dest, offset(px), FromNorth);
   sendS.stats.push_back({Phase::Compute, TimeUnit::Microseconds, t.internSite("exchange.f:11"),
-                         histogram(computeUs, timesteps * hasSouth.size(), 0)});
+                         histogram(computeUs, timesteps * hasSouth.size(), 0), {}});
   p2p(event(Op::Send, hasEast, "exchange.f:21"), Param::Dest, offset(1), FromWest);
   p2p(event(Op::Recv, hasSouth, "exchange.f:30"), Param::Source, kAnySource, FromSouth);
   p2p(event(Op::Recv, hasEast, "exchange.f:31"), Param::Source, kAnySource, FromEast);

@@ -49,6 +49,7 @@
 #include "gen/Traversal.h"
 
 #include <algorithm>
+#include <numeric>
 #include <fmt/format.h>
 #include <functional>
 #include <limits>
@@ -265,7 +266,7 @@ class Builder {
       c.entries.push_back({parent.executions - 1, 1});
       c.eventExecutions.push_back(eventCount[j]++);
       const Event& e = trace_.events[items[j].event];
-      c.compute.push_back(started ? computeAfter(e, prev) : 0.0);  // the first call has no predecessor
+      c.compute.push_back(started ? meanComputeAfter(e, prev, cls) : 0.0);  // the first call has no predecessor
       started = true;
       c.firstIteration.push_back(parent.iteration == 0);
       prev = e.site;
@@ -422,15 +423,16 @@ class Builder {
       const Node& n = body.back();
       return n.isLoop ? lastEvent(n.body) : n.event;
     };
-    std::function<Expr(const Pred&, const Event&)> timeOf = [&](const Pred& p, const Event& e) -> Expr {
-      if (!p.definite) return firstIteration(p.loop, timeOf(*p.first, e), timeOf(*p.rest, e));
+    std::function<Expr(const Pred&, const Event&, const RankList&)> timeOf = [&](const Pred& p, const Event& e,
+                                                                                 const RankList& ranks) -> Expr {
+      if (!p.definite) return firstIteration(p.loop, timeOf(*p.first, e, ranks), timeOf(*p.rest, e, ranks));
       if (p.event == SIZE_MAX) return Expr::constant(0);
-      return Expr::constant(computeAfter(e, trace_.events[p.event].site));
+      return computeAfter(e, trace_.events[p.event].site, ranks);
     };
     std::function<Pred(std::vector<Node>&, Pred)> walk = [&](std::vector<Node>& body, Pred pred) -> Pred {
       for (auto& n : body) {
         if (!n.isLoop) {
-          n.compute = timeOf(pred, trace_.events[n.event]);
+          n.compute = timeOf(pred, trace_.events[n.event], n.ranks);
           pred = Pred{true, n.event, -1, nullptr, nullptr};
           continue;
         }
@@ -444,13 +446,58 @@ class Builder {
     walk(nodes, Pred{});
   }
 
-  double computeAfter(const Event& e, SiteId prev) const {
-    for (const auto& c : e.compute)
-      if (c.after == prev) return c.us;
-    if (!e.compute.empty()) return 0;
-    for (const auto& st : e.stats)
-      if (st.phase == Phase::Compute && st.unit == TimeUnit::Microseconds && st.after == prev) return st.hist.mean();
-    return 0;
+  // The compute before `e` for `ranks` when their previous call was made at `prev`: the
+  // summarised time (or the histogram's mean), one value, or one per timing sub-group (ByRank);
+  // ranks that never come from `prev` get 0.
+  Expr computeAfter(const Event& e, SiteId prev, const RankList& ranks) const {
+    std::vector<RankList> groups;
+    std::vector<Expr> values;
+    RankList rest = ranks;
+    auto take = [&](const RankList& of, double us) {
+      RankList in = of.empty() ? rest : RankList::intersect(rest, of);
+      if (in.empty()) return;
+      rest = RankList::subtract(rest, in);
+      groups.push_back(std::move(in));
+      values.push_back(Expr::constant(us));
+    };
+    if (!e.compute.empty()) {
+      for (const auto& c : e.compute)
+        if (c.after == prev) take(c.ranks, c.us);
+    } else {
+      for (const auto& st : e.stats)
+        if (st.phase == Phase::Compute && st.unit == TimeUnit::Microseconds && st.after == prev)
+          take(st.ranks, st.hist.mean());
+    }
+    if (groups.empty()) return Expr::constant(0);
+    if (!rest.empty()) {
+      groups.push_back(std::move(rest));
+      values.push_back(Expr::constant(0));
+    }
+    if (groups.size() == 1) return values.front();
+    std::vector<std::size_t> order(groups.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return *groups[a].first() < *groups[b].first(); });
+    std::vector<RankList> sortedGroups;
+    std::vector<Expr> sortedValues;
+    for (std::size_t i : order) {
+      sortedGroups.push_back(std::move(groups[i]));
+      sortedValues.push_back(std::move(values[i]));
+    }
+    return simplifyByRank(std::move(sortedGroups), std::move(sortedValues));
+  }
+
+  // The same for a class expanded call by call (simulatedTree): its ranks' mean, since one
+  // value per execution is kept.
+  double meanComputeAfter(const Event& e, SiteId prev, const RankList& ranks) const {
+    const Expr x = computeAfter(e, prev, ranks);
+    if (x.isConst()) return x.value;
+    double sum = 0, count = 0;
+    for (std::size_t i = 0; i < x.groups.size(); ++i) {
+      const auto n = static_cast<double>(x.groups[i].size());
+      sum += n * x.children[i].value;
+      count += n;
+    }
+    return count > 0 ? sum / count : 0;
   }
 
   // Merges class tree `b` into `a`. Loop ids of b that merge are renamed to a's.

@@ -760,8 +760,47 @@ class TracegenTextParser {
     else ts.fail(fmt::format("unknown time unit '{}'", unit), "`us`: microseconds; `kinst`: thousands of instructions");
     ts.expect("after");
     st.after = siteToken(ts, "the preceding call site");
+    const Event& e = event_->event;
+    st.ranks = timingGroup(ts, e, [&](const RankList** other) {
+      for (const auto& o : e.stats)
+        if (o.phase == st.phase && o.unit == st.unit && o.after == st.after) {
+          *other = &o.ranks;
+          return true;
+        }
+      return false;
+    }, [&](const RankList& r) {
+      for (const auto& o : e.stats)
+        if (o.phase == st.phase && o.unit == st.unit && o.after == st.after && (o.ranks.empty() || o.ranks.intersects(r)))
+          return true;
+      return false;
+    });
     st.hist = parseHistogram(ts, HistogramSpelling::Tracegen, trace_.numRanks);
     event_->event.stats.push_back(std::move(st));
+  }
+
+  // `@ RANKLIST` after the predecessor of a `time` or `compute` line: a timing sub-group, ranks
+  // of the event whose times differ from the others'. Sub-groups of one key are disjoint, and a
+  // line without ranks (every rank of the event) is the only one of its key.
+  template <class AnySameKey, class Overlaps>
+  RankList timingGroup(TokenStream& ts, const Event& e, AnySameKey anySameKey, Overlaps overlaps) {
+    const RankList* other = nullptr;
+    const bool sameKey = anySameKey(&other);
+    if (!ts.peekIs("@")) {
+      if (sameKey)
+        ts.fail("a second line for the same predecessor without `@ RANKLIST`",
+                "timing sub-groups name their ranks: `after SITE @ RANKLIST ...`, disjoint for one predecessor");
+      return RankList();
+    }
+    ts.get();
+    RankList ranks = parseRankList(ts);
+    if (ranks.empty()) ts.fail("an empty timing sub-group");
+    if (!RankSets(file_, ts.line().number).within(ranks, e.ranks))
+      ts.fail(fmt::format("timing sub-group {} holds ranks that do not execute event {} ({})", ranks.pretty(), e.id,
+                          e.ranks.pretty()));
+    if (overlaps(ranks))
+      ts.fail(fmt::format("timing sub-group {} overlaps another line for the same predecessor", ranks.pretty()),
+              "the sub-groups of one predecessor are disjoint, and a line without `@ RANKLIST` covers every rank");
+    return ranks;
   }
 
   // A time or instruction count: finite, not negative and within kMaxTimeValue, so that
@@ -776,6 +815,19 @@ class TracegenTextParser {
     ComputeTime c;
     ts.expect("after");
     c.after = siteToken(ts, "the preceding call site");
+    const Event& e = event_->event;
+    c.ranks = timingGroup(ts, e, [&](const RankList** other) {
+      for (const auto& o : e.compute)
+        if (o.after == c.after) {
+          *other = &o.ranks;
+          return true;
+        }
+      return false;
+    }, [&](const RankList& r) {
+      for (const auto& o : e.compute)
+        if (o.after == c.after && (o.ranks.empty() || o.ranks.intersects(r))) return true;
+      return false;
+    });
     expectKey(ts, "us");
     c.us = timeValue(ts, "compute time");
     expectEnd(ts, "the compute time");
@@ -1043,10 +1095,16 @@ class TracegenTextWriter {
       }
     for (const auto& st : e.stats) {
       fmt::format_to(std::back_inserter(buf_), "  time {} {} after {} ", phaseName(st.phase), timeUnitName(st.unit), after(st.after));
+      if (!st.ranks.empty()) fmt::format_to(std::back_inserter(buf_), "@ {} ", st.ranks.str());
       appendHistogramText(buf_, st.hist);
       buf_.push_back('\n');
     }
-    for (const auto& c : e.compute) line("  compute after {} us={}", after(c.after), c.us);
+    for (const auto& c : e.compute) {
+      if (c.ranks.empty())
+        line("  compute after {} us={}", after(c.after), c.us);
+      else
+        line("  compute after {} @ {} us={}", after(c.after), c.ranks.str(), c.us);
+    }
   }
 
   const Trace& t_;

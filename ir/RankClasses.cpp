@@ -35,10 +35,16 @@ std::vector<RankList> rankClasses(const Trace& trace, bool byParameters) {
       if (lv.iter.size() == 1) refine(lv.iter.front().ranks);
       if (lv.mem.size() == 1) refine(lv.mem.front().ranks);
     }
-    if (byParameters)
+    if (byParameters) {
       for (const auto& p : e.params)
         if (p.groups.size() > 1)
           for (const auto& g : p.groups) refine(g.ranks);
+      // Timing sub-groups: ranks of one class spend the same time.
+      for (const auto& st : e.stats)
+        if (!st.ranks.empty()) refine(st.ranks);
+      for (const auto& c : e.compute)
+        if (!c.ranks.empty()) refine(c.ranks);
+    }
   }
   std::sort(classes.begin(), classes.end(), [](const RankList& a, const RankList& b) { return *a.first() < *b.first(); });
   return classes;

@@ -400,10 +400,10 @@ void RankCursor::emit(Item& item, Call& call) {
     return;
   }
   for (const auto& ct : e.compute)
-    if (ct.after == prevSite_) call.computeUs = ct.us;
+    if (ct.after == prevSite_ && ct.covers(rank_)) call.computeUs = ct.us;
   for (const auto& st : e.stats) {
     // The first call (MPI_Init) has no predecessor, so no histogram path can be its.
-    if (call.index == 0 || st.phase != Phase::Compute || st.after != prevSite_) continue;
+    if (call.index == 0 || st.phase != Phase::Compute || st.after != prevSite_ || !st.covers(rank_)) continue;
     if (st.unit == TimeUnit::Microseconds && !e.compute.empty()) continue;
     if (st.unit == TimeUnit::Microseconds) call.computeUs = st.hist.mean();
     else call.computeKinst = st.hist.mean();

@@ -12,9 +12,10 @@ namespace tracegen {
 
 namespace {
 // The time inside an MPI call, from the event's `mpi` histogram keyed by the predecessor.
-double mpiTime(const Event& e, SiteId prev) {
+double mpiTime(const Event& e, SiteId prev, Rank r) {
   for (const auto& st : e.stats)
-    if (st.phase == Phase::Mpi && st.unit == TimeUnit::Microseconds && st.after == prev) return st.hist.mean();
+    if (st.phase == Phase::Mpi && st.unit == TimeUnit::Microseconds && st.after == prev && st.covers(r))
+      return st.hist.mean();
   return 0;
 }
 
@@ -94,7 +95,7 @@ RankSummary summarizeRank(const Trace& trace, Rank r, ExpansionBudget& budget, c
       }
     if (call.computeUs > 0) s.computeUs += call.computeUs;
     if (call.computeKinst > 0) s.computeKinst += call.computeKinst;
-    s.mpiUs += mpiTime(*call.event, prev);
+    s.mpiUs += mpiTime(*call.event, prev, r);
     prev = call.event->site;
   }
   for (auto [op, n] : byOp) s.ops[std::string(opName(op))] = n;

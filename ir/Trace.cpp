@@ -180,12 +180,14 @@ bool Trace::operator==(const Trace& o) const {
         a.compute.size() != b.compute.size())
       return false;
     for (std::size_t k = 0; k < a.compute.size(); ++k)
-      if (siteName(a.compute[k].after) != o.siteName(b.compute[k].after) || a.compute[k].us != b.compute[k].us)
+      if (siteName(a.compute[k].after) != o.siteName(b.compute[k].after) || a.compute[k].us != b.compute[k].us ||
+          !(a.compute[k].ranks == b.compute[k].ranks))
         return false;
     for (std::size_t k = 0; k < a.stats.size(); ++k) {
       const TimeStat& x = a.stats[k];
       const TimeStat& y = b.stats[k];
-      if (x.phase != y.phase || x.unit != y.unit || siteName(x.after) != o.siteName(y.after) || !(x.hist == y.hist))
+      if (x.phase != y.phase || x.unit != y.unit || siteName(x.after) != o.siteName(y.after) || !(x.ranks == y.ranks) ||
+          !(x.hist == y.hist))
         return false;
     }
   }
@@ -212,6 +214,26 @@ std::vector<Communicator> standardCommunicators(Rank numRanks) {
   return comms;
 }
 
+bool timesAgree(double a, double b) {
+  const double gap = a > b ? a - b : b - a;
+  return gap <= kTimingSlackUs || gap <= kTimingTolerance * (a > b ? a : b);
+}
+
+void normalizeTimingGroups(Event& e) {
+  for (TimeStat& st : e.stats) {
+    if (st.ranks.empty() || !(st.ranks == e.ranks)) continue;
+    const auto same = std::count_if(e.stats.begin(), e.stats.end(), [&](const TimeStat& o) {
+      return o.phase == st.phase && o.unit == st.unit && o.after == st.after;
+    });
+    if (same == 1) st.ranks = RankList();
+  }
+  for (ComputeTime& c : e.compute) {
+    if (c.ranks.empty() || !(c.ranks == e.ranks)) continue;
+    const auto same = std::count_if(e.compute.begin(), e.compute.end(), [&](const ComputeTime& o) { return o.after == c.after; });
+    if (same == 1) c.ranks = RankList();
+  }
+}
+
 void forEachRankSet(const Trace& trace, const std::function<void(const RankList&)>& f) {
   auto groups = [&](const std::vector<ValueGroup>& gs) {
     for (const ValueGroup& g : gs) f(g.ranks);
@@ -223,6 +245,8 @@ void forEachRankSet(const Trace& trace, const std::function<void(const RankList&
       groups(loop.iter);
       groups(loop.mem);
     }
+    for (const ComputeTime& c : ev.compute)
+      if (!c.ranks.empty()) f(c.ranks);
   }
   for (const Communicator& comm : trace.comms)
     for (const RankList& instance : comm.instances) f(instance);

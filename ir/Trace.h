@@ -80,20 +80,27 @@ using SiteId = std::int32_t;  // index into Trace::sites
 constexpr SiteId kNoSite = -1;
 
 // A distribution of the time before (Compute) or inside (Mpi) the event's calls whose
-// preceding call on the same rank was made at call site `after`.
+// preceding call on the same rank was made at call site `after`. `ranks` empty: the calls of
+// every rank of the event; otherwise a timing sub-group, the calls of those ranks only (ranks
+// whose times differ keep their own distributions; the sub-groups of one phase, unit and
+// predecessor are disjoint).
 struct TimeStat {
   Phase phase = Phase::Compute;
   TimeUnit unit = TimeUnit::Microseconds;
   SiteId after = kNoSite;
   Histogram hist;
+  RankList ranks;
+  bool covers(Rank r) const { return ranks.empty() || ranks.contains(r); }
   bool operator==(const TimeStat&) const = default;
 };
 
 // Summarised compute time before an event's calls whose predecessor was made at `after`
-// (set by the timing-summary pass; microseconds).
+// (set by the timing-summary pass; microseconds), for `ranks` (empty: every rank of the event).
 struct ComputeTime {
   SiteId after = kNoSite;
   double us = 0;
+  RankList ranks;
+  bool covers(Rank r) const { return ranks.empty() || ranks.contains(r); }
   bool operator==(const ComputeTime&) const = default;
 };
 
@@ -200,6 +207,19 @@ struct Trace {
   std::unordered_map<std::string, SiteId> siteIndex_;
   std::size_t sitesIndexed_ = 0;  // sites[0, sitesIndexed_) are in siteIndex_ (the first of equal names)
 };
+
+// Timing sub-groups: ranks whose mean compute times before an event agree within
+// kTimingTolerance of the larger, or within kTimingSlackUs, share one distribution; others keep
+// their own (TimeStat::ranks, ComputeTime::ranks), so that load imbalance survives clustering.
+constexpr double kTimingTolerance = 0.10;
+constexpr double kTimingSlackUs = 1.0;
+bool timesAgree(double a, double b);
+// At most this many sub-groups per (phase, unit, predecessor) of an event: beyond it the two
+// closest merge (keeps a trace of imbalanced ranks bounded by the trace, not the rank count).
+constexpr std::size_t kMaxTimingGroups = 8;
+// A statistic or compute time that is the only one of its key and covers every rank of its
+// event is written without ranks (empty: all).
+void normalizeTimingGroups(Event& e);
 
 // ScalaTrace's predefined datatypes (indices 0-19 are library-independent).
 const std::vector<Datatype>& scalaTraceDatatypes();

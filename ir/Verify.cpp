@@ -254,6 +254,31 @@ void verifyStructure(const Trace& trace, const std::string& fileName, Rank maxRa
                          fmt::format("event {}: parameter '{}' has values for {} of its {} ranks", e.id,
                                      paramName(pv.param), covered, e.ranks.size()));
     }
+    // Timing sub-groups: ranks of the event, disjoint for one key (a line without ranks is alone).
+    auto subGroups = [&](const RankList& ranks, auto sameKeyRanks, const char* what) {
+      if (ranks.empty()) return;
+      inRange(e, e.line, ranks, what);
+      if (!ranks.isSubsetOf(e.ranks))
+        throw InputError(fileName, e.line, fmt::format("event {}: {} {} holds ranks that do not execute it", e.id, what,
+                                                       ranks.pretty()));
+      sameKeyRanks([&](const RankList& other) {
+        if (other.empty() || other.intersects(ranks))
+          throw InputError(fileName, e.line, fmt::format("event {}: {} {} overlaps another of the same predecessor", e.id,
+                                                         what, ranks.pretty()));
+      });
+    };
+    for (std::size_t k = 0; k < e.stats.size(); ++k)
+      subGroups(e.stats[k].ranks, [&](auto check) {
+        for (std::size_t j = 0; j < e.stats.size(); ++j)
+          if (j != k && e.stats[j].phase == e.stats[k].phase && e.stats[j].unit == e.stats[k].unit &&
+              e.stats[j].after == e.stats[k].after)
+            check(e.stats[j].ranks);
+      }, "timing sub-group");
+    for (std::size_t k = 0; k < e.compute.size(); ++k)
+      subGroups(e.compute[k].ranks, [&](auto check) {
+        for (std::size_t j = 0; j < e.compute.size(); ++j)
+          if (j != k && e.compute[j].after == e.compute[k].after) check(e.compute[j].ranks);
+      }, "compute sub-group");
   }
   // Loops are checked for every rank: small traces rank by rank, others once per rank class
   // (ranks of a class have the same events and loop groups, so the same walk).

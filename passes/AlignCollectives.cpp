@@ -53,6 +53,7 @@
 #include "passes/AlignCollectives.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -195,22 +196,38 @@ Histogram mergeHistograms(const Histogram& a, const Histogram& b) {
   return h;
 }
 
-// Adds a statistic, merging it into one with the same key: RankCursor takes one histogram per
-// (phase, unit, predecessor), so two with one key would hide one of them.
+// Adds a statistic, merging it into one with the same key whose ranks spend the same time
+// (timesAgree; the MPI phase always merges): RankCursor takes one histogram per (phase, unit,
+// predecessor) and rank, so sub-groups stay disjoint. Empty ranks stand for the whole event.
 void addStat(std::vector<TimeStat>& stats, const TimeStat& s) {
-  for (auto& x : stats)
-    if (x.phase == s.phase && x.unit == s.unit && x.after == s.after) {
-      x.hist = mergeHistograms(x.hist, s.hist);
-      return;
-    }
+  auto sameKey = [&](const TimeStat& x) { return x.phase == s.phase && x.unit == s.unit && x.after == s.after; };
+  TimeStat* closest = nullptr;
+  std::size_t groups = 0;
+  for (auto& x : stats) {
+    if (!sameKey(x)) continue;
+    ++groups;
+    const double gap = std::abs(x.hist.mean() - s.hist.mean());
+    if (!closest || gap < std::abs(closest->hist.mean() - s.hist.mean())) closest = &x;
+  }
+  // Without ranks (a statistic re-keyed to another predecessor: whose ranks it held is not
+  // known) there is no sub-group to keep: they merge, as before sub-groups.
+  if (closest && (s.phase == Phase::Mpi || closest->ranks.empty() || s.ranks.empty() ||
+                  timesAgree(closest->hist.mean(), s.hist.mean()) || groups >= kMaxTimingGroups)) {
+    closest->hist = mergeHistograms(closest->hist, s.hist);
+    closest->ranks = closest->ranks.empty() || s.ranks.empty() ? RankList() : RankList::unite(closest->ranks, s.ranks);
+    return;
+  }
   stats.push_back(s);
 }
 
-// Summarised times carry no sample count; two with one key are averaged.
+// Summarised times carry no sample count: two that agree are averaged, weighted by their ranks;
+// others stay apart as timing sub-groups.
 void addCompute(std::vector<ComputeTime>& compute, const ComputeTime& c) {
+  auto weight = [](const ComputeTime& x) { return x.ranks.empty() ? 1.0 : static_cast<double>(x.ranks.size()); };
   for (auto& x : compute)
-    if (x.after == c.after) {
-      x.us = (x.us + c.us) / 2;
+    if (x.after == c.after && (x.ranks.empty() || c.ranks.empty() || timesAgree(x.us, c.us))) {
+      x.us = (x.us * weight(x) + c.us * weight(c)) / (weight(x) + weight(c));
+      x.ranks = x.ranks.empty() || c.ranks.empty() ? RankList() : RankList::unite(x.ranks, c.ranks);
       return;
     }
   compute.push_back(c);
@@ -725,10 +742,18 @@ class Aligner {
       coalesce(merged.groups);
       m.params.push_back(std::move(merged));
     }
+    // Each part's times keep its ranks, so that parts that spend different times stay apart.
     for (const Event* p : parts) {
-      for (const auto& s : p->stats) addStat(m.stats, s);
-      for (const auto& c : p->compute) addCompute(m.compute, c);
+      for (TimeStat s : p->stats) {
+        if (s.ranks.empty()) s.ranks = p->ranks;
+        addStat(m.stats, s);
+      }
+      for (ComputeTime c : p->compute) {
+        if (c.ranks.empty()) c.ranks = p->ranks;
+        addCompute(m.compute, c);
+      }
     }
+    normalizeTimingGroups(m);
     return m;
   }
 
@@ -865,7 +890,7 @@ class Aligner {
           ++it;
           continue;
         }
-        compute.push_back({to, it->us});
+        compute.push_back({to, it->us, it->ranks});
         it = stillUsed ? it + 1 : e.compute.erase(it);
       }
       for (const auto& c : compute) addCompute(e.compute, c);

@@ -1,7 +1,7 @@
 // summarize-timing: one compute time per (event, preceding call site), in microseconds.
 //
 // Algorithm. Each computation histogram of an event (keyed by the call site of the rank's
-// previous call) becomes one number, the statistic chosen with --timing: the bin-weighted
+// previous call, and for a timing sub-group by its ranks) becomes one number, the statistic chosen with --timing: the bin-weighted
 // mean (the default; ScalaTrace's header average counts its first sample twice), a median
 // estimated from the bins, or the maximum. Time-dependent histograms (microseconds) are used
 // as they are. Time-independent traces measure thousands of instructions instead: they are
@@ -50,7 +50,7 @@ class SummarizeTimingPass : public Pass {
         if (st.phase != Phase::Compute || st.unit != unit) continue;
         double value = statistic(st.hist, ctx.options.timing);
         if (unit == TimeUnit::KiloInstructions) value = value * 1000.0 / ctx.options.instructionRate * 1e6;
-        e.compute.push_back({st.after, value});
+        e.compute.push_back({st.after, value, st.ranks});
         ++ctx.counter("histograms-summarized");
       }
       if (!e.compute.empty()) ++ctx.counter("events-timed");

@@ -1,6 +1,7 @@
 #include "record/Clustering.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "record/Hash.h"
@@ -55,14 +56,25 @@ bool sameIdentity(const Event& a, const Trace& ta, const Event& b, const Trace& 
 
 SiteId importSite(SiteId s, const Trace& from, Trace& to) { return s == kNoSite ? kNoSite : to.internSite(from.sites[static_cast<std::size_t>(s)]); }
 
+// Merges the statistics of `from` into `into`. Compute times are timing sub-groups: a
+// statistic joins the one of its key whose mean agrees (timesAgree), uniting their ranks, and
+// otherwise stays apart, so that ranks that compute longer keep their time; beyond
+// kMaxTimingGroups per key it joins the closest. MPI times merge by key as they are.
 void mergeStats(std::vector<TimeStat>& into, Trace& tInto, const std::vector<TimeStat>& from, const Trace& tFrom) {
   for (const TimeStat& s : from) {
     const std::string_view after = tFrom.siteName(s.after);
-    auto it = std::find_if(into.begin(), into.end(), [&](const TimeStat& t) {
-      return t.phase == s.phase && t.unit == s.unit && tInto.siteName(t.after) == after;
-    });
-    if (it != into.end()) {
+    TimeStat* it = nullptr;
+    std::size_t groups = 0;
+    for (TimeStat& t : into) {
+      if (t.phase != s.phase || t.unit != s.unit || tInto.siteName(t.after) != after) continue;
+      ++groups;
+      if (!it || std::abs(t.hist.mean() - s.hist.mean()) < std::abs(it->hist.mean() - s.hist.mean())) it = &t;
+    }
+    const bool subGroups = s.phase == Phase::Compute && it && !it->ranks.empty() && !s.ranks.empty();
+    if (it && subGroups && !timesAgree(it->hist.mean(), s.hist.mean()) && groups < kMaxTimingGroups) it = nullptr;
+    if (it) {
       mergeHistogram(it->hist, s.hist);
+      it->ranks = it->ranks.empty() || s.ranks.empty() ? RankList() : RankList::unite(it->ranks, s.ranks);
     } else {
       TimeStat c = s;
       c.after = importSite(s.after, tFrom, tInto);
@@ -418,11 +430,16 @@ Trace buildGlobal(std::vector<Partial> partials, const ClusterTable& table, Rank
       for (ValueGroup& v : pv.groups) v.ranks = canonical(v.ranks);
       sortGroups(pv.groups);
     }
-    for (TimeStat& s : e.stats) roundHistogram(s.hist);
+    for (TimeStat& s : e.stats) {
+      roundHistogram(s.hist);
+      if (!s.ranks.empty()) s.ranks = canonical(s.ranks);
+    }
+    normalizeTimingGroups(e);
     std::sort(e.stats.begin(), e.stats.end(), [&](const TimeStat& a, const TimeStat& b) {
       if (a.phase != b.phase) return a.phase < b.phase;
       if (a.unit != b.unit) return a.unit < b.unit;
-      return g.siteName(a.after) < g.siteName(b.after);
+      if (a.after != b.after) return g.siteName(a.after) < g.siteName(b.after);
+      return a.ranks.first().value_or(-1) < b.ranks.first().value_or(-1);
     });
   }
   return g;

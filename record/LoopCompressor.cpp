@@ -296,6 +296,9 @@ void LoopCompressor::flatten(const std::vector<Node>& seq, Trace& out, Rank rank
       ts.unit = TimeUnit::Microseconds;
       ts.after = s.after < 0 ? kNoSite : out.internSite(siteNames.at(static_cast<std::size_t>(s.after)));
       ts.hist = toHistogram(s.acc, rank);
+      // Compute times keep their rank (a timing sub-group of one) until clustering merges the
+      // ranks that agree (record/Clustering.cpp, mergeStats).
+      if (s.phase == Phase::Compute) ts.ranks = self;
       e.stats.push_back(std::move(ts));
     }
     out.events.push_back(std::move(e));

@@ -113,11 +113,13 @@ class Writer {
         u(static_cast<std::uint64_t>(st.unit));
         i(st.after);
         hist(st.hist);
+        ranks(st.ranks);
       }
       u(e.compute.size());
       for (const ComputeTime& c : e.compute) {
         i(c.after);
         d(c.us);
+        ranks(c.ranks);
       }
     }
   }
@@ -255,11 +257,13 @@ class Reader {
         st.unit = u() == 0 ? TimeUnit::Microseconds : TimeUnit::KiloInstructions;
         st.after = site(i(), t);
         st.hist = hist();
+        st.ranks = ranks();
       }
       e.compute.resize(count());
       for (ComputeTime& c : e.compute) {
         c.after = site(i(), t);
         c.us = d();
+        c.ranks = ranks();
       }
     }
     return t;

@@ -5,8 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <random>
 
+#include "ir/RankCursor.h"
 #include "record/Clustering.h"
 #include "record/Wire.h"
 #include "tests/support/RecordSim.h"
@@ -380,5 +382,51 @@ TEST(RecordCluster, RandomRankTracesExpandExactly) {
     }
     const Trace g = clusterInProcess(in, ClusterMode::Exact);
     expectLossless(g, in);
+  }
+}
+
+TEST(RecordCluster, ComputeTimesThatDifferKeepTheirRanks) {
+  // Four ranks make the same calls (one cluster); ranks 0-2 compute about 10 us before each
+  // barrier (10.4 on rank 2 agrees within the tolerance), rank 3 computes 40. The merged trace
+  // keeps two timing sub-groups, and every rank's expansion gets its own time.
+  std::vector<SimRank> ranks;
+  for (Rank r = 0; r < 4; ++r) {
+    SimRank s(r, 4);
+    s.call(Op::Init, "init");
+    const double us = r == 3 ? 40.0 : r == 2 ? 10.4 : 10.0;
+    for (int t = 0; t < 10; ++t) s.call(Op::Barrier, "b", {{Param::Comm, kCommWorld}}, {}, us, 1.0);
+    s.call(Op::Finalize, "fin", {}, {}, 5.0);
+    ranks.push_back(std::move(s));
+  }
+  const std::vector<RankInput> in = inputs(ranks);
+  const Trace g = clusterInProcess(in, ClusterMode::Exact);
+  expectLossless(g, in);
+  const Event* barrier = nullptr;
+  for (const auto& e : g.events)
+    if (e.op == Op::Barrier) barrier = &e;
+  ASSERT_NE(barrier, nullptr);
+  std::map<std::string, double> byRanks;  // after "b": ranks -> mean
+  for (const auto& s : barrier->stats)
+    if (s.phase == Phase::Compute && g.siteName(s.after) == "b") byRanks[s.ranks.pretty()] = s.hist.mean();
+  ASSERT_EQ(byRanks.size(), 2u);
+  EXPECT_NEAR(byRanks.at("0-2"), (10.0 * 9 * 2 + 10.4 * 9) / 27, 0.05);  // three significant digits
+  EXPECT_NEAR(byRanks.at("3"), 40.0, 0.01);
+  // The MPI times and the Finalize's equal compute times stay one statistic, without ranks.
+  for (const auto& e : g.events)
+    for (const auto& s : e.stats)
+      if (s.phase == Phase::Mpi || e.op == Op::Finalize) {
+        EXPECT_TRUE(s.ranks.empty()) << opName(e.op);
+      }
+  // Through the wire (the recorder's messages) and back unchanged.
+  EXPECT_EQ(decodeTrace(encodeTrace(g)), g);
+  // Each rank's replayed computation is its own group's: 10 barriers and the Finalize's 5 us.
+  const double low = byRanks.at("0-2");
+  for (Rank r = 0; r < 4; ++r) {
+    RankCursor c(g, r);
+    Call call;
+    double total = 0;
+    while (c.next(call))
+      if (call.computeUs > 0) total += call.computeUs;
+    EXPECT_NEAR(total, (r == 3 ? 40.0 : low) * 10 + 5.0, 0.05) << "rank " << r;
   }
 }

@@ -389,7 +389,7 @@ TEST(TracegenTextTest, EveryModelFeatureRoundTrips) {
   st.after = a;
   st.hist = Histogram{0, 0, 0, 0, 0, 0, {}};
   send.stats.push_back(st);
-  send.compute = {{a, 12.5}, {kNoSite, 0.1 + 0.2}};
+  send.compute = {{a, 12.5, {}}, {kNoSite, 0.1 + 0.2, {}}};
   Event recv;
   recv.id = 5;
   recv.op = Op::Recv;
@@ -634,6 +634,59 @@ TEST(TracegenTextTest, ValidBaseTraceParses) {
   EXPECT_EQ(t.events.size(), 4u);
   EXPECT_TRUE(balanced(t));
   EXPECT_TRUE(roundTrips(t, "good"));
+}
+
+// Timing sub-groups: ranks whose compute times differ keep their own histogram (`after SITE
+// @ RANKLIST`), and a `compute` line its own value; both round-trip, and each rank's expansion
+// carries its group's time.
+TEST(TracegenTextTest, TimingSubGroupsParseAndRoundTrip) {
+  const std::string head =
+      "tracegen-trace 1\nranks 4\n"
+      "event 0 MPI_Init @ <1 0 {4 1}>\n  site init\n"
+      "event 1 MPI_Barrier @ <1 0 {4 1}>\n  site b\n  loop 0 iter 10\n  loop 0 mem 1\n  comm 2\n"
+      "  time comp us after init n=4 avg=100 min=100@0 max=100@0 bins=[100 100 100 100 100 4]\n";
+  const std::string groups =
+      "  time comp us after b @ <1 0 {2 1}> n=18 avg=1000 min=1000@0 max=1000@0 bins=[1000 1000 1000 1000 1000 18]\n"
+      "  time comp us after b @ <1 2 {2 1}> n=18 avg=3000 min=3000@2 max=3000@2 bins=[3000 3000 3000 3000 3000 18]\n";
+  const std::string tail = "event 2 MPI_Finalize @ <1 0 {4 1}>\n  site fin\n";
+  Trace t = readTracegenText(sourceFromString("groups.tgt", head + groups + tail));
+  const Event& b = t.events[1];
+  ASSERT_EQ(b.stats.size(), 3u);
+  EXPECT_TRUE(b.stats[0].ranks.empty());
+  EXPECT_EQ(b.stats[1].ranks, RankList::progression(0, 2));
+  EXPECT_EQ(b.stats[2].ranks, RankList::progression(2, 2));
+  EXPECT_TRUE(roundTrips(t, "groups"));
+  EXPECT_NE(tracegenText(t).find("after b @ <1 2 {2 1}> n=18"), std::string::npos) << tracegenText(t);
+  for (Rank r = 0; r < 4; ++r) {
+    RankCursor c(t, r);
+    Call call;
+    double total = 0;
+    while (c.next(call))
+      if (call.computeUs > 0) total += call.computeUs;
+    EXPECT_DOUBLE_EQ(total, 100 + 9 * (r < 2 ? 1000 : 3000)) << "rank " << r;
+  }
+  // Summarised compute times carry the groups too.
+  Event& e = t.events[1];
+  e.compute = {{e.stats[0].after, 100, {}}, {e.stats[1].after, 1000, RankList::progression(0, 2)},
+               {e.stats[1].after, 3000, RankList::progression(2, 2)}};
+  EXPECT_TRUE(roundTrips(t, "groups-compute"));
+  EXPECT_NE(tracegenText(t).find("compute after b @ <1 0 {2 1}> us=1000"), std::string::npos) << tracegenText(t);
+
+  // Sub-groups of one predecessor are disjoint ranks of the event; a line without ranks is alone.
+  const std::string overlap =
+      "  time comp us after b @ <1 0 {3 1}> n=1 avg=1 min=1@0 max=1@0 bins=[1 1 1 1 1 1]\n"
+      "  time comp us after b @ <1 2 {2 1}> n=1 avg=3 min=3@2 max=3@2 bins=[3 3 3 3 3 1]\n";
+  expectError(head + overlap + tail, 12, "timing sub-group 2-3 overlaps another line for the same predecessor");
+  const std::string unnamed =
+      "  time comp us after b n=1 avg=1 min=1@0 max=1@0 bins=[1 1 1 1 1 1]\n"
+      "  time comp us after b @ <1 2 {2 1}> n=1 avg=3 min=3@2 max=3@2 bins=[3 3 3 3 3 1]\n";
+  expectError(head + unnamed + tail, 12, "overlaps another line for the same predecessor");
+  const std::string twice =
+      "  time comp us after b @ <1 2 {2 1}> n=1 avg=3 min=3@2 max=3@2 bins=[3 3 3 3 3 1]\n"
+      "  time comp us after b n=1 avg=1 min=1@0 max=1@0 bins=[1 1 1 1 1 1]\n";
+  expectError(head + twice + tail, 12, "a second line for the same predecessor without `@ RANKLIST`");
+  const std::string outside = "  time comp us after b @ <1 5 {1 0}> n=1 avg=1 min=1@0 max=1@0 bins=[1 1 1 1 1 1]\n";
+  expectError(head + outside + tail, 11, "ranks");
 }
 
 TEST(TracegenTextTest, ErrorEmptyFile) {
