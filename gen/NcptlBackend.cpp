@@ -938,7 +938,7 @@ class Renderer : public ProgramWalker {
     const std::string m = below ? e : fmt::format("({} MOD {})", e, k);
     // P over the residues that occur.
     std::string within;
-    const auto [r1, p1] = starts.front();
+    const std::int64_t r1 = starts.front().first, p1 = starts.front().second;  // clang 14: no captured bindings
     const std::int64_t slope = starts.size() > 1 ? (starts[1].second - p1) / std::max<std::int64_t>(1, starts[1].first - r1) : 0;
     const bool affine = std::all_of(starts.begin(), starts.end(), [&](const auto& rp) {
       return rp.second == p1 + slope * (rp.first - r1);
