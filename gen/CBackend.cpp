@@ -2091,6 +2091,32 @@ class CWriter : public ProgramWalker {
       field("type_count", std::to_string(uses_.derived.size()), "");
       field("types", "trace_types", "");
     }
+    // The process footprint (ir/Trace.h): time before MPI_Init and peak memory per rank.
+    const Trace* trace = program_.trace;
+    const bool beforeInit = trace && trace->beforeInitUs > 0;
+    if (beforeInit)
+      field("before_init_us", formatUs(trace->beforeInitUs), "recorded from process start to MPI_Init");
+    d.set("has_before_init", flag(beforeInit));
+    const bool rss = trace && !trace->peakRssKb.empty();
+    d.set("has_footprint", flag(rss));
+    if (rss) {
+      std::vector<RankList> rssGroups;
+      std::vector<Expr> values;
+      RankList rest = RankList::all(program_.numRanks);
+      for (const ValueGroup& g : trace->peakRssKb) {
+        rssGroups.push_back(g.ranks);
+        values.push_back(Expr::constant(static_cast<double>(g.values.front())));
+        rest = RankList::subtract(rest, g.ranks);
+      }
+      if (!rest.empty()) {
+        rssGroups.push_back(rest);
+        values.push_back(Expr::constant(0));
+      }
+      const Expr kb = rssGroups.size() == 1 ? values.front() : Expr::byRank(rssGroups, values);
+      d.set("rss_kb", withoutParens(expr(kb, Style{"long long", [](double v) { return fmt::format("{:.0f}", v); }},
+                                         Scope{"0", "peak_rss_kb", nullptr})));
+      field("peak_rss_kb", "peak_rss_kb", "");
+    }
     std::size_t column = 0;  // the comments line up after the longest commented initializer
     for (const auto& [text, comment] : initializers)
       if (!comment.empty()) column = std::max(column, text.size());

@@ -70,7 +70,8 @@ std::vector<std::int64_t> defaultDatatypeIds(const std::vector<std::string_view>
 }
 
 bool isHeaderKeyword(std::string_view s) {
-  return s == "ranks" || s == "origin" || s == "clock" || s == "peers" || s == "datatype" || s == "comm";
+  return s == "ranks" || s == "origin" || s == "clock" || s == "footprint" || s == "peers" || s == "datatype" ||
+         s == "comm";
 }
 
 bool isAttributeKeyword(std::string_view s) {
@@ -312,6 +313,39 @@ class TracegenTextParser {
     expectEnd(ts, "the format version");
   }
 
+  // `footprint rss-kb KIB [@ RANKLIST]` (a group's peak resident memory; groups are disjoint)
+  // and `footprint before-init-us US` (time from process start to MPI_Init): ir/Trace.h.
+  void parseFootprint(TokenStream& ts, int line) {
+    std::string_view what = getName(ts, "`rss-kb` or `before-init-us`");
+    if (what == "before-init-us") {
+      if (beforeInitLine_)
+        ts.fail(fmt::format("second 'footprint before-init-us' line (the first is line {})", beforeInitLine_));
+      beforeInitLine_ = line;
+      trace_.beforeInitUs = timeValue(ts, "time before MPI_Init");
+      expectEnd(ts, "the time before MPI_Init");
+      return;
+    }
+    if (what != "rss-kb")
+      ts.fail(fmt::format("unknown footprint '{}'", what),
+              "`footprint rss-kb KIB [@ RANKLIST]` or `footprint before-init-us US`");
+    if (!ranksLine_) ts.fail("a `footprint rss-kb` line before the `ranks` line", "write `ranks P` first");
+    const std::int64_t kb = ts.getInt("peak resident memory in KiB");
+    if (kb < 0 || kb > (std::int64_t{1} << 40)) ts.fail(fmt::format("peak resident memory {} KiB is outside 0..2^40", kb));
+    RankList ranks = RankList::all(trace_.numRanks);
+    if (!ts.atEnd()) {
+      ts.expect("@");
+      ranks = parseRankList(ts);
+    }
+    expectEnd(ts, "the footprint");
+    if (ranks.empty() || *ranks.first() < 0 || *ranks.last() >= trace_.numRanks)
+      ts.fail(fmt::format("footprint group {} names ranks outside 0..{}", ranks.pretty(), trace_.numRanks - 1));
+    for (const ValueGroup& g : trace_.peakRssKb)
+      if (g.ranks.intersects(ranks))
+        ts.fail(fmt::format("footprint group {} overlaps group {}", ranks.pretty(), g.ranks.pretty()),
+                "each rank's peak memory is given once");
+    trace_.peakRssKb.push_back({std::move(ranks), {kb}});
+  }
+
   void parseHeaderLine(TokenStream& ts) {
     const int line = ts.line().number;
     std::string_view key = ts.get().text;
@@ -338,6 +372,8 @@ class TracegenTextParser {
                 "`clock wall`: compute times are wall-clock time; `clock cpu`: the CPU time of each rank's thread");
       trace_.computeClock = v == "cpu" ? ComputeClock::Cpu : ComputeClock::Wall;
       expectEnd(ts, "the compute clock");
+    } else if (key == "footprint") {
+      parseFootprint(ts, line);
     } else if (key == "peers") {
       once(peersLine_);
       std::string_view v = getName(ts, "`comm` or `world`");
@@ -923,7 +959,7 @@ class TracegenTextParser {
   const SourceFile& file_;
   Trace trace_;
   bool inEvents_ = false;
-  int ranksLine_ = 0, originLine_ = 0, peersLine_ = 0, clockLine_ = 0;
+  int ranksLine_ = 0, originLine_ = 0, peersLine_ = 0, clockLine_ = 0, beforeInitLine_ = 0;
   std::vector<PendingDatatype> datatypes_;
   std::map<std::string, std::int64_t> typeIds_;
   std::vector<const SourceLine*> commLines_;
@@ -944,6 +980,14 @@ class TracegenTextWriter {
     line("ranks {}", t_.numRanks);
     if (!t_.origin.empty()) line("origin {}", name(t_.origin, "origin"));
     if (t_.computeClock == ComputeClock::Cpu) line("clock cpu");  // wall, the default, is not written
+    for (const ValueGroup& g : t_.peakRssKb) {
+      if (g.values.empty()) continue;
+      if (t_.peakRssKb.size() == 1 && g.ranks == RankList::all(t_.numRanks))
+        line("footprint rss-kb {}", g.values.front());
+      else
+        line("footprint rss-kb {} @ {}", g.values.front(), g.ranks.str());
+    }
+    if (t_.beforeInitUs >= 0) line("footprint before-init-us {}", t_.beforeInitUs);
     if (t_.worldPeers) line("peers world");
     std::vector<std::string_view> names;
     for (const auto& d : t_.datatypes) names.push_back(d.name);

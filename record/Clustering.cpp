@@ -317,6 +317,31 @@ std::vector<std::int64_t> treeChildren(std::int64_t i, std::int64_t n) {
   return c;
 }
 
+void canonicalFootprint(Trace& t) {
+  for (ValueGroup& g : t.peakRssKb) g.ranks = canonical(g.ranks);
+}
+
+void mergeFootprint(Trace& into, const Trace& from) {
+  into.beforeInitUs = std::max(into.beforeInitUs, from.beforeInitUs);
+  for (const ValueGroup& g : from.peakRssKb) {
+    if (g.values.empty()) continue;
+    const auto kb = static_cast<double>(g.values.front());
+    ValueGroup* closest = nullptr;
+    for (ValueGroup& h : into.peakRssKb)
+      if (!closest || std::abs(static_cast<double>(h.values.front()) - kb) <
+                          std::abs(static_cast<double>(closest->values.front()) - kb))
+        closest = &h;
+    if (closest && (timesAgree(static_cast<double>(closest->values.front()), kb) ||
+                    into.peakRssKb.size() >= kMaxTimingGroups)) {
+      closest->ranks = RankList::unite(closest->ranks, g.ranks);
+      closest->values.front() = std::max(closest->values.front(), g.values.front());
+    } else {
+      into.peakRssKb.push_back(g);
+    }
+  }
+  sortGroups(into.peakRssKb);
+}
+
 Trace statsOnly(const Trace& t) {
   Trace s;
   s.numRanks = t.numRanks;

@@ -87,6 +87,12 @@ std::vector<std::int64_t> treeChildren(std::int64_t i, std::int64_t n);
 
 // A copy of the trace with only what the timing reduction needs (events, sites, histograms).
 Trace statsOnly(const Trace& t);
+// Adds the process footprint of `from` (peak resident memory per rank group, time before
+// MPI_Init) into `into`: groups whose peaks agree within kTimingTolerance unite (keeping the
+// larger peak), at most kMaxTimingGroups; the time before MPI_Init is the larger.
+void mergeFootprint(Trace& into, const Trace& from);
+// The footprint's rank groups in their shortest form, once, for the global trace.
+void canonicalFootprint(Trace& t);
 // Adds the histograms of `from` into `into`, event by event (the traces have the same events).
 // Returns false if the event lists differ.
 bool addStats(Trace& into, const Trace& from);

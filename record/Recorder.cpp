@@ -1,16 +1,20 @@
 #include "record/Recorder.h"
 
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <fstream>
+#include <iterator>
+#include <sstream>
 #include <limits>
 #include <map>
 #include <string>
@@ -62,6 +66,7 @@ bool envFlag(const char* name) {
 constexpr int kTagTable = 7101;
 constexpr int kTagStats = 7102;
 constexpr int kTagPartials = 7103;
+constexpr int kTagFootprint = 7104;
 constexpr std::size_t kChunk = std::size_t{1} << 30;
 
 }  // namespace
@@ -89,6 +94,7 @@ class Recorder {
   bool multi = false;
   // TRACEGEN_CLOCK=cpu: compute time is the thread's CPU time (docs/recording.md, "Time").
   bool cpuClock = false;
+  double beforeInitUs = -1;  // processAgeUs() at MPI_Init's entry
   CallSites sites;
   LoopCompressor compressor;
   CallRecord call;  // the call being recorded, reused (guarded as the rest of the recorder)
@@ -521,6 +527,17 @@ void Recorder::finish() {
     if (rank == 0) std::fprintf(stderr, "tracegen-record: no trace written: recording failed on some rank\n");
     return;
   }
+  // 0. The process footprint up a binomial tree to rank 0: each rank's peak resident memory,
+  // grouped where the peaks agree, and the longest time before MPI_Init (docs/recording.md).
+  Trace footprint;
+  footprint.beforeInitUs = beforeInitUs;
+  struct rusage usage {};
+  if (getrusage(RUSAGE_SELF, &usage) == 0 && usage.ru_maxrss > 0)
+    footprint.peakRssKb = {ValueGroup{RankList::single(rank), {static_cast<std::int64_t>(usage.ru_maxrss)}}};
+  for (std::int64_t c : treeChildren(rank, size))
+    mergeFootprint(footprint, decodeTrace(recvBytes(static_cast<int>(c), kTagFootprint)));
+  if (rank != 0) sendBytes(static_cast<int>(treeParent(rank)), kTagFootprint, encodeTrace(footprint));
+
   Trace own = compressor.toTrace(rank, size, sites.names());
   for (const auto& [id, d] : usedTypes_) own.datatypes.push_back(d);
   const std::size_t ownEvents = own.events.size();
@@ -568,6 +585,9 @@ void Recorder::finish() {
   // 4. Rank 0: align the shapes, write.
   Trace global = buildGlobal(std::move(parts), table, size);
   global.computeClock = cpuClock ? ComputeClock::Cpu : ComputeClock::Wall;
+  global.beforeInitUs = footprint.beforeInitUs >= 0 ? std::round(footprint.beforeInitUs) : -1;
+  global.peakRssKb = std::move(footprint.peakRssKb);
+  canonicalFootprint(global);
   const std::string path = outputPath();
   try {
     verifyStructure(global, path);
@@ -759,10 +779,31 @@ WrapperDepth::WrapperDepth() : nested_(t_depth++ > 0) {}
 WrapperDepth::~WrapperDepth() { --t_depth; }
 bool insideWrapper() { return t_depth > 0; }
 
-void recorderStart(Op initOp) {
+double processAgeUs() {
+  std::ifstream stat("/proc/self/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  // Field 22, counted after the command name's closing parenthesis (the name may hold spaces).
+  const std::size_t close = text.rfind(')');
+  if (close == std::string::npos) return -1;
+  std::istringstream fields(text.substr(close + 1));
+  std::string field;
+  for (int k = 3; k <= 22 && fields >> field; ++k)
+    if (k == 22) {
+      const long ticks = sysconf(_SC_CLK_TCK);
+      struct timespec now;
+      if (ticks <= 0 || clock_gettime(CLOCK_BOOTTIME, &now) != 0) return -1;
+      const double startUs = std::stod(field) * 1e6 / static_cast<double>(ticks);
+      const double nowUs = static_cast<double>(now.tv_sec) * 1e6 + static_cast<double>(now.tv_nsec) * 1e-3;
+      return nowUs >= startUs ? nowUs - startUs : 0;
+    }
+  return -1;
+}
+
+void recorderStart(Op initOp, double beforeInitUs) {
   if (g_recorder || envFlag("TRACEGEN_DISABLE")) return;
   try {
     g_recorder = new Recorder(initOp);  // never deleted: wrappers may run until exit
+    g_recorder->beforeInitUs = beforeInitUs;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "tracegen-record: not recording: %s\n", e.what());
   }

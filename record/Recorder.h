@@ -129,8 +129,13 @@ class CallScope {
   std::unique_lock<std::mutex> lock_;  // held from end() to commit() under MPI_THREAD_MULTIPLE only
 };
 
-// MPI_Init / MPI_Init_thread returned: start recording (records the Init event).
-void recorderStart(Op initOp);
+// The time since this process started, in microseconds (Linux: /proc/self/stat's start time
+// against CLOCK_BOOTTIME, so to the kernel's clock tick, 10 ms); negative where unknown. The
+// MPI_Init wrappers take it on entry: the time before MPI_Init that a benchmark reproduces.
+double processAgeUs();
+// MPI_Init / MPI_Init_thread returned: start recording (records the Init event); `beforeInitUs`
+// is processAgeUs() when MPI_Init was entered.
+void recorderStart(Op initOp, double beforeInitUs);
 // MPI_Finalize is being called: record it, merge and write the trace. Call before PMPI_Finalize.
 void recorderFinish();
 // True while inside a wrapper on this thread (nested MPI calls are not recorded).

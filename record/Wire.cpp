@@ -68,6 +68,8 @@ class Writer {
     i(t.numRanks);
     s(t.origin);
     u(t.worldPeers ? 1 : 0);
+    groups(t.peakRssKb);
+    d(t.beforeInitUs);
     u(t.sites.size());
     for (const auto& x : t.sites) s(x);
     u(t.datatypes.size());
@@ -210,6 +212,8 @@ class Reader {
     t.numRanks = i();
     t.origin = s();
     t.worldPeers = u() != 0;
+    t.peakRssKb = groups();
+    t.beforeInitUs = d();
     const std::size_t ns = count();
     for (std::size_t k = 0; k < ns; ++k) t.internSite(s());
     t.datatypes.resize(count());

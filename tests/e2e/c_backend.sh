@@ -213,6 +213,7 @@ if [ -x "$work/$ring" ]; then
   run "$ring" 4 "$work/bad" --no-such-option
   status=$?
   if [ "$status" -eq 2 ] && grep -q "unknown option" "$work/bad.err"; then pass; else fail "unknown option: status $status"; fi
+  if run "$ring" 4 "$work/nofp" --compute-scale 0 --no-footprint; then pass; else fail "--no-footprint"; fi
   # Counts double exactly; so do the bytes.
   if run "$ring" 4 "$work/double" --compute-scale=0 --msg-scale=200 &&
       compare_counts "$work/$ring.inspect.json" "$work/double.json" 2; then

@@ -430,3 +430,23 @@ TEST(RecordCluster, ComputeTimesThatDifferKeepTheirRanks) {
     EXPECT_NEAR(total, (r == 3 ? 40.0 : low) * 10 + 5.0, 0.05) << "rank " << r;
   }
 }
+
+TEST(RecordCluster, FootprintGroupsRanksWhosePeaksAgree) {
+  // Peaks of 100, 104 and 300 MiB: the first two agree (within 10%) and keep the larger; the
+  // time before MPI_Init is the longest. Through the wire unchanged.
+  auto rank = [](Rank r, std::int64_t kb, double us) {
+    Trace t;
+    t.peakRssKb = {ValueGroup{RankList::single(r), {kb}}};
+    t.beforeInitUs = us;
+    return t;
+  };
+  Trace a = rank(0, 102400, 20000);
+  mergeFootprint(a, decodeTrace(encodeTrace(rank(1, 106496, 35000))));
+  mergeFootprint(a, rank(2, 307200, 10000));
+  canonicalFootprint(a);
+  ASSERT_EQ(a.peakRssKb.size(), 2u);
+  EXPECT_EQ(a.peakRssKb[0].ranks, RankList::progression(0, 2));
+  EXPECT_EQ(a.peakRssKb[0].values, std::vector<std::int64_t>{106496});
+  EXPECT_EQ(a.peakRssKb[1].ranks, RankList::single(2));
+  EXPECT_EQ(a.beforeInitUs, 35000);
+}

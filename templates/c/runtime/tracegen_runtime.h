@@ -54,6 +54,11 @@ struct tracegen_trace {
   int bsend_messages;              /* MPI_Bsend: the attached buffer holds this many messages */
   int type_count;
   const struct tracegen_type *types;
+  /* The process around the MPI region, as recorded (reproduced unless --no-footprint): the
+     time from process start to MPI_Init (0: not recorded), and the calling rank's peak
+     resident memory in KiB (NULL: not recorded). */
+  double before_init_us;
+  long long (*peak_rss_kb)(void);
 };
 
 /* --- The run: options, buffers, the measured region ------------------------------------- */
@@ -78,6 +83,10 @@ char *recv_slice(void);
    the same verdict), checks the number of ranks, allocates the buffers and the tables, makes
    the trace's datatypes, attaches MPI_Bsend's buffer. */
 void set_up(int argc, char **argv, const struct tracegen_trace *trace);
+
+/* Before MPI_Init: spends what is left of the application's time from process start to
+   MPI_Init (unless --no-footprint is among the arguments). */
+void before_init(int argc, char **argv, const struct tracegen_trace *trace);
 
 /* The end of the measured region, before MPI_Finalize: completes what the trace left open,
    releases what set_up() made, and rank 0 prints the computation replayed by the busiest and
