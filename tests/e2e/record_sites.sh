@@ -25,9 +25,9 @@ for spec in "stencil2d 40 32" "sweep 3 4 16" "cg 12 128" "ring_f 10" "topo 6 64"
       fail=1
       continue 2
     fi
-    # Times differ from run to run, and so do the timing sub-groups and with them the header's
+    # Times (and the footprint) differ from run to run, and so do the timing sub-groups and with them the header's
     # site table (the sites that several time lines name): both are left out.
-    grep -v -e '^ *time ' -e '^site [0-9]' "$work/$app.$unwind.tgt" >"$work/$app.$unwind.notime"
+    grep -v -e '^ *time ' -e '^site [0-9]' -e '^footprint ' "$work/$app.$unwind.tgt" >"$work/$app.$unwind.notime"
   done
   if cmp -s "$work/$app.walk.notime" "$work/$app.libunwind.notime"; then
     echo "ok: $app: $(grep -c '^event' "$work/$app.walk.notime") events, the same sites walked and remembered"
