@@ -122,6 +122,7 @@ class CallScope {
   bool active_ = false;
   bool nested_ = false;
   std::uint32_t site_ = 0;
+  double entry_ = 0;        // wall clock at the wrapper's entry, before the call-site capture (us)
   double t0_ = 0, t1_ = 0;  // wall clock around the PMPI call (us)
   double compute_ = 0;      // since the rank's previous recorded call returned (wall or CPU time)
   double cpu1_ = 0;         // TRACEGEN_CLOCK=cpu: the thread's CPU time just after the PMPI call
