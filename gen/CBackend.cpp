@@ -2095,15 +2095,15 @@ class CWriter : public ProgramWalker {
     const Trace* trace = program_.trace;
     const bool beforeInit = trace && trace->beforeInitUs > 0;
     if (beforeInit)
-      field("before_init_us", formatUs(trace->beforeInitUs), "recorded from process start to MPI_Init");
+      field("before_init_us", formatUs(trace->beforeInitUs), "the application's own start-up before MPI_Init");
     d.set("has_before_init", flag(beforeInit));
-    const bool rss = trace && !trace->peakRssKb.empty();
+    const bool rss = trace && !trace->memoryKb.empty();
     d.set("has_footprint", flag(rss));
     if (rss) {
       std::vector<RankList> rssGroups;
       std::vector<Expr> values;
       RankList rest = RankList::all(program_.numRanks);
-      for (const ValueGroup& g : trace->peakRssKb) {
+      for (const ValueGroup& g : trace->memoryKb) {
         rssGroups.push_back(g.ranks);
         values.push_back(Expr::constant(static_cast<double>(g.values.front())));
         rest = RankList::subtract(rest, g.ranks);
@@ -2114,8 +2114,8 @@ class CWriter : public ProgramWalker {
       }
       const Expr kb = rssGroups.size() == 1 ? values.front() : Expr::byRank(rssGroups, values);
       d.set("rss_kb", withoutParens(expr(kb, Style{"long long", [](double v) { return fmt::format("{:.0f}", v); }},
-                                         Scope{"0", "peak_rss_kb", nullptr})));
-      field("peak_rss_kb", "peak_rss_kb", "");
+                                         Scope{"0", "memory_kb", nullptr})));
+      field("memory_kb", "memory_kb", "");
     }
     std::size_t column = 0;  // the comments line up after the longest commented initializer
     for (const auto& [text, comment] : initializers)

@@ -313,10 +313,10 @@ class TracegenTextParser {
     expectEnd(ts, "the format version");
   }
 
-  // `footprint rss-kb KIB [@ RANKLIST]` (a group's peak resident memory; groups are disjoint)
+  // `footprint memory-kb KIB [@ RANKLIST]` (a group's peak resident memory; groups are disjoint)
   // and `footprint before-init-us US` (time from process start to MPI_Init): ir/Trace.h.
   void parseFootprint(TokenStream& ts, int line) {
-    std::string_view what = getName(ts, "`rss-kb` or `before-init-us`");
+    std::string_view what = getName(ts, "`memory-kb` or `before-init-us`");
     if (what == "before-init-us") {
       if (beforeInitLine_)
         ts.fail(fmt::format("second 'footprint before-init-us' line (the first is line {})", beforeInitLine_));
@@ -325,10 +325,10 @@ class TracegenTextParser {
       expectEnd(ts, "the time before MPI_Init");
       return;
     }
-    if (what != "rss-kb")
+    if (what != "memory-kb")
       ts.fail(fmt::format("unknown footprint '{}'", what),
-              "`footprint rss-kb KIB [@ RANKLIST]` or `footprint before-init-us US`");
-    if (!ranksLine_) ts.fail("a `footprint rss-kb` line before the `ranks` line", "write `ranks P` first");
+              "`footprint memory-kb KIB [@ RANKLIST]` or `footprint before-init-us US`");
+    if (!ranksLine_) ts.fail("a `footprint memory-kb` line before the `ranks` line", "write `ranks P` first");
     const std::int64_t kb = ts.getInt("peak resident memory in KiB");
     if (kb < 0 || kb > (std::int64_t{1} << 40)) ts.fail(fmt::format("peak resident memory {} KiB is outside 0..2^40", kb));
     RankList ranks = RankList::all(trace_.numRanks);
@@ -339,11 +339,11 @@ class TracegenTextParser {
     expectEnd(ts, "the footprint");
     if (ranks.empty() || *ranks.first() < 0 || *ranks.last() >= trace_.numRanks)
       ts.fail(fmt::format("footprint group {} names ranks outside 0..{}", ranks.pretty(), trace_.numRanks - 1));
-    for (const ValueGroup& g : trace_.peakRssKb)
+    for (const ValueGroup& g : trace_.memoryKb)
       if (g.ranks.intersects(ranks))
         ts.fail(fmt::format("footprint group {} overlaps group {}", ranks.pretty(), g.ranks.pretty()),
                 "each rank's peak memory is given once");
-    trace_.peakRssKb.push_back({std::move(ranks), {kb}});
+    trace_.memoryKb.push_back({std::move(ranks), {kb}});
   }
 
   void parseHeaderLine(TokenStream& ts) {
@@ -980,12 +980,12 @@ class TracegenTextWriter {
     line("ranks {}", t_.numRanks);
     if (!t_.origin.empty()) line("origin {}", name(t_.origin, "origin"));
     if (t_.computeClock == ComputeClock::Cpu) line("clock cpu");  // wall, the default, is not written
-    for (const ValueGroup& g : t_.peakRssKb) {
+    for (const ValueGroup& g : t_.memoryKb) {
       if (g.values.empty()) continue;
-      if (t_.peakRssKb.size() == 1 && g.ranks == RankList::all(t_.numRanks))
-        line("footprint rss-kb {}", g.values.front());
+      if (t_.memoryKb.size() == 1 && g.ranks == RankList::all(t_.numRanks))
+        line("footprint memory-kb {}", g.values.front());
       else
-        line("footprint rss-kb {} @ {}", g.values.front(), g.ranks.str());
+        line("footprint memory-kb {} @ {}", g.values.front(), g.ranks.str());
     }
     if (t_.beforeInitUs >= 0) line("footprint before-init-us {}", t_.beforeInitUs);
     if (t_.worldPeers) line("peers world");

@@ -167,7 +167,7 @@ bool Trace::hasTime(Phase phase, TimeUnit unit) const {
 
 bool Trace::operator==(const Trace& o) const {
   if (numRanks != o.numRanks || origin != o.origin || computeClock != o.computeClock || worldPeers != o.worldPeers || datatypes != o.datatypes || comms != o.comms ||
-      peakRssKb != o.peakRssKb || beforeInitUs != o.beforeInitUs ||
+      memoryKb != o.memoryKb || beforeInitUs != o.beforeInitUs ||
       events.size() != o.events.size())
     return false;
   for (std::size_t i = 0; i < events.size(); ++i) {

@@ -192,7 +192,7 @@ struct Trace {
   // each rank's peak resident memory in KiB, by groups of ranks whose peaks agree within
   // kTimingTolerance (empty: not measured), and the time from process start to MPI_Init of the
   // slowest rank in microseconds (negative: not measured). A benchmark reproduces both.
-  std::vector<ValueGroup> peakRssKb;
+  std::vector<ValueGroup> memoryKb;
   double beforeInitUs = -1;
   // Shapes of the rank sets in the trace (ir/RankShape.h), keyed by RankList::str(); derived
   // data, filled by the rank-ranges pass and not written to the text format.

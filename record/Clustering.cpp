@@ -318,28 +318,28 @@ std::vector<std::int64_t> treeChildren(std::int64_t i, std::int64_t n) {
 }
 
 void canonicalFootprint(Trace& t) {
-  for (ValueGroup& g : t.peakRssKb) g.ranks = canonical(g.ranks);
+  for (ValueGroup& g : t.memoryKb) g.ranks = canonical(g.ranks);
 }
 
 void mergeFootprint(Trace& into, const Trace& from) {
   into.beforeInitUs = std::max(into.beforeInitUs, from.beforeInitUs);
-  for (const ValueGroup& g : from.peakRssKb) {
+  for (const ValueGroup& g : from.memoryKb) {
     if (g.values.empty()) continue;
     const auto kb = static_cast<double>(g.values.front());
     ValueGroup* closest = nullptr;
-    for (ValueGroup& h : into.peakRssKb)
+    for (ValueGroup& h : into.memoryKb)
       if (!closest || std::abs(static_cast<double>(h.values.front()) - kb) <
                           std::abs(static_cast<double>(closest->values.front()) - kb))
         closest = &h;
     if (closest && (timesAgree(static_cast<double>(closest->values.front()), kb) ||
-                    into.peakRssKb.size() >= kMaxTimingGroups)) {
+                    into.memoryKb.size() >= kMaxTimingGroups)) {
       closest->ranks = RankList::unite(closest->ranks, g.ranks);
       closest->values.front() = std::max(closest->values.front(), g.values.front());
     } else {
-      into.peakRssKb.push_back(g);
+      into.memoryKb.push_back(g);
     }
   }
-  sortGroups(into.peakRssKb);
+  sortGroups(into.memoryKb);
 }
 
 Trace statsOnly(const Trace& t) {

@@ -111,13 +111,13 @@ TG_PMPI(finalize, InitF)
 
 static void init_impl(Fint* ierr) {
   tracegen::record::WrapperDepth depth;
-  const double age = tracegen::record::processAgeUs();
+  const double age = tracegen::record::timeSinceLoadUs();
   pmpi_init()(ierr);
   if (!depth.nested() && *ierr == MPI_SUCCESS) tracegen::record::recorderStart(Op::Init, age);
 }
 static void init_thread_impl(Fint* required, Fint* provided, Fint* ierr) {
   tracegen::record::WrapperDepth depth;
-  const double age = tracegen::record::processAgeUs();
+  const double age = tracegen::record::timeSinceLoadUs();
   pmpi_init_thread()(required, provided, ierr);
   if (!depth.nested() && *ierr == MPI_SUCCESS) tracegen::record::recorderStart(Op::InitThread, age);
 }

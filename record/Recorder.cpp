@@ -46,6 +46,30 @@ double clockUs(clockid_t id) {
 }
 // Wall-clock time (the vDSO's CLOCK_MONOTONIC, as std::chrono::steady_clock reads it).
 double nowUs() { return clockUs(CLOCK_MONOTONIC); }
+
+// When the recorder's library was initialised (its constructor runs once the program and its
+// libraries are loaded, before main), and the resident memory then: what the application
+// does before MPI_Init and the memory it gains are measured from this point, so that the
+// loading of the recorder's own libraries (a benchmark does not load them) is left out.
+double g_loadUs = -1;
+std::int64_t g_loadRssKb = -1;
+
+std::int64_t residentKb() {  // C stdio: runs in a library constructor
+  FILE* statm = std::fopen("/proc/self/statm", "r");
+  if (!statm) return -1;
+  long long size = 0, resident = 0;
+  const bool read = std::fscanf(statm, "%lld %lld", &size, &resident) == 2;
+  std::fclose(statm);
+  if (!read) return -1;
+  const long page = sysconf(_SC_PAGESIZE);
+  return page > 0 ? static_cast<std::int64_t>(resident) * page / 1024 : -1;
+}
+
+__attribute__((constructor)) void noteLoad() {
+  g_loadUs = nowUs();
+  g_loadRssKb = residentKb();
+}
+
 // TRACEGEN_CLOCK=cpu: the CPU time of the calling thread (a system call, about a microsecond).
 double cpuUs() { return clockUs(CLOCK_THREAD_CPUTIME_ID); }
 
@@ -94,7 +118,7 @@ class Recorder {
   bool multi = false;
   // TRACEGEN_CLOCK=cpu: compute time is the thread's CPU time (docs/recording.md, "Time").
   bool cpuClock = false;
-  double beforeInitUs = -1;  // processAgeUs() at MPI_Init's entry
+  double beforeInitUs = -1;  // timeSinceLoadUs() at MPI_Init's entry
   CallSites sites;
   LoopCompressor compressor;
   CallRecord call;  // the call being recorded, reused (guarded as the rest of the recorder)
@@ -532,8 +556,9 @@ void Recorder::finish() {
   Trace footprint;
   footprint.beforeInitUs = beforeInitUs;
   struct rusage usage {};
-  if (getrusage(RUSAGE_SELF, &usage) == 0 && usage.ru_maxrss > 0)
-    footprint.peakRssKb = {ValueGroup{RankList::single(rank), {static_cast<std::int64_t>(usage.ru_maxrss)}}};
+  if (getrusage(RUSAGE_SELF, &usage) == 0 && usage.ru_maxrss > 0 && g_loadRssKb >= 0)
+    footprint.memoryKb = {ValueGroup{RankList::single(rank),
+                                     {std::max<std::int64_t>(0, static_cast<std::int64_t>(usage.ru_maxrss) - g_loadRssKb)}}};
   for (std::int64_t c : treeChildren(rank, size))
     mergeFootprint(footprint, decodeTrace(recvBytes(static_cast<int>(c), kTagFootprint)));
   if (rank != 0) sendBytes(static_cast<int>(treeParent(rank)), kTagFootprint, encodeTrace(footprint));
@@ -586,7 +611,7 @@ void Recorder::finish() {
   Trace global = buildGlobal(std::move(parts), table, size);
   global.computeClock = cpuClock ? ComputeClock::Cpu : ComputeClock::Wall;
   global.beforeInitUs = footprint.beforeInitUs >= 0 ? std::round(footprint.beforeInitUs) : -1;
-  global.peakRssKb = std::move(footprint.peakRssKb);
+  global.memoryKb = std::move(footprint.memoryKb);
   canonicalFootprint(global);
   const std::string path = outputPath();
   try {
@@ -780,25 +805,7 @@ WrapperDepth::WrapperDepth() : nested_(t_depth++ > 0) {}
 WrapperDepth::~WrapperDepth() { --t_depth; }
 bool insideWrapper() { return t_depth > 0; }
 
-double processAgeUs() {
-  std::ifstream stat("/proc/self/stat");
-  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
-  // Field 22, counted after the command name's closing parenthesis (the name may hold spaces).
-  const std::size_t close = text.rfind(')');
-  if (close == std::string::npos) return -1;
-  std::istringstream fields(text.substr(close + 1));
-  std::string field;
-  for (int k = 3; k <= 22 && fields >> field; ++k)
-    if (k == 22) {
-      const long ticks = sysconf(_SC_CLK_TCK);
-      struct timespec now;
-      if (ticks <= 0 || clock_gettime(CLOCK_BOOTTIME, &now) != 0) return -1;
-      const double startUs = std::stod(field) * 1e6 / static_cast<double>(ticks);
-      const double nowUs = static_cast<double>(now.tv_sec) * 1e6 + static_cast<double>(now.tv_nsec) * 1e-3;
-      return nowUs >= startUs ? nowUs - startUs : 0;
-    }
-  return -1;
-}
+double timeSinceLoadUs() { return g_loadUs < 0 ? -1 : std::max(0.0, nowUs() - g_loadUs); }
 
 void recorderStart(Op initOp, double beforeInitUs) {
   if (g_recorder || envFlag("TRACEGEN_DISABLE")) return;

@@ -130,12 +130,12 @@ class CallScope {
   std::unique_lock<std::mutex> lock_;  // held from end() to commit() under MPI_THREAD_MULTIPLE only
 };
 
-// The time since this process started, in microseconds (Linux: /proc/self/stat's start time
-// against CLOCK_BOOTTIME, so to the kernel's clock tick, 10 ms); negative where unknown. The
-// MPI_Init wrappers take it on entry: the time before MPI_Init that a benchmark reproduces.
-double processAgeUs();
+// The time since the recorder's library was initialised (once the program and its libraries
+// were loaded), in microseconds; negative where unknown. The MPI_Init wrappers take it on entry:
+// the application's own start-up before MPI_Init, which a benchmark reproduces.
+double timeSinceLoadUs();
 // MPI_Init / MPI_Init_thread returned: start recording (records the Init event); `beforeInitUs`
-// is processAgeUs() when MPI_Init was entered.
+// is timeSinceLoadUs() when MPI_Init was entered.
 void recorderStart(Op initOp, double beforeInitUs);
 // MPI_Finalize is being called: record it, merge and write the trace. Call before PMPI_Finalize.
 void recorderFinish();

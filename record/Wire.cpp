@@ -68,7 +68,7 @@ class Writer {
     i(t.numRanks);
     s(t.origin);
     u(t.worldPeers ? 1 : 0);
-    groups(t.peakRssKb);
+    groups(t.memoryKb);
     d(t.beforeInitUs);
     u(t.sites.size());
     for (const auto& x : t.sites) s(x);
@@ -212,7 +212,7 @@ class Reader {
     t.numRanks = i();
     t.origin = s();
     t.worldPeers = u() != 0;
-    t.peakRssKb = groups();
+    t.memoryKb = groups();
     t.beforeInitUs = d();
     const std::size_t ns = count();
     for (std::size_t k = 0; k < ns; ++k) t.internSite(s());

@@ -36,7 +36,7 @@ MPI_Status* statusesOr(MPI_Status* statuses, int n) {
 
 TG_EXPORT int MPI_Init(int* argc, char*** argv) {
   tracegen::record::WrapperDepth depth;
-  const double age = tracegen::record::processAgeUs();
+  const double age = tracegen::record::timeSinceLoadUs();
   const int rc = PMPI_Init(argc, argv);
   if (!depth.nested() && rc == MPI_SUCCESS) tracegen::record::recorderStart(Op::Init, age);
   return rc;
@@ -44,7 +44,7 @@ TG_EXPORT int MPI_Init(int* argc, char*** argv) {
 
 TG_EXPORT int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
   tracegen::record::WrapperDepth depth;
-  const double age = tracegen::record::processAgeUs();
+  const double age = tracegen::record::timeSinceLoadUs();
   const int rc = PMPI_Init_thread(argc, argv, required, provided);
   if (!depth.nested() && rc == MPI_SUCCESS) tracegen::record::recorderStart(Op::InitThread, age);
   return rc;

@@ -436,7 +436,7 @@ TEST(RecordCluster, FootprintGroupsRanksWhosePeaksAgree) {
   // time before MPI_Init is the longest. Through the wire unchanged.
   auto rank = [](Rank r, std::int64_t kb, double us) {
     Trace t;
-    t.peakRssKb = {ValueGroup{RankList::single(r), {kb}}};
+    t.memoryKb = {ValueGroup{RankList::single(r), {kb}}};
     t.beforeInitUs = us;
     return t;
   };
@@ -444,9 +444,9 @@ TEST(RecordCluster, FootprintGroupsRanksWhosePeaksAgree) {
   mergeFootprint(a, decodeTrace(encodeTrace(rank(1, 106496, 35000))));
   mergeFootprint(a, rank(2, 307200, 10000));
   canonicalFootprint(a);
-  ASSERT_EQ(a.peakRssKb.size(), 2u);
-  EXPECT_EQ(a.peakRssKb[0].ranks, RankList::progression(0, 2));
-  EXPECT_EQ(a.peakRssKb[0].values, std::vector<std::int64_t>{106496});
-  EXPECT_EQ(a.peakRssKb[1].ranks, RankList::single(2));
+  ASSERT_EQ(a.memoryKb.size(), 2u);
+  EXPECT_EQ(a.memoryKb[0].ranks, RankList::progression(0, 2));
+  EXPECT_EQ(a.memoryKb[0].values, std::vector<std::int64_t>{106496});
+  EXPECT_EQ(a.memoryKb[1].ranks, RankList::single(2));
   EXPECT_EQ(a.beforeInitUs, 35000);
 }

@@ -694,26 +694,26 @@ TEST(TracegenTextTest, TimingSubGroupsParseAndRoundTrip) {
 TEST(TracegenTextTest, FootprintLinesParseAndRoundTrip) {
   const std::string body = "event 0 MPI_Init @ <1 0 {4 1}>\n  site init\nevent 1 MPI_Finalize @ <1 0 {4 1}>\n  site fin\n";
   Trace t = readTracegenText(sourceFromString(
-      "fp.tgt", "tracegen-trace 1\nranks 4\nfootprint rss-kb 238000 @ <1 0 {1 0}>\nfootprint rss-kb 21000 @ <1 1 {3 1}>\n"
+      "fp.tgt", "tracegen-trace 1\nranks 4\nfootprint memory-kb 238000 @ <1 0 {1 0}>\nfootprint memory-kb 21000 @ <1 1 {3 1}>\n"
                 "footprint before-init-us 31000\n" + body));
-  ASSERT_EQ(t.peakRssKb.size(), 2u);
-  EXPECT_EQ(t.peakRssKb[0].ranks, RankList::single(0));
-  EXPECT_EQ(t.peakRssKb[0].values, std::vector<std::int64_t>{238000});
-  EXPECT_EQ(t.peakRssKb[1].ranks, RankList::progression(1, 3));
+  ASSERT_EQ(t.memoryKb.size(), 2u);
+  EXPECT_EQ(t.memoryKb[0].ranks, RankList::single(0));
+  EXPECT_EQ(t.memoryKb[0].values, std::vector<std::int64_t>{238000});
+  EXPECT_EQ(t.memoryKb[1].ranks, RankList::progression(1, 3));
   EXPECT_EQ(t.beforeInitUs, 31000);
   EXPECT_TRUE(roundTrips(t, "footprint"));
-  EXPECT_NE(tracegenText(t).find("\nfootprint rss-kb 21000 @ <1 1 {3 1}>\nfootprint before-init-us 31000\n"),
+  EXPECT_NE(tracegenText(t).find("\nfootprint memory-kb 21000 @ <1 1 {3 1}>\nfootprint before-init-us 31000\n"),
             std::string::npos)
       << tracegenText(t);
   // One group for every rank is written without its ranklist.
-  Trace all = readTracegenText(sourceFromString("fp1.tgt", "tracegen-trace 1\nranks 4\nfootprint rss-kb 5000\n" + body));
-  EXPECT_EQ(all.peakRssKb.at(0).ranks, RankList::all(4));
-  EXPECT_NE(tracegenText(all).find("\nfootprint rss-kb 5000\n"), std::string::npos) << tracegenText(all);
-  expectError("tracegen-trace 1\nranks 4\nfootprint rss-kb 1 @ <1 0 {2 1}>\nfootprint rss-kb 2 @ <1 1 {2 1}>\n" + body, 4,
+  Trace all = readTracegenText(sourceFromString("fp1.tgt", "tracegen-trace 1\nranks 4\nfootprint memory-kb 5000\n" + body));
+  EXPECT_EQ(all.memoryKb.at(0).ranks, RankList::all(4));
+  EXPECT_NE(tracegenText(all).find("\nfootprint memory-kb 5000\n"), std::string::npos) << tracegenText(all);
+  expectError("tracegen-trace 1\nranks 4\nfootprint memory-kb 1 @ <1 0 {2 1}>\nfootprint memory-kb 2 @ <1 1 {2 1}>\n" + body, 4,
               "footprint group 1-2 overlaps group 0-1");
-  expectError("tracegen-trace 1\nranks 4\nfootprint rss-kb 1 @ <1 3 {2 1}>\n" + body, 3, "names ranks outside the trace's ranks 0..3");
+  expectError("tracegen-trace 1\nranks 4\nfootprint memory-kb 1 @ <1 3 {2 1}>\n" + body, 3, "names ranks outside the trace's ranks 0..3");
   expectError("tracegen-trace 1\nranks 4\nfootprint heap 1\n" + body, 3, "unknown footprint 'heap'");
-  expectError("tracegen-trace 1\nfootprint rss-kb 1\nranks 4\n" + body, 2, "before the `ranks` line");
+  expectError("tracegen-trace 1\nfootprint memory-kb 1\nranks 4\n" + body, 2, "before the `ranks` line");
   expectError("tracegen-trace 1\nranks 4\nfootprint before-init-us 1\nfootprint before-init-us 2\n" + body, 4,
               "second 'footprint before-init-us' line");
 }

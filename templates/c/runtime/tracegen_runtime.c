@@ -610,54 +610,35 @@ const char *scratch_name(int id, MPI_Comm comm)
 /* ===== The process around the MPI region ==================================================
    A whole run costs more than its MPI region: the application's start-up before MPI_Init and
    the memory it holds (page faults, a larger working set) are part of its wall time. The
-   benchmark spends the same time before MPI_Init and touches the same peak memory per rank,
+   benchmark spends the same time before MPI_Init and gains the same resident memory per rank,
    unless --no-footprint. */
 
-/* The time since this process started, in microseconds (Linux: /proc/self/stat's start time,
-   in clock ticks since boot); negative where unknown. */
-static double process_age_us(void)
+/* This process's resident memory in KiB (Linux: /proc/self/statm); -1 where unknown. */
+static long long resident_kb(void)
 {
-#ifdef CLOCK_BOOTTIME
-  FILE *f = fopen("/proc/self/stat", "r");
+  FILE *f = fopen("/proc/self/statm", "r");
   if (!f)
     return -1;
-  char text[1024];
-  const size_t n = fread(text, 1, sizeof text - 1, f);
+  long long size = 0, resident = 0;
+  const int read = fscanf(f, "%lld %lld", &size, &resident);
   fclose(f);
-  text[n] = '\0';
-  const char *p = strrchr(text, ')'); /* after the command name, which may hold spaces */
-  if (!p)
-    return -1;
-  unsigned long long start = 0;
-  int field = 2;
-  for (; *p && field < 22; ++p)
-    if (*p == ' ')
-      ++field;
-  if (field != 22 || sscanf(p, "%llu", &start) != 1)
-    return -1;
-  struct timespec now;
-  const long ticks = sysconf(_SC_CLK_TCK);
-  if (ticks <= 0 || clock_gettime(CLOCK_BOOTTIME, &now) != 0)
-    return -1;
-  const double now_since_boot_us = (double)now.tv_sec * 1e6 + (double)now.tv_nsec * 1e-3;
-  const double age = now_since_boot_us - (double)start * 1e6 / (double)ticks;
-  return age > 0 ? age : 0;
-#else
-  return -1;
-#endif
+  const long page = sysconf(_SC_PAGESIZE);
+  return read == 2 && page > 0 ? resident * page / 1024 : -1;
 }
+
+/* The resident memory when main() started: what the program and its libraries hold. The
+   recorded memory is what the application gained beyond that point. */
+static long long start_kb = -1;
 
 void before_init(int argc, char **argv, const struct tracegen_trace *trace)
 {
+  start_kb = resident_kb();
   for (int i = 1; i < argc; ++i)
     if (strcmp(argv[i], "--no-footprint") == 0)
       return;
   if (trace->before_init_us <= 0)
     return;
-  const double age = process_age_us();
-  if (age < 0)
-    return;
-  const double until = now_us() + (trace->before_init_us - age);
+  const double until = now_us() + trace->before_init_us;
   while (now_us() < until)
     ;
 }
@@ -667,12 +648,14 @@ static char *ballast;
 
 static void touch_peak_memory(void)
 {
-  if (!footprint || !config.peak_rss_kb)
+  if (!footprint || !config.memory_kb)
     return;
   struct rusage usage;
   if (getrusage(RUSAGE_SELF, &usage) != 0)
     return;
-  const long long missing_kb = config.peak_rss_kb() - (long long)usage.ru_maxrss;
+  if (start_kb < 0)
+    return;
+  const long long missing_kb = config.memory_kb() - ((long long)usage.ru_maxrss - start_kb);
   if (missing_kb <= 0)
     return;
   const size_t bytes = (size_t)missing_kb * 1024;

@@ -55,10 +55,11 @@ struct tracegen_trace {
   int type_count;
   const struct tracegen_type *types;
   /* The process around the MPI region, as recorded (reproduced unless --no-footprint): the
-     time from process start to MPI_Init (0: not recorded), and the calling rank's peak
-     resident memory in KiB (NULL: not recorded). */
+     application's own time before MPI_Init, from its libraries' initialisation (0: not
+     recorded), and the resident memory the calling rank gained beyond its loaded program and
+     libraries, at its peak, in KiB (NULL: not recorded). */
   double before_init_us;
-  long long (*peak_rss_kb)(void);
+  long long (*memory_kb)(void);
 };
 
 /* --- The run: options, buffers, the measured region ------------------------------------- */
@@ -84,8 +85,9 @@ char *recv_slice(void);
    the trace's datatypes, attaches MPI_Bsend's buffer. */
 void set_up(int argc, char **argv, const struct tracegen_trace *trace);
 
-/* Before MPI_Init: spends what is left of the application's time from process start to
-   MPI_Init (unless --no-footprint is among the arguments). */
+/* First thing in main(), before MPI_Init: notes the resident memory of the loaded program and
+   spends the application's own time before MPI_Init (unless --no-footprint is among the
+   arguments). */
 void before_init(int argc, char **argv, const struct tracegen_trace *trace);
 
 /* The end of the measured region, before MPI_Finalize: completes what the trace left open,
