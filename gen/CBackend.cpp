@@ -2091,30 +2091,16 @@ class CWriter : public ProgramWalker {
       field("type_count", std::to_string(uses_.derived.size()), "");
       field("types", "trace_types", "");
     }
-    // The process footprint (ir/Trace.h): time before MPI_Init and peak memory per rank.
-    const Trace* trace = program_.trace;
-    const bool beforeInit = trace && trace->beforeInitUs > 0;
+    // The process footprint (gen/Program.h): the start-up before MPI_Init, the memory per rank.
+    const bool beforeInit = program_.beforeInitUs > 0;
     if (beforeInit)
-      field("before_init_us", formatUs(trace->beforeInitUs), "the application's own start-up before MPI_Init");
+      field("before_init_us", formatUs(program_.beforeInitUs), "the application's own start-up before MPI_Init");
     d.set("has_before_init", flag(beforeInit));
-    const bool rss = trace && !trace->memoryKb.empty();
-    d.set("has_footprint", flag(rss));
-    if (rss) {
-      std::vector<RankList> rssGroups;
-      std::vector<Expr> values;
-      RankList rest = RankList::all(program_.numRanks);
-      for (const ValueGroup& g : trace->memoryKb) {
-        rssGroups.push_back(g.ranks);
-        values.push_back(Expr::constant(static_cast<double>(g.values.front())));
-        rest = RankList::subtract(rest, g.ranks);
-      }
-      if (!rest.empty()) {
-        rssGroups.push_back(rest);
-        values.push_back(Expr::constant(0));
-      }
-      const Expr kb = rssGroups.size() == 1 ? values.front() : Expr::byRank(rssGroups, values);
-      d.set("rss_kb", withoutParens(expr(kb, Style{"long long", [](double v) { return fmt::format("{:.0f}", v); }},
-                                         Scope{"0", "memory_kb", nullptr})));
+    d.set("has_footprint", flag(program_.memoryKb.has_value()));
+    if (program_.memoryKb) {
+      d.set("memory_kb", withoutParens(expr(*program_.memoryKb,
+                                            Style{"long long", [](double v) { return fmt::format("{:.0f}", v); }},
+                                            Scope{"0", "memory_kb", nullptr})));
       field("memory_kb", "memory_kb", "");
     }
     std::size_t column = 0;  // the comments line up after the longest commented initializer

@@ -859,6 +859,9 @@ class Renderer : public ProgramWalker {
       data d;
       d.set("body", body(inner));
       if (usedLoops_.count(loop.id)) {
+        // A counted start reads the enclosing loops' variables (its entry index).
+        if (!countedFrom.empty())
+          for (const auto& term : *index) usedLoops_.insert(term.first);
         d.set("var", loopVar(loop.id));
         if (!start.empty() && start.find_first_not_of("0123456789") == std::string::npos) {
           const std::int64_t first = std::stoll(start);
@@ -907,7 +910,8 @@ class Renderer : public ProgramWalker {
   // of its body, so values that change per execution inside it are selected as in any loop.
   // Within a case only the residues whose count is the case's occur; P over them is written
   // as a constant, an affine formula (first entry 4 iterations, then 5: 5*E - 1) or, for up to
-  // kMaxStartChoices, a conditional expression. Empty when the loop cannot be counted so (its body's index stays unknown).
+  // kMaxStartChoices, a conditional expression. Empty when the loop cannot be counted so (its
+  // body's index stays unknown).
   std::string countedStart(const LoopStmt& loop, const Case& c, const std::optional<ExecIndex>& index,
                            std::int64_t trips) {
     if (!index) return {};
@@ -925,9 +929,8 @@ class Renderer : public ProgramWalker {
         starts.push_back({e, prefix[static_cast<std::size_t>(e)]});
     if (starts.empty()) return {};
     // E, and whether it stays below k (a single loop variable of at most k trips).
-    std::string entry;
+    std::string entry;  // the enclosing loops' variables become used only if this start is (renderLoop)
     for (const auto& [var, mult] : *index) {
-      usedLoops_.insert(var);
       if (!entry.empty()) entry += " + ";
       entry += mult == 1 ? loopVar(var) : fmt::format("{}*{}", mult, loopVar(var));
     }
@@ -939,7 +942,8 @@ class Renderer : public ProgramWalker {
     // P over the residues that occur.
     std::string within;
     const std::int64_t r1 = starts.front().first, p1 = starts.front().second;  // clang 14: no captured bindings
-    const std::int64_t slope = starts.size() > 1 ? (starts[1].second - p1) / std::max<std::int64_t>(1, starts[1].first - r1) : 0;
+    const std::int64_t slope =
+        starts.size() > 1 ? (starts[1].second - p1) / std::max<std::int64_t>(1, starts[1].first - r1) : 0;
     const bool affine = std::all_of(starts.begin(), starts.end(), [&](const auto& rp) {
       return rp.second == p1 + slope * (rp.first - r1);
     });

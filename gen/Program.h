@@ -118,6 +118,11 @@ struct Program {
   const Trace* trace = nullptr;     // for call-site names
   int loops = 0;                    // number of LoopStmts
   std::int64_t maxMessageBytes = 0; // largest single message (send or receive) of any call
+  // The process around the MPI region (ir/Trace.h): the application's own start-up before
+  // MPI_Init in microseconds (negative: not recorded), and the resident memory each rank gained,
+  // in KiB, by rank (absent: not recorded).
+  double beforeInitUs = -1;
+  std::optional<Expr> memoryKb;
   // Messages sent that no receive takes, when the receives were matched (gen/ReceivedBytes.h).
   std::int64_t unreceivedMessages = 0;
   std::string firstUnreceived;

@@ -969,6 +969,24 @@ Program buildProgram(const Trace& trace, const std::string& source, const Receiv
   p.comms = trace.comms;
   p.trace = &trace;
   p.rankShapes = trace.rankShapes;
+  p.beforeInitUs = trace.beforeInitUs;
+  if (!trace.memoryKb.empty()) {
+    std::vector<RankList> groups;
+    std::vector<Expr> values;
+    RankList rest = RankList::all(trace.numRanks);
+    for (const ValueGroup& g : trace.memoryKb) {
+      groups.push_back(g.ranks);
+      values.push_back(Expr::constant(static_cast<double>(g.values.front())));
+      rest = RankList::subtract(rest, g.ranks);
+    }
+    if (!rest.empty()) {  // ranks the recorder could not measure gain nothing
+      groups.push_back(std::move(rest));
+      values.push_back(Expr::constant(0));
+    }
+    for (const RankList& g : groups)
+      if (!p.rankShapes.count(g.str())) p.rankShapes.emplace(g.str(), rankShape(g, trace.numRanks));
+    p.memoryKb = groups.size() == 1 ? values.front() : simplifyByRank(std::move(groups), std::move(values));
+  }
   if (received) {
     p.unreceivedMessages = received->unreceived;
     p.firstUnreceived = received->firstUnreceived;

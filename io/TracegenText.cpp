@@ -797,19 +797,10 @@ class TracegenTextParser {
     ts.expect("after");
     st.after = siteToken(ts, "the preceding call site");
     const Event& e = event_->event;
-    st.ranks = timingGroup(ts, e, [&](const RankList** other) {
-      for (const auto& o : e.stats)
-        if (o.phase == st.phase && o.unit == st.unit && o.after == st.after) {
-          *other = &o.ranks;
-          return true;
-        }
-      return false;
-    }, [&](const RankList& r) {
-      for (const auto& o : e.stats)
-        if (o.phase == st.phase && o.unit == st.unit && o.after == st.after && (o.ranks.empty() || o.ranks.intersects(r)))
-          return true;
-      return false;
-    });
+    std::vector<const RankList*> sameKey;  // the groups of the lines before with this key
+    for (const auto& o : e.stats)
+      if (o.phase == st.phase && o.unit == st.unit && o.after == st.after) sameKey.push_back(&o.ranks);
+    st.ranks = timingGroup(ts, e, sameKey);
     st.hist = parseHistogram(ts, HistogramSpelling::Tracegen, trace_.numRanks);
     event_->event.stats.push_back(std::move(st));
   }
@@ -817,12 +808,9 @@ class TracegenTextParser {
   // `@ RANKLIST` after the predecessor of a `time` or `compute` line: a timing sub-group, ranks
   // of the event whose times differ from the others'. Sub-groups of one key are disjoint, and a
   // line without ranks (every rank of the event) is the only one of its key.
-  template <class AnySameKey, class Overlaps>
-  RankList timingGroup(TokenStream& ts, const Event& e, AnySameKey anySameKey, Overlaps overlaps) {
-    const RankList* other = nullptr;
-    const bool sameKey = anySameKey(&other);
+  RankList timingGroup(TokenStream& ts, const Event& e, const std::vector<const RankList*>& sameKey) {
     if (!ts.peekIs("@")) {
-      if (sameKey)
+      if (!sameKey.empty())
         ts.fail("a second line for the same predecessor without `@ RANKLIST`",
                 "timing sub-groups name their ranks: `after SITE @ RANKLIST ...`, disjoint for one predecessor");
       return RankList();
@@ -833,7 +821,7 @@ class TracegenTextParser {
     if (!RankSets(file_, ts.line().number).within(ranks, e.ranks))
       ts.fail(fmt::format("timing sub-group {} holds ranks that do not execute event {} ({})", ranks.pretty(), e.id,
                           e.ranks.pretty()));
-    if (overlaps(ranks))
+    if (std::any_of(sameKey.begin(), sameKey.end(), [&](const RankList* o) { return o->empty() || o->intersects(ranks); }))
       ts.fail(fmt::format("timing sub-group {} overlaps another line for the same predecessor", ranks.pretty()),
               "the sub-groups of one predecessor are disjoint, and a line without `@ RANKLIST` covers every rank");
     return ranks;
@@ -852,18 +840,10 @@ class TracegenTextParser {
     ts.expect("after");
     c.after = siteToken(ts, "the preceding call site");
     const Event& e = event_->event;
-    c.ranks = timingGroup(ts, e, [&](const RankList** other) {
-      for (const auto& o : e.compute)
-        if (o.after == c.after) {
-          *other = &o.ranks;
-          return true;
-        }
-      return false;
-    }, [&](const RankList& r) {
-      for (const auto& o : e.compute)
-        if (o.after == c.after && (o.ranks.empty() || o.ranks.intersects(r))) return true;
-      return false;
-    });
+    std::vector<const RankList*> sameKey;
+    for (const auto& o : e.compute)
+      if (o.after == c.after) sameKey.push_back(&o.ranks);
+    c.ranks = timingGroup(ts, e, sameKey);
     expectKey(ts, "us");
     c.us = timeValue(ts, "compute time");
     expectEnd(ts, "the compute time");

@@ -13,8 +13,6 @@
 #include <cstring>
 #include <exception>
 #include <fstream>
-#include <iterator>
-#include <sstream>
 #include <limits>
 #include <map>
 #include <string>
@@ -559,9 +557,10 @@ void Recorder::finish() {
   Trace footprint;
   footprint.beforeInitUs = beforeInitUs;
   struct rusage usage {};
-  if (getrusage(RUSAGE_SELF, &usage) == 0 && usage.ru_maxrss > 0 && g_loadRssKb >= 0)
-    footprint.memoryKb = {ValueGroup{RankList::single(rank),
-                                     {std::max<std::int64_t>(0, static_cast<std::int64_t>(usage.ru_maxrss) - g_loadRssKb)}}};
+  if (getrusage(RUSAGE_SELF, &usage) == 0 && usage.ru_maxrss > 0 && g_loadRssKb >= 0) {
+    const std::int64_t gained = std::max<std::int64_t>(0, static_cast<std::int64_t>(usage.ru_maxrss) - g_loadRssKb);
+    footprint.memoryKb = {ValueGroup{RankList::single(rank), {gained}}};
+  }
   for (std::int64_t c : treeChildren(rank, size))
     mergeFootprint(footprint, decodeTrace(recvBytes(static_cast<int>(c), kTagFootprint)));
   if (rank != 0) sendBytes(static_cast<int>(treeParent(rank)), kTagFootprint, encodeTrace(footprint));
@@ -685,7 +684,6 @@ void CallScope::begin() { t0_ = nowUs(); }
 
 void CallScope::end() {
   t1_ = nowUs();
-  if (rec_->cpuClock) cpu1_ = cpuUs();
   if (rec_->multi) lock_ = std::unique_lock<std::mutex>(rec_->mutex);
   rec_->call.clear();
 }
@@ -730,7 +728,7 @@ void CallScope::commit() {
   }
   rec_->prevSite = site_;
   rec_->lastEnd = nowUs();  // after the recorder's own work on this call
-  rec_->lastCpuEnd = rec_->cpuClock ? cpuUs() : cpu1_;
+  if (rec_->cpuClock) rec_->lastCpuEnd = cpuUs();
   if (lock_.owns_lock()) lock_.unlock();
 }
 

@@ -125,7 +125,6 @@ class CallScope {
   double entry_ = 0;        // wall clock at the wrapper's entry, before the call-site capture (us)
   double t0_ = 0, t1_ = 0;  // wall clock around the PMPI call (us)
   double compute_ = 0;      // since the rank's previous recorded call returned (wall or CPU time)
-  double cpu1_ = 0;         // TRACEGEN_CLOCK=cpu: the thread's CPU time just after the PMPI call
   std::int64_t completions_ = -1;  // -1: not a completing call
   std::unique_lock<std::mutex> lock_;  // held from end() to commit() under MPI_THREAD_MULTIPLE only
 };

@@ -537,4 +537,28 @@ TEST(CBackend, SamplesThroughThePipeline) {
   }
 }
 
+// The process footprint of a recorded trace: the start-up before MPI_Init is spent first in
+// main, and each rank's memory gained is a formula of the rank (gen/Program.h, memoryKb).
+TEST(CBackend, FootprintIsSpentBeforeInitAndTouchedPerRank) {
+  const Trace t = tracegen::testing::loweredText(
+      "tracegen-trace 1\nranks 4\nfootprint memory-kb 238000 @ <1 0 {1 0}>\nfootprint memory-kb 21000 @ <1 1 {3 1}>\n"
+      "footprint before-init-us 31000\nevent 0 MPI_Init @ <1 0 {4 1}>\n  site init\n"
+      "event 1 MPI_Finalize @ <1 0 {4 1}>\n  site fin\n",
+      "fp.tgt");
+  const Program p = buildProgram(t, "fp.tgt");
+  const std::string c = render(p);
+  EXPECT_NE(c.find("static long long memory_kb(void)\n{\n  return rank > 0 ? 21000 : 238000;\n}"), std::string::npos) << c;
+  EXPECT_NE(c.find(".before_init_us = 31000,"), std::string::npos) << c;
+  EXPECT_NE(c.find(".memory_kb = memory_kb,"), std::string::npos) << c;
+  EXPECT_LT(c.find("before_init(argc, argv, &trace);"), c.find("MPI_Init(&argc, &argv);")) << c;
+  tracegen::testing::expectCompilesUnderBothMpis(c, "footprint");
+  // A trace without footprint lines: neither.
+  Trace plain = t;
+  plain.memoryKb.clear();
+  plain.beforeInitUs = -1;
+  const std::string d = render(buildProgram(plain, "plain.tgt"));
+  EXPECT_EQ(d.find("static long long memory_kb"), std::string::npos);
+  EXPECT_EQ(d.find("before_init(argc"), std::string::npos);
+}
+
 }  // namespace

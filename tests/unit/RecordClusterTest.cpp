@@ -8,10 +8,10 @@
 #include <map>
 #include <random>
 
-#include "ir/RankCursor.h"
 #include "record/Clustering.h"
 #include "record/Wire.h"
 #include "tests/support/RecordSim.h"
+#include "tests/unit/TraceTestHelpers.h"
 
 using namespace tracegen;
 using namespace tracegen::record;
@@ -421,14 +421,8 @@ TEST(RecordCluster, ComputeTimesThatDifferKeepTheirRanks) {
   EXPECT_EQ(decodeTrace(encodeTrace(g)), g);
   // Each rank's replayed computation is its own group's: 10 barriers and the Finalize's 5 us.
   const double low = byRanks.at("0-2");
-  for (Rank r = 0; r < 4; ++r) {
-    RankCursor c(g, r);
-    Call call;
-    double total = 0;
-    while (c.next(call))
-      if (call.computeUs > 0) total += call.computeUs;
-    EXPECT_NEAR(total, (r == 3 ? 40.0 : low) * 10 + 5.0, 0.05) << "rank " << r;
-  }
+  for (Rank r = 0; r < 4; ++r)
+    EXPECT_NEAR(tracegen::testing::replayedComputeUs(g, r), (r == 3 ? 40.0 : low) * 10 + 5.0, 0.05) << "rank " << r;
 }
 
 TEST(RecordCluster, FootprintGroupsRanksWhosePeaksAgree) {

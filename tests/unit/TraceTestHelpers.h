@@ -66,4 +66,12 @@ inline std::vector<Call> callsOf(const Trace& t, Rank r) {
   return out;
 }
 
+// The computation rank `r` replays over its whole expansion of `t`, in microseconds.
+inline double replayedComputeUs(const Trace& t, Rank r) {
+  double total = 0;
+  for (const Call& c : callsOf(t, r))
+    if (c.computeUs > 0) total += c.computeUs;
+  return total;
+}
+
 }  // namespace tracegen::testing
