@@ -216,7 +216,8 @@ std::string formatUs(double us) {
 }
 
 bool hasByExecution(const Expr& e) {
-  if (e.kind == Expr::Kind::ByExecution) return true;
+  // A progression over executions (scale-free programs) reads the execution counter too.
+  if (e.kind == Expr::Kind::ByExecution || e.kind == Expr::Kind::Progression) return true;
   return std::any_of(e.children.begin(), e.children.end(), hasByExecution);
 }
 
@@ -336,6 +337,8 @@ class CWriter : public ProgramWalker {
     std::int64_t maxFileId = 999;
     std::int64_t largestBytes = 0;
     std::map<std::int64_t, const Datatype*> derived;  // by id
+    bool scaleHelpers = false;  // scale-free: iroot, ipow, ilog2, pow_real, log2_real
+    bool gridRank = false;      // scale-free: grid_rank() for peers across a periodic edge
   };
 
   static bool isCall(const Stmt& s, OpKind k) { return s.kind == Stmt::Kind::Call && opInfo(s.call.op).kind == k; }
@@ -396,7 +399,9 @@ class CWriter : public ProgramWalker {
 
   std::string rankCondition(const RankList& ranks) {
     auto [pos, inserted] = rankConditions_.try_emplace(ranks.str());
-    if (inserted) {
+    if (inserted && program_.scaleFree) {
+      pos->second = classCondition(ranks);
+    } else if (inserted) {
       auto it = program_.rankShapes.find(pos->first);
       pos->second = cRankCondition(it != program_.rankShapes.end() ? it->second : rankShape(ranks, program_.numRanks));
     }
@@ -424,6 +429,8 @@ class CWriter : public ProgramWalker {
       std::vector<std::int64_t> counts;
       for (const auto& c : l.iterations.children) counts.push_back(asInt(c.value));
       what = fmt::format("{} iterations on successive entries", fmt::join(counts, ", "));
+    } else if (l.iterations.kind == Expr::Kind::Formula) {
+      what = fmt::format("{} iterations", trips);
     } else {
       what = "a number of iterations that differs by rank";
     }
@@ -1776,6 +1783,17 @@ class CWriter : public ProgramWalker {
       return offsets ? w_.rankOffsetTable(table, wrap) : table;
     }
 
+    std::string formula(const Expr& e) override { return w_.formulaText(e.formula); }
+    std::string gridPeer(const Expr& e) override { return w_.gridPeerText(e.grid); }
+    std::string progression(const Expr& e) override {
+      if (scope_.counter.empty()) throw std::logic_error("Expr: a progression outside a counted statement");
+      const std::string start = print(e.children[0]), step = print(e.children[1]), length = print(e.children[2]);
+      const bool simple = length.find(' ') == std::string::npos;
+      std::string k = fmt::format("{} % {}", scope_.counter, simple ? length : "(" + length + ")");
+      if (step != "1") k = fmt::format("{} * ({})", step, k);
+      return start == "0" ? "(" + k + ")" : fmt::format("({} + {})", start, k);
+    }
+
     std::string firstIteration(const Expr& e) override {
       mus::data d;
       d.set("var", w_.loopVar(e.loop));
@@ -1976,6 +1994,7 @@ class CWriter : public ProgramWalker {
   // size, times the communicator size for collectives (gathers and all-to-alls), vectors as
   // their largest displacement plus all their counts.
   void noteMessage(const CallStmt& c) {
+    if (program_.scaleFree) return noteScaleFreeMessage(c);
     auto typeSize = [&](Param p) {
       std::int64_t m = 0;
       if (const Expr* e = param(c, p))
@@ -2017,6 +2036,251 @@ class CWriter : public ProgramWalker {
     uses_.largestBytes = std::max(uses_.largestBytes, elements * size);
   }
 
+  // --- scale-free programs (Program::scaleFree, extrap/ScaleFree.h) --------------------------
+  // Ranks are position classes of the process grid, values formulas of the scale. The text of
+  // a formula is C's own arithmetic on nranks and the grid's extents px, py, pz; each integer
+  // formula also says when it is whole (`240 / px` needs px dividing 240), which
+  // scale_problem() checks before the benchmark communicates.
+
+  static std::string_view scaleVarName(ScaleFormula::Var v) {
+    switch (v) {
+      case ScaleFormula::Var::P: return "nranks";
+      case ScaleFormula::Var::Px: return "px";
+      case ScaleFormula::Var::Py: return "py";
+      case ScaleFormula::Var::Pz: return "pz";
+    }
+    return "nranks";
+  }
+  static std::string scaleVarWords(ScaleFormula::Var v) {
+    return v == ScaleFormula::Var::P ? "the rank count" : std::string(scaleVarName(v));
+  }
+
+  // x^(|num|/den) * log2(x)^logPower for an integer formula; "" for the constant 1.
+  std::string integerTerm(const ScaleFormula& f) {
+    const std::string var(scaleVarName(f.var));
+    std::vector<std::string> factors;
+    const int n = std::abs(f.num);
+    if (n > 0) {
+      std::string base = var;
+      if (f.den > 1) {
+        base = fmt::format("iroot({}, {})", var, f.den);
+        uses_.scaleHelpers = true;
+        noteScaleCondition(fmt::format("is_power({}, {})", var, f.den),
+                           fmt::format("{} {}", scaleVarWords(f.var),
+                                       f.den == 2 ? "a square number" : f.den == 3 ? "a cube" : fmt::format("a {}th power", f.den)));
+      }
+      if (n <= 3)
+        for (int k = 0; k < n; ++k) factors.push_back(base);
+      else
+        factors.push_back(fmt::format("ipow({}, {})", base, n)), uses_.scaleHelpers = true;
+    }
+    for (int k = 0; k < f.logPower; ++k) {
+      factors.push_back(fmt::format("ilog2({})", var));
+      uses_.scaleHelpers = true;
+      noteScaleCondition(fmt::format("is_power_of_two({})", var), fmt::format("{} a power of two", scaleVarWords(f.var)));
+    }
+    return fmt::format("{}", fmt::join(factors, " * "));
+  }
+
+  void noteScaleCondition(const std::string& cond, const std::string& words) {
+    for (const auto& [c, w] : scaleConditions_)
+      if (c == cond) return;
+    scaleConditions_.emplace_back(cond, words);
+  }
+
+  std::string formulaText(const ScaleFormula& f) {
+    if (!f.integer) return realFormulaText(f);
+    if (f.c0den != 1) throw std::invalid_argument("scale-free: a formula with a fractional constant term");
+    const std::string c0 = std::to_string(f.c0num);
+    const std::string t = integerTerm(f);
+    if (f.c1num == 0 || t.empty()) {
+      if (f.c1den != 1 && f.c1num != 0) throw std::invalid_argument("scale-free: a fractional constant");
+      return std::to_string(f.c0num + (t.empty() ? f.c1num : 0));
+    }
+    const bool compound = t.find(' ') != std::string::npos;
+    const std::int64_t a = f.c1num, b = f.c1den;
+    std::string part;
+    if (f.num >= 0) {
+      part = a == 1 ? t : a == -1 ? "-" + t : fmt::format("{} * {}", a, t);
+      if (b != 1) {
+        part = fmt::format("{} / {}", part, b);
+        noteScaleCondition(fmt::format("{} % {} == 0", compound ? "(" + t + ")" : t, b),
+                           fmt::format("{} a multiple of {}", compound ? t : scaleVarWords(f.var), b));
+      }
+    } else {
+      const std::string den = b == 1 ? t : fmt::format("{} * {}", b, t);
+      part = fmt::format("{} / {}", a, b == 1 && !compound ? den : "(" + den + ")");
+      noteScaleCondition(fmt::format("{} % ({}) == 0", a, den),
+                         fmt::format("{} dividing {}", b == 1 && !compound ? scaleVarWords(f.var) : den, std::abs(a)));
+    }
+    if (f.c0num == 0) return part;
+    if (part.front() == '-') return fmt::format("{} - {}", c0, part.substr(1));
+    if (f.c0num < 0) return fmt::format("{} - {}", part, -f.c0num);
+    return fmt::format("{} + {}", part, c0);
+  }
+
+  // c0 + c1 * x^(num/den) * log2(x)^logPower in floating point: a time in microseconds.
+  std::string realFormulaText(const ScaleFormula& f) {
+    const std::string var(scaleVarName(f.var));
+    auto number = [](double v) { return fmt::format("{:.6g}", v); };
+    if (f.c1 == 0 || (f.num == 0 && f.logPower == 0)) return number(f.c0 + (f.num == 0 && f.logPower == 0 ? f.c1 : 0));
+    std::string part;
+    if (f.den == 1 && f.logPower == 0 && (f.num == 1 || f.num == -1))
+      part = fmt::format("{} {} {}", number(f.c1), f.num > 0 ? "*" : "/", var);
+    else {
+      uses_.scaleHelpers = true;
+      part = number(f.c1);
+      if (f.num != 0) part += fmt::format(" * pow_real({}, {}, {})", var, f.num, f.den);
+      for (int k = 0; k < f.logPower; ++k) part += fmt::format(" * log2_real({})", var);
+    }
+    return f.c0 == 0 ? part : fmt::format("{} + {}", number(f.c0), part);
+  }
+
+  // The position classes `classes` as a condition on the rank's grid coordinates: a union of
+  // boxes, each a product of per-dimension position sets (first, interior, last).
+  std::string classCondition(const RankList& classes) {
+    const int dims = program_.scaleFree->dims;
+    int nc = 1;
+    for (int d = 0; d < dims; ++d) nc *= 3;
+    auto posOf = [](int cls, int d) {
+      for (int k = 0; k < d; ++k) cls /= 3;
+      return cls % 3;
+    };
+    std::vector<bool> want(static_cast<std::size_t>(nc), false), covered(static_cast<std::size_t>(nc), false);
+    for (int c = 0; c < nc; ++c) want[static_cast<std::size_t>(c)] = classes.contains(c);
+    // Every box (a non-empty set of positions per dimension, as bits 1 first, 2 interior, 4 last)
+    // within the classes.
+    std::vector<std::array<int, 3>> boxes;
+    const int combos = dims == 1 ? 7 : dims == 2 ? 49 : 343;
+    for (int k = 0; k < combos; ++k) {
+      std::array<int, 3> box{7, 7, 7};
+      int r = k;
+      for (int d = 0; d < dims; ++d) box[static_cast<std::size_t>(d)] = r % 7 + 1, r /= 7;
+      bool inside = true;
+      for (int c = 0; c < nc && inside; ++c) {
+        bool in = true;
+        for (int d = 0; d < dims; ++d) in = in && (box[static_cast<std::size_t>(d)] >> posOf(c, d) & 1);
+        if (in && !want[static_cast<std::size_t>(c)]) inside = false;
+      }
+      if (inside) boxes.push_back(box);
+    }
+    static constexpr std::array<std::string_view, 3> kCoord{"x", "y", "z"}, kExtent{"px", "py", "pz"};
+    auto dimCondition = [&](int d, int mask) -> std::string {
+      const std::string c(dims == 1 ? "rank" : kCoord[static_cast<std::size_t>(d)]);
+      const std::string n(dims == 1 ? "nranks" : kExtent[static_cast<std::size_t>(d)]);
+      switch (mask) {
+        case 1: return c + " == 0";
+        case 2: return fmt::format("{} > 0 && {} < {} - 1", c, c, n);
+        case 4: return fmt::format("{} == {} - 1", c, n);
+        case 3: return fmt::format("{} < {} - 1", c, n);
+        case 6: return c + " > 0";
+        case 5: return fmt::format("({} == 0 || {} == {} - 1)", c, c, n);
+        default: return "";
+      }
+    };
+    std::vector<std::string> terms;
+    for (;;) {
+      std::size_t best = boxes.size();
+      int bestGain = 0;
+      for (std::size_t b = 0; b < boxes.size(); ++b) {
+        int gain = 0;
+        for (int c = 0; c < nc; ++c) {
+          bool in = true;
+          for (int d = 0; d < dims; ++d) in = in && (boxes[b][static_cast<std::size_t>(d)] >> posOf(c, d) & 1);
+          gain += in && !covered[static_cast<std::size_t>(c)];
+        }
+        if (gain > bestGain) best = b, bestGain = gain;
+      }
+      if (best == boxes.size()) break;
+      std::vector<std::string> parts;
+      for (int d = 0; d < dims; ++d) {
+        const int mask = boxes[best][static_cast<std::size_t>(d)];
+        if (mask != 7) parts.push_back(dimCondition(d, mask));
+      }
+      for (int c = 0; c < nc; ++c) {
+        bool in = true;
+        for (int d = 0; d < dims; ++d) in = in && (boxes[best][static_cast<std::size_t>(d)] >> posOf(c, d) & 1);
+        if (in) covered[static_cast<std::size_t>(c)] = true;
+      }
+      terms.push_back(parts.empty() ? "1" : fmt::format("{}", fmt::join(parts, " && ")));
+    }
+    if (terms.size() == 1) return terms.front();
+    for (auto& t : terms)
+      if (t.find(" && ") != std::string::npos) t = "(" + t + ")";
+    return fmt::format("({})", fmt::join(terms, " || "));
+  }
+
+  // The rank one grid step away: `rank + 1`, `rank - px`, or with wrap-around
+  // `grid_rank((x + 1) % px, y, z)`; in 1-D `(rank + 1) % nranks`.
+  std::string gridPeerText(const GridStep& g) {
+    const int dims = program_.scaleFree ? program_.scaleFree->dims : 1;
+    if (dims == 1) {
+      const int o = g.step[0];
+      if (o == 0) return "rank";
+      if (g.wrap[0]) return o > 0 ? "(rank + 1) % nranks" : "(rank + nranks - 1) % nranks";
+      return o > 0 ? "rank + 1" : "rank - 1";
+    }
+    static constexpr std::array<std::string_view, 3> kCoord{"x", "y", "z"}, kExtent{"px", "py", "pz"}, kUnit{"1", "px", "px * py"};
+    const bool wrap = g.wrap[0] || g.wrap[1] || g.wrap[2];
+    if (!wrap) {
+      std::string t = "rank";
+      for (std::size_t d = 0; d < 3; ++d)
+        if (g.step[d] != 0) t += fmt::format(" {} {}", g.step[d] > 0 ? "+" : "-", kUnit[d]);
+      return t;
+    }
+    uses_.gridRank = true;
+    std::vector<std::string> coords;
+    for (std::size_t d = 0; d < 3; ++d) {
+      const std::string c(kCoord[d]), n(kExtent[d]);
+      if (static_cast<int>(d) >= dims) coords.push_back("0");
+      else if (g.step[d] == 0) coords.push_back(c);
+      else if (!g.wrap[d]) coords.push_back(fmt::format("{} {} 1", c, g.step[d] > 0 ? "+" : "-"));
+      else coords.push_back(g.step[d] > 0 ? fmt::format("({} + 1) % {}", c, n) : fmt::format("({} + {} - 1) % {}", c, n, n));
+    }
+    return fmt::format("grid_rank({})", fmt::join(coords, ", "));
+  }
+
+  // Every formula leaf of an expression (the values it can take at one scale).
+  static void formulaLeaves(const Expr& e, std::vector<Expr>& out) {
+    if (e.kind == Expr::Kind::Formula || e.kind == Expr::Kind::Const) out.push_back(e);
+    if (e.kind == Expr::Kind::Progression) {
+      // start + step * k for k < length: the largest is at one end.
+      out.push_back(e.children[0]);
+      return;
+    }
+    for (const auto& c : e.children) formulaLeaves(c, out);
+  }
+
+  // A scale-free program's buffers hold its largest message at the scale it runs at: the
+  // largest of every count formula times its datatype's size (times nranks for collectives),
+  // computed by largest_message_bytes_now() once the grid is known.
+  void noteScaleFreeMessage(const CallStmt& c) {
+    for (Param p : {Param::SendCounts, Param::RecvCounts, Param::Displs, Param::RecvDispls})
+      if (vec(c, p))
+        throw std::invalid_argument(fmt::format("{}: a scale-free benchmark cannot have per-peer count vectors yet",
+                                                label(c)));
+    std::int64_t size = 0;
+    for (Param p : {Param::Datatype, Param::RecvType})
+      if (const Expr* e = param(c, p))
+        forEachConst(*e, [&](double v) {
+          auto it = datatypes_.find(asInt(v));
+          if (it != datatypes_.end()) size = std::max(size, it->second->size);
+        });
+    if (size == 0) return;
+    for (Param p : {Param::Count, Param::RecvCount}) {
+      const Expr* e = param(c, p);
+      if (!e) continue;
+      std::vector<Expr> leaves;
+      formulaLeaves(*e, leaves);
+      for (const Expr& leaf : leaves) {
+        std::string count = leaf.kind == Expr::Kind::Const ? std::to_string(asInt(leaf.value)) : formulaText(leaf.formula);
+        std::string bytes = fmt::format("(long long)({}) * {}", count, size);
+        if (isCollective(opInfo(c.op).kind)) bytes += " * nranks";
+        if (std::find(byteFormulas_.begin(), byteFormulas_.end(), bytes) == byteFormulas_.end()) byteFormulas_.push_back(bytes);
+      }
+    }
+  }
+
   // --- the file ----------------------------------------------------------------------------
 
   std::string skeleton(const std::string& init, const std::string& measured, const std::string& finalize) {
@@ -2027,7 +2291,11 @@ class CWriter : public ProgramWalker {
     d.set("output", commentSafe(output));
     d.set("source", commentSafe(program_.source.empty() ? "(not given)" : program_.source));
     d.set("origin", commentSafe(program_.origin.empty() ? "(not given)" : program_.origin));
-    d.set("ranks", std::to_string(program_.numRanks));
+    const bool scaleFree = program_.scaleFree.has_value();
+    d.set("ranks", scaleFree ? "any count that fits its formulas (a scale-free benchmark)" : std::to_string(program_.numRanks));
+    d.set("scale_free", flag(scaleFree));
+    d.set("fixed_scale", flag(!scaleFree));
+    if (scaleFree) d.set("inputs", commentSafe(program_.scaleFree->inputs));
     d.set("command", commentSafe(options_.commandLine.empty() ? "tracegen" : options_.commandLine));
     mus::data notes{mus::data::type::list};
     for (const auto& note : program_.notes) {
@@ -2068,10 +2336,11 @@ class CWriter : public ProgramWalker {
     auto field = [&](const std::string& name, const std::string& value, const std::string& comment) {
       initializers.emplace_back(fmt::format(".{} = {},", name, value), comment);
     };
-    field("ranks", std::to_string(program_.numRanks), "");
+    field("ranks", scaleFree ? "0" : std::to_string(program_.numRanks), scaleFree ? "any count that fits" : "");
     field("source", "\"" + cStringBody(program_.source) + "\"", "");
-    field("largest_message_bytes", std::to_string(std::max(uses_.largestBytes, program_.maxMessageBytes)),
-          "the largest traced message");
+    if (!scaleFree)
+      field("largest_message_bytes", std::to_string(std::max(uses_.largestBytes, program_.maxMessageBytes)),
+            "the largest traced message");
     if (requests) field("request_ring", std::to_string(uses_.ring), "the calls name requests up to this far back");
     if (uses_.recvSlices)
       field("recv_slices",
@@ -2102,6 +2371,13 @@ class CWriter : public ProgramWalker {
                                             Style{"long long", [](double v) { return fmt::format("{:.0f}", v); }},
                                             Scope{"0", "memory_kb", nullptr})));
       field("memory_kb", "memory_kb", "");
+    }
+    if (scaleFree) {
+      field("grid_dims", std::to_string(program_.scaleFree->dims), "the ranks form a grid of this many dimensions");
+      field("scale_problem", "scale_problem", "");
+      field("place", "place", "");
+      field("largest_message_bytes_now", "largest_message_bytes_now", "");
+      d.set("scale_block", scaleBlock());
     }
     std::size_t column = 0;  // the comments line up after the longest commented initializer
     for (const auto& [text, comment] : initializers)
@@ -2137,6 +2413,33 @@ class CWriter : public ProgramWalker {
     d.set("body", wrapLines(measured, kWidth));
     d.set("finalize", wrapLines(finalize, kWidth));
     return collapseBlankLines(render("program", d)) + "\n";
+  }
+
+  // The scale-free part: the grid's variables, the checks of the formulas, the buffers' size.
+  std::string scaleBlock() {
+    const int dims = program_.scaleFree->dims;
+    mus::data d;
+    d.set("dims", std::to_string(dims));
+    d.set("dim2", flag(dims >= 2));
+    d.set("dim3", flag(dims == 3));
+    d.set("helpers", flag(uses_.scaleHelpers));
+    d.set("grid_rank", flag(uses_.gridRank));
+    mus::data conditions{mus::data::type::list};
+    for (const auto& [cond, words] : scaleConditions_) {
+      mus::data c;
+      c.set("cond", cond);
+      c.set("words", cStringBody(words));
+      conditions << c;
+    }
+    d.set("conditions", conditions);
+    mus::data bytes{mus::data::type::list};
+    for (const auto& b : byteFormulas_) {
+      mus::data x;
+      x.set("bytes", b);
+      bytes << x;
+    }
+    d.set("bytes", bytes);
+    return render("scale_free", d);
   }
 
   // The skeleton keeps optional blocks on lines of their own with blank lines around them;
@@ -2204,6 +2507,10 @@ class CWriter : public ProgramWalker {
 
   std::map<std::int64_t, const Datatype*> datatypes_;
   std::map<std::string, std::string> rankConditions_;  // RankList::str() -> cRankCondition
+  // Scale-free programs: when the formulas are whole (C condition, in words), and the byte
+  // counts of the messages, for scale_problem() and largest_message_bytes_now().
+  std::vector<std::pair<std::string, std::string>> scaleConditions_;
+  std::vector<std::string> byteFormulas_;
   RankList peerRanks_ = RankList::all(program_.numRanks);  // the ranks the current peer is spelled for
   Uses uses_;
 };

@@ -418,6 +418,10 @@ class Renderer : public ProgramWalker {
           refineOne(std::move(d), key, e.children[static_cast<std::size_t>(k)], index, out);
         }
         return;
+      case Expr::Kind::Formula:
+      case Expr::Kind::GridPeer:
+      case Expr::Kind::Progression:
+        throw std::logic_error("NcptlBackend: a scale-free expression (render() refuses scale-free programs)");
     }
   }
 
@@ -1995,6 +1999,10 @@ class NcptlBackend : public Backend {
   // Every program is checked before it is handed out (grammar, static rules, generator
   // checklist, per-task simulation): a failure is a bug of this backend, not of the input.
   std::string render(const Program& program, const GenOptions& options) const override {
+    if (program.scaleFree)
+      throw std::invalid_argument(
+          "the coNCePTuaL backend does not write scale-free benchmarks yet: write C (-o bench.c), or give the "
+          "target rank count (--ranks P)");
     // A message nobody receives is the trace's doing (check-communication warns about it), and
     // coNCePTuaL has no statement for it: an UNSUSPECTING send needs its RECEIVE (§4.7).
     if (program.unreceivedMessages > 0)

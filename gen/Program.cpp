@@ -9,7 +9,7 @@
 namespace tracegen::gen {
 
 bool Expr::perExecutionInvariant() const {
-  if (kind == Kind::ByExecution || kind == Kind::FirstIteration) return false;
+  if (kind == Kind::ByExecution || kind == Kind::FirstIteration || kind == Kind::Progression) return false;
   for (const auto& c : children)
     if (!c.perExecutionInvariant()) return false;
   return true;
@@ -45,6 +45,10 @@ double Expr::eval(Rank rank, Rank numRanks, std::int64_t execution, const std::m
     case Kind::FirstIteration:
       if (children.size() != 2) throw std::logic_error("Expr::eval: a first-iteration choice needs two values");
       return children[isFirst(firstIteration, loop) ? 0 : 1].eval(rank, numRanks, execution, firstIteration);
+    case Kind::Formula:
+    case Kind::GridPeer:
+    case Kind::Progression:
+      throw std::logic_error("Expr::eval: a scale-free expression has no value before the scale is known");
   }
   return 0;
 }
@@ -65,6 +69,10 @@ Expr Expr::atExecution(std::int64_t execution, const std::map<int, bool>& firstI
     case Kind::FirstIteration:
       if (children.size() != 2) throw std::logic_error("Expr::atExecution: a first-iteration choice needs two values");
       return children[isFirst(firstIteration, loop) ? 0 : 1].atExecution(execution, firstIteration);
+    case Kind::Formula:
+    case Kind::GridPeer:
+    case Kind::Progression:
+      throw std::logic_error("Expr::atExecution: a scale-free expression");
   }
   return *this;
 }

@@ -9,6 +9,7 @@
 // first iteration or not).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -19,6 +20,28 @@
 
 namespace tracegen::gen {
 
+// A quantity of a scale-free benchmark (extrap/ScaleFree.h) as a function of the scale it runs
+// at: c0 + c1 * x^(num/den) * log2(x)^logPower, x the rank count or one extent of the process
+// grid. Integer quantities (counts, trip counts, tags) have rational coefficients and are
+// whole at every scale the benchmark accepts; times have real ones.
+struct ScaleFormula {
+  enum class Var : std::uint8_t { P, Px, Py, Pz };
+  Var var = Var::P;
+  int num = 0, den = 1, logPower = 0;  // the term; num = 0 and logPower = 0: the constant 1
+  bool integer = true;
+  std::int64_t c0num = 0, c0den = 1, c1num = 0, c1den = 1;  // integer quantities
+  double c0 = 0, c1 = 0;                                    // times
+  bool operator==(const ScaleFormula&) const = default;
+};
+
+// A peer of a scale-free benchmark: the neighbour one step away on the process grid, per
+// dimension -1, 0 or +1, wrapping around the grid's edge where `wrap` says (periodic).
+struct GridStep {
+  std::array<int, 3> step{0, 0, 0};
+  std::array<bool, 3> wrap{false, false, false};
+  bool operator==(const GridStep&) const = default;
+};
+
 // A value the benchmark computes at run time from the calling rank and the loop state.
 struct Expr {
   enum class Kind {
@@ -28,6 +51,11 @@ struct Expr {
     ByRank,          // children[i] for the ranks of groups[i] (the groups partition the statement's ranks)
     ByExecution,     // children[k mod n] at the statement's k-th execution by the rank (k from 0)
     FirstIteration,  // children[0] in the first iteration of loop `loop` (its variable is 0), else children[1]
+    // Scale-free programs only (Program::scaleFree): the forms below depend on the scale the
+    // benchmark runs at, so eval() cannot give their value.
+    Formula,         // formula: a function of the rank count and the grid's extents
+    GridPeer,        // grid: the rank one grid step away from the caller
+    Progression,     // children[0] + children[1] * (k mod children[2]) at the k-th execution
   };
   Kind kind = Kind::Const;
   double value = 0;
@@ -35,15 +63,24 @@ struct Expr {
   std::vector<RankList> groups;
   int loop = -1;
   std::vector<Expr> children;
+  ScaleFormula formula;  // Kind::Formula
+  GridStep grid;         // Kind::GridPeer
 
-  static Expr constant(double v) { return Expr{Kind::Const, v, 0, {}, -1, {}}; }
-  static Expr rankOffset(std::int64_t off) { return Expr{Kind::RankOffset, 0, off, {}, -1, {}}; }
+  static Expr constant(double v) { return Expr{Kind::Const, v, 0, {}, -1, {}, {}, {}}; }
+  static Expr rankOffset(std::int64_t off) { return Expr{Kind::RankOffset, 0, off, {}, -1, {}, {}, {}}; }
   static Expr byRank(std::vector<RankList> groups, std::vector<Expr> children) {
-    return Expr{Kind::ByRank, 0, 0, std::move(groups), -1, std::move(children)};
+    return Expr{Kind::ByRank, 0, 0, std::move(groups), -1, std::move(children), {}, {}};
   }
-  static Expr byExecution(std::vector<Expr> cycle) { return Expr{Kind::ByExecution, 0, 0, {}, -1, std::move(cycle)}; }
+  static Expr byExecution(std::vector<Expr> cycle) {
+    return Expr{Kind::ByExecution, 0, 0, {}, -1, std::move(cycle), {}, {}};
+  }
   static Expr firstIteration(int loop, Expr first, Expr rest) {
-    return Expr{Kind::FirstIteration, 0, 0, {}, loop, {std::move(first), std::move(rest)}};
+    return Expr{Kind::FirstIteration, 0, 0, {}, loop, {std::move(first), std::move(rest)}, {}, {}};
+  }
+  static Expr scaled(const ScaleFormula& f) { return Expr{Kind::Formula, 0, 0, {}, -1, {}, f, {}}; }
+  static Expr gridPeer(const GridStep& g) { return Expr{Kind::GridPeer, 0, 0, {}, -1, {}, {}, g}; }
+  static Expr progression(Expr start, Expr step, Expr length) {
+    return Expr{Kind::Progression, 0, 0, {}, -1, {std::move(start), std::move(step), std::move(length)}, {}, {}};
   }
   bool isConst() const { return kind == Kind::Const; }
   // True if the value never changes from one execution to the next for a given rank.
@@ -106,8 +143,19 @@ struct Stmt {
   LoopStmt loop;   // Kind::Loop
 };
 
+// A scale-free program (tracegen extrapolate without --ranks, extrap/ScaleFree.h) runs at any
+// rank count its models cover. Its ranks are the position classes of a `dims`-D process grid
+// (extrap/Topology.h: index sum of pos_d * 3^d, pos 0 first, 1 interior, 2 last), so every
+// RankList of the program is a set of classes and numRanks is 3^dims; values that change with
+// the scale are Formula, GridPeer and Progression expressions.
+struct ScaleFreeGrid {
+  int dims = 1;
+  std::string inputs;  // the scales it was inferred from, for the header ("P=9 (3x3), ...")
+};
+
 struct Program {
   Rank numRanks = 0;
+  std::optional<ScaleFreeGrid> scaleFree;
   std::string source;  // the trace file it came from
   std::string origin;  // the trace's origin
   std::vector<Datatype> datatypes;

@@ -182,6 +182,12 @@ const std::vector<Expr>* ProgramWalker::vec(const CallStmt& c, Param p) {
   return it == c.vectors.end() ? nullptr : &it->second;
 }
 
+std::string ExprPrinter::formula(const Expr&) {
+  throw std::invalid_argument("this backend does not write scale-free benchmarks yet; write C (-o bench.c)");
+}
+std::string ExprPrinter::gridPeer(const Expr& e) { return formula(e); }
+std::string ExprPrinter::progression(const Expr& e) { return formula(e); }
+
 std::string ExprPrinter::print(const Expr& e) {
   switch (e.kind) {
     case Expr::Kind::Const: return constant(e.value);
@@ -197,6 +203,11 @@ std::string ExprPrinter::print(const Expr& e) {
     case Expr::Kind::FirstIteration:
       if (e.children.size() != 2) throw std::logic_error("Expr: a first-iteration choice needs two values");
       return firstIteration(e);
+    case Expr::Kind::Formula: return formula(e);
+    case Expr::Kind::GridPeer: return gridPeer(e);
+    case Expr::Kind::Progression:
+      if (e.children.size() != 3) throw std::logic_error("Expr: a progression needs a start, a step and a length");
+      return progression(e);
   }
   throw std::logic_error("Expr: unknown kind");
 }

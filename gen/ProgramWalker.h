@@ -145,6 +145,10 @@ class ExprPrinter {
   virtual std::string byRank(const Expr& e) = 0;          // e.groups, e.children
   virtual std::string byExecution(const Expr& e) = 0;     // e.children, k mod n
   virtual std::string firstIteration(const Expr& e) = 0;  // e.loop, e.children[0] / [1]
+  // Scale-free programs (Program::scaleFree); the default refuses (std::invalid_argument).
+  virtual std::string formula(const Expr& e);      // e.formula
+  virtual std::string gridPeer(const Expr& e);     // e.grid
+  virtual std::string progression(const Expr& e); // e.children: start, step, length
 };
 
 }  // namespace tracegen::gen

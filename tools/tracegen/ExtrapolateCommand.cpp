@@ -2,14 +2,20 @@
 // at two or more rank counts give its trace at P ranks (extrap/Extrapolate.h says how), which
 // every other command then takes as it is. The result is checked by the verifier like a trace
 // read from a file. `--explain` prints, per quantity that changes with scale, its values at the
-// inputs, the model chosen and its value at P; `--stats` the counters. A scale-free benchmark
-// (no --ranks) is not supported yet.
+// inputs, the model chosen and its value at P; `--stats` the counters. With an output named
+// .c and a target (--ranks or --grid), the extrapolated trace's C benchmark is written instead
+// of the trace; without a target, one scale-free C benchmark that runs at any rank count its
+// formulas fit (extrap/ScaleFree.h).
 #include <fmt/format.h>
 
 #include <chrono>
 #include <iostream>
 
 #include "extrap/Extrapolate.h"
+#include "extrap/ScaleFree.h"
+#include "gen/Backend.h"
+#include "gen/Traversal.h"
+#include "passes/PassManager.h"
 #include "io/Compression.h"
 #include "ir/Diagnostics.h"
 #include "io/Readers.h"
@@ -32,17 +38,19 @@ void registerExtrapolateCommand(CLI::App& app, CommandAction& run) {
   cmd->add_option("--ranks", args.ranks, "the rank count of the trace to write");
   cmd->add_option("--grid", args.grid, "the process grid at the target (8x8, 4x4x4): forces its dimension and extents");
   cmd->add_option("-o,--output", args.output,
-                  "output trace: plain text, zstd-compressed when the name ends in .zst ('-' for standard output)")
+                  "output: a trace (plain text, zstd-compressed when the name ends in .zst; '-' for standard "
+                  "output), or a C benchmark (.c); without --ranks, a scale-free C benchmark")
       ->required();
   cmd->add_flag("--explain", args.explain, "per quantity that changes with scale: inputs, model, value at the target");
   cmd->add_flag("--stats", args.stats, "print the counters of the extrapolation to standard error");
   cmd->callback([&run] {
     run = [] {
       const auto start = std::chrono::steady_clock::now();
-      if (args.ranks == 0 && args.grid.empty())
+      const bool benchmark = args.output.size() > 2 && (args.output.ends_with(".c") || args.output.ends_with(".ncptl"));
+      if (args.ranks == 0 && args.grid.empty() && !benchmark)
         throw InputError("extrapolate", 0,
-                         "scale-free benchmarks (no --ranks) are not supported yet; give the target rank count with "
-                         "--ranks P");
+                         "without --ranks the output is a scale-free benchmark: name it .c (or give the target rank "
+                         "count with --ranks P to write a trace)");
       if (args.ranks < 0 || args.ranks > 2147483647)
         throw InputError("extrapolate", 0, fmt::format("--ranks {}: expected 1 to 2147483647", args.ranks));
       extrap::ExtrapolateOptions opts;
@@ -57,8 +65,42 @@ void registerExtrapolateCommand(CLI::App& app, CommandAction& run) {
         inputs.push_back({path, readTraceFile(path)});
         printReaderWarnings(inputs.back().trace);
       }
+      // Lowers a trace and builds its program, as `tracegen generate` does.
+      auto lower = [](Trace& trace, const std::string& name) {
+        PassContext ctx;
+        ctx.fileName = name;
+        PassManager pm(defaultPipeline());
+        pm.run(trace, ctx);
+        gen::requireModelled(trace, name);
+        return gen::buildProgram(trace, name);
+      };
+      auto render = [&](const gen::Program& program) {
+        const std::string language = args.output.ends_with(".ncptl") ? "ncptl" : "c";
+        auto backend = gen::createBackend(language);
+        writeOutput(args.output, backend->render(program, gen::GenOptions{"tracegen extrapolate", args.output}));
+      };
+      if (args.ranks == 0 && args.grid.empty()) {
+        const extrap::ScaleFreeResult sf = extrap::buildScaleFree(inputs, lower);
+        render(sf.program);
+        std::cout << sf.summary();
+        if (args.explain)
+          for (const auto& line : sf.explanation) std::cout << "  " << line << "\n";
+        if (args.stats) {
+          std::cerr << "=== extrapolate (scale-free) ===\n";
+          for (const auto& [name, value] : sf.stats) std::cerr << fmt::format("  {:>10}  {}\n", value, name);
+        }
+        return 0;
+      }
       const extrap::ExtrapolateResult r = extrap::extrapolate(inputs, opts);
       verifyStructure(r.trace, args.output);
+      if (benchmark) {
+        Trace lowered = r.trace;
+        render(lower(lowered, args.output));
+        std::cout << r.summary();
+        if (args.explain)
+          for (const auto& line : r.explanation) std::cout << "  " << line << "\n";
+        return 0;
+      }
       const std::string text = tracegenText(r.trace);
       const bool compressed = args.output.size() > 4 && args.output.ends_with(".zst");
       writeOutput(args.output, compressed ? compressTrace(text) : text);

@@ -60,12 +60,21 @@ struct tracegen_trace {
      libraries, at its peak, in KiB (NULL: not recorded). */
   double before_init_us;
   long long (*memory_kb)(void);
+  /* Scale-free benchmarks (ranks 0): the process grid's dimensions (0: a fixed-scale
+     benchmark), why the benchmark's formulas do not fit p ranks on the grid ext (NULL: they
+     fit; else what they need), the benchmark's own set-up of the grid set_up() chose, and then
+     the bytes of its largest message. */
+  int grid_dims;
+  const char *(*scale_problem)(int p, const int ext[3]);
+  void (*place)(const int ext[3]);
+  long long (*largest_message_bytes_now)(void);
 };
 
 /* --- The run: options, buffers, the measured region ------------------------------------- */
 
 extern int rank;               /* in MPI_COMM_WORLD */
 extern int nranks;             /* size of MPI_COMM_WORLD, the trace's ranks */
+extern int grid_ext[3];        /* scale-free benchmarks: the process grid, x fastest */
 extern double compute_percent; /* --compute-scale */
 extern double msg_percent;     /* --msg-scale */
 

@@ -1,0 +1,479 @@
+// Scale-free benchmarks (extrap/ScaleFree.h has the algorithm).
+#include "extrap/ScaleFree.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <optional>
+#include <set>
+
+#include "ir/Diagnostics.h"
+#include "ir/Verify.h"
+
+namespace tracegen::extrap {
+
+namespace {
+
+using gen::Expr;
+using gen::Program;
+using gen::ScaleFormula;
+using gen::Stmt;
+
+// Templates: enough scales for a two-parameter model with two to spare, so that a model
+// fitted to them is the extrapolation's own.
+constexpr std::size_t kTemplates = 5;
+// Candidate grids tried at most, smallest first.
+constexpr std::size_t kMaxCandidates = 400;
+
+// Grids of `dims` dimensions with extents at least 3, pairwise different and none a multiple
+// of another (no value of one extent coincides with a value of another), by size.
+std::vector<Grid> candidateGrids(int dims) {
+  std::vector<Grid> out;
+  auto apart = [](Rank a, Rank b) { return a != b && a % b != 0 && b % a != 0; };
+  if (dims == 1)
+    for (Rank p = 3; p <= 256; ++p) out.push_back(Grid{1, {p, 1, 1}});
+  if (dims == 2)
+    for (Rank a = 3; a <= 32; ++a)
+      for (Rank b = a + 1; b <= 48; ++b)
+        if (apart(a, b)) out.push_back(Grid{2, {a, b, 1}});
+  if (dims == 3)
+    for (Rank a = 3; a <= 12; ++a)
+      for (Rank b = a + 1; b <= 16; ++b)
+        for (Rank c = b + 1; c <= 20; ++c)
+          if (apart(a, b) && apart(a, c) && apart(b, c)) out.push_back(Grid{3, {a, b, c}});
+  std::stable_sort(out.begin(), out.end(), [](const Grid& x, const Grid& y) { return x.size() < y.size(); });
+  if (out.size() > kMaxCandidates) out.resize(kMaxCandidates);
+  return out;
+}
+
+ScaleFormula::Var formulaVar(ScaleVar v) {
+  switch (v) {
+    case ScaleVar::P: return ScaleFormula::Var::P;
+    case ScaleVar::Px: return ScaleFormula::Var::Px;
+    case ScaleVar::Py: return ScaleFormula::Var::Py;
+    case ScaleVar::Pz: return ScaleFormula::Var::Pz;
+  }
+  return ScaleFormula::Var::P;
+}
+
+class Aligner {
+ public:
+  Aligner(std::vector<Program>& programs, const std::vector<Grid>& grids, int dims, ScaleFreeResult& res)
+      : programs_(programs), grids_(grids), dims_(dims), res_(res) {
+    for (int d = 0; d < dims; ++d) vars_.push_back(static_cast<ScaleVar>(d + 1));
+    vars_.push_back(ScaleVar::P);
+    if (dims == 1) vars_ = {ScaleVar::P};
+    nc_ = classCount(dims);
+    // A scale unlike the templates, where rival models would part.
+    far_ = Grid{dims, {dims >= 1 ? 101 : 1, dims >= 2 ? 103 : 1, dims >= 3 ? 107 : 1}};
+    if (dims == 1) far_.ext = {10007, 1, 1};
+  }
+
+  Program run() {
+    Program out = programs_.front();
+    out.numRanks = nc_;
+    out.rankShapes.clear();
+    out.maxMessageBytes = 0;
+    gen::ScaleFreeGrid sf;
+    sf.dims = dims_;
+    out.scaleFree = sf;
+    std::vector<const std::vector<Stmt>*> bodies;
+    for (const auto& p : programs_) bodies.push_back(&p.body);
+    out.body = body(bodies, "the program");
+    if (programs_.front().memoryKb) {
+      std::vector<const Expr*> xs;
+      for (const auto& p : programs_) {
+        if (!p.memoryKb) throw error("the footprint is recorded at some scales only");
+        xs.push_back(&*p.memoryKb);
+      }
+      out.memoryKb = expr(xs, RankList::all(nc_), "footprint memory-kb");
+    }
+    return out;
+  }
+
+ private:
+  InputError error(const std::string& message) const {
+    return InputError(programs_.front().source, 0, "scale-free benchmark: " + message);
+  }
+
+  std::string at(std::size_t t) const { return fmt::format("P={} ({})", grids_[t].size(), grids_[t].str()); }
+
+  // A rank set of template t as the set of position classes it holds.
+  RankList classes(std::size_t t, const RankList& ranks, const std::string& where) const {
+    std::vector<Rank> in;
+    for (int c = 0; c < nc_; ++c) {
+      const RankList cr = classRanks(grids_[t], c);
+      if (cr.empty() || !cr.intersects(ranks)) continue;
+      if (!cr.isSubsetOf(ranks))
+        throw error(fmt::format("{}: its ranks {} at {} hold part of class {}, so they are no set of grid positions",
+                                where, ranks.str(), at(t), className(dims_, c)));
+      in.push_back(c);
+    }
+    return RankList::fromSorted(in);
+  }
+
+  RankList sameClasses(const std::vector<const RankList*>& sets, const std::string& where) const {
+    RankList first = classes(0, *sets[0], where);
+    for (std::size_t t = 1; t < sets.size(); ++t) {
+      RankList c = classes(t, *sets[t], where);
+      if (!(c == first))
+        throw error(fmt::format("{}: it is executed by other grid positions at {} than at {}; the structure changes "
+                                "with the scale in a way the position classes do not capture",
+                                where, at(t), at(0)));
+    }
+    return first;
+  }
+
+  std::string label(const Stmt& s) const {
+    if (s.kind == Stmt::Kind::Loop) return fmt::format("loop {}", s.loop.id);
+    if (s.call.event) return fmt::format("event {} {}", s.call.event->id, opName(s.call.op));
+    return std::string(opName(s.call.op));
+  }
+
+  std::vector<Stmt> body(const std::vector<const std::vector<Stmt>*>& bodies, const std::string& where) {
+    for (std::size_t t = 1; t < bodies.size(); ++t)
+      if (bodies[t]->size() != bodies[0]->size())
+        throw error(fmt::format("{} has {} statements at {} and {} at {}: the structure changes with the scale in a way "
+                                "the position classes do not capture",
+                                where, bodies[t]->size(), at(t), bodies[0]->size(), at(0)));
+    std::vector<Stmt> out;
+    for (std::size_t k = 0; k < bodies[0]->size(); ++k) {
+      std::vector<const Stmt*> ss;
+      for (const auto* b : bodies) ss.push_back(&(*b)[k]);
+      out.push_back(stmt(ss));
+    }
+    return out;
+  }
+
+  Stmt stmt(const std::vector<const Stmt*>& ss) {
+    const Stmt& s0 = *ss[0];
+    const std::string where = label(s0);
+    for (const Stmt* s : ss)
+      if (s->kind != s0.kind || label(*s) != where)
+        throw error(fmt::format("{} at {} stands where {} is at {}: the structure changes with the scale", label(*s),
+                                at(static_cast<std::size_t>(s - ss[0])), where, at(0)));
+    std::vector<const RankList*> sets;
+    for (const Stmt* s : ss) sets.push_back(&s->ranks);
+    Stmt out = s0;
+    out.ranks = sameClasses(sets, where);
+    ++res_.stats["statements"];
+    if (s0.kind == Stmt::Kind::Loop) {
+      std::vector<const Expr*> its;
+      std::vector<const std::vector<Stmt>*> bodies;
+      for (const Stmt* s : ss) {
+        if (s->loop.id != s0.loop.id) throw error(fmt::format("{}: loops are numbered differently at the templates", where));
+        its.push_back(&s->loop.iterations);
+        bodies.push_back(&s->loop.body);
+      }
+      out.loop.iterations = expr(its, out.ranks, where + " trip count");
+      out.loop.body = body(bodies, where + "'s body");
+      return out;
+    }
+    const gen::CallStmt& c0 = s0.call;
+    out.call.executionIndex.reset();  // a function of trip counts that are formulas now
+    for (const Stmt* s : ss) {
+      const gen::CallStmt& c = s->call;
+      if (c.params.size() != c0.params.size() || c.vectors.size() != c0.vectors.size() ||
+          c.receivedBytes.has_value() != c0.receivedBytes.has_value())
+        throw error(fmt::format("{} has other parameters at {} than at {}", where, at(static_cast<std::size_t>(s - ss[0])), at(0)));
+    }
+    for (auto& [p, e] : out.call.params) {
+      std::vector<const Expr*> xs;
+      for (const Stmt* s : ss) {
+        auto it = s->call.params.find(p);
+        if (it == s->call.params.end()) throw error(fmt::format("{} has {} at some scales only", where, paramName(p)));
+        xs.push_back(&it->second);
+      }
+      e = expr(xs, out.ranks, fmt::format("{} {}", where, paramName(p)));
+    }
+    for (auto& [p, v] : out.call.vectors) {
+      for (std::size_t i = 0; i < v.size(); ++i) {
+        std::vector<const Expr*> xs;
+        for (const Stmt* s : ss) {
+          auto it = s->call.vectors.find(p);
+          if (it == s->call.vectors.end() || it->second.size() != v.size())
+            throw error(fmt::format("{}: {} has a length that changes with the scale (one entry per rank?); scale-free "
+                                    "benchmarks cannot have it yet",
+                                    where, paramName(p)));
+          xs.push_back(&it->second[i]);
+        }
+        v[i] = expr(xs, out.ranks, fmt::format("{} {}[{}]", where, paramName(p), i));
+      }
+    }
+    {
+      std::vector<const Expr*> xs;
+      for (const Stmt* s : ss) xs.push_back(&s->call.computeUs);
+      out.call.computeUs = expr(xs, out.ranks, where + " compute time");
+    }
+    if (c0.receivedBytes) {
+      std::vector<const Expr*> xs;
+      for (const Stmt* s : ss) xs.push_back(&*s->call.receivedBytes);
+      out.call.receivedBytes = expr(xs, out.ranks, where + " received bytes");
+    }
+    return out;
+  }
+
+  static bool sameForm(const Expr& a, const Expr& b) {
+    return a.kind == b.kind && a.loop == b.loop && a.groups.size() == b.groups.size() &&
+           (a.kind == Expr::Kind::ByExecution || a.children.size() == b.children.size());
+  }
+
+  // One expression over the templates, for the classes `where` executes it.
+  Expr expr(const std::vector<const Expr*>& xs, const RankList& classesHere, const std::string& what) {
+    const Expr& e0 = *xs[0];
+    for (std::size_t t = 1; t < xs.size(); ++t)
+      if (!sameForm(*xs[t], e0))
+        throw error(fmt::format("{} takes another form at {} than at {} (a choice by rank or by execution where the "
+                                "other has none): the structure changes with the scale",
+                                what, at(t), at(0)));
+    switch (e0.kind) {
+      case Expr::Kind::Const: return constant(xs, what);
+      case Expr::Kind::RankOffset: return peer(xs, classesHere, what);
+      case Expr::Kind::ByRank: {
+        Expr out = e0;
+        for (std::size_t g = 0; g < e0.groups.size(); ++g) {
+          std::vector<const RankList*> sets;
+          std::vector<const Expr*> cs;
+          for (const Expr* x : xs) sets.push_back(&x->groups[g]), cs.push_back(&x->children[g]);
+          out.groups[g] = sameClasses(sets, what);
+          out.children[g] = expr(cs, out.groups[g], what);
+        }
+        return out;
+      }
+      case Expr::Kind::ByExecution: {
+        bool sameLength = true;
+        for (const Expr* x : xs) sameLength = sameLength && x->children.size() == e0.children.size();
+        if (!sameLength) return progression(xs, what);
+        Expr out = e0;
+        for (std::size_t k = 0; k < e0.children.size(); ++k) {
+          std::vector<const Expr*> cs;
+          for (const Expr* x : xs) cs.push_back(&x->children[k]);
+          out.children[k] = expr(cs, classesHere, what);
+        }
+        return out;
+      }
+      case Expr::Kind::FirstIteration: {
+        Expr out = e0;
+        for (std::size_t k = 0; k < 2; ++k) {
+          std::vector<const Expr*> cs;
+          for (const Expr* x : xs) cs.push_back(&x->children[k]);
+          out.children[k] = expr(cs, classesHere, what);
+        }
+        return out;
+      }
+      default: throw std::logic_error("ScaleFree: a template program with a scale-free expression");
+    }
+  }
+
+  Expr constant(const std::vector<const Expr*>& xs, const std::string& what) {
+    bool same = true, integers = true;
+    for (const Expr* x : xs) {
+      same = same && x->value == xs[0]->value;
+      integers = integers && std::isfinite(x->value) && x->value == std::floor(x->value) && std::fabs(x->value) < 9e15;
+    }
+    if (same) return *xs[0];
+    std::string seen;
+    for (std::size_t t = 0; t < xs.size(); ++t) seen += fmt::format("{}{:.6g} at {}", seen.empty() ? "" : ", ", xs[t]->value, at(t));
+    if (integers) {
+      std::vector<Observation<std::int64_t>> obs;
+      for (std::size_t t = 0; t < xs.size(); ++t) obs.push_back({grids_[t].scale(), static_cast<std::int64_t>(xs[t]->value)});
+      const ExactFit f = fitExact(obs, vars_, far_.scale());
+      if (!f.model)
+        throw error(fmt::format("{}: no model fits its values ({}); tried {}", what, seen, fmt::join(f.tried, ", ")));
+      if (!f.rivals.empty())
+        throw error(fmt::format("{}: {} and {} both fit its values ({})", what, f.model->str(), f.rivals.front().str(), seen));
+      ScaleFormula sf;
+      sf.var = formulaVar(f.model->term.var);
+      sf.num = f.model->term.num;
+      sf.den = f.model->term.den;
+      sf.logPower = f.model->term.logPower;
+      sf.c0num = f.model->c0.num, sf.c0den = f.model->c0.den;
+      sf.c1num = f.model->c1.num, sf.c1den = f.model->c1.den;
+      if (sf.c0den != 1)
+        throw error(fmt::format("{}: its model {} has a fractional constant term, which the benchmark cannot compute "
+                                "exactly",
+                                what, f.model->str()));
+      explain(fmt::format("{}: {} -> {}", what, seen, f.model->str()));
+      ++res_.stats["integer formulas"];
+      return Expr::scaled(sf);
+    }
+    std::vector<Observation<double>> obs;
+    for (std::size_t t = 0; t < xs.size(); ++t) obs.push_back({grids_[t].scale(), xs[t]->value});
+    const RealFit f = fitReal(obs, vars_);
+    std::optional<RealModel> exact;
+    for (const auto& [m, err] : f.ranked) {
+      bool ok = true;
+      for (const auto& o : obs) ok = ok && std::fabs(m.at(o.scale) - o.value) <= 1e-6 * std::max(1.0, std::fabs(o.value));
+      if (ok) {
+        exact = m;
+        break;
+      }
+    }
+    if (!exact) throw error(fmt::format("{}: no model reproduces its values ({})", what, seen));
+    ScaleFormula sf;
+    sf.integer = false;
+    sf.var = formulaVar(exact->term.var);
+    sf.num = exact->term.num;
+    sf.den = exact->term.den;
+    sf.logPower = exact->term.logPower;
+    sf.c0 = exact->c0;
+    sf.c1 = exact->c1;
+    explain(fmt::format("{}: {} -> {}", what, seen, exact->str()));
+    ++res_.stats["time formulas"];
+    return Expr::scaled(sf);
+  }
+
+  // A peer relative to the rank as a grid step: the same at every template and for the first
+  // and last rank of every class that executes it.
+  Expr peer(const std::vector<const Expr*>& xs, const RankList& classesHere, const std::string& what) {
+    std::optional<gen::GridStep> found;
+    for (std::size_t t = 0; t < xs.size(); ++t) {
+      const Grid& g = grids_[t];
+      for (int c = 0; c < nc_; ++c) {
+        if (!classesHere.contains(c)) continue;
+        for (Rank rep : {classFirst(g, c), classLast(g, c)}) {
+          const Rank p = ((rep + xs[t]->offset) % g.size() + g.size()) % g.size();
+          const auto cr = g.coords(rep), cp = g.coords(p);
+          gen::GridStep s;
+          bool ok = true;
+          for (std::size_t d = 0; d < 3 && ok; ++d) {
+            const Rank delta = cp[d] - cr[d], n = g.ext[d];
+            if (delta >= -1 && delta <= 1) s.step[d] = static_cast<int>(delta);
+            else if (delta == n - 1) s.step[d] = -1, s.wrap[d] = true;
+            else if (delta == -(n - 1)) s.step[d] = 1, s.wrap[d] = true;
+            else ok = false;
+          }
+          if (!ok)
+            throw error(fmt::format("{}: the peer of rank {} at {} is rank {}, no neighbour on the grid; scale-free "
+                                    "benchmarks take peers as grid steps",
+                                    what, rep, at(t), p));
+          // A wrap is the same step whether or not this rank sits at the edge: keep the widest.
+          if (found) {
+            for (std::size_t d = 0; d < 3; ++d) {
+              if (found->step[d] != s.step[d])
+                throw error(fmt::format("{}: the peer is another grid step at {} (class {}) than elsewhere", what, at(t),
+                                        className(dims_, c)));
+              found->wrap[d] = found->wrap[d] || s.wrap[d];
+            }
+          } else {
+            found = s;
+          }
+        }
+      }
+    }
+    if (!found) throw error(fmt::format("{}: a peer of no rank", what));
+    ++res_.stats["grid steps"];
+    return Expr::gridPeer(*found);
+  }
+
+  // A cycle over executions whose length changes with the scale: an arithmetic progression.
+  Expr progression(const std::vector<const Expr*>& xs, const std::string& what) {
+    std::vector<Expr> starts, steps, lengths;
+    for (std::size_t t = 0; t < xs.size(); ++t) {
+      const auto& ch = xs[t]->children;
+      bool ap = ch.size() >= 2;
+      for (const auto& c : ch) ap = ap && c.kind == Expr::Kind::Const;
+      for (std::size_t k = 2; ap && k < ch.size(); ++k) ap = ch[k].value - ch[k - 1].value == ch[1].value - ch[0].value;
+      if (!ap)
+        throw error(fmt::format("{}: a cycle of {} values at {} and {} at {} that is no arithmetic progression", what,
+                                ch.size(), at(t), xs[0]->children.size(), at(0)));
+      starts.push_back(Expr::constant(ch[0].value));
+      steps.push_back(Expr::constant(ch[1].value - ch[0].value));
+      lengths.push_back(Expr::constant(static_cast<double>(ch.size())));
+    }
+    auto fit = [&](const std::vector<Expr>& v, const std::string& part) {
+      std::vector<const Expr*> p;
+      for (const auto& e : v) p.push_back(&e);
+      return constant(p, what + " (" + part + ")");
+    };
+    ++res_.stats["progressions"];
+    return Expr::progression(fit(starts, "first value"), fit(steps, "step"), fit(lengths, "number of values"));
+  }
+
+  void explain(const std::string& line) {
+    if (std::find(res_.explanation.begin(), res_.explanation.end(), line) == res_.explanation.end())
+      res_.explanation.push_back(line);
+  }
+
+  std::vector<Program>& programs_;
+  const std::vector<Grid>& grids_;
+  int dims_;
+  ScaleFreeResult& res_;
+  std::vector<ScaleVar> vars_;
+  int nc_ = 1;
+  Grid far_;
+};
+
+}  // namespace
+
+std::string ScaleFreeResult::summary() const {
+  std::string t;
+  for (const Grid& g : templates) t += fmt::format("{}{}", t.empty() ? "" : ", ", g.str());
+  return fmt::format("scale-free benchmark: {}-D grid; formulas fitted at the template scales {}; {} formulas, {} grid "
+                     "steps\n",
+                     program.scaleFree ? program.scaleFree->dims : 0, t,
+                     (stats.count("integer formulas") ? stats.at("integer formulas") : 0) +
+                         (stats.count("time formulas") ? stats.at("time formulas") : 0),
+                     stats.count("grid steps") ? stats.at("grid steps") : 0);
+}
+
+ScaleFreeResult buildScaleFree(const std::vector<ExtrapolateInput>& inputs, const LowerToProgram& lower) {
+  if (inputs.size() < 2)
+    throw InputError("extrapolate", 0, "extrapolation needs traces recorded at two or more rank counts");
+  // 1. The grid's dimension, at the largest input's own scale (where every model has a value).
+  const auto largest = std::max_element(inputs.begin(), inputs.end(), [](const auto& a, const auto& b) {
+    return a.trace.numRanks < b.trace.numRanks;
+  });
+  ExtrapolateOptions probe;
+  probe.ranks = largest->trace.numRanks;
+  const ExtrapolateResult first = extrapolate(inputs, probe);
+  const int dims = first.target.dims;
+
+  ScaleFreeResult res;
+  res.explanation = first.explanation;
+  // 2. Template scales.
+  std::vector<Program> programs;
+  std::optional<InputError> firstFailure;
+  for (const Grid& g : candidateGrids(dims)) {
+    if (res.templates.size() == kTemplates) break;
+    ExtrapolateOptions o;
+    o.grid = g;
+    o.ranks = g.size();
+    try {
+      ExtrapolateResult r = extrapolate(inputs, o);
+      ++res.stats["template scales tried"];
+      auto trace = std::make_unique<Trace>(std::move(r.trace));
+      const std::string name = fmt::format("{} extrapolated to {}", inputs.front().file, g.str());
+      verifyStructure(*trace, name);
+      programs.push_back(lower(*trace, name));
+      res.traces.push_back(std::move(trace));
+      res.templates.push_back(g);
+    } catch (const InputError& e) {
+      ++res.stats["template scales tried"];
+      if (!firstFailure) firstFailure = e;
+    }
+  }
+  if (res.templates.size() < kTemplates) {
+    std::string why = firstFailure ? firstFailure->message() : "no candidate grid";
+    throw InputError(inputs.front().file, 0,
+                     fmt::format("scale-free benchmark: only {} of the {} template scales it needs have a value for every "
+                                 "model (grids with extents of at least 3, none a multiple of another); at the first "
+                                 "that did not: {}",
+                                 res.templates.size(), kTemplates, why));
+  }
+  res.stats["template scales"] = static_cast<std::int64_t>(res.templates.size());
+  // 3 and 4. Alignment and formulas.
+  Aligner aligner(programs, res.templates, dims, res);
+  res.program = aligner.run();
+  std::string seen;
+  for (const auto& i : inputs)
+    seen += fmt::format("{}{} ranks ({})", seen.empty() ? "" : ", ", i.trace.numRanks, fmt::format("{}", i.file));
+  res.program.scaleFree->inputs = seen;
+  res.program.source = inputs.front().file;
+  res.program.trace = res.traces.front().get();
+  return res;
+}
+
+}  // namespace tracegen::extrap

@@ -1,0 +1,61 @@
+// Scale-free benchmarks: from traces of one application at a few rank counts, one benchmark
+// program that runs at any rank count its models fit (`tracegen extrapolate T1 T2 T3 -o
+// bench.c`, no --ranks). Its ranks are the position classes of the process grid and its values
+// formulas of the rank count and the grid's extents (gen/Program.h: ScaleFreeGrid, Formula,
+// GridPeer, Progression), computed by the benchmark at run time.
+//
+// Algorithm.
+//  1. The dimension of the grid is the one extrapolation (extrap/Extrapolate.h) finds at the
+//     largest input's own scale.
+//  2. Template scales: the inputs are extrapolated to grids whose extents are all at least 3
+//     (every position class present) and differ from one another (no value coincides with
+//     another by the accident of a square grid): the first kTemplates such grids, smallest
+//     first, at which every model has a value (strong scaling's 240/px needs px dividing
+//     240). Each extrapolated trace is lowered and made a Program by the caller's `lower`,
+//     exactly as a trace read from a file would be.
+//  3. Alignment: the template programs must be one program but for their values: the same
+//     statements, loops and calls in the same order, each rank set the same set of position
+//     classes, each expression of the same form. A difference is an error naming the first
+//     statement that differs and how (the structure changes with the scale in a way the
+//     classes do not capture).
+//  4. Formulas: each value that differs between the templates is fitted again with the
+//     models of extrap/ScalingModel.h in the rank count and the extents: they are the
+//     extrapolation's own models evaluated at the templates, so a model reproduces them
+//     exactly; times by least squares, which must reproduce them to 1e-6. Peers relative to
+//     the rank become grid steps (the same at every template and for every class the
+//     statement names), cycles over executions whose length follows the scale (the ring's
+//     tag per step) progressions with fitted start, step and length.
+// The program is the first template's with those expressions; its call sites and events are
+// the first template's trace, which the result keeps.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "extrap/Extrapolate.h"
+#include "gen/Program.h"
+
+namespace tracegen::extrap {
+
+struct ScaleFreeResult {
+  gen::Program program;
+  // The extrapolated, lowered traces of the templates; the program points into the first.
+  std::vector<std::unique_ptr<Trace>> traces;
+  std::vector<Grid> templates;
+  std::vector<std::string> explanation;        // one line per formula (--explain)
+  std::map<std::string, std::int64_t> stats;   // counters (--stats)
+  std::string summary() const;                 // one line: the grid, the templates, the formulas
+};
+
+// Lowers an extrapolated trace (in place) and builds its program, as `tracegen generate` does.
+using LowerToProgram = std::function<gen::Program(Trace& trace, const std::string& name)>;
+
+// Throws InputError (exit 2) when the inputs do not extrapolate, when no template scale fits
+// the models, or when the templates' programs differ in structure or in a value no model fits.
+ScaleFreeResult buildScaleFree(const std::vector<ExtrapolateInput>& inputs, const LowerToProgram& lower);
+
+}  // namespace tracegen::extrap
