@@ -46,27 +46,7 @@ json_field() {  # json_field FILE KEY
 # compare_counts INSPECT.json COUNTS.json [BYTES_FACTOR]: exit 0 if every rank's operation
 # counts and bytes match (bytes times BYTES_FACTOR), listing the differences otherwise.
 compare_counts() {
-  python3 - "$@" <<'PY'
-import json, sys
-want = json.load(open(sys.argv[1]))
-got = json.load(open(sys.argv[2]))
-factor = int(sys.argv[3]) if len(sys.argv) > 3 else 1
-bad = []
-if len(got["per_rank"]) != len(want["per_rank"]):
-    bad.append(f"{len(got['per_rank'])} ranks counted, {len(want['per_rank'])} in the trace")
-for w, g in zip(want["per_rank"], got["per_rank"]):
-    r = w["rank"]
-    if g["ops"] != w["ops"]:
-        for op in sorted(set(w["ops"]) | set(g["ops"])):
-            if w["ops"].get(op, 0) != g["ops"].get(op, 0):
-                bad.append(f"rank {r} {op}: {g['ops'].get(op, 0)} calls, trace {w['ops'].get(op, 0)}")
-    for key in ("bytes_sent", "bytes_received"):
-        if g[key] != w[key] * factor:
-            bad.append(f"rank {r} {key}: {g[key]}, expected {w[key] * factor}")
-for b in bad[:20]:
-    print("  " + b)
-sys.exit(1 if bad else 0)
-PY
+  python3 "$src/tests/support/compare_counts.py" "$@"
 }
 
 last_elapsed() {  # the seconds of the final `elapsed: X s` line of a run's output, or nothing

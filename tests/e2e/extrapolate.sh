@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # End-to-end test of `tracegen extrapolate` (docs/extrapolation.md) with real MPI runs.
 #
-#   extrapolate.sh TRACEGEN RECORDER APPS_DIR [APP...]
+#   extrapolate.sh TRACEGEN RECORDER APPS_DIR SOURCE_DIR [APP...]
 #
 # Each sample application is recorded at three small rank counts, extrapolated to larger ones
 # (up to 64 ranks), and the extrapolated trace is compared with a real recording at each target
@@ -11,6 +11,12 @@
 # benchmark at 24 ranks is run under the recorder and compared with the trace in turn. And a structure no model
 # explains (two different applications given as one) is refused with status 2 and a
 # `file:line: error:`.
+#
+# Scale-free benchmarks: per application, `tracegen extrapolate` of the three recordings without
+# --ranks writes one C benchmark, compiled once (-Werror, and against MPICH's header), run at
+# every target rank count with the PMPI counting library (tests/support/mpi_count.c), and its
+# calls and bytes on every rank compared with the real recording there. A rank count its
+# formulas do not fit stops it with status 2 before any communication, naming what fits.
 #
 #   stencil2d       2-D halo, not periodic     inputs 9 (3x3), 12 (3x4), 16 (4x4)   targets 24, 64
 #   stencil_strong  2-D, fixed global grid     inputs 9, 12, 16                     targets 20, 36
@@ -22,14 +28,19 @@
 #
 # cg (communicators made by MPI_Comm_split) is refused with status 2: not supported yet.
 set -uo pipefail
-tracegen=$1 recorder=$2 apps=$3
-shift 3
+tracegen=$1 recorder=$2 apps=$3 src=$4
+shift 4
 selected=("$@")
 [ ${#selected[@]} -eq 0 ] && selected=(ring stencil2d stencil_strong halo3d fft wavefront)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 TRACEGEN_QUIET=1
 failures=0 passed=0
+countlib=$work/libtracegen-count.so
+if ! mpicc -shared -fPIC -O2 -o "$countlib" "$src/tests/support/mpi_count.c" -ldl; then
+  echo "FAIL: cannot build the counting library"
+  exit 1
+fi
 
 args_of() {
   case $1 in
@@ -93,12 +104,33 @@ for app in "${selected[@]}"; do
     record "$np" "$work/$app-$np.tgt" "$apps/$app" "${a[@]}" || { failures=$((failures + 1)); continue 2; }
     ins+=("$work/$app-$np.tgt")
   done
+  # One scale-free benchmark for every target, compiled once.
+  sf=$work/$app-scalefree
+  check "$app: scale-free C benchmark" "$tracegen" extrapolate "${ins[@]}" -o "$sf.c" --explain
+  cat "$work/out"
+  check "$app: scale-free benchmark compiles with -Wall -Wextra -Werror" \
+    mpicc -std=c11 -O2 -Wall -Wextra -Werror -o "$sf" "$sf.c"
+  if [ -n "${TRACEGEN_MPICH_INCLUDE:-}" ] && [ -s "$sf.c" ]; then
+    check "$app: scale-free C compiles with MPICH's header" \
+      cc -std=c11 -Wall -Wextra -Werror -O2 -c -o "$sf.mpich.o" -I"$TRACEGEN_MPICH_INCLUDE" "$sf.c"
+  fi
   for np in $(targets_of "$app"); do
     check "$app: extrapolate to $np ranks" "$tracegen" extrapolate "${ins[@]}" --ranks "$np" -o "$work/$app-x$np.tgt" --explain
     cat "$work/out"
     record "$np" "$work/$app-real$np.tgt" "$apps/$app" "${a[@]}" || { failures=$((failures + 1)); continue; }
     check "$app: extrapolated = recorded at $np ranks (calls and bytes on every rank)" \
       "$tracegen" compare "$work/$app-x$np.tgt" "$work/$app-real$np.tgt"
+    if [ -x "$sf" ]; then
+      check "$app: scale-free benchmark at $np ranks = recorded (PMPI counts on every rank)" bash -c '
+        "$1" inspect --per-rank --format json "$2" >"$3.want.json" &&
+        LD_PRELOAD="$4" TRACEGEN_COUNT_OUTPUT="$3.json" timeout 600 mpiexec --oversubscribe -n "$5" "$6" \
+          --compute-scale 0 >"$3.out" 2>&1 &&
+        python3 "$7/tests/support/compare_counts.py" "$3.want.json" "$3.json"' \
+        _ "$tracegen" "$work/$app-real$np.tgt" "$work/$app-sf$np" "$countlib" "$np" "$sf" "$src"
+    else
+      failures=$((failures + 1))
+      echo "FAIL: $app: no scale-free benchmark to run at $np ranks"
+    fi
     # Every command takes the extrapolated trace as it is: both backends generate from it.
     check "$app: C and coNCePTuaL benchmarks generated at $np ranks" \
       bash -c '"$1" "$2" -o "$3.c" && "$1" "$2" -o "$3.ncptl" && mpicc -std=c11 -O2 -Wall -Wextra -Werror -c -o "$3.o" "$3.c"' \
@@ -123,6 +155,21 @@ if [ -s "$work/stencil2d-x24.tgt" ]; then
       "$tracegen" compare "$work/stencil2d-x24.tgt" "$work/bench24.tgt"
   else
     failures=$((failures + 1))
+  fi
+fi
+
+# A rank count the scale-free strong-scaling stencil's formulas do not fit (240/py with py = 7)
+# stops it before any communication, with status 2 and the rank counts that fit.
+if [ -x "$work/stencil_strong-scalefree" ]; then
+  timeout 120 mpiexec --oversubscribe -n 14 "$work/stencil_strong-scalefree" >"$work/out" 2>&1
+  rc=$?
+  if [ $rc -eq 2 ] && grep -q "bench: 14 ranks (grid 2x7) do not fit this benchmark: it needs py dividing 240; 12 (3x4) or 15 (3x5) ranks fit" "$work/out"; then
+    passed=$((passed + 1))
+    echo "ok: scale-free benchmark refuses 14 ranks and names what fits"
+  else
+    failures=$((failures + 1))
+    echo "FAIL: scale-free benchmark at 14 ranks: status $rc"
+    cat "$work/out"
   fi
 fi
 
