@@ -9,8 +9,10 @@
 #include <optional>
 #include <set>
 
+#include "gen/Traversal.h"
 #include "ir/Diagnostics.h"
 #include "ir/Verify.h"
+#include "passes/PassManager.h"
 
 namespace tracegen::extrap {
 
@@ -56,6 +58,24 @@ ScaleFormula::Var formulaVar(ScaleVar v) {
     case ScaleVar::Pz: return ScaleFormula::Var::Pz;
   }
   return ScaleFormula::Var::P;
+}
+
+// The default pipeline and the traversal, wildcard receives kept (ScaleFree.h, step 2).
+Program lowerTemplate(Trace& trace, const std::string& name) {
+  std::vector<std::string> passes = defaultPipeline();
+  {
+    Trace checked = trace;
+    PassContext checking;
+    checking.fileName = name;
+    PassManager(passes).run(checked, checking);
+  }
+  std::erase(passes, std::string("resolve-wildcards"));
+  std::erase(passes, std::string("check-communication"));
+  PassContext ctx;
+  ctx.fileName = name;
+  PassManager(passes).run(trace, ctx);
+  gen::requireModelled(trace, name);
+  return gen::buildProgram(trace, name);
 }
 
 class Aligner {
@@ -419,7 +439,7 @@ std::string ScaleFreeResult::summary() const {
                      stats.count("grid steps") ? stats.at("grid steps") : 0);
 }
 
-ScaleFreeResult buildScaleFree(const std::vector<ExtrapolateInput>& inputs, const LowerToProgram& lower) {
+ScaleFreeResult buildScaleFree(const std::vector<ExtrapolateInput>& inputs) {
   if (inputs.size() < 2)
     throw InputError("extrapolate", 0, "extrapolation needs traces recorded at two or more rank counts");
   // 1. The grid's dimension, at the largest input's own scale (where every model has a value).
@@ -447,7 +467,7 @@ ScaleFreeResult buildScaleFree(const std::vector<ExtrapolateInput>& inputs, cons
       auto trace = std::make_unique<Trace>(std::move(r.trace));
       const std::string name = fmt::format("{} extrapolated to {}", inputs.front().file, g.str());
       verifyStructure(*trace, name);
-      programs.push_back(lower(*trace, name));
+      programs.push_back(lowerTemplate(*trace, name));
       res.traces.push_back(std::move(trace));
       res.templates.push_back(g);
     } catch (const InputError& e) {

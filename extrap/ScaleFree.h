@@ -11,8 +11,11 @@
 //     (every position class present) and differ from one another (no value coincides with
 //     another by the accident of a square grid): the first kTemplates such grids, smallest
 //     first, at which every model has a value (strong scaling's 240/px needs px dividing
-//     240). Each extrapolated trace is lowered and made a Program by the caller's `lower`,
-//     exactly as a trace read from a file would be.
+//     240). Each extrapolated trace is lowered by the default pipeline and made a Program as
+//     a trace read from a file would be, except that wildcard receives stay MPI_ANY_SOURCE
+//     (which sender each one matches is decided per rank at one scale, no formula of the
+//     grid); the whole pipeline still runs on a copy, so that each template is proven to
+//     complete.
 //  3. Alignment: the template programs must be one program but for their values: the same
 //     statements, loops and calls in the same order, each rank set the same set of position
 //     classes, each expression of the same form. A difference is an error naming the first
@@ -30,7 +33,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -51,11 +53,8 @@ struct ScaleFreeResult {
   std::string summary() const;                 // one line: the grid, the templates, the formulas
 };
 
-// Lowers an extrapolated trace (in place) and builds its program, as `tracegen generate` does.
-using LowerToProgram = std::function<gen::Program(Trace& trace, const std::string& name)>;
-
 // Throws InputError (exit 2) when the inputs do not extrapolate, when no template scale fits
 // the models, or when the templates' programs differ in structure or in a value no model fits.
-ScaleFreeResult buildScaleFree(const std::vector<ExtrapolateInput>& inputs, const LowerToProgram& lower);
+ScaleFreeResult buildScaleFree(const std::vector<ExtrapolateInput>& inputs);
 
 }  // namespace tracegen::extrap

@@ -438,7 +438,7 @@ class CWriter : public ProgramWalker {
     if (l.head) head = fmt::format(", headed by {}", eventName(*l.head));
     const std::string loopLabel = fmt::format("loop {}: {}{}", l.id, what, head);
     d.set("var", loopVar(l.id));
-    if (l.iterations.isConst()) {
+    if (l.iterations.isConst() || l.iterations.kind == Expr::Kind::Formula) {  // the same at every entry
       d.set("limit", trips);
     } else {
       // Evaluated once per entry, before the counter moves on.
@@ -2110,7 +2110,7 @@ class CWriter : public ProgramWalker {
     } else {
       const std::string den = b == 1 ? t : fmt::format("{} * {}", b, t);
       part = fmt::format("{} / {}", a, b == 1 && !compound ? den : "(" + den + ")");
-      noteScaleCondition(fmt::format("{} % ({}) == 0", a, den),
+      noteScaleCondition(fmt::format("{} % {} == 0", a, b == 1 && !compound ? den : "(" + den + ")"),
                          fmt::format("{} dividing {}", b == 1 && !compound ? scaleVarWords(f.var) : den, std::abs(a)));
     }
     if (f.c0num == 0) return part;
@@ -2123,17 +2123,20 @@ class CWriter : public ProgramWalker {
   std::string realFormulaText(const ScaleFormula& f) {
     const std::string var(scaleVarName(f.var));
     auto number = [](double v) { return fmt::format("{:.6g}", v); };
-    if (f.c1 == 0 || (f.num == 0 && f.logPower == 0)) return number(f.c0 + (f.num == 0 && f.logPower == 0 ? f.c1 : 0));
+    if (f.c1 == 0 || (f.num == 0 && f.logPower == 0)) return number(f.c0);
+    const double c1 = std::abs(f.c1);
     std::string part;
-    if (f.den == 1 && f.logPower == 0 && (f.num == 1 || f.num == -1))
-      part = fmt::format("{} {} {}", number(f.c1), f.num > 0 ? "*" : "/", var);
-    else {
+    if (f.den == 1 && f.logPower == 0 && std::abs(f.num) <= 2) {
+      const std::string power = std::abs(f.num) == 1 ? var : fmt::format("((double){} * {})", var, var);
+      part = fmt::format("{} {} {}", number(c1), f.num > 0 ? "*" : "/", power);
+    } else {
       uses_.scaleHelpers = true;
-      part = number(f.c1);
+      part = number(c1);
       if (f.num != 0) part += fmt::format(" * pow_real({}, {}, {})", var, f.num, f.den);
       for (int k = 0; k < f.logPower; ++k) part += fmt::format(" * log2_real({})", var);
     }
-    return f.c0 == 0 ? part : fmt::format("{} + {}", number(f.c0), part);
+    if (f.c0 == 0) return f.c1 < 0 ? "-" + part : part;
+    return fmt::format("{} {} {}", number(f.c0), f.c1 < 0 ? "-" : "+", part);
   }
 
   // The position classes `classes` as a condition on the rank's grid coordinates: a union of

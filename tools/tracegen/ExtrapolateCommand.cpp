@@ -65,24 +65,11 @@ void registerExtrapolateCommand(CLI::App& app, CommandAction& run) {
         inputs.push_back({path, readTraceFile(path)});
         printReaderWarnings(inputs.back().trace);
       }
-      // Lowers a trace and builds its program, as `tracegen generate` does. A scale-free
-      // benchmark keeps the application's wildcard receives (MPI_ANY_SOURCE): which sender each
-      // one matches is decided per rank at one scale and is no formula of the grid. The whole
-      // pipeline still runs on a copy, so that each template scale is proven to complete.
-      bool keepWildcards = false;
-      auto lower = [&keepWildcards](Trace& trace, const std::string& name) {
+      // Lowers a trace and builds its program, as `tracegen generate` does.
+      auto lower = [](Trace& trace, const std::string& name) {
         PassContext ctx;
         ctx.fileName = name;
-        std::vector<std::string> passes = defaultPipeline();
-        if (keepWildcards) {
-          Trace checked = trace;
-          PassContext checking;
-          checking.fileName = name;
-          PassManager(passes).run(checked, checking);
-          std::erase(passes, std::string("resolve-wildcards"));
-          std::erase(passes, std::string("check-communication"));
-        }
-        PassManager pm(passes);
+        PassManager pm(defaultPipeline());
         pm.run(trace, ctx);
         gen::requireModelled(trace, name);
         return gen::buildProgram(trace, name);
@@ -93,8 +80,7 @@ void registerExtrapolateCommand(CLI::App& app, CommandAction& run) {
         writeOutput(args.output, backend->render(program, gen::GenOptions{"tracegen extrapolate", args.output}));
       };
       if (args.ranks == 0 && args.grid.empty()) {
-        keepWildcards = true;
-        const extrap::ScaleFreeResult sf = extrap::buildScaleFree(inputs, lower);
+        const extrap::ScaleFreeResult sf = extrap::buildScaleFree(inputs);
         render(sf.program);
         std::cout << sf.summary();
         if (args.explain)

@@ -1,0 +1,136 @@
+// Scale-free benchmarks (extrap/ScaleFree.h) on hand-written and synthetic traces: the program's
+// rank sets are position classes and its values formulas of the scale, and the C backend writes
+// them as conditions on the grid coordinates and C arithmetic, in a program that compiles.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <memory>
+
+#include "bench/SyntheticStencil.h"
+#include "extrap/ScaleFree.h"
+#include "gen/Backend.h"
+#include "io/Readers.h"
+#include "ir/Diagnostics.h"
+#include "tests/unit/CompileC.h"
+
+namespace tracegen::extrap {
+namespace {
+
+using gen::Expr;
+
+// A ring of P-1 steps (tag = step) sending 4*P bytes... as ExtrapolateTest's, count given.
+std::string ringText(Rank p, std::int64_t count) {
+  std::string tags;
+  for (Rank s = 0; s + 1 < p; ++s) tags += fmt::format(" {}", s);
+  return fmt::format(
+      "tracegen-trace 1\nranks {0}\norigin hand-written\ndatatype MPI_INT 4\n"
+      "event 0 MPI_Init @ <1 0 {{{0} 1}}>\n  site ring.c:10\n"
+      "event 1 MPI_Sendrecv @ <1 0 {{{0} 1}}>\n  site ring.c:20\n  loop 0 iter {1}\n  loop 0 mem 1\n"
+      "  comm 2\n  count {2}\n  datatype MPI_INT\n  dest rel 1\n  source rel {1}\n  tag{3}\n  recvtag{3}\n"
+      "event 2 MPI_Finalize @ <1 0 {{{0} 1}}>\n  site ring.c:30\n",
+      p, p - 1, count, tags);
+}
+
+ExtrapolateInput input(const std::string& name, const std::string& text) {
+  return {name, readTracegenText(sourceFromString(name, text))};
+}
+
+const gen::Stmt* findLoop(const std::vector<gen::Stmt>& body) {
+  for (const auto& s : body)
+    if (s.kind == gen::Stmt::Kind::Loop) return &s;
+  return nullptr;
+}
+
+std::string renderC(const gen::Program& p) {
+  return gen::createBackend("c")->render(p, gen::GenOptions{"tracegen extrapolate", "bench.c"});
+}
+
+TEST(ScaleFree, RingTripCountTagAndPeerFollowTheRankCount) {
+  // Messages of 1024/P elements: strong scaling in a ring.
+  std::vector<ExtrapolateInput> in{input("ring4.tgt", ringText(4, 256)), input("ring8.tgt", ringText(8, 128)),
+                                   input("ring16.tgt", ringText(16, 64))};
+  const ScaleFreeResult r = buildScaleFree(in);
+  ASSERT_TRUE(r.program.scaleFree);
+  EXPECT_EQ(r.program.scaleFree->dims, 1);
+  EXPECT_EQ(r.program.numRanks, 3);  // the position classes first, interior, last
+  EXPECT_EQ(r.templates.size(), 5U);
+  const gen::Stmt* loop = findLoop(r.program.body);
+  ASSERT_NE(loop, nullptr);
+  ASSERT_EQ(loop->loop.iterations.kind, Expr::Kind::Formula);
+  const gen::ScaleFormula& trips = loop->loop.iterations.formula;
+  EXPECT_EQ(trips.var, gen::ScaleFormula::Var::P);
+  EXPECT_EQ(trips.c0num, -1);
+  EXPECT_EQ(trips.c1num, 1);
+  const gen::CallStmt& call = loop->loop.body.at(0).call;
+  EXPECT_EQ(call.params.at(Param::Dest).kind, Expr::Kind::GridPeer);
+  EXPECT_EQ(call.params.at(Param::Dest).grid.step[0], 1);
+  EXPECT_TRUE(call.params.at(Param::Dest).grid.wrap[0]);
+  EXPECT_EQ(call.params.at(Param::Tag).kind, Expr::Kind::Progression);
+  EXPECT_EQ(call.params.at(Param::Count).kind, Expr::Kind::Formula);
+
+  const std::string c = renderC(r.program);
+  EXPECT_NE(c.find("for (long i0 = 0; i0 < nranks - 1; ++i0)"), std::string::npos) << c;
+  EXPECT_NE(c.find("(rank + 1) % nranks"), std::string::npos);
+  EXPECT_NE(c.find("(rank + nranks - 1) % nranks"), std::string::npos);
+  EXPECT_NE(c.find("msg_count(1024 / nranks)"), std::string::npos);
+  EXPECT_NE(c.find("(calls % (nranks - 1))"), std::string::npos);
+  // 1024/P must be whole: the benchmark checks it before it communicates.
+  EXPECT_NE(c.find("if (!(1024 % nranks == 0))"), std::string::npos);
+  EXPECT_NE(c.find("return \"the rank count dividing 1024\";"), std::string::npos);
+  EXPECT_NE(c.find(".grid_dims = 1,"), std::string::npos);
+  testing::expectCompilesUnderBothMpis(c, "scalefree-ring");
+}
+
+TEST(ScaleFree, StencilRankSetsAreConditionsOnTheGridCoordinates) {
+  std::vector<ExtrapolateInput> in{{"s3x3.tgt", makeStencilTrace(3, 3, 20)},
+                                   {"s3x4.tgt", makeStencilTrace(3, 4, 20)},
+                                   {"s4x4.tgt", makeStencilTrace(4, 4, 20)}};
+  const ScaleFreeResult r = buildScaleFree(in);
+  ASSERT_TRUE(r.program.scaleFree);
+  EXPECT_EQ(r.program.scaleFree->dims, 2);
+  EXPECT_EQ(r.program.numRanks, 9);
+  const std::string c = renderC(r.program);
+  // Interior ranks, and peers one grid step away, without wrap-around.
+  EXPECT_NE(c.find("x > 0 && x < px - 1 && y > 0 && y < py - 1"), std::string::npos) << c;
+  EXPECT_NE(c.find("rank - px"), std::string::npos);
+  EXPECT_NE(c.find("rank + 1"), std::string::npos);
+  EXPECT_EQ(c.find("grid_rank("), std::string::npos);
+  EXPECT_NE(c.find("x = rank % px, y = rank / px;"), std::string::npos);
+  const std::string own = c.substr(c.rfind("==== tracegen: benchmark of"));
+  EXPECT_EQ(own.find("rank == "), std::string::npos) << own;  // no rank is named
+  testing::expectCompilesUnderBothMpis(c, "scalefree-stencil");
+  // The program does not depend on the scale it was made at: the same text from inputs of
+  // other sizes.
+  std::vector<ExtrapolateInput> other{{"s3x4.tgt", makeStencilTrace(3, 4, 20)},
+                                      {"s4x4.tgt", makeStencilTrace(4, 4, 20)},
+                                      {"s4x5.tgt", makeStencilTrace(4, 5, 20)}};
+  const std::string c2 = renderC(buildScaleFree(other).program);
+  EXPECT_EQ(c.substr(c.rfind("==== tracegen: benchmark of")).size(), c2.substr(c2.rfind("==== tracegen: benchmark of")).size());
+}
+
+TEST(ScaleFree, CoNCePTuaLRefusesScaleFreePrograms) {
+  std::vector<ExtrapolateInput> in{input("ring4.tgt", ringText(4, 256)), input("ring6.tgt", ringText(6, 256)),
+                                   input("ring8.tgt", ringText(8, 256))};
+  const ScaleFreeResult r = buildScaleFree(in);
+  try {
+    gen::createBackend("ncptl")->render(r.program, gen::GenOptions{});
+    FAIL() << "rendered";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("scale-free"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ScaleFree, ValuesNoModelFitsAreAnError) {
+  // A count that jumps about with the scale: 100 at 4 ranks, 7 at 6, 100 at 8.
+  std::vector<ExtrapolateInput> in{input("ring4.tgt", ringText(4, 100)), input("ring6.tgt", ringText(6, 7)),
+                                   input("ring8.tgt", ringText(8, 100))};
+  try {
+    buildScaleFree(in);
+    FAIL() << "built";
+  } catch (const InputError& e) {
+    EXPECT_NE(e.render().find("no model fits"), std::string::npos) << e.render();
+  }
+}
+
+}  // namespace
+}  // namespace tracegen::extrap
