@@ -2048,6 +2048,9 @@ class CWriter : public ProgramWalker {
       case ScaleFormula::Var::Px: return "px";
       case ScaleFormula::Var::Py: return "py";
       case ScaleFormula::Var::Pz: return "pz";
+      case ScaleFormula::Var::X: return "x";
+      case ScaleFormula::Var::Y: return "y";
+      case ScaleFormula::Var::Z: return "z";
     }
     return "nranks";
   }
@@ -2057,7 +2060,9 @@ class CWriter : public ProgramWalker {
 
   // x^(|num|/den) * log2(x)^logPower for an integer formula; "" for the constant 1.
   std::string integerTerm(const ScaleFormula& f) {
-    const std::string var(scaleVarName(f.var));
+    // In 1-D the rank is its own coordinate.
+    const bool oneD = program_.scaleFree && program_.scaleFree->dims == 1;
+    const std::string var(oneD && f.var == ScaleFormula::Var::X ? "rank" : scaleVarName(f.var));
     std::vector<std::string> factors;
     const int n = std::abs(f.num);
     if (n > 0) {
@@ -2377,6 +2382,7 @@ class CWriter : public ProgramWalker {
     }
     if (scaleFree) {
       field("grid_dims", std::to_string(program_.scaleFree->dims), "the ranks form a grid of this many dimensions");
+      if (program_.scaleFree->descending) field("grid_descending", "1", "its longest side along x, numbered first");
       field("scale_problem", "scale_problem", "");
       field("place", "place", "");
       field("largest_message_bytes_now", "largest_message_bytes_now", "");
@@ -2423,6 +2429,7 @@ class CWriter : public ProgramWalker {
     const int dims = program_.scaleFree->dims;
     mus::data d;
     d.set("dims", std::to_string(dims));
+    d.set("order", program_.scaleFree->descending ? "the longest extent first" : "the smallest extent first");
     d.set("dim2", flag(dims >= 2));
     d.set("dim3", flag(dims == 3));
     d.set("helpers", flag(uses_.scaleHelpers));
