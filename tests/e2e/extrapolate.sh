@@ -179,6 +179,16 @@ if [ -x "$work/stencil_strong-scalefree" ]; then
   fi
 fi
 
+# With --ranks and an output named .c, `tracegen extrapolate` writes the benchmark directly: the
+# same program as generating from the extrapolated trace.
+if [ -s "$work/stencil2d-x24.tgt" ] && [ -s "$work/bench24.c" ]; then
+  check "stencil2d: extrapolate --ranks 24 -o bench.c writes the benchmark of the extrapolated trace" bash -c '
+    "$1" extrapolate "$2" "$3" "$4" --ranks 24 -o "$5/direct24.c" >/dev/null &&
+    diff <(sed -n "/^int main/,\$p" "$5/direct24.c") <(sed -n "/^int main/,\$p" "$5/bench24.c") &&
+    mpicc -std=c11 -O2 -Wall -Wextra -Werror -c -o "$5/direct24.o" "$5/direct24.c"' \
+    _ "$tracegen" "$work/stencil2d-9.tgt" "$work/stencil2d-12.tgt" "$work/stencil2d-16.tgt" "$work"
+fi
+
 # Different applications given as one: the first event that differs, at its line, status 2.
 if [ -s "$work/ring-4.tgt" ] && [ -s "$work/stencil2d-9.tgt" ]; then
   "$tracegen" extrapolate "$work/ring-4.tgt" "$work/stencil2d-9.tgt" --ranks 16 -o "$work/bad.tgt" >"$work/out" 2>&1

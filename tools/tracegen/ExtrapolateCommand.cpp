@@ -95,7 +95,7 @@ void registerExtrapolateCommand(CLI::App& app, CommandAction& run) {
       verifyStructure(r.trace, args.output);
       if (benchmark) {
         Trace lowered = r.trace;
-        render(lower(lowered, args.output));
+        render(lower(lowered, fmt::format("{} extrapolated to {} ranks", inputs.front().file, r.target.size())));
         std::cout << r.summary();
         if (args.explain)
           for (const auto& line : r.explanation) std::cout << "  " << line << "\n";
