@@ -3,8 +3,8 @@
  * Every iteration each rank draws its keys (a generator seeded by rank: every run and every
  * iteration draws the same keys, as NPB IS sorts the same keys again), counts how many fall
  * into each rank's range of key values, exchanges the counts with MPI_Alltoall and then the
- * keys themselves with MPI_Alltoallv, sorts what it received and checks with MPI_Allreduce that no key was lost, as NPB IS ranks its keys. The
- * Alltoallv's counts and displacements differ for every pair of ranks and follow no formula:
+ * keys themselves with MPI_Alltoallv, sorts what it received and checks with MPI_Allreduce
+ * that no key was lost, as NPB IS ranks its keys. The Alltoallv's counts and displacements differ for every pair of ranks and follow no formula:
  * the values a benchmark generator must keep as tables.
  *
  * Usage: intsort [iterations=10] [keys_per_rank=1000]
