@@ -4,8 +4,9 @@
  * iteration draws the same keys, as NPB IS sorts the same keys again), counts how many fall
  * into each rank's range of key values, exchanges the counts with MPI_Alltoall and then the
  * keys themselves with MPI_Alltoallv, sorts what it received and checks with MPI_Allreduce
- * that no key was lost, as NPB IS ranks its keys. The Alltoallv's counts and displacements differ for every pair of ranks and follow no formula:
- * the values a benchmark generator must keep as tables.
+ * that no key was lost, as NPB IS ranks its keys. The Alltoallv's counts and displacements
+ * differ for every pair of ranks and follow no formula: the values a benchmark generator must
+ * keep as tables.
  *
  * Usage: intsort [iterations=10] [keys_per_rank=1000]
  */
