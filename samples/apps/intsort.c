@@ -79,7 +79,8 @@ int main(int argc, char** argv) {
     }
     total += all;
   }
-  if (rank == 0) printf("intsort: %d ranks, %d keys per rank, %d iterations, %ld keys sorted\n", size, nkeys, iters, total);
+  if (rank == 0)
+    printf("intsort: %d ranks, %d keys per rank, %d iterations, %ld keys sorted\n", size, nkeys, iters, total);
   free(keys);
   free(bucketed);
   free(received);
