@@ -8,8 +8,10 @@
 //
 // Values. Parameters are expressions over the rank and the loop state (Expr): constants, peers
 // relative to the rank (`(rank + 1) % nranks`), choices by rank group (a `?:` chain over rank
-// conditions), cycles over a statement's executions (a table indexed by the statement's
-// execution counter) and first-iteration choices (a test of the loop variable). Element
+// conditions; among more than kMaxRankChoices groups of plain values, a table indexed by the
+// rank, and for a vector parameter one table whose rows are the ranks), cycles over a
+// statement's executions (a table indexed by the statement's execution counter) and
+// first-iteration choices (a test of the loop variable). Element
 // counts go through msg_count() (--msg-scale), computation through compute()
 // (--compute-scale). Peers and roots are world ranks in the model; on another communicator
 // they are translated at run time by comm_rank(). Requests are named by recency as in the
@@ -69,7 +71,9 @@ mus::data flag(bool on) { return on ? mus::data(mus::data::type::bool_true) : mu
 
 // Breaks a statement longer than `width` columns after the commas of its first bracketed list
 // (a call's arguments, an initializer's elements), continuation lines aligned with the first
-// element; lines without such a list stay as they are.
+// element; lines without such a list stay as they are, and so do lines that start with a
+// comment: comments, and the rows of a table by rank (`/* rank 5 */ { 240, 147, ... },`),
+// which stay one line per rank so that the table grows by a line per rank.
 std::string wrapLine(std::string_view line, std::size_t width) {
   if (line.size() <= width) return std::string(line);
   const std::size_t indentWidth = line.find_first_not_of(' ');
@@ -247,11 +251,44 @@ struct Style {
   bool constant = true;  // leaves are constant expressions (a table of them can be static)
 };
 
-// A cycle of constants over a statement's executions, declared by name before the call.
+// A table declared by name before the call: a cycle of constants over a statement's
+// executions, or the values of a parameter by rank (`n` ranks). A vector parameter's table by
+// rank has a row per rank (`rows`, each `columns` values), the row of rank r being the vector
+// that rank passes.
 struct Table {
   std::string qualifier, type, name, values;
   std::size_t n = 0;
+  std::size_t columns = 0;            // a table of rows: the length of each
+  std::vector<std::string> rows;      // a table of rows: each row's values, by rank
 };
+
+// A choice by rank among more groups than this, of values no formula explains (constants, not
+// peers relative to the rank, not cycles), is a table indexed by rank rather than a `?:` chain:
+// a chain grows by a condition per group, and per element of a vector parameter, so a
+// recorded MPI_Alltoallv whose counts differ for every pair of ranks gave P conditions per
+// count (P^2 per call); the table is P values per parameter, or P rows for a vector. Up to this
+// many groups the chain spells the rank sets (`rank % 2 == 1 ? ... : ...`), which says more.
+constexpr std::size_t kMaxRankChoices = 4;
+
+// A value per rank and nothing else: a constant, or a choice by rank among such values.
+bool plainPerRank(const Expr& e) {
+  if (e.kind == Expr::Kind::Const) return true;
+  return e.kind == Expr::Kind::ByRank &&
+         std::all_of(e.children.begin(), e.children.end(), [](const Expr& c) { return plainPerRank(c); });
+}
+
+// A choice by rank that is written as a table (kMaxRankChoices).
+bool tabulatedByRank(const Expr& e) {
+  return e.kind == Expr::Kind::ByRank && e.groups.size() > kMaxRankChoices && plainPerRank(e);
+}
+
+// The value of a plainPerRank expression for one rank; none for a rank outside its groups.
+std::optional<double> valueOfRank(const Expr& e, Rank rank) {
+  if (e.kind == Expr::Kind::Const) return e.value;
+  for (std::size_t i = 0; i < e.groups.size() && i < e.children.size(); ++i)
+    if (e.groups[i].contains(rank)) return valueOfRank(e.children[i], rank);
+  return std::nullopt;
+}
 
 // Where an expression is rendered: the statement's execution counter, and the tables the
 // statement declares (none for loops: their cycles stay inline).
@@ -596,6 +633,16 @@ class CWriter : public ProgramWalker {
       e.set("name", t.name);
       e.set("values", t.values);
       e.set("n", std::to_string(t.n));
+      e.set("matrix", flag(!t.rows.empty()));
+      e.set("columns", std::to_string(t.columns));
+      mus::data rows{mus::data::type::list};
+      for (std::size_t r = 0; r < t.rows.size(); ++r) {
+        mus::data row;
+        row.set("rank", std::to_string(r));
+        row.set("values", t.rows[r]);
+        rows << row;
+      }
+      e.set("rows", rows);
       list << e;
     }
     d.set("tables", list);
@@ -1369,10 +1416,52 @@ class CWriter : public ProgramWalker {
 
   std::string countVector(const CallCtx& x, Param p, std::size_t n, const Expr* fallback) {
     const std::vector<Expr>* v = vec(x.c, p);
+    auto element = [&](std::size_t i) { return v && i < v->size() ? &(*v)[i] : fallback; };
+    if (v && x.tables)
+      if (std::optional<std::string> rows = countRows(x, p, n, element)) return *rows;
+    std::vector<std::string> items;
+    for (std::size_t i = 0; i < n; ++i) items.push_back(count(x, element(i), fmt::format("{}{}", paramName(p), i)));
+    return fmt::format("{}", fmt::join(items, ", "));
+  }
+
+  // A vector of counts (or displacements) of plain values by rank, one of them a choice among
+  // many groups (tabulatedByRank), as one table with a row per rank, the vector that rank
+  // passes: `msg_count(sendcounts_by_rank[rank][0]), ...`. The rows of the ranks that do not
+  // make the call (never read) are zeros. None where an element is not a plain value by rank
+  // (a cycle over executions, ...) or none is such a choice: the elements are spelled one by one.
+  std::optional<std::string> countRows(const CallCtx& x, Param p, std::size_t n,
+                                       const std::function<const Expr*(std::size_t)>& element) {
+    bool tabulated = false;
+    for (std::size_t i = 0; i < n; ++i) {
+      const Expr* e = element(i);
+      if (e && !plainPerRank(*e)) return std::nullopt;
+      tabulated = tabulated || (e && tabulatedByRank(*e));
+    }
+    if (!tabulated) return std::nullopt;
+    const Style style = intStyle();
+    std::vector<std::string> rows;
+    for (Rank r = 0; r < program_.numRanks; ++r) {
+      std::vector<std::string> row;
+      for (std::size_t i = 0; i < n; ++i) {
+        const Expr* e = element(i);
+        double value = 0;
+        if (e && peerRanks_.contains(r)) {
+          const std::optional<double> v = valueOfRank(*e, r);
+          if (!v) throw std::logic_error(fmt::format("{}: rank {} in no group of {}", label(x.c), r, paramName(p)));
+          value = *v;
+        }
+        row.push_back(style.leaf(value));
+      }
+      rows.push_back(fmt::format("{}", fmt::join(row, ", ")));
+    }
+    const std::string name = tableName(*x.tables, std::string(paramName(p)) + "_by_rank");
+    x.tables->push_back(Table{"static const ", style.tableType, name, "", rows.size(), n, std::move(rows)});
     std::vector<std::string> items;
     for (std::size_t i = 0; i < n; ++i) {
-      if (v && i < v->size()) items.push_back(count(x, &(*v)[i], fmt::format("{}{}", paramName(p), i)));
-      else items.push_back(count(x, fallback, fmt::format("{}{}", paramName(p), i)));
+      uses_.counts = true;
+      mus::data d;
+      d.set("count", fmt::format("{}[rank][{}]", name, i));
+      items.push_back(render("expr/msg_count", d));
     }
     return fmt::format("{}", fmt::join(items, ", "));
   }
@@ -1715,6 +1804,9 @@ class CWriter : public ProgramWalker {
     }
 
     std::string byRank(const Expr& e) override {
+      // Among many groups of plain values, a table by rank (kMaxRankChoices).
+      if (scope_.tables && tabulatedByRank(e))
+        if (std::optional<std::string> entry = w_.rankTable(e, style_, scope_)) return *entry;
       // The groups partition the statement's ranks, so the group with the longest condition
       // needs none: it is what remains.
       std::vector<std::pair<std::string, std::size_t>> conds;
@@ -1764,14 +1856,9 @@ class CWriter : public ProgramWalker {
       std::string table;
       if (scope.tables && (offsets || constants)) {
         // Named after the parameter and declared before the call.
-        std::string base = scope.name + (offsets ? "_offsets" : "_values");
-        std::string name = base;
-        for (int k = 2; std::any_of(scope.tables->begin(), scope.tables->end(),
-                                    [&](const Table& t) { return t.name == name; });
-             ++k)
-          name = fmt::format("{}_{}", base, k);
+        const std::string name = tableName(*scope.tables, scope.name + (offsets ? "_offsets" : "_values"));
         scope.tables->push_back(
-            Table{offsets || style_.constant ? "static const " : "const ", type, name, joined, e.children.size()});
+            Table{offsets || style_.constant ? "static const " : "const ", type, name, joined, e.children.size(), 0, {}});
         d.set("table", name);
         table = w_.render("expr/table_entry", d);
       } else {
@@ -1809,6 +1896,36 @@ class CWriter : public ProgramWalker {
   };
 
   std::string expr(const Expr& e, const Style& style, const Scope& scope) { return CExprPrinter(*this, style, scope).print(e); }
+
+  // The name of a new table of the statement being written: `base`, or `base_2`, ... where
+  // the statement has one of that name already.
+  static std::string tableName(const std::vector<Table>& tables, const std::string& base) {
+    std::string name = base;
+    for (int k = 2; std::any_of(tables.begin(), tables.end(), [&](const Table& t) { return t.name == name; }); ++k)
+      name = fmt::format("{}_{}", base, k);
+    return name;
+  }
+
+  // `count_by_rank[rank]`: a choice by rank among many groups of plain values (tabulatedByRank)
+  // as a table of every rank's value, named after the parameter and declared before the call.
+  // The entries of the ranks that do not make the call (never read) repeat the first value.
+  // None when no rank of the call is in the choice's groups (the chain spells that).
+  std::optional<std::string> rankTable(const Expr& e, const Style& style, const Scope& scope) {
+    std::vector<std::optional<double>> byRank(static_cast<std::size_t>(program_.numRanks));
+    std::optional<double> first;
+    for (Rank r = 0; r < program_.numRanks; ++r) {
+      if (!peerRanks_.contains(r)) continue;
+      byRank[static_cast<std::size_t>(r)] = valueOfRank(e, r);
+      if (!first) first = byRank[static_cast<std::size_t>(r)];
+    }
+    if (!first) return std::nullopt;
+    std::vector<std::string> values;
+    for (const auto& v : byRank) values.push_back(style.leaf(v.value_or(*first)));
+    const std::string name = tableName(*scope.tables, scope.name + "_by_rank");
+    scope.tables->push_back(Table{style.constant ? "static const " : "const ", style.tableType, name,
+                                  fmt::format("{}", fmt::join(values, ", ")), values.size(), 0, {}});
+    return name + "[rank]";
+  }
 
   std::int64_t normalOffset(std::int64_t off) const {
     return ((off % program_.numRanks) + program_.numRanks) % program_.numRanks;

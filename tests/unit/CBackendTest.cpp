@@ -8,6 +8,8 @@
 #include "tests/unit/CompileC.h"
 #include "tests/unit/TraceTestHelpers.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -562,3 +564,138 @@ TEST(CBackend, FootprintIsSpentBeforeInitAndTouchedPerRank) {
 }
 
 }  // namespace
+
+// Per-rank values no formula explains (more than kMaxRankChoices groups of constants) are
+// tables read by rank: an MPI_Alltoallv on 16 ranks whose counts differ for every pair of
+// ranks gets one table per vector parameter with a row per rank, not a `rank == k ? v :` chain
+// per count; a scalar count and a computation by rank get a table of 16 values. The tables
+// are compiled and run as C (with the C compiler, no MPI) to check every rank's values.
+namespace {
+
+// The count rank `r` sends to rank `j`, or receives from it (the transpose), and the
+// displacements of a rank's blocks: values with no pattern in the rank.
+int pairCount(int r, int j) { return static_cast<int>((static_cast<unsigned>((r + 1) * (j + 3)) * 2654435761u >> 9) % 500); }
+int countOf(int r) { return (r * r * 37 + 11) % 97 + 1; }
+
+// A choice among 16 singleton groups: value(r) for rank r.
+template <typename F>
+Expr perRank(int ranks, F value) {
+  std::vector<RankList> groups;
+  std::vector<Expr> children;
+  for (int r = 0; r < ranks; ++r) {
+    groups.push_back(RankList::fromSorted({r}));
+    children.push_back(C(value(r)));
+  }
+  return byRank(std::move(groups), std::move(children));
+}
+
+// The C text of the declaration of table `name` (from its type to the closing `};`).
+std::string tableText(const std::string& c, const std::string& declaration) {
+  const auto start = c.find(declaration);
+  if (start == std::string::npos) return "";
+  return c.substr(start, c.find("};", start) + 2 - start);
+}
+
+}  // namespace
+
+TEST(CBackend, PerRankValuesWithoutAFormulaAreTables) {
+  constexpr int P = 16;
+  Builder b(P);
+  std::vector<Expr> sendcounts, sdispls, recvcounts, rdispls;
+  for (int j = 0; j < P; ++j) {
+    sendcounts.push_back(perRank(P, [&](int r) { return pairCount(r, j); }));
+    recvcounts.push_back(perRank(P, [&](int r) { return pairCount(j, r); }));
+    sdispls.push_back(perRank(P, [&](int r) {
+      int sum = 0;
+      for (int k = 0; k < j; ++k) sum += pairCount(r, k);
+      return sum;
+    }));
+    rdispls.push_back(perRank(P, [&](int r) {
+      int sum = 0;
+      for (int k = 0; k < j; ++k) sum += pairCount(k, r);
+      return sum;
+    }));
+  }
+  std::vector<Stmt> s;
+  s.push_back(b.call(Op::Alltoallv, {{Param::Comm, C(kCommWorld)}, {Param::Datatype, C(kInt)}, {Param::RecvType, C(kInt)}},
+                     {{Param::SendCounts, sendcounts}, {Param::Displs, sdispls}, {Param::RecvCounts, recvcounts},
+                      {Param::RecvDispls, rdispls}},
+                     perRank(P, [](int r) { return 10.5 + r * r % 7; })));
+  // A count by rank among 16 groups, and one among 3 groups (a rank set formula: the chain).
+  s.push_back(b.call(Op::Allreduce, {{Param::Comm, C(kCommWorld)}, {Param::Count, perRank(P, countOf)},
+                                     {Param::Datatype, C(kDouble)}, {Param::ReduceOp, C(1)}}));
+  const RankList low = RankList::progression(0, 4), middle = RankList::progression(4, 8), high = RankList::progression(12, 4);
+  s.push_back(b.call(Op::Allreduce, {{Param::Comm, C(kCommWorld)}, {Param::Count, byRank({low, middle, high}, {C(5), C(6), C(7)})},
+                                     {Param::Datatype, C(kDouble)}, {Param::ReduceOp, C(1)}}));
+  const std::string c = render(b.program(std::move(s)));
+  const std::string part = c.substr(c.find("starts here ==== */"));
+
+  // No condition on the rank but the two of the 3-group choice, which rank sets explain.
+  std::size_t conditions = 0;
+  for (std::size_t pos = 0; (pos = part.find("rank ==", pos)) != std::string::npos; ++pos) ++conditions;
+  for (std::size_t pos = 0; (pos = part.find("rank <", pos)) != std::string::npos; ++pos) ++conditions;
+  for (std::size_t pos = 0; (pos = part.find("rank >", pos)) != std::string::npos; ++pos) ++conditions;
+  EXPECT_EQ(conditions, 2u) << part;
+  EXPECT_TRUE(contains(part, "msg_count(rank < 4 ? 5 : rank >= 12 ? 7 : 6)")) << part;
+  // The call reads its vectors' rows in order, and the scalars' tables by rank.
+  for (const char* name : {"sendcounts", "displs", "recvcounts", "rdispls"}) {
+    std::string row;
+    for (int j = 0; j < P; ++j)
+      row += fmt::format("{}msg_count({}_by_rank[rank][{}])", j ? ", " : "", name, j);
+    std::string flat = part;  // the call's lines are wrapped: compare without the line breaks
+    flat.erase(std::remove(flat.begin(), flat.end(), '\n'), flat.end());
+    for (std::size_t pos; (pos = flat.find("  ")) != std::string::npos;) flat.erase(pos, 1);
+    EXPECT_TRUE(contains(flat, "{ " + row + " }")) << name << "\n" << part;
+  }
+  EXPECT_TRUE(contains(part, "compute(compute_us_by_rank[rank]);")) << part;
+  EXPECT_TRUE(contains(part, "MPI_Allreduce(send_buf, recv_buf, msg_count(count_by_rank[rank]), MPI_DOUBLE,")) << part;
+
+  // The tables hold every rank's values: compiled and printed by a C program of their own.
+  const std::vector<std::pair<std::string, std::string>> tables = {
+      {"sendcounts_by_rank", "static const int sendcounts_by_rank[16][16] = {"},
+      {"displs_by_rank", "static const int displs_by_rank[16][16] = {"},
+      {"recvcounts_by_rank", "static const int recvcounts_by_rank[16][16] = {"},
+      {"rdispls_by_rank", "static const int rdispls_by_rank[16][16] = {"},
+      {"compute_us_by_rank", "static const double compute_us_by_rank[16] = {"},
+      {"count_by_rank", "static const int count_by_rank[16] = {"}};
+  std::string program = "#include <stdio.h>\n";
+  std::string prints;
+  for (const auto& [name, declaration] : tables) {
+    const std::string text = tableText(part, declaration);
+    ASSERT_FALSE(text.empty()) << declaration << "\n" << part;
+    program += text + "\n";
+    const bool matrix = declaration.find("][") != std::string::npos;
+    const bool real = declaration.find("double") != std::string::npos;
+    prints += matrix ? fmt::format("  for (int r = 0; r < 16; ++r) for (int j = 0; j < 16; ++j) printf(\"%d\\n\", {}[r][j]);\n", name)
+                     : fmt::format("  for (int r = 0; r < 16; ++r) printf(\"{}\\n\", {}[r]);\n", real ? "%g" : "%d", name);
+  }
+  program += "int main(void) {\n" + prints + "  return 0;\n}\n";
+  if (std::system("command -v cc > /dev/null 2>&1") != 0) GTEST_SKIP() << "no C compiler";
+  tracegen::testing::ScratchDir dir("rank-tables");
+  dir.write("tables.c", program);
+  ASSERT_EQ(tracegen::testing::run(dir, "(cc -std=c11 -Wall -Wextra -Werror -o tables tables.c && ./tables > values.txt)"), "")
+      << program;
+  std::ifstream in(dir.path / "values.txt");
+  std::vector<std::string> got{std::istream_iterator<std::string>(in), {}};
+  std::vector<std::string> want;
+  auto matrix = [&](auto value) {
+    for (int r = 0; r < P; ++r)
+      for (int j = 0; j < P; ++j) want.push_back(std::to_string(value(r, j)));
+  };
+  matrix([](int r, int j) { return pairCount(r, j); });
+  matrix([](int r, int j) {
+    int sum = 0;
+    for (int k = 0; k < j; ++k) sum += pairCount(r, k);
+    return sum;
+  });
+  matrix([](int r, int j) { return pairCount(j, r); });
+  matrix([](int r, int j) {
+    int sum = 0;
+    for (int k = 0; k < j; ++k) sum += pairCount(k, r);
+    return sum;
+  });
+  for (int r = 0; r < P; ++r) want.push_back(fmt::format("{}", 10.5 + r * r % 7));
+  for (int r = 0; r < P; ++r) want.push_back(std::to_string(countOf(r)));
+  EXPECT_EQ(got, want) << program;
+  tracegen::testing::expectCompilesUnderBothMpis(c, "rank-tables");
+}
