@@ -1162,7 +1162,8 @@ class CWriter : public ProgramWalker {
         d.set("recvcounts", countVector(x, Param::RecvCounts, n, param(c, Param::RecvCount)));
         // ScalaTrace stores MPI_Allgatherv's receive counts where its displacements belong,
         // so they are laid out one after the other instead (see pack_displs).
-        if (c.op == Op::Gatherv && vec(c, Param::Displs)) d.set("displs", countVector(x, Param::Displs, n, nullptr));
+        if (c.op == Op::Gatherv && !packedDispls(x, Param::Displs, Param::RecvCounts, param(c, Param::RecvCount), n))
+          d.set("displs", countVector(x, Param::Displs, n, nullptr));
         else uses_.displs = true;
         if (c.op == Op::Gatherv) root();
         return render(c.op == Op::Gatherv ? "call/gatherv" : "call/allgatherv", d);
@@ -1173,7 +1174,8 @@ class CWriter : public ProgramWalker {
         const std::size_t n = vectorLength(c, {Param::SendCounts, Param::Displs});
         d.set("n", std::to_string(n));
         d.set("sendcounts", countVector(x, Param::SendCounts, n, param(c, Param::Count)));
-        if (vec(c, Param::Displs)) d.set("displs", countVector(x, Param::Displs, n, nullptr));
+        if (!packedDispls(x, Param::Displs, Param::SendCounts, param(c, Param::Count), n))
+          d.set("displs", countVector(x, Param::Displs, n, nullptr));
         else uses_.displs = true;
         root();
         return render("call/scatterv", d);
@@ -1186,9 +1188,11 @@ class CWriter : public ProgramWalker {
         d.set("n", std::to_string(n));
         d.set("sendcounts", countVector(x, Param::SendCounts, n, param(c, Param::Count)));
         d.set("recvcounts", countVector(x, Param::RecvCounts, n, param(c, Param::RecvCount)));
-        if (vec(c, Param::Displs)) d.set("sdispls", countVector(x, Param::Displs, n, nullptr));
+        if (!packedDispls(x, Param::Displs, Param::SendCounts, param(c, Param::Count), n))
+          d.set("sdispls", countVector(x, Param::Displs, n, nullptr));
         else uses_.displs = true;
-        if (vec(c, Param::RecvDispls)) d.set("rdispls", countVector(x, Param::RecvDispls, n, nullptr));
+        if (!packedDispls(x, Param::RecvDispls, Param::RecvCounts, param(c, Param::RecvCount), n))
+          d.set("rdispls", countVector(x, Param::RecvDispls, n, nullptr));
         else uses_.displs = true;
         return render("call/alltoallv", d);
       }
@@ -1224,15 +1228,18 @@ class CWriter : public ProgramWalker {
       const std::size_t n = vectorLength(c, lengths);
       d.set("n", std::to_string(n));
       uses_.requestArrays = true;
+      Param counts = Param::RecvCounts;  // the counts of the displacements that follow them in `ps`
+      const Expr* countsFallback = nullptr;
       for (auto [p, name] : ps) {
         const bool isDispls = p == Param::Displs || p == Param::RecvDispls;
-        if (isDispls && !vec(c, p)) {
+        if (isDispls && packedDispls(x, p, counts, countsFallback, n)) {
           uses_.displs = true;
           continue;
         }
         const Expr* fallback = nullptr;
         if (p == Param::SendCounts) fallback = param(c, Param::Count);
         if (p == Param::RecvCounts) fallback = param(c, c.op == Op::IreduceScatter ? Param::Count : Param::RecvCount);
+        if (!isDispls) counts = p, countsFallback = fallback;
         d.set(name, countVector(x, p, n, fallback));
       }
     };
@@ -1422,6 +1429,35 @@ class CWriter : public ProgramWalker {
     std::vector<std::string> items;
     for (std::size_t i = 0; i < n; ++i) items.push_back(count(x, element(i), fmt::format("{}{}", paramName(p), i)));
     return fmt::format("{}", fmt::join(items, ", "));
+  }
+
+  // Whether a vector collective's displacements are laid out by the runtime's pack_displs (the
+  // blocks one after the other, in the order of the ranks): where the trace has none, and where
+  // the recorded ones differ by rank and are just that for every rank of the call: a formula
+  // explains them, so they are not spelled as choices by rank (or tables) again. Constant
+  // displacements stay as recorded (`{ 0, 1, 3, 6 }` says as much as the formula), and cycles
+  // over executions are not compared. Under --msg-scale the blocks of the scaled counts are
+  // packed, as where the trace has no displacements.
+  bool packedDispls(const CallCtx& x, Param displs, Param counts, const Expr* countsFallback, std::size_t n) const {
+    const std::vector<Expr>* d = vec(x.c, displs);
+    if (!d) return true;
+    const std::vector<Expr>* v = vec(x.c, counts);
+    auto count = [&](std::size_t i) { return v && i < v->size() ? &(*v)[i] : countsFallback; };
+    if (d->size() != n || std::all_of(d->begin(), d->end(), [](const Expr& e) { return e.isConst(); })) return false;
+    for (std::size_t i = 0; i < n; ++i)
+      if (!plainPerRank((*d)[i]) || !count(i) || !plainPerRank(*count(i))) return false;
+    bool any = false;
+    for (Rank r = 0; r < program_.numRanks; ++r) {
+      if (!peerRanks_.contains(r)) continue;
+      any = true;
+      double next = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::optional<double> at = valueOfRank((*d)[i], r), size = valueOfRank(*count(i), r);
+        if (!at || !size || *at != next) return false;
+        next += *size;
+      }
+    }
+    return any;
   }
 
   // A vector of counts (or displacements) of plain values by rank, one of them a choice among

@@ -572,10 +572,17 @@ TEST(CBackend, FootprintIsSpentBeforeInitAndTouchedPerRank) {
 // are compiled and run as C (with the C compiler, no MPI) to check every rank's values.
 namespace {
 
-// The count rank `r` sends to rank `j`, or receives from it (the transpose), and the
-// displacements of a rank's blocks: values with no pattern in the rank.
+// The count rank `r` sends to rank `j` (and `j` receives from `r`): values with no pattern in
+// the rank.
 int pairCount(int r, int j) { return static_cast<int>((static_cast<unsigned>((r + 1) * (j + 3)) * 2654435761u >> 9) % 500); }
 int countOf(int r) { return (r * r * 37 + 11) % 97 + 1; }
+// The send blocks laid out in reverse order of the ranks, 8 elements apart: displacements that
+// pack_displs does not give.
+int sendDispl(int r, int j) {
+  int sum = 0;
+  for (int k = 15; k > j; --k) sum += pairCount(r, k) + 8;
+  return sum;
+}
 
 // A choice among 16 singleton groups: value(r) for rank r.
 template <typename F>
@@ -605,11 +612,7 @@ TEST(CBackend, PerRankValuesWithoutAFormulaAreTables) {
   for (int j = 0; j < P; ++j) {
     sendcounts.push_back(perRank(P, [&](int r) { return pairCount(r, j); }));
     recvcounts.push_back(perRank(P, [&](int r) { return pairCount(j, r); }));
-    sdispls.push_back(perRank(P, [&](int r) {
-      int sum = 0;
-      for (int k = 0; k < j; ++k) sum += pairCount(r, k);
-      return sum;
-    }));
+    sdispls.push_back(perRank(P, [&](int r) { return sendDispl(r, j); }));
     rdispls.push_back(perRank(P, [&](int r) {
       int sum = 0;
       for (int k = 0; k < j; ++k) sum += pairCount(k, r);
@@ -624,6 +627,11 @@ TEST(CBackend, PerRankValuesWithoutAFormulaAreTables) {
   // A count by rank among 16 groups, and one among 3 groups (a rank set formula: the chain).
   s.push_back(b.call(Op::Allreduce, {{Param::Comm, C(kCommWorld)}, {Param::Count, perRank(P, countOf)},
                                      {Param::Datatype, C(kDouble)}, {Param::ReduceOp, C(1)}}));
+  // The nonblocking form keeps its arrays with its request: the same rows, copied there.
+  s.push_back(b.call(Op::Ialltoallv, {{Param::Comm, C(kCommWorld)}, {Param::Datatype, C(kInt)}, {Param::RecvType, C(kInt)}},
+                     {{Param::SendCounts, sendcounts}, {Param::Displs, sdispls}, {Param::RecvCounts, recvcounts},
+                      {Param::RecvDispls, rdispls}}));
+  s.push_back(b.call(Op::Wait, {{Param::Request, C(9999)}}));
   const RankList low = RankList::progression(0, 4), middle = RankList::progression(4, 8), high = RankList::progression(12, 4);
   s.push_back(b.call(Op::Allreduce, {{Param::Comm, C(kCommWorld)}, {Param::Count, byRank({low, middle, high}, {C(5), C(6), C(7)})},
                                      {Param::Datatype, C(kDouble)}, {Param::ReduceOp, C(1)}}));
@@ -637,17 +645,23 @@ TEST(CBackend, PerRankValuesWithoutAFormulaAreTables) {
   for (std::size_t pos = 0; (pos = part.find("rank >", pos)) != std::string::npos; ++pos) ++conditions;
   EXPECT_EQ(conditions, 2u) << part;
   EXPECT_TRUE(contains(part, "msg_count(rank < 4 ? 5 : rank >= 12 ? 7 : 6)")) << part;
+  std::string flat = part;  // the calls' lines are wrapped: compared without the line breaks
+  std::replace(flat.begin(), flat.end(), '\n', ' ');
+  for (std::size_t pos; (pos = flat.find("  ")) != std::string::npos;) flat.erase(pos, 1);
   // The call reads its vectors' rows in order, and the scalars' tables by rank.
-  for (const char* name : {"sendcounts", "displs", "recvcounts", "rdispls"}) {
+  for (const char* name : {"sendcounts", "displs", "recvcounts"}) {
     std::string row;
     for (int j = 0; j < P; ++j)
       row += fmt::format("{}msg_count({}_by_rank[rank][{}])", j ? ", " : "", name, j);
-    std::string flat = part;  // the call's lines are wrapped: compare without the line breaks
-    flat.erase(std::remove(flat.begin(), flat.end(), '\n'), flat.end());
-    for (std::size_t pos; (pos = flat.find("  ")) != std::string::npos;) flat.erase(pos, 1);
     EXPECT_TRUE(contains(flat, "{ " + row + " }")) << name << "\n" << part;
   }
+  // The receive displacements are the blocks one after the other: a formula, pack_displs.
+  EXPECT_FALSE(contains(part, "rdispls_by_rank")) << part;
+  EXPECT_TRUE(contains(part, "pack_displs(16, recvcounts, rdispls);")) << part;
   EXPECT_TRUE(contains(part, "compute(compute_us_by_rank[rank]);")) << part;
+  EXPECT_TRUE(contains(flat, "int *sendcounts = request_ints(req, 0, 16, (const int[16]){ msg_count(sendcounts_by_rank[rank][0]),"))
+      << part;
+  EXPECT_TRUE(contains(flat, "int *rdispls = request_ints(req, 3, 16, NULL); pack_displs(16, recvcounts, rdispls);")) << part;
   EXPECT_TRUE(contains(part, "MPI_Allreduce(send_buf, recv_buf, msg_count(count_by_rank[rank]), MPI_DOUBLE,")) << part;
 
   // The tables hold every rank's values: compiled and printed by a C program of their own.
@@ -655,7 +669,6 @@ TEST(CBackend, PerRankValuesWithoutAFormulaAreTables) {
       {"sendcounts_by_rank", "static const int sendcounts_by_rank[16][16] = {"},
       {"displs_by_rank", "static const int displs_by_rank[16][16] = {"},
       {"recvcounts_by_rank", "static const int recvcounts_by_rank[16][16] = {"},
-      {"rdispls_by_rank", "static const int rdispls_by_rank[16][16] = {"},
       {"compute_us_by_rank", "static const double compute_us_by_rank[16] = {"},
       {"count_by_rank", "static const int count_by_rank[16] = {"}};
   std::string program = "#include <stdio.h>\n";
@@ -683,17 +696,8 @@ TEST(CBackend, PerRankValuesWithoutAFormulaAreTables) {
       for (int j = 0; j < P; ++j) want.push_back(std::to_string(value(r, j)));
   };
   matrix([](int r, int j) { return pairCount(r, j); });
-  matrix([](int r, int j) {
-    int sum = 0;
-    for (int k = 0; k < j; ++k) sum += pairCount(r, k);
-    return sum;
-  });
+  matrix([](int r, int j) { return sendDispl(r, j); });
   matrix([](int r, int j) { return pairCount(j, r); });
-  matrix([](int r, int j) {
-    int sum = 0;
-    for (int k = 0; k < j; ++k) sum += pairCount(k, r);
-    return sum;
-  });
   for (int r = 0; r < P; ++r) want.push_back(fmt::format("{}", 10.5 + r * r % 7));
   for (int r = 0; r < P; ++r) want.push_back(std::to_string(countOf(r)));
   EXPECT_EQ(got, want) << program;
