@@ -334,8 +334,13 @@ class CWriter : public ProgramWalker {
         uses_.compute = true;
         mus::data d;
         d.set("label", label(s.call));
-        // MPI_Finalize runs once: a value that cycles over executions takes its first.
-        d.set("compute", withoutParens(expr(s.call.computeUs, computeStyle(), Scope{"0", "compute_us", nullptr})));
+        // MPI_Finalize runs once: a value that cycles over executions takes its first. Values
+        // by rank among many groups are a table (kMaxRankChoices) declared in a block of its own.
+        std::vector<Table> tables;
+        peerRanks_ = s.ranks;
+        d.set("compute", withoutParens(expr(s.call.computeUs, computeStyle(), Scope{"0", "compute_us", &tables})));
+        d.set("declarations", declarations(tables));
+        d.set("has_tables", flag(!tables.empty()));
         measured += indent(guarded(s.ranks, all(), ensureNewline(render("finalize_compute", d))), 2);
       }
       mus::data inner;
@@ -625,6 +630,16 @@ class CWriter : public ProgramWalker {
     d.set("label", label(c));
     d.set("has_block", flag(!tables.empty() || !counter.empty()));
     if (!counter.empty()) d.set("counter", counter);
+    d.set("declarations", declarations(tables));
+    d.set("inner", tables.empty() && counter.empty() ? text : indent(text, 2));
+    emit(ensureNewline(render("call", d)), false);
+    cur_.reset();
+  }
+
+  // The declarations of a statement's tables (templates/c/tables.mustache), indented for the
+  // statement's block; empty without tables.
+  std::string declarations(const std::vector<Table>& tables) {
+    if (tables.empty()) return "";
     mus::data list{mus::data::type::list};
     for (const auto& t : tables) {
       mus::data e;
@@ -645,10 +660,9 @@ class CWriter : public ProgramWalker {
       e.set("rows", rows);
       list << e;
     }
+    mus::data d;
     d.set("tables", list);
-    d.set("inner", tables.empty() && counter.empty() ? text : indent(text, 2));
-    emit(ensureNewline(render("call", d)), false);
-    cur_.reset();
+    return indent(ensureNewline(render("tables", d)), 2);
   }
 
   // --- local request arrays -----------------------------------------------------------------
@@ -1159,11 +1173,11 @@ class CWriter : public ProgramWalker {
         receiveSide(x, d);
         const std::size_t n = vectorLength(c, {Param::RecvCounts, Param::Displs});
         d.set("n", std::to_string(n));
-        d.set("recvcounts", countVector(x, Param::RecvCounts, n, param(c, Param::RecvCount)));
+        countArray(x, d, "recvcounts", Param::RecvCounts, n, param(c, Param::RecvCount));
         // ScalaTrace stores MPI_Allgatherv's receive counts where its displacements belong,
         // so they are laid out one after the other instead (see pack_displs).
         if (c.op == Op::Gatherv && !packedDispls(x, Param::Displs, Param::RecvCounts, param(c, Param::RecvCount), n))
-          d.set("displs", countVector(x, Param::Displs, n, nullptr));
+          countArray(x, d, "displs", Param::Displs, n, nullptr);
         else uses_.displs = true;
         if (c.op == Op::Gatherv) root();
         return render(c.op == Op::Gatherv ? "call/gatherv" : "call/allgatherv", d);
@@ -1173,9 +1187,9 @@ class CWriter : public ProgramWalker {
         receiveSide(x, d);
         const std::size_t n = vectorLength(c, {Param::SendCounts, Param::Displs});
         d.set("n", std::to_string(n));
-        d.set("sendcounts", countVector(x, Param::SendCounts, n, param(c, Param::Count)));
+        countArray(x, d, "sendcounts", Param::SendCounts, n, param(c, Param::Count));
         if (!packedDispls(x, Param::Displs, Param::SendCounts, param(c, Param::Count), n))
-          d.set("displs", countVector(x, Param::Displs, n, nullptr));
+          countArray(x, d, "displs", Param::Displs, n, nullptr);
         else uses_.displs = true;
         root();
         return render("call/scatterv", d);
@@ -1186,13 +1200,13 @@ class CWriter : public ProgramWalker {
         const std::size_t n =
             vectorLength(c, {Param::SendCounts, Param::Displs, Param::RecvCounts, Param::RecvDispls});
         d.set("n", std::to_string(n));
-        d.set("sendcounts", countVector(x, Param::SendCounts, n, param(c, Param::Count)));
-        d.set("recvcounts", countVector(x, Param::RecvCounts, n, param(c, Param::RecvCount)));
+        countArray(x, d, "sendcounts", Param::SendCounts, n, param(c, Param::Count));
         if (!packedDispls(x, Param::Displs, Param::SendCounts, param(c, Param::Count), n))
-          d.set("sdispls", countVector(x, Param::Displs, n, nullptr));
+          countArray(x, d, "sdispls", Param::Displs, n, nullptr);
         else uses_.displs = true;
+        countArray(x, d, "recvcounts", Param::RecvCounts, n, param(c, Param::RecvCount));
         if (!packedDispls(x, Param::RecvDispls, Param::RecvCounts, param(c, Param::RecvCount), n))
-          d.set("rdispls", countVector(x, Param::RecvDispls, n, nullptr));
+          countArray(x, d, "rdispls", Param::RecvDispls, n, nullptr);
         else uses_.displs = true;
         return render("call/alltoallv", d);
       }
@@ -1204,7 +1218,7 @@ class CWriter : public ProgramWalker {
         reduction();
         const std::size_t n = vectorLength(c, {Param::RecvCounts});
         d.set("n", std::to_string(n));
-        d.set("recvcounts", countVector(x, Param::RecvCounts, n, param(c, Param::Count)));
+        countArray(x, d, "recvcounts", Param::RecvCounts, n, param(c, Param::Count));
         return render("call/reduce_scatter", d);
       }
       default:
@@ -1240,7 +1254,7 @@ class CWriter : public ProgramWalker {
         if (p == Param::SendCounts) fallback = param(c, Param::Count);
         if (p == Param::RecvCounts) fallback = param(c, c.op == Op::IreduceScatter ? Param::Count : Param::RecvCount);
         if (!isDispls) counts = p, countsFallback = fallback;
-        d.set(name, countVector(x, p, n, fallback));
+        countArray(x, d, name, p, n, fallback);
       }
     };
     switch (c.op) {
@@ -1421,14 +1435,37 @@ class CWriter : public ProgramWalker {
     return n > 0 ? n : static_cast<std::size_t>(program_.numRanks);
   }
 
+  // The elements of a vector of counts (or displacements) for an initializer, each through
+  // msg_count(): `msg_count(4), msg_count(8)`, or entries of its table by rank (countRows).
   std::string countVector(const CallCtx& x, Param p, std::size_t n, const Expr* fallback) {
-    const std::vector<Expr>* v = vec(x.c, p);
-    auto element = [&](std::size_t i) { return v && i < v->size() ? &(*v)[i] : fallback; };
-    if (v && x.tables)
-      if (std::optional<std::string> rows = countRows(x, p, n, element)) return *rows;
     std::vector<std::string> items;
-    for (std::size_t i = 0; i < n; ++i) items.push_back(count(x, element(i), fmt::format("{}{}", paramName(p), i)));
+    if (std::optional<std::string> table = countRows(x, p, n, fallback)) {
+      uses_.counts = true;
+      for (std::size_t i = 0; i < n; ++i) {
+        mus::data d;
+        d.set("count", fmt::format("{}[rank][{}]", *table, i));
+        items.push_back(render("expr/msg_count", d));
+      }
+      return fmt::format("{}", fmt::join(items, ", "));
+    }
+    const std::vector<Expr>* v = vec(x.c, p);
+    for (std::size_t i = 0; i < n; ++i)
+      items.push_back(count(x, v && i < v->size() ? &(*v)[i] : fallback, fmt::format("{}{}", paramName(p), i)));
     return fmt::format("{}", fmt::join(items, ", "));
+  }
+
+  // A vector of counts (or displacements) for the templates of the vector collectives: `key`,
+  // its elements for an initializer (countVector), or where it is a table by rank `key_row`,
+  // the rank's row (`sendcounts_by_rank[rank]`), which the template copies through msg_count()
+  // in a loop: a line for the vector, where the initializer takes one per element.
+  void countArray(const CallCtx& x, mus::data& d, const std::string& key, Param p, std::size_t n,
+                  const Expr* fallback) {
+    if (std::optional<std::string> table = countRows(x, p, n, fallback)) {
+      uses_.counts = true;
+      d.set(key + "_row", *table + "[rank]");
+      return;
+    }
+    d.set(key, countVector(x, p, n, fallback));
   }
 
   // Whether a vector collective's displacements are laid out by the runtime's pack_displs (the
@@ -1462,11 +1499,14 @@ class CWriter : public ProgramWalker {
 
   // A vector of counts (or displacements) of plain values by rank, one of them a choice among
   // many groups (tabulatedByRank), as one table with a row per rank, the vector that rank
-  // passes: `msg_count(sendcounts_by_rank[rank][0]), ...`. The rows of the ranks that do not
-  // make the call (never read) are zeros. None where an element is not a plain value by rank
-  // (a cycle over executions, ...) or none is such a choice: the elements are spelled one by one.
-  std::optional<std::string> countRows(const CallCtx& x, Param p, std::size_t n,
-                                       const std::function<const Expr*(std::size_t)>& element) {
+  // passes, declared before the call: its name (`sendcounts_by_rank`). The rows of the ranks
+  // that do not make the call (never read) are zeros. None where an element is not a plain
+  // value by rank (a cycle over executions, ...) or none is such a choice, and outside a call's
+  // statement: the elements are spelled one by one.
+  std::optional<std::string> countRows(const CallCtx& x, Param p, std::size_t n, const Expr* fallback) {
+    const std::vector<Expr>* v = vec(x.c, p);
+    if (!v || !x.tables) return std::nullopt;
+    auto element = [&](std::size_t i) { return i < v->size() ? &(*v)[i] : fallback; };
     bool tabulated = false;
     for (std::size_t i = 0; i < n; ++i) {
       const Expr* e = element(i);
@@ -1482,9 +1522,9 @@ class CWriter : public ProgramWalker {
         const Expr* e = element(i);
         double value = 0;
         if (e && peerRanks_.contains(r)) {
-          const std::optional<double> v = valueOfRank(*e, r);
-          if (!v) throw std::logic_error(fmt::format("{}: rank {} in no group of {}", label(x.c), r, paramName(p)));
-          value = *v;
+          const std::optional<double> ofRank = valueOfRank(*e, r);
+          if (!ofRank) throw std::logic_error(fmt::format("{}: rank {} in no group of {}", label(x.c), r, paramName(p)));
+          value = *ofRank;
         }
         row.push_back(style.leaf(value));
       }
@@ -1492,14 +1532,7 @@ class CWriter : public ProgramWalker {
     }
     const std::string name = tableName(*x.tables, std::string(paramName(p)) + "_by_rank");
     x.tables->push_back(Table{"static const ", style.tableType, name, "", rows.size(), n, std::move(rows)});
-    std::vector<std::string> items;
-    for (std::size_t i = 0; i < n; ++i) {
-      uses_.counts = true;
-      mus::data d;
-      d.set("count", fmt::format("{}[rank][{}]", name, i));
-      items.push_back(render("expr/msg_count", d));
-    }
-    return fmt::format("{}", fmt::join(items, ", "));
+    return name;
   }
 
   std::string commCall(const CallCtx& x, mus::data& d) {

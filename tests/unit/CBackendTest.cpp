@@ -635,7 +635,10 @@ TEST(CBackend, PerRankValuesWithoutAFormulaAreTables) {
   const RankList low = RankList::progression(0, 4), middle = RankList::progression(4, 8), high = RankList::progression(12, 4);
   s.push_back(b.call(Op::Allreduce, {{Param::Comm, C(kCommWorld)}, {Param::Count, byRank({low, middle, high}, {C(5), C(6), C(7)})},
                                      {Param::Datatype, C(kDouble)}, {Param::ReduceOp, C(1)}}));
-  const std::string c = render(b.program(std::move(s)));
+  b.program(std::move(s));
+  // The computation before MPI_Finalize, outside a call's block, by rank too.
+  b.raw().body.back().call.computeUs = perRank(P, [](int r) { return 100 + r; });
+  const std::string c = render(b.raw());
   const std::string part = c.substr(c.find("starts here ==== */"));
 
   // No condition on the rank but the two of the 3-group choice, which rank sets explain.
@@ -645,24 +648,28 @@ TEST(CBackend, PerRankValuesWithoutAFormulaAreTables) {
   for (std::size_t pos = 0; (pos = part.find("rank >", pos)) != std::string::npos; ++pos) ++conditions;
   EXPECT_EQ(conditions, 2u) << part;
   EXPECT_TRUE(contains(part, "msg_count(rank < 4 ? 5 : rank >= 12 ? 7 : 6)")) << part;
-  std::string flat = part;  // the calls' lines are wrapped: compared without the line breaks
-  std::replace(flat.begin(), flat.end(), '\n', ' ');
-  for (std::size_t pos; (pos = flat.find("  ")) != std::string::npos;) flat.erase(pos, 1);
-  // The call reads its vectors' rows in order, and the scalars' tables by rank.
-  for (const char* name : {"sendcounts", "displs", "recvcounts"}) {
-    std::string row;
-    for (int j = 0; j < P; ++j)
-      row += fmt::format("{}msg_count({}_by_rank[rank][{}])", j ? ", " : "", name, j);
-    EXPECT_TRUE(contains(flat, "{ " + row + " }")) << name << "\n" << part;
+  // The call copies its rank's row of each table through msg_count(), and reads the scalars'
+  // tables by rank; the nonblocking form copies the rows to its request's arrays.
+  for (const auto& [array, table] : std::vector<std::pair<std::string, std::string>>{
+           {"sendcounts", "sendcounts"}, {"sdispls", "displs"}, {"recvcounts", "recvcounts"}}) {
+    EXPECT_TRUE(contains(part, fmt::format("      int {0}[16];\n      for (int i = 0; i < 16; ++i) {0}[i] = "
+                                           "msg_count({1}_by_rank[rank][i]);\n", array, table)))
+        << array << "\n" << part;
   }
+  EXPECT_TRUE(contains(part, "      int *sendcounts = request_ints(req, 0, 16, sendcounts_by_rank[rank]);\n"
+                             "      for (int i = 0; i < 16; ++i) sendcounts[i] = msg_count(sendcounts[i]);\n"))
+      << part;
+  EXPECT_TRUE(contains(part, "      int *sdispls = request_ints(req, 1, 16, displs_by_rank[rank]);\n")) << part;
   // The receive displacements are the blocks one after the other: a formula, pack_displs.
   EXPECT_FALSE(contains(part, "rdispls_by_rank")) << part;
   EXPECT_TRUE(contains(part, "pack_displs(16, recvcounts, rdispls);")) << part;
   EXPECT_TRUE(contains(part, "compute(compute_us_by_rank[rank]);")) << part;
-  EXPECT_TRUE(contains(flat, "int *sendcounts = request_ints(req, 0, 16, (const int[16]){ msg_count(sendcounts_by_rank[rank][0]),"))
+  EXPECT_TRUE(contains(part, "      int *rdispls = request_ints(req, 3, 16, NULL);\n      pack_displs(16, recvcounts, rdispls);\n"))
       << part;
-  EXPECT_TRUE(contains(flat, "int *rdispls = request_ints(req, 3, 16, NULL); pack_displs(16, recvcounts, rdispls);")) << part;
   EXPECT_TRUE(contains(part, "MPI_Allreduce(send_buf, recv_buf, msg_count(count_by_rank[rank]), MPI_DOUBLE,")) << part;
+  EXPECT_TRUE(contains(part, "MPI_Finalize: the computation before it */\n  {\n    static const double compute_us_by_rank[16] = "
+                             "{ 100, 101, 102,"))
+      << part;
 
   // The tables hold every rank's values: compiled and printed by a C program of their own.
   const std::vector<std::pair<std::string, std::string>> tables = {
