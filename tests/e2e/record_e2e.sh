@@ -25,9 +25,9 @@
 #       records samples/apps/intsort (MPI_Alltoallv counts that differ for every pair of ranks) on
 #       16 and 64 ranks: the benchmark's part made from the trace is under 300 lines at 16 ranks
 #       and grows less than P^2 (at 64 ranks less than 8x the lines of 16), holds its counts as
-#       tables by rank and no chain of more than 4 `rank == k ?` conditions, compiles with -Werror (and against MPICH's
-#       header with TRACEGEN_MPICH_INCLUDE set), and at 16 ranks makes the application's calls
-#       and bytes (tracegen compare)
+#       tables by rank and no chain of more than 4 `rank == k ?` conditions, compiles with
+#       -Werror (and against MPICH's header with TRACEGEN_MPICH_INCLUDE set), and at 16 ranks
+#       makes the application's calls and bytes (tracegen compare)
 #   record_e2e.sh ... fortran-onesided TRACEGEN
 #       records samples/apps/rma_f (Fortran one-sided calls and MPI-IO) on 2 ranks: the calls and
 #       bytes are recorded, and its C benchmark makes the same calls and bytes
