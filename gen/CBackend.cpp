@@ -8,14 +8,13 @@
 //
 // Values. Parameters are expressions over the rank and the loop state (Expr): constants, peers
 // relative to the rank (`(rank + 1) % nranks`), choices by rank group (a `?:` chain over rank
-// conditions; among more than kMaxRankChoices groups of plain values, a table indexed by the
-// rank, and for a vector parameter one table whose rows are the ranks), cycles over a
-// statement's executions (a table indexed by the statement's execution counter) and
-// first-iteration choices (a test of the loop variable). Element
-// counts go through msg_count() (--msg-scale), computation through compute()
-// (--compute-scale). Peers and roots are world ranks in the model; on another communicator
-// they are translated at run time by comm_rank(). Requests are named by recency as in the
-// trace (recent_request(k), k = 10000 - offset).
+// conditions; at fixed scale, among more than kMaxRankChoices groups of plain values, a table
+// indexed by the rank, and for a vector parameter one table whose rows are the ranks), cycles
+// over a statement's executions (a table indexed by the statement's execution counter) and
+// first-iteration choices (a test of the loop variable). Element counts go through msg_count()
+// (--msg-scale), computation through compute() (--compute-scale). Peers and roots are world
+// ranks in the model; on another communicator they are translated at run time by comm_rank().
+// Requests are named by recency as in the trace (recent_request(k), k = 10000 - offset).
 //
 // The helpers (compute, msg_count, the request ring, the tables of communicators, ...) are the
 // runtime, real C in templates/c/runtime/ (gen/CRuntime.h), the same for every trace: the
@@ -1478,6 +1477,7 @@ class CWriter : public ProgramWalker {
   bool packedDispls(const CallCtx& x, Param displs, Param counts, const Expr* countsFallback, std::size_t n) const {
     const std::vector<Expr>* d = vec(x.c, displs);
     if (!d) return true;
+    if (program_.scaleFree) return false;  // its values are formulas of the scale already
     const std::vector<Expr>* v = vec(x.c, counts);
     auto count = [&](std::size_t i) { return v && i < v->size() ? &(*v)[i] : countsFallback; };
     if (d->size() != n || std::all_of(d->begin(), d->end(), [](const Expr& e) { return e.isConst(); })) return false;
@@ -1505,7 +1505,7 @@ class CWriter : public ProgramWalker {
   // statement: the elements are spelled one by one.
   std::optional<std::string> countRows(const CallCtx& x, Param p, std::size_t n, const Expr* fallback) {
     const std::vector<Expr>* v = vec(x.c, p);
-    if (!v || !x.tables) return std::nullopt;
+    if (!v || !x.tables || program_.scaleFree) return std::nullopt;  // tables by rank: fixed scale only
     auto element = [&](std::size_t i) { return i < v->size() ? &(*v)[i] : fallback; };
     bool tabulated = false;
     for (std::size_t i = 0; i < n; ++i) {
@@ -1873,8 +1873,10 @@ class CWriter : public ProgramWalker {
     }
 
     std::string byRank(const Expr& e) override {
-      // Among many groups of plain values, a table by rank (kMaxRankChoices).
-      if (scope_.tables && tabulatedByRank(e))
+      // Among many groups of plain values, a table by rank (kMaxRankChoices); at fixed scale
+      // only, where the ranks are the trace's (a scale-free program's groups are position
+      // classes, whatever the number of ranks).
+      if (scope_.tables && !w_.program_.scaleFree && tabulatedByRank(e))
         if (std::optional<std::string> entry = w_.rankTable(e, style_, scope_)) return *entry;
       // The groups partition the statement's ranks, so the group with the longest condition
       // needs none: it is what remains.
