@@ -632,6 +632,12 @@ TEST(CBackend, PerRankValuesWithoutAFormulaAreTables) {
                      {{Param::SendCounts, sendcounts}, {Param::Displs, sdispls}, {Param::RecvCounts, recvcounts},
                       {Param::RecvDispls, rdispls}}));
   s.push_back(b.call(Op::Wait, {{Param::Request, C(9999)}}));
+  // MPI_Alltoallw's counts are initializers (as the neighbourhood collectives' are): the
+  // entries of the rank's row.
+  const std::vector<Expr> ints(P, C(kInt));
+  s.push_back(b.call(Op::Alltoallw, {{Param::Comm, C(kCommWorld)}},
+                     {{Param::SendCounts, sendcounts}, {Param::SendTypes, ints}, {Param::RecvCounts, recvcounts},
+                      {Param::RecvTypes, ints}}));
   const RankList low = RankList::progression(0, 4), middle = RankList::progression(4, 8), high = RankList::progression(12, 4);
   s.push_back(b.call(Op::Allreduce, {{Param::Comm, C(kCommWorld)}, {Param::Count, byRank({low, middle, high}, {C(5), C(6), C(7)})},
                                      {Param::Datatype, C(kDouble)}, {Param::ReduceOp, C(1)}}));
@@ -660,6 +666,14 @@ TEST(CBackend, PerRankValuesWithoutAFormulaAreTables) {
                              "      for (int i = 0; i < 16; ++i) sendcounts[i] = msg_count(sendcounts[i]);\n"))
       << part;
   EXPECT_TRUE(contains(part, "      int *sdispls = request_ints(req, 1, 16, displs_by_rank[rank]);\n")) << part;
+  {
+    std::string entries;
+    for (int j = 0; j < P; ++j) entries += fmt::format("{}msg_count(recvcounts_by_rank[rank][{}])", j ? ", " : "", j);
+    std::string flat = part;  // wrapped after its commas: compared without the line breaks
+    std::replace(flat.begin(), flat.end(), '\n', ' ');
+    for (std::size_t pos; (pos = flat.find("  ")) != std::string::npos;) flat.erase(pos, 1);
+    EXPECT_TRUE(contains(flat, "const int recvcounts[16] = { " + entries + " }; const MPI_Datatype recvtypes[16]")) << part;
+  }
   // The receive displacements are the blocks one after the other: a formula, pack_displs.
   EXPECT_FALSE(contains(part, "rdispls_by_rank")) << part;
   EXPECT_TRUE(contains(part, "pack_displs(16, recvcounts, rdispls);")) << part;
