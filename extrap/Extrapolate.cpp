@@ -26,6 +26,9 @@ struct Attempt {
 
 enum class SlotKind { Numeric, Identifier, Peer };
 
+// The most ranks an input may have when its split colours are checked rank by rank.
+constexpr Rank kMaxColorCheckRanks = Rank{1} << 16;
+
 // The mean relative error at the held-back scales up to which a fitted time model is taken.
 constexpr double kTimeTolerance = 0.25;
 
@@ -596,6 +599,12 @@ class Extrapolator {
         if (vg->values[0] < 0) throw error(i, "a split with MPI_UNDEFINED colours is not extrapolated yet");
         return vg->values[0];
       };
+      // The check visits every rank of the input: inputs are recorded at small scales, and a
+      // trace that declares more ranks than that is refused rather than walked.
+      if (g.size() > kMaxColorCheckRanks)
+        throw error(i, fmt::format("color: checking a split's colours visits every rank, and {} ranks are more than "
+                                   "the {} an input may have for it",
+                                   g.size(), kMaxColorCheckRanks));
       const std::int64_t a = colorOf(0);
       std::array<std::int64_t, 3> b{0, 0, 0};
       Rank stride = 1;
