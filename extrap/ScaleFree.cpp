@@ -600,7 +600,8 @@ class Aligner {
     return Expr::progression(fit(starts, "first value"), fit(steps, "step"), fit(lengths, "number of values"));
   }
 
-  void explain(const std::string& line) {
+  void explain(const std::string& text) {
+    const std::string line = "  " + text;
     if (std::find(res_.explanation.begin(), res_.explanation.end(), line) == res_.explanation.end())
       res_.explanation.push_back(line);
   }
@@ -643,7 +644,12 @@ ScaleFreeResult buildScaleFree(const std::vector<ExtrapolateInput>& inputs) {
   const bool descending = first.descending;
 
   ScaleFreeResult res;
-  res.explanation = first.explanation;
+  // What the inputs say (the models, evaluated at the largest input), then the formulas the
+  // program uses, fitted over the templates.
+  res.explanation.push_back(fmt::format("the inputs' models (their value at the largest input, P={} ({})):",
+                                        first.target.size(), first.target.str()));
+  for (const auto& line : first.explanation) res.explanation.push_back("  " + line);
+  res.explanation.push_back("the program's formulas, fitted over the template scales:");
   // 2. Template scales.
   std::vector<Program> programs;
   std::optional<InputError> firstFailure;

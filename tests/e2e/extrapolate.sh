@@ -179,6 +179,24 @@ if [ -x "$work/stencil_strong-scalefree" ]; then
   fi
 fi
 
+# --grid chooses another grid of the same ranks (2x8 for 16: every class present), and a grid of
+# another rank count is refused before any communication.
+if [ -x "$work/stencil2d-scalefree" ] && [ -s "$work/stencil2d-real24.tgt" ]; then
+  check "stencil2d: scale-free benchmark on a 2x8 grid (--grid)" bash -c '
+    timeout 120 mpiexec --oversubscribe -n 16 "$1" --grid 2x8 --compute-scale 0 >"$2/grid.out" 2>&1 &&
+    grep -q "^elapsed: " "$2/grid.out"' _ "$work/stencil2d-scalefree" "$work"
+  timeout 120 mpiexec --oversubscribe -n 16 "$work/stencil2d-scalefree" --grid 3x5 >"$work/out" 2>&1
+  rc=$?
+  if [ $rc -eq 2 ] && grep -q "bench: --grid 3x5 has 15 ranks, but the benchmark runs with 16" "$work/out"; then
+    passed=$((passed + 1))
+    echo "ok: scale-free benchmark refuses a --grid of another rank count"
+  else
+    failures=$((failures + 1))
+    echo "FAIL: scale-free --grid 3x5 on 16 ranks: status $rc"
+    cat "$work/out"
+  fi
+fi
+
 # With --ranks and an output named .c, `tracegen extrapolate` writes the benchmark directly: the
 # same program as generating from the extrapolated trace.
 if [ -s "$work/stencil2d-x24.tgt" ] && [ -s "$work/bench24.c" ]; then
