@@ -107,6 +107,12 @@ void LoopCompressor::settle(Node& n) {
 void LoopCompressor::recycle(Node&& n) {
   if (n.loop) {
     for (Node& b : n.body) recycle(std::move(b));
+    if (loopPool_.size() >= 64) return;
+    n.body.clear();
+    n.iters.clear();
+    n.open = 0;
+    n.stats.clear();
+    loopPool_.push_back(std::move(n));
     return;
   }
   if (pool_.size() >= 64) return;
@@ -116,6 +122,16 @@ void LoopCompressor::recycle(Node&& n) {
   n.open = 0;
   n.body.clear();
   pool_.push_back(std::move(n));
+}
+
+LoopCompressor::Node LoopCompressor::takeLoop() {
+  Node loop;
+  if (!loopPool_.empty()) {
+    loop = std::move(loopPool_.back());
+    loopPool_.pop_back();
+  }
+  loop.loop = true;
+  return loop;
 }
 
 std::uint64_t LoopCompressor::loopShape(const std::vector<Node>& body) {
@@ -189,10 +205,128 @@ void LoopCompressor::mergeInto(Node& into, Node& from) {
   for (int i = 0; i < from.nfresh; ++i) addStat(into.stats, from.fresh[i].phase, from.fresh[i].after, from.fresh[i].us);
 }
 
+void LoopCompressor::probe(const CallRecord& call, Probe& p) {
+  const std::size_t count = call.scalars.size() + call.vectors.size();
+  p.direct = false;
+  if (count > kProbeSlots) return;
+  p.n = static_cast<std::uint8_t>(count);
+  // Insertion sort by parameter (a handful of slots, nearly always in order already).
+  for (std::size_t i = 0; i < count; ++i) {
+    const auto param = static_cast<std::uint8_t>(i < call.scalars.size() ? call.scalars[i].first
+                                                                          : call.vectors[i - call.scalars.size()].param);
+    std::size_t j = i;
+    for (; j > 0 && p.params[j - 1] > param; --j) {
+      p.params[j] = p.params[j - 1];
+      p.from[j] = p.from[j - 1];
+    }
+    p.params[j] = param;
+    p.from[j] = static_cast<std::uint8_t>(i);
+  }
+  for (std::size_t i = 1; i < count; ++i)
+    if (p.params[i] == p.params[i - 1]) return;  // a parameter twice: makeEvent's order decides
+  for (std::size_t i = count; i < kProbeSlots; ++i) p.params[i] = 0;
+  // The same memo makeEvent uses (and fills the same way).
+  ShapeMemo& memo = shapes_[(call.site * 31u + static_cast<std::uint32_t>(call.op)) & 255u];
+  if (memo.op != call.op || memo.site != call.site || memo.n != count ||
+      std::memcmp(memo.params, p.params, sizeof p.params) != 0) {
+    std::uint64_t h = combine(kEventSeed, static_cast<std::uint64_t>(call.op));
+    h = combine(h, static_cast<std::uint64_t>(call.site));
+    for (std::size_t i = 0; i < count; ++i) h = combine(h, static_cast<std::uint64_t>(p.params[i]));
+    memo.op = call.op;
+    memo.site = call.site;
+    memo.n = p.n;
+    std::memcpy(memo.params, p.params, sizeof p.params);
+    memo.shape = h;
+  }
+  p.shape = memo.shape;
+  p.direct = true;
+}
+
+// sameShape(a, makeEvent(call)).
+bool LoopCompressor::matchesCall(const Node& a, const CallRecord& call, const Probe& p) {
+  if (a.shape != p.shape) return false;
+  if (a.loop) return a.body.size() == 1 && matchesCall(a.body[0], call, p);
+  if (a.op != call.op || a.site != call.site || a.slots.size() != p.n) return false;
+  for (std::size_t i = 0; i < p.n; ++i)
+    if (static_cast<std::uint8_t>(a.slots[i].param) != p.params[i]) return false;
+  return true;
+}
+
+// mergeInto(into, makeEvent(call)): into has the call's shape.
+void LoopCompressor::mergeCall(Node& into, const CallRecord& call, const Probe& p) {
+  if (into.loop) {
+    // mergeInto makes the event a loop of one iteration first, whose trip counts are one 1.
+    commit(into);
+    into.iters.push(1);
+    mergeCall(into.body[0], call, p);
+    return;
+  }
+  settle(into);
+  ++into.execs;
+  const std::size_t scalars = call.scalars.size();
+  for (std::size_t i = 0; i < p.n; ++i) {
+    Slot& s = into.slots[i];
+    const std::size_t k = p.from[i];
+    if (k < scalars) {
+      s.values.push(call.scalars[k].second);
+      if (s.vectorLength != 0) s.vectorLength = -1;
+      continue;
+    }
+    const CallRecord::VectorRef& ref = call.vectors[k - scalars];
+    for (std::size_t j = 0; j < ref.length; ++j) s.values.push(call.vectorValues[ref.offset + j]);
+    if (s.vectorLength != static_cast<std::int64_t>(ref.length)) s.vectorLength = -1;
+  }
+  if (call.computeUs >= 0) addStat(into.stats, Phase::Compute, call.prevSite, call.computeUs);
+  if (call.mpiUs >= 0) addStat(into.stats, Phase::Mpi, call.prevSite, call.mpiUs);
+}
+
+// compressTail() with the call as the tail's last node, before a node is made for it: the same
+// tests in the same order; the call is folded where its node would be. False if no rule applies.
+bool LoopCompressor::foldCall(const CallRecord& call, const Probe& p) {
+  const std::size_t n = seq_.size() + 1;  // the call's node would be seq_[n - 1]
+  if (n < 2) return false;
+  const std::size_t maxW = std::min(window_, n - 1);
+
+  // (a) The tail is one more iteration of the loop just before it.
+  for (std::size_t w = 1; w <= maxW; ++w) {
+    Node& cand = seq_[n - 1 - w];
+    if (!cand.loop || cand.body.size() != w || !matchesCall(cand.body.back(), call, p)) continue;
+    if (!rangesMatch(cand.body, 0, seq_, n - w, w - 1)) continue;
+    for (std::size_t j = 0; j + 1 < w; ++j) mergeInto(cand.body[j], seq_[n - w + j]);
+    mergeCall(cand.body[w - 1], call, p);
+    ++cand.open;
+    for (std::size_t j = n - w; j + 1 < n; ++j) recycle(std::move(seq_[j]));
+    seq_.resize(n - w);
+    return true;
+  }
+
+  // (b) The last w nodes repeat the w before them: fold both into a new loop.
+  for (std::size_t w = 1; 2 * w <= n && w <= window_; ++w) {
+    if (!matchesCall(seq_[n - 1 - w], call, p)) continue;
+    if (!rangesMatch(seq_, n - 2 * w, seq_, n - w, w - 1)) continue;
+    Node loop = takeLoop();
+    loop.body.assign(std::make_move_iterator(seq_.begin() + static_cast<std::ptrdiff_t>(n - 2 * w)),
+                     std::make_move_iterator(seq_.begin() + static_cast<std::ptrdiff_t>(n - w)));
+    for (std::size_t j = 0; j + 1 < w; ++j) mergeInto(loop.body[j], seq_[n - w + j]);
+    mergeCall(loop.body[w - 1], call, p);
+    loop.open = 2;
+    loop.shape = loopShape(loop.body);
+    for (std::size_t j = n - w; j + 1 < n; ++j) recycle(std::move(seq_[j]));
+    seq_.resize(n - 2 * w);
+    seq_.push_back(std::move(loop));
+    return true;
+  }
+  return false;
+}
+
 void LoopCompressor::append(const CallRecord& call) {
-  seq_.push_back(makeEvent(call));
   ++calls_;
-  compressTail();
+  Probe p;
+  if (direct_) probe(call, p);
+  if (p.direct && foldCall(call, p)) return;
+  seq_.push_back(makeEvent(call));
+  // A direct probe ran compressTail's tests already, and none applied.
+  if (!p.direct) compressTail();
 }
 
 void LoopCompressor::compressTail() {
@@ -217,8 +351,7 @@ void LoopCompressor::compressTail() {
   for (std::size_t w = 1; 2 * w <= n && w <= window_; ++w) {
     if (!sameShape(seq_[n - 1 - w], last)) continue;
     if (!rangesMatch(seq_, n - 2 * w, seq_, n - w, w)) continue;
-    Node loop;
-    loop.loop = true;
+    Node loop = takeLoop();
     loop.body.assign(std::make_move_iterator(seq_.begin() + static_cast<std::ptrdiff_t>(n - 2 * w)),
                      std::make_move_iterator(seq_.begin() + static_cast<std::ptrdiff_t>(n - w)));
     for (std::size_t j = 0; j < w; ++j) mergeInto(loop.body[j], seq_[n - w + j]);
