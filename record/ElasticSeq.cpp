@@ -10,7 +10,7 @@ ElasticSeq ElasticSeq::repeated(std::int64_t v, std::int64_t n) {
     s.vals_.assign(1, v);
     s.n_ = n;
   }
-  return s;
+  return s;  // pos_ = n mod 1 = 0
 }
 
 void ElasticSeq::buildPrefixFunction() {
@@ -28,19 +28,19 @@ void ElasticSeq::push(std::int64_t v) {
     vals_.assign(1, v);
     pi_.clear();
     n_ = 1;
+    pos_ = 0;
     return;
   }
   const std::size_t p = vals_.size();
-  // p == 1 (a constant, the common case) needs no division.
-  if (vals_[p == 1 ? 0 : static_cast<std::size_t>(n_ % static_cast<std::int64_t>(p))] == v) {
-    ++n_;  // continues the period
+  if (vals_[pos_] == v) {  // continues the period
+    ++n_;
+    if (++pos_ == p) pos_ = 0;
     return;
   }
-  // Materialise s[p..n) from the period, then v, extending the prefix function as we go.
+  // Materialise s[p..n) from the period, then v, extending the prefix function as we go (the
+  // vectors grow geometrically and keep their capacity when the period folds back).
   if (pi_.size() != p) buildPrefixFunction();
   const auto n = static_cast<std::size_t>(n_);
-  vals_.reserve(n + 1);
-  pi_.reserve(n + 1);
   for (std::size_t i = p; i <= n; ++i) {
     const std::int64_t x = i < n ? vals_[i % p] : v;
     vals_.push_back(x);
@@ -53,6 +53,7 @@ void ElasticSeq::push(std::int64_t v) {
   const auto period = static_cast<std::size_t>(n_ - pi_.back());
   vals_.resize(period);
   pi_.resize(period);
+  pos_ = static_cast<std::size_t>(n_ % static_cast<std::int64_t>(period));
 }
 
 void ElasticSeq::append(const ElasticSeq& other) {
@@ -67,14 +68,18 @@ void ElasticSeq::append(const ElasticSeq& other) {
   }
   // Two periodic sequences (periods p and q) that agree on p + q positions agree everywhere
   // (Fine-Wilf), so that many comparisons decide whether `other` just continues our period.
-  const auto p = static_cast<std::int64_t>(vals_.size());
-  const auto q = static_cast<std::int64_t>(other.vals_.size());
-  const std::int64_t check = std::min(other.n_, p + q);
+  const std::size_t p = vals_.size();
+  const std::size_t q = other.vals_.size();
+  const std::int64_t check = std::min(other.n_, static_cast<std::int64_t>(p + q));
   bool continues = true;
-  for (std::int64_t j = 0; j < check && continues; ++j)
-    continues = other.at(j) == vals_[static_cast<std::size_t>((n_ + j) % p)];
+  for (std::size_t j = 0, i = pos_, k = 0; static_cast<std::int64_t>(j) < check && continues; ++j) {
+    continues = other.vals_[k] == vals_[i];
+    if (++i == p) i = 0;
+    if (++k == q) k = 0;
+  }
   if (continues) {
     n_ += other.n_;
+    pos_ = static_cast<std::size_t>(n_ % static_cast<std::int64_t>(p));
     return;
   }
   for (std::int64_t j = 0; j < other.n_; ++j) push(other.at(j));

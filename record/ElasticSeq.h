@@ -11,6 +11,8 @@
 // (n + 1) - pi[n]. Extensions double the stored length between re-foldings, so appends are
 // amortised O(1) and an aperiodic sequence costs what its length costs. The prefix function is
 // built only at the first re-folding: a constant, the most common sequence, is one allocation.
+// The position in the period where the next value falls, n mod p, is kept as a cursor, so that
+// continuing the period (the recorder's per-call case) costs a comparison and no division.
 #pragma once
 
 #include <cstdint>
@@ -29,6 +31,7 @@ class ElasticSeq {
     vals_.clear();
     pi_.clear();
     n_ = 0;
+    pos_ = 0;
   }
   // Appends every value of `other` in order (the later executions of a merged loop body).
   void append(const ElasticSeq& other);
@@ -51,6 +54,7 @@ class ElasticSeq {
   std::vector<std::int64_t> vals_;  // s[0..p), p the shortest period of s[0..n)
   std::vector<std::int64_t> pi_;    // KMP prefix function of vals_, or empty until needed
   std::int64_t n_ = 0;
+  std::size_t pos_ = 0;  // n_ mod vals_.size() (0 while empty)
 };
 
 }  // namespace tracegen::record
