@@ -44,12 +44,27 @@ void LoopCompressor::addStat(std::vector<Stat>& stats, Phase phase, std::int64_t
   stats.back().acc.add(us);
 }
 
-LoopCompressor::Node LoopCompressor::makeEvent(const CallRecord& call) {
-  Node n;
-  if (!pool_.empty()) {
-    n = std::move(pool_.back());
+void LoopCompressor::pushEvent(const CallRecord& call) {
+  if (pool_.empty()) {
+    seq_.emplace_back();
+  } else {
+    // A kept node of the same call site if one is near the top of the pool: its buffers have
+    // the sizes this site's calls need (another site's node may have fewer slots, or shorter
+    // value lists, to grow again).
+    std::size_t pick = pool_.size() - 1;
+    for (std::size_t i = pool_.size(), seen = 0; i-- > 0 && seen < 8; ++seen)
+      if (pool_[i].site == call.site && pool_[i].op == call.op) {
+        pick = i;
+        break;
+      }
+    seq_.push_back(std::move(pool_[pick]));
+    if (pick + 1 != pool_.size()) pool_[pick] = std::move(pool_.back());
     pool_.pop_back();
   }
+  makeEvent(call, seq_.back());
+}
+
+void LoopCompressor::makeEvent(const CallRecord& call, Node& n) {
   n.op = call.op;
   n.site = call.site;
   const std::size_t count = call.scalars.size() + call.vectors.size();
@@ -96,7 +111,6 @@ LoopCompressor::Node LoopCompressor::makeEvent(const CallRecord& call) {
   n.nfresh = 0;
   if (call.computeUs >= 0) n.fresh[n.nfresh++] = {Phase::Compute, call.prevSite, call.computeUs};
   if (call.mpiUs >= 0) n.fresh[n.nfresh++] = {Phase::Mpi, call.prevSite, call.mpiUs};
-  return n;
 }
 
 void LoopCompressor::settle(Node& n) {
@@ -324,7 +338,7 @@ void LoopCompressor::append(const CallRecord& call) {
   Probe p;
   if (direct_) probe(call, p);
   if (p.direct && foldCall(call, p)) return;
-  seq_.push_back(makeEvent(call));
+  pushEvent(call);
   // A direct probe ran compressTail's tests already, and none applied.
   if (!p.direct) compressTail();
 }

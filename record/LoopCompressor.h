@@ -142,7 +142,8 @@ class LoopCompressor {
   static void mergeCall(Node& into, const CallRecord& call, const Probe& p);
   bool foldCall(const CallRecord& call, const Probe& p);
   Node takeLoop();
-  Node makeEvent(const CallRecord& call);
+  void pushEvent(const CallRecord& call);  // appends the call's node to seq_
+  void makeEvent(const CallRecord& call, Node& n);
   static void settle(Node& n);
   // Event nodes folded into a loop are kept for reuse, their buffers' capacity with them, so a
   // call that continues a loop allocates nothing.

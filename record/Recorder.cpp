@@ -344,6 +344,35 @@ class Recorder {
     const void* where;   // the variable the handle was returned in
   };
   std::unordered_map<MPI_Request, std::vector<LiveRequest>> live_;
+  // live_'s entries of recently used handles (direct-mapped): MPI libraries recycle a few
+  // request handles, so a request's creation and its completion mostly find their entry without
+  // a hash lookup. The map's elements never move (rehashing keeps them); erasing one empties
+  // its cache slot.
+  struct LiveSlot {
+    MPI_Request handle = MPI_REQUEST_NULL;
+    std::vector<LiveRequest>* list = nullptr;
+  };
+  static constexpr std::size_t kLiveSlots = 64;
+  LiveSlot liveCache_[kLiveSlots];
+  static std::size_t liveSlot(MPI_Request r) {
+    const auto h = static_cast<std::uint64_t>(std::hash<MPI_Request>{}(r));
+    return static_cast<std::size_t>((h >> 3) ^ (h >> 9)) % kLiveSlots;
+  }
+  // r's list of live requests; null if r has none and !create.
+  std::vector<LiveRequest>* liveList(MPI_Request r, bool create) {
+    LiveSlot& c = liveCache_[liveSlot(r)];
+    if (c.list && c.handle == r) return c.list;
+    std::vector<LiveRequest>* list = nullptr;
+    if (create) {
+      list = &live_[r];
+    } else {
+      auto it = live_.find(r);
+      if (it == live_.end()) return nullptr;
+      list = &it->second;
+    }
+    c = {r, list};
+    return list;
+  }
   std::unordered_map<std::int64_t, MPI_Comm> wildcards_;  // pending MPI_ANY_SOURCE Irecvs by creation number
   std::int64_t createdRequests_ = 0;
 
@@ -497,16 +526,16 @@ RequestPick Recorder::pickRequest(MPI_Request r, const void* where, const std::v
   RequestPick p;
   p.handle = r;
   if (r == MPI_REQUEST_NULL) return p;
-  auto it = live_.find(r);
+  const std::vector<LiveRequest>* list = liveList(r, false);
   auto isTaken = [&](std::int64_t index) {
     return std::any_of(taken.begin(), taken.end(), [&](const RequestPick& t) { return t.handle == r && t.index == index; });
   };
   const LiveRequest* chosen = nullptr;
-  if (it != live_.end()) {
+  if (list) {
     // The newest request returned in this variable, else the oldest one with this handle.
-    for (auto e = it->second.rbegin(); e != it->second.rend() && !chosen; ++e)
+    for (auto e = list->rbegin(); e != list->rend() && !chosen; ++e)
       if (e->where == where && !isTaken(e->index)) chosen = &*e;
-    for (auto e = it->second.begin(); e != it->second.end() && !chosen; ++e)
+    for (auto e = list->begin(); e != list->end() && !chosen; ++e)
       if (!isTaken(e->index)) chosen = &*e;
   }
   if (!chosen) {
@@ -526,7 +555,7 @@ RequestPick Recorder::pickRequest(MPI_Request r, const void* where, const std::v
 
 void Recorder::requestCreated(MPI_Request r, const void* where) {
   if (r != MPI_REQUEST_NULL) {
-    std::vector<LiveRequest>& v = live_[r];
+    std::vector<LiveRequest>& v = *liveList(r, true);
     if (v.size() >= 64)  // requests never completed through a wrapper: forget the unreachable ones
       std::erase_if(v, [&](const LiveRequest& e) { return createdRequests_ - e.index >= kRequestRing; });
     v.push_back({createdRequests_, where});
@@ -536,12 +565,15 @@ void Recorder::requestCreated(MPI_Request r, const void* where) {
 
 void Recorder::requestCompleted(const RequestPick& p) {
   if (p.index < 0) return;
-  auto it = live_.find(p.handle);
-  if (it == live_.end()) return;
-  std::erase_if(it->second, [&](const LiveRequest& e) { return e.index == p.index; });
+  std::vector<LiveRequest>* list = liveList(p.handle, false);
+  if (!list) return;
+  std::erase_if(*list, [&](const LiveRequest& e) { return e.index == p.index; });
   // MPI libraries recycle request handles: an emptied entry is kept for the handle's next
   // request (no allocation per request), unless the table has grown large.
-  if (it->second.empty() && live_.size() > 4096) live_.erase(it);
+  if (list->empty() && live_.size() > 4096) {
+    live_.erase(p.handle);
+    liveCache_[liveSlot(p.handle)] = {};
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

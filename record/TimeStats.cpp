@@ -47,6 +47,7 @@ void TimeAcc::add(double us) {
 void TimeAcc::merge(const TimeAcc& o) {
   n += o.n;
   for (std::size_t i = 0; i < bins.size(); ++i) {
+    if (o.bins[i].freq == 0) continue;  // most of the eight bins are empty
     bins[i].freq += o.bins[i].freq;
     bins[i].sum += o.bins[i].sum;
     bins[i].min = std::min(bins[i].min, o.bins[i].min);
