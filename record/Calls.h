@@ -397,7 +397,7 @@ inline void completeOne(CallScope& s, const RequestPick& p, bool done, const MPI
 // Lists of request offsets kept between calls, so that a completing call allocates nothing once
 // they have grown to its request count.
 inline std::vector<std::int64_t>& scratch(int which) {
-  thread_local std::vector<std::int64_t> lists[2];
+  thread_local std::vector<std::int64_t> lists[2] __attribute__((tls_model("initial-exec")));
   return lists[which];
 }
 

@@ -23,7 +23,7 @@ void ElasticSeq::buildPrefixFunction() {
   }
 }
 
-void ElasticSeq::push(std::int64_t v) {
+void ElasticSeq::pushNew(std::int64_t v) {
   if (n_ == 0) {
     vals_.assign(1, v);
     pi_.clear();
@@ -32,11 +32,6 @@ void ElasticSeq::push(std::int64_t v) {
     return;
   }
   const std::size_t p = vals_.size();
-  if (vals_[pos_] == v) {  // continues the period
-    ++n_;
-    if (++pos_ == p) pos_ = 0;
-    return;
-  }
   // Materialise s[p..n) from the period, then v, extending the prefix function as we go (the
   // vectors grow geometrically and keep their capacity when the period folds back).
   if (pi_.size() != p) buildPrefixFunction();

@@ -25,7 +25,14 @@ class ElasticSeq {
   // n copies of v.
   static ElasticSeq repeated(std::int64_t v, std::int64_t n);
 
-  void push(std::int64_t v);
+  void push(std::int64_t v) {
+    if (n_ > 0 && vals_[pos_] == v) {  // continues the period: inline, the per-call case
+      ++n_;
+      if (++pos_ == vals_.size()) pos_ = 0;
+      return;
+    }
+    pushNew(v);
+  }
   // Empties the sequence, keeping its buffers' capacity.
   void clear() {
     vals_.clear();
@@ -50,6 +57,7 @@ class ElasticSeq {
 
  private:
   void buildPrefixFunction();
+  void pushNew(std::int64_t v);  // push() of a value that does not continue the period
 
   std::vector<std::int64_t> vals_;  // s[0..p), p the shortest period of s[0..n)
   std::vector<std::int64_t> pi_;    // KMP prefix function of vals_, or empty until needed
