@@ -40,8 +40,10 @@ void LoopCompressor::addStat(std::vector<Stat>& stats, Phase phase, std::int64_t
       s.acc.add(us);
       return;
     }
-  stats.push_back({phase, after, {}});
-  stats.back().acc.add(us);
+  Stat& s = stats.emplace_back();  // in place: a Stat is some 280 bytes
+  s.phase = phase;
+  s.after = after;
+  s.acc.add(us);
 }
 
 void LoopCompressor::pushEvent(const CallRecord& call) {
@@ -241,8 +243,11 @@ void LoopCompressor::probe(const CallRecord& call, Probe& p) {
   for (std::size_t i = count; i < kProbeSlots; ++i) p.params[i] = 0;
   // The same memo makeEvent uses (and fills the same way).
   ShapeMemo& memo = shapes_[(call.site * 31u + static_cast<std::uint32_t>(call.op)) & 255u];
-  if (memo.op != call.op || memo.site != call.site || memo.n != count ||
-      std::memcmp(memo.params, p.params, sizeof p.params) != 0) {
+  // Byte by byte: p.params was just written so, and a wider load of it would wait for the
+  // stores (no store forwarding); both arrays are zero beyond `count`.
+  bool same = memo.op == call.op && memo.site == call.site && memo.n == count;
+  for (std::size_t i = 0; i < count && same; ++i) same = memo.params[i] == p.params[i];
+  if (!same) {
     std::uint64_t h = combine(kEventSeed, static_cast<std::uint64_t>(call.op));
     h = combine(h, static_cast<std::uint64_t>(call.site));
     for (std::size_t i = 0; i < count; ++i) h = combine(h, static_cast<std::uint64_t>(p.params[i]));
