@@ -40,10 +40,7 @@ void LoopCompressor::addStat(std::vector<Stat>& stats, Phase phase, std::int64_t
       s.acc.add(us);
       return;
     }
-  Stat& s = stats.emplace_back();  // in place: a Stat is some 280 bytes
-  s.phase = phase;
-  s.after = after;
-  s.acc.add(us);
+  stats.emplace_back(phase, after).acc.add(us);  // in place: a Stat is some 280 bytes
 }
 
 void LoopCompressor::pushEvent(const CallRecord& call) {

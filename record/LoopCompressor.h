@@ -100,6 +100,9 @@ class LoopCompressor {
     std::int64_t vectorLength = 0;
   };
   struct Stat {
+    // A constructor, so that a new Stat is not zero-filled whole first (value-initialisation of
+    // some 280 bytes, per new predecessor of every event a loop iteration makes anew).
+    Stat(Phase p, std::int64_t a) : phase(p), after(a) {}
     Phase phase;
     std::int64_t after;
     TimeAcc acc;

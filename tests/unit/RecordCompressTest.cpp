@@ -80,6 +80,36 @@ TEST(RecordElasticSeq, MatchesBruteForceOnRandomSequences) {
   }
 }
 
+TEST(RecordElasticSeq, LazyFoldingGivesTheShortestPeriod) {
+  // Sequences read rarely (short ones are kept raw until read or grown past kRawMax), built
+  // from pieces appended in turn, some read before they are appended: always the shortest
+  // period of everything pushed.
+  std::mt19937 rng(17);
+  for (int trial = 0; trial < 300; ++trial) {
+    const std::size_t period = 1 + rng() % 6, n = 1 + rng() % (3 * ElasticSeq::kRawMax);
+    std::vector<std::int64_t> unit(period);
+    for (auto& x : unit) x = static_cast<std::int64_t>(rng() % 3);
+    std::vector<std::int64_t> v;
+    for (std::size_t i = 0; i < n; ++i) v.push_back(rng() % 23 == 0 ? static_cast<std::int64_t>(rng() % 4) : unit[i % period]);
+    ElasticSeq all;
+    std::size_t done = 0;
+    while (done < v.size()) {
+      const std::size_t len = std::min(v.size() - done, 1 + static_cast<std::size_t>(rng() % 20));
+      ElasticSeq piece = seqOf({v.begin() + static_cast<std::ptrdiff_t>(done), v.begin() + static_cast<std::ptrdiff_t>(done + len)});
+      if (rng() % 3 == 0) (void)piece.period();  // folded before it is appended
+      all.append(piece);
+      done += len;
+      if (rng() % 5 == 0) {
+        const std::vector<std::int64_t> prefix(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(done));
+        ASSERT_EQ(all.period(), naivePeriod(prefix)) << "trial " << trial << " after " << done << " values";
+      }
+    }
+    ASSERT_EQ(all.size(), static_cast<std::int64_t>(v.size()));
+    EXPECT_EQ(all.period(), naivePeriod(v)) << "trial " << trial;
+    EXPECT_EQ(all, seqOf(v)) << "trial " << trial;
+  }
+}
+
 TEST(RecordElasticSeq, AppendingARepetitionIsConstantTime) {
   // 10,000 appends of the same three-value body: the period stays three values.
   ElasticSeq body = seqOf({1, 2, 3});
