@@ -107,14 +107,23 @@ void LoopCompressor::makeEvent(const CallRecord& call, Node& n) {
     n.shape = hash();
   }
   n.execs = 1;
-  n.nfresh = 0;
-  if (call.computeUs >= 0) n.fresh[n.nfresh++] = {Phase::Compute, call.prevSite, call.computeUs};
-  if (call.mpiUs >= 0) n.fresh[n.nfresh++] = {Phase::Mpi, call.prevSite, call.mpiUs};
+  n.fresh.clear();
+  if (call.computeUs >= 0) n.fresh.push_back({Phase::Compute, call.prevSite, call.computeUs});
+  if (call.mpiUs >= 0) n.fresh.push_back({Phase::Mpi, call.prevSite, call.mpiUs});
 }
 
 void LoopCompressor::settle(Node& n) {
-  for (int i = 0; i < n.nfresh; ++i) addStat(n.stats, n.fresh[i].phase, n.fresh[i].after, n.fresh[i].us);
-  n.nfresh = 0;
+  for (const Sample& x : n.fresh) addStat(n.stats, x.phase, x.after, x.us);
+  n.fresh.clear();
+}
+
+void LoopCompressor::addFresh(Node& into, const Sample* samples, std::size_t k) {
+  if (into.stats.empty() && into.fresh.size() + k <= kFresh) {
+    into.fresh.insert(into.fresh.end(), samples, samples + k);
+    return;
+  }
+  settle(into);
+  for (std::size_t i = 0; i < k; ++i) addStat(into.stats, samples[i].phase, samples[i].after, samples[i].us);
 }
 
 void LoopCompressor::recycle(Node&& n) {
@@ -130,7 +139,7 @@ void LoopCompressor::recycle(Node&& n) {
   }
   if (pool_.size() >= 64) return;
   n.stats.clear();
-  n.nfresh = 0;
+  n.fresh.clear();
   n.iters = ElasticSeq();
   n.open = 0;
   n.body.clear();
@@ -201,12 +210,16 @@ void LoopCompressor::mergeInto(Node& into, Node& from) {
     for (std::size_t i = 0; i < into.body.size(); ++i) mergeInto(into.body[i], from.body[i]);
     return;
   }
-  settle(into);
   into.execs += from.execs;
   for (std::size_t i = 0; i < into.slots.size(); ++i) {
     into.slots[i].values.append(from.slots[i].values);
     if (into.slots[i].vectorLength != from.slots[i].vectorLength) into.slots[i].vectorLength = -1;
   }
+  if (from.stats.empty()) {  // from's samples are all raw: after into's, in order
+    addFresh(into, from.fresh.data(), from.fresh.size());
+    return;
+  }
+  settle(into);
   for (const Stat& s : from.stats) {
     auto it = std::find_if(into.stats.begin(), into.stats.end(),
                            [&](const Stat& t) { return t.phase == s.phase && t.after == s.after; });
@@ -215,7 +228,7 @@ void LoopCompressor::mergeInto(Node& into, Node& from) {
     else
       it->acc.merge(s.acc);
   }
-  for (int i = 0; i < from.nfresh; ++i) addStat(into.stats, from.fresh[i].phase, from.fresh[i].after, from.fresh[i].us);
+  for (const Sample& x : from.fresh) addStat(into.stats, x.phase, x.after, x.us);
 }
 
 void LoopCompressor::probe(const CallRecord& call, Probe& p) {
@@ -277,7 +290,6 @@ void LoopCompressor::mergeCall(Node& into, const CallRecord& call, const Probe& 
     mergeCall(into.body[0], call, p);
     return;
   }
-  settle(into);
   ++into.execs;
   const std::size_t scalars = call.scalars.size();
   for (std::size_t i = 0; i < p.n; ++i) {
@@ -292,8 +304,11 @@ void LoopCompressor::mergeCall(Node& into, const CallRecord& call, const Probe& 
     for (std::size_t j = 0; j < ref.length; ++j) s.values.push(call.vectorValues[ref.offset + j]);
     if (s.vectorLength != static_cast<std::int64_t>(ref.length)) s.vectorLength = -1;
   }
-  if (call.computeUs >= 0) addStat(into.stats, Phase::Compute, call.prevSite, call.computeUs);
-  if (call.mpiUs >= 0) addStat(into.stats, Phase::Mpi, call.prevSite, call.mpiUs);
+  Sample samples[2];
+  std::size_t k = 0;
+  if (call.computeUs >= 0) samples[k++] = {Phase::Compute, call.prevSite, call.computeUs};
+  if (call.mpiUs >= 0) samples[k++] = {Phase::Mpi, call.prevSite, call.mpiUs};
+  addFresh(into, samples, k);
 }
 
 // compressTail() with the call as the tail's last node, before a node is made for it: the same
@@ -432,10 +447,9 @@ void LoopCompressor::flatten(const std::vector<Node>& seq, Trace& out, Rank rank
     }
     Node settled;
     const std::vector<Stat>* stats = &node.stats;
-    if (node.nfresh > 0) {  // an event no later call folded: its own samples
+    if (!node.fresh.empty()) {  // samples not yet in Stats
       settled.stats = node.stats;
-      std::copy(node.fresh, node.fresh + node.nfresh, settled.fresh);
-      settled.nfresh = node.nfresh;
+      settled.fresh = node.fresh;
       settle(settled);
       stats = &settled.stats;
     }

@@ -107,8 +107,11 @@ class LoopCompressor {
     std::int64_t after;
     TimeAcc acc;
   };
-  // A new event's timings, not yet in a TimeAcc: most new events are folded into a loop body
-  // at once, where each sample is one TimeAcc::add (settle() makes them Stats otherwise).
+  // A node's newest timings, not yet in a TimeAcc, in the order they were taken. A node made in
+  // the current loop iteration keeps up to kFresh of them so (and so does a loop body it starts
+  // while it has no Stats), and folding it into its loop adds them one by one: no Stat (some
+  // 280 bytes) is made and merged per new node. settle() makes them Stats, in order.
+  static constexpr std::size_t kFresh = 16;
   struct Sample {
     Phase phase;
     std::int64_t after;
@@ -121,8 +124,7 @@ class LoopCompressor {
     std::uint32_t site = 0;
     std::vector<Slot> slots;  // sorted by parameter
     std::vector<Stat> stats;
-    Sample fresh[2] = {};
-    int nfresh = 0;           // samples in `fresh`, not yet in `stats`
+    std::vector<Sample> fresh;  // samples after those in `stats`, not yet in them
     std::int64_t execs = 0;   // executions folded into this event
     ElasticSeq iters;        // committed trip counts, one per completed entry
     std::int64_t open = 0;   // trip count of the entry still running (top level only)
@@ -148,6 +150,8 @@ class LoopCompressor {
   void pushEvent(const CallRecord& call);  // appends the call's node to seq_
   void makeEvent(const CallRecord& call, Node& n);
   static void settle(Node& n);
+  // Adds k samples taken after all of into's.
+  static void addFresh(Node& into, const Sample* samples, std::size_t k);
   // Event nodes folded into a loop are kept for reuse, their buffers' capacity with them, so a
   // call that continues a loop allocates nothing.
   void recycle(Node&& n);
