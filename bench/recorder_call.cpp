@@ -8,6 +8,8 @@
 //   BM_Compress      LoopCompressor::append() of one call with its parameters and two times
 //   BM_Clock         one clock reading (CLOCK_MONOTONIC; the recorder takes two per call)
 //   BM_CpuClock      one CLOCK_THREAD_CPUTIME_ID reading (TRACEGEN_CLOCK=cpu takes two more)
+//   BM_Tsc           (x86-64) one time stamp counter reading, the recorder's per-call clock where
+//                    the kernel's clocksource is tsc
 //   BM_RecorderHalo  (built with MPI) the whole per-call path of libtracegen-record.so, which this
 //                    binary links: one halo step through the wrappers (MPI_*) and one with the
 //                    same calls made to PMPI_* directly, in alternating batches of 32 steps,
@@ -21,6 +23,9 @@
 // time of a batch of both kinds of steps, recorded calls counted as items).
 #include <benchmark/benchmark.h>
 #include <time.h>
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
 
 #include <cstdint>
 #include <cstdlib>
@@ -131,6 +136,14 @@ void BM_Clock(benchmark::State& state) { clockBench(state, CLOCK_MONOTONIC); }
 void BM_CpuClock(benchmark::State& state) { clockBench(state, CLOCK_THREAD_CPUTIME_ID); }
 BENCHMARK(BM_Clock);
 BENCHMARK(BM_CpuClock);
+
+#if defined(__x86_64__)
+void BM_Tsc(benchmark::State& state) {
+  for (auto _ : state) benchmark::DoNotOptimize(__rdtsc());
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_Tsc);
+#endif
 
 #if defined(TRACEGEN_BENCH_MPI)
 // One timestep of a halo exchange with the rank itself as every neighbour: 4 MPI_Irecv, 4

@@ -757,7 +757,7 @@ CallScope::~CallScope() { --t_depth; }
 
 // Four clock readings per call: the compute time runs from the end of the recorder's work on
 // the rank's previous recorded call (its commit) to the entry of this call's wrapper, before
-// its call-site capture, so that the recorder's own work (some 0.5 us a call) does not pass
+// its call-site capture, so that the recorder's own work (some 150 ns a call) does not pass
 // for the application's computation (a benchmark replays it: calls every few microseconds made
 // it 10-30% slower than the application); the MPI time is the PMPI call's.
 void CallScope::begin() { t0_ = tickUs(); }
