@@ -119,7 +119,7 @@ void LoopCompressor::settle(Node& n) {
 
 void LoopCompressor::addFresh(Node& into, const Sample* samples, std::size_t k) {
   if (into.stats.empty() && into.fresh.size() + k <= kFresh) {
-    into.fresh.insert(into.fresh.end(), samples, samples + k);
+    for (std::size_t i = 0; i < k; ++i) into.fresh.push_back(samples[i]);  // one or two: no memmove call
     return;
   }
   settle(into);
