@@ -55,6 +55,7 @@ double nowUs() { return clockUs(CLOCK_MONOTONIC); }
 // a reading on the 2-core test machine against 21 ns. The scale comes from CLOCK_MONOTONIC over
 // 2 ms when the recorder starts (error of the order of 1e-5, against the three significant
 // digits the trace keeps). Elsewhere, and with TRACEGEN_TSC=0, CLOCK_MONOTONIC is read.
+// (A spinning 2 ms per rank at MPI_Init: MPI_Init itself takes far longer.)
 double g_usPerTick = 0;  // 0: no counter, read CLOCK_MONOTONIC
 std::uint64_t g_tick0 = 0;
 double g_tickUs0 = 0;
@@ -68,18 +69,34 @@ void calibrateTicks() {
   const bool read = std::fgets(name, sizeof name, f) != nullptr;
   std::fclose(f);
   if (!read || std::strcmp(name, "tsc\n") != 0) return;
-  const double us0 = nowUs();
-  const std::uint64_t t0 = __rdtsc();
-  double us1 = us0;
-  std::uint64_t t1 = t0;
-  while (us1 - us0 < 2000) {
-    us1 = nowUs();
-    t1 = __rdtsc();
-  }
-  if (t1 <= t0) return;
-  g_usPerTick = (us1 - us0) / static_cast<double>(t1 - t0);
-  g_tick0 = t1;
-  g_tickUs0 = us1;
+  // A reading of both clocks at one instant: the counter read on both sides of clock_gettime,
+  // retried until the two counter readings are close, so that a preemption (ranks may
+  // outnumber cores) between the two clocks cannot skew the scale.
+  struct Pair {
+    std::uint64_t tick;
+    double us;
+  };
+  auto pair = [] {
+    Pair best{0, 0};
+    std::uint64_t bestSpan = UINT64_MAX;
+    for (int attempt = 0; attempt < 100 && bestSpan > 2000; ++attempt) {
+      const std::uint64_t a = __rdtsc();
+      const double us = nowUs();
+      const std::uint64_t b = __rdtsc();
+      if (b >= a && b - a < bestSpan) {
+        bestSpan = b - a;
+        best = {a + (b - a) / 2, us};
+      }
+    }
+    return best;
+  };
+  const Pair p0 = pair();
+  Pair p1 = p0;
+  while (p1.us - p0.us < 2000) p1 = pair();
+  if (p1.tick <= p0.tick) return;
+  g_usPerTick = (p1.us - p0.us) / static_cast<double>(p1.tick - p0.tick);
+  g_tick0 = p1.tick;
+  g_tickUs0 = p1.us;
 #endif
 }
 
