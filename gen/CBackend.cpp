@@ -2561,6 +2561,10 @@ class CWriter : public ProgramWalker {
     if (beforeInit)
       field("before_init_us", formatUs(program_.beforeInitUs), "the application's own start-up before MPI_Init");
     d.set("has_before_init", flag(beforeInit));
+    const bool afterFinalize = program_.afterFinalizeUs > 0;
+    if (afterFinalize)
+      field("after_finalize_us", formatUs(program_.afterFinalizeUs), "the application's own time after MPI_Finalize");
+    d.set("has_after_finalize", flag(afterFinalize));
     d.set("has_footprint", flag(program_.memoryKb.has_value()));
     if (program_.memoryKb) {
       d.set("memory_kb", withoutParens(expr(*program_.memoryKb,

@@ -174,6 +174,7 @@ struct Program {
   // in KiB, by rank (absent: not recorded).
   double beforeInitUs = -1;
   std::optional<Expr> memoryKb;
+  double afterFinalizeUs = -1;  // after MPI_Finalize to the exit (rank 0's), negative: not recorded
   // Messages sent that no receive takes, when the receives were matched (gen/ReceivedBytes.h).
   std::int64_t unreceivedMessages = 0;
   std::string firstUnreceived;

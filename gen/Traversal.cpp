@@ -970,6 +970,7 @@ Program buildProgram(const Trace& trace, const std::string& source, const Receiv
   p.trace = &trace;
   p.rankShapes = trace.rankShapes;
   p.beforeInitUs = trace.beforeInitUs;
+  p.afterFinalizeUs = trace.afterFinalizeUs;
   if (!trace.memoryKb.empty()) {
     std::vector<RankList> groups;
     std::vector<Expr> values;

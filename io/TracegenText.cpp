@@ -316,7 +316,15 @@ class TracegenTextParser {
   // `footprint memory-kb KIB [@ RANKLIST]` (a group's peak resident memory; groups are disjoint)
   // and `footprint before-init-us US` (time from process start to MPI_Init): ir/Trace.h.
   void parseFootprint(TokenStream& ts, int line) {
-    std::string_view what = getName(ts, "`memory-kb` or `before-init-us`");
+    std::string_view what = getName(ts, "`memory-kb`, `before-init-us` or `after-finalize-us`");
+    if (what == "after-finalize-us") {
+      if (afterFinalizeLine_)
+        ts.fail(fmt::format("second 'footprint after-finalize-us' line (the first is line {})", afterFinalizeLine_));
+      afterFinalizeLine_ = line;
+      trace_.afterFinalizeUs = timeValue(ts, "time after MPI_Finalize");
+      expectEnd(ts, "the time after MPI_Finalize");
+      return;
+    }
     if (what == "before-init-us") {
       if (beforeInitLine_)
         ts.fail(fmt::format("second 'footprint before-init-us' line (the first is line {})", beforeInitLine_));
@@ -327,7 +335,7 @@ class TracegenTextParser {
     }
     if (what != "memory-kb")
       ts.fail(fmt::format("unknown footprint '{}'", what),
-              "`footprint memory-kb KIB [@ RANKLIST]` or `footprint before-init-us US`");
+              "`footprint memory-kb KIB [@ RANKLIST]`, `footprint before-init-us US` or `footprint after-finalize-us US`");
     if (!ranksLine_) ts.fail("a `footprint memory-kb` line before the `ranks` line", "write `ranks P` first");
     const std::int64_t kb = ts.getInt("peak resident memory in KiB");
     if (kb < 0 || kb > (std::int64_t{1} << 40)) ts.fail(fmt::format("peak resident memory {} KiB is outside 0..2^40", kb));
@@ -665,6 +673,8 @@ class TracegenTextParser {
     if (key == "time") return parseTime(ts);
     if (key == "compute") return parseCompute(ts);
     if (auto p = paramFromName(key)) return parseParam(ts, *p);
+    // The recorder appends the time after MPI_Finalize at the process's exit, after the events.
+    if (key == "footprint" && ts.peekIs("after-finalize-us")) return parseFootprint(ts, ts.line().number);
     if (isHeaderKeyword(key) || key == "tracegen-trace")
       ts.fail(fmt::format("header line '{}' after the first event", key), "header lines precede the first `event` line");
     ts.fail(fmt::format("unknown parameter or event attribute '{}'", key),
@@ -939,7 +949,7 @@ class TracegenTextParser {
   const SourceFile& file_;
   Trace trace_;
   bool inEvents_ = false;
-  int ranksLine_ = 0, originLine_ = 0, peersLine_ = 0, clockLine_ = 0, beforeInitLine_ = 0;
+  int ranksLine_ = 0, originLine_ = 0, peersLine_ = 0, clockLine_ = 0, beforeInitLine_ = 0, afterFinalizeLine_ = 0;
   std::vector<PendingDatatype> datatypes_;
   std::map<std::string, std::int64_t> typeIds_;
   std::vector<const SourceLine*> commLines_;
@@ -968,6 +978,7 @@ class TracegenTextWriter {
         line("footprint memory-kb {} @ {}", g.values.front(), g.ranks.str());
     }
     if (t_.beforeInitUs >= 0) line("footprint before-init-us {}", t_.beforeInitUs);
+    if (t_.afterFinalizeUs >= 0) line("footprint after-finalize-us {}", t_.afterFinalizeUs);
     if (t_.worldPeers) line("peers world");
     std::vector<std::string_view> names;
     for (const auto& d : t_.datatypes) names.push_back(d.name);

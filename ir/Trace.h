@@ -194,6 +194,9 @@ struct Trace {
   // slowest rank in microseconds (negative: not measured). A benchmark reproduces both.
   std::vector<ValueGroup> memoryKb;
   double beforeInitUs = -1;
+  // The application's own time from MPI_Finalize's return to its exit, in microseconds, as rank
+  // 0 measured it (the other ranks cannot report after MPI_Finalize); negative: not recorded.
+  double afterFinalizeUs = -1;
   // Shapes of the rank sets in the trace (ir/RankShape.h), keyed by RankList::str(); derived
   // data, filled by the rank-ranges pass and not written to the text format.
   std::unordered_map<std::string, RankShape> rankShapes;

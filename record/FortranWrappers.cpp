@@ -127,6 +127,7 @@ static void finalize_impl(Fint* ierr) {
   tracegen::record::WrapperDepth depth;
   if (!depth.nested()) tracegen::record::recorderFinish();
   pmpi_finalize()(ierr);
+  if (!depth.nested()) tracegen::record::recorderFinalized();
 }
 TG_FORTRAN(init, MPI_INIT, (Fint * ierr), (ierr))
 TG_FORTRAN(init_thread, MPI_INIT_THREAD, (Fint * required, Fint * provided, Fint * ierr), (required, provided, ierr))

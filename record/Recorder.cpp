@@ -131,6 +131,33 @@ __attribute__((constructor)) void noteLoad() {
   g_loadRssKb = residentKb();
 }
 
+// The time after MPI_Finalize (recorderFinalized): the trace rank 0 wrote, whether compressed,
+// and when PMPI_Finalize returned. Plain storage: the destructor below may run after the
+// destructors of the library's static objects.
+char g_trailerPath[4096] = "";
+bool g_trailerCompressed = false;
+double g_finalizedUs = -1;
+
+// At the process's exit (a library destructor; the preloaded recorder's runs after the
+// application's own atexit handlers and library destructors): rank 0 appends the line
+// `footprint after-finalize-us US` to its trace, as a zstd frame of its own when the trace is
+// compressed (readers take concatenated frames). Only rank 0 measures it: the other ranks can no
+// longer send anything once MPI is finalized.
+__attribute__((destructor)) void appendAfterFinalize() {
+  if (g_trailerPath[0] == '\0' || g_finalizedUs < 0) return;
+  const double us = std::max(0.0, clockUs(CLOCK_MONOTONIC) - g_finalizedUs);
+  try {
+    const std::string text = "footprint after-finalize-us " + std::to_string(std::llround(us)) + "\n";
+    const std::string bytes = g_trailerCompressed ? compressTrace(text) : text;
+    if (FILE* f = std::fopen(g_trailerPath, "ab")) {
+      std::fwrite(bytes.data(), 1, bytes.size(), f);
+      std::fclose(f);
+    }
+  } catch (...) {
+    // Nothing to report to at exit; the trace stays valid without the line.
+  }
+}
+
 // TRACEGEN_CLOCK=cpu: the CPU time of the calling thread (a system call, about a microsecond).
 double cpuUs() { return clockUs(CLOCK_THREAD_CPUTIME_ID); }
 
@@ -730,6 +757,10 @@ void Recorder::finish() {
     std::fprintf(stderr, "tracegen-record: error: cannot write %s\n", path.c_str());
     return;
   }
+  if (path.size() < sizeof g_trailerPath) {
+    std::memcpy(g_trailerPath, path.c_str(), path.size() + 1);
+    g_trailerCompressed = !plainOutput();
+  }
   if (table.flags & kFlagRequestOverflow)
     std::fprintf(stderr, "tracegen-record: warning: some waits complete requests more than 9999 request-creating calls "
                          "old; they are recorded as MPI_REQUEST_NULL\n");
@@ -920,6 +951,8 @@ void recorderStart(Op initOp, double beforeInitUs) {
     std::fprintf(stderr, "tracegen-record: not recording: %s\n", e.what());
   }
 }
+
+void recorderFinalized() { g_finalizedUs = clockUs(CLOCK_MONOTONIC); }
 
 void recorderFinish() {
   Recorder* r = g_recorder;

@@ -138,6 +138,10 @@ double timeSinceLoadUs();
 void recorderStart(Op initOp, double beforeInitUs);
 // MPI_Finalize is being called: record it, merge and write the trace. Call before PMPI_Finalize.
 void recorderFinish();
+// PMPI_Finalize returned: from here to the process's exit is the application's own time after
+// MPI_Finalize, which rank 0 appends to the trace it wrote (`footprint after-finalize-us`) from
+// the library's destructor.
+void recorderFinalized();
 // True while inside a wrapper on this thread (nested MPI calls are not recorded).
 bool insideWrapper();
 

@@ -55,7 +55,9 @@ TG_EXPORT int MPI_Init_thread(int* argc, char*** argv, int required, int* provid
 TG_EXPORT int MPI_Finalize(void) {
   tracegen::record::WrapperDepth depth;
   if (!depth.nested()) tracegen::record::recorderFinish();
-  return PMPI_Finalize();
+  const int status = PMPI_Finalize();
+  if (!depth.nested()) tracegen::record::recorderFinalized();
+  return status;
 }
 
 // ---- point to point

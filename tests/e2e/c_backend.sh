@@ -194,6 +194,24 @@ if [ -x "$work/$ring" ]; then
   status=$?
   if [ "$status" -eq 2 ] && grep -q "unknown option" "$work/bad.err"; then pass; else fail "unknown option: status $status"; fi
   if run "$ring" 4 "$work/nofp" --compute-scale 0 --no-footprint; then pass; else fail "--no-footprint"; fi
+  # The time after MPI_Finalize (footprint after-finalize-us, appended as the recorder does):
+  # spent by the benchmark after MPI_Finalize, not with --no-footprint. The whole mpiexec run
+  # is timed; a second of spin stands out from any start-up noise.
+  { cat "$src/samples/traces/ring-4.tgt"; echo "footprint after-finalize-us 1000000"; } >"$work/ring-after.tgt"
+  if "$tracegen" "$work/ring-after.tgt" -o "$work/ring-after.c" >/dev/null &&
+      grep -q "after_finalize(&trace);" "$work/ring-after.c" &&
+      mpicc -std=c11 -O2 -Wall -Wextra -Werror -o "$work/ring-after" "$work/ring-after.c"; then
+    t0=$(date +%s.%N); run ring-after 4 "$work/after1" --compute-scale 0; t1=$(date +%s.%N)
+    run ring-after 4 "$work/after0" --compute-scale 0 --no-footprint; t2=$(date +%s.%N)
+    gap=$(awk -v a="$t0" -v b="$t1" -v c="$t2" 'BEGIN { printf "%.2f", (b - a) - (c - b) }')
+    if awk -v g="$gap" 'BEGIN { exit !(g >= 0.6) }'; then
+      pass
+    else
+      fail "after MPI_Finalize: the run with the footprint took only $gap s longer than with --no-footprint"
+    fi
+  else
+    fail "a trace with footprint after-finalize-us does not give a benchmark that spends it"
+  fi
   # Counts double exactly; so do the bytes.
   if run "$ring" 4 "$work/double" --compute-scale=0 --msg-scale=200 &&
       compare_counts "$work/$ring.inspect.json" "$work/double.json" 2; then

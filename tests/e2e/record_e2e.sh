@@ -165,6 +165,14 @@ case $mode in
     # The process footprint: every rank's peak memory (a few MiB at least) and the start-up time.
     grep -Eq '^footprint memory-kb [0-9]{3,}' "$work/text.trace" || { echo "FAIL: no peak memory in the trace"; head "$work/text.trace"; exit 1; }
     grep -Eq '^footprint before-init-us [0-9]+' "$work/text.trace" || { echo "FAIL: no time before MPI_Init"; head "$work/text.trace"; exit 1; }
+    # Rank 0's time after MPI_Finalize, appended at its exit: the last line of the text, and a
+    # zstd frame of its own at the end of the compressed trace (read as one text).
+    tail -n 1 "$work/text.trace" | grep -Eqx 'footprint after-finalize-us [0-9]+' ||
+      { echo "FAIL: no time after MPI_Finalize at the end of the trace"; tail -n 3 "$work/text.trace"; exit 1; }
+    zstdcat "$z" | tail -n 1 | grep -Eqx 'footprint after-finalize-us [0-9]+' ||
+      { echo "FAIL: no time after MPI_Finalize in the compressed trace"; exit 1; }
+    "$tracegen" convert "$z" --plain -o - | grep -Eq '^footprint after-finalize-us [0-9]+' ||
+      { echo "FAIL: tracegen does not keep the time after MPI_Finalize"; exit 1; }
     "$tracegen" compare "$z" "$work/text.trace" >"$work/cmp.txt" || { echo "FAIL: the two recordings differ"; cat "$work/cmp.txt"; exit 1; }
     echo "compressed $(stat -c %s "$z") bytes, text $(stat -c %s "$work/text.trace") bytes; both read alike"
     ;;

@@ -711,6 +711,16 @@ TEST(TracegenTextTest, FootprintLinesParseAndRoundTrip) {
   expectError("tracegen-trace 1\nfootprint memory-kb 1\nranks 4\n" + body, 2, "before the `ranks` line");
   expectError("tracegen-trace 1\nranks 4\nfootprint before-init-us 1\nfootprint before-init-us 2\n" + body, 4,
               "second 'footprint before-init-us' line");
+  // The time after MPI_Finalize: in the header, or after the events, where the recorder appends
+  // it at the process's exit; written in the header.
+  Trace after = readTracegenText(sourceFromString("fa.tgt", "tracegen-trace 1\nranks 4\n" + body + "footprint after-finalize-us 1200\n"));
+  EXPECT_EQ(after.afterFinalizeUs, 1200);
+  EXPECT_TRUE(roundTrips(after, "footprint after"));
+  EXPECT_NE(tracegenText(after).find("\nfootprint after-finalize-us 1200\n"), std::string::npos);
+  EXPECT_EQ(tracegenText(after).find("footprint after-finalize-us"), tracegenText(after).rfind("footprint after-finalize-us"));
+  expectError("tracegen-trace 1\nranks 4\nfootprint after-finalize-us 1\n" + body + "footprint after-finalize-us 2\n", 8,
+              "second 'footprint after-finalize-us' line");
+  expectError("tracegen-trace 1\nranks 4\n" + body + "footprint before-init-us 2\n", 7, "header line 'footprint' after the first event");
 }
 
 TEST(TracegenTextTest, ErrorEmptyFile) {

@@ -662,6 +662,15 @@ static long long resident_kb(void)
    recorded memory is what the application gained beyond that point. */
 static long long start_kb = -1;
 
+void after_finalize(const struct tracegen_trace *trace)
+{
+  if (!footprint || trace->after_finalize_us <= 0)
+    return;
+  const double until = now_us() + trace->after_finalize_us;
+  while (now_us() < until)
+    ;
+}
+
 void before_init(int argc, char **argv, const struct tracegen_trace *trace)
 {
   start_kb = resident_kb();

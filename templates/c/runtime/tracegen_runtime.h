@@ -60,6 +60,9 @@ struct tracegen_trace {
      libraries, at its peak, in KiB (NULL: not recorded). */
   double before_init_us;
   long long (*memory_kb)(void);
+  /* The application's own time from MPI_Finalize to its exit, as rank 0 measured it (0: not
+     recorded); every rank spends it after MPI_Finalize unless --no-footprint. */
+  double after_finalize_us;
   /* Scale-free benchmarks (ranks 0): the process grid's dimensions (0: a fixed-scale
      benchmark), why the benchmark's formulas do not fit p ranks on the grid ext (NULL: they
      fit; else what they need), the benchmark's own set-up of the grid set_up() chose, and then
@@ -99,6 +102,10 @@ void set_up(int argc, char **argv, const struct tracegen_trace *trace);
    spends the application's own time before MPI_Init (unless --no-footprint is among the
    arguments). */
 void before_init(int argc, char **argv, const struct tracegen_trace *trace);
+
+/* After MPI_Finalize: spends the application's own time between MPI_Finalize and its exit
+   (unless --no-footprint). */
+void after_finalize(const struct tracegen_trace *trace);
 
 /* The end of the measured region, before MPI_Finalize: completes what the trace left open,
    releases what set_up() made, and rank 0 prints the computation replayed by the busiest and
