@@ -1,0 +1,175 @@
+// Scale-free coNCePTuaL programs (gen/NcptlBackend.cpp on Program::scaleFree, extrap/ScaleFree.h):
+// built from hand-written rings and synthetic stencils, the program's rank sets must be written
+// as conditions on the task's grid coordinates, its values as arithmetic on num_tasks and the
+// grid's extents, and the one program must pass the checker in generated mode with its per-task
+// simulation at every task count its formulas fit, and fail its own ASSERTs (naming why) at a
+// count they do not fit. The grid it chooses is checked against the C runtime's (extrap/Topology.h
+// defaultGrid) by asserting the extents inside the program.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "bench/SyntheticStencil.h"
+#include "extrap/ScaleFree.h"
+#include "extrap/Topology.h"
+#include "gen/Backend.h"
+#include "io/Readers.h"
+#include "ncptl/Checker.h"
+
+namespace tracegen::extrap {
+namespace {
+
+// A ring of P-1 steps (tag = step) sending `count` ints to the right, receiving from the left.
+std::string ringText(Rank p, std::int64_t count) {
+  std::string tags;
+  for (Rank s = 0; s + 1 < p; ++s) tags += fmt::format(" {}", s);
+  return fmt::format(
+      "tracegen-trace 1\nranks {0}\norigin hand-written\ndatatype MPI_INT 4\n"
+      "event 0 MPI_Init @ <1 0 {{{0} 1}}>\n  site ring.c:10\n"
+      "event 1 MPI_Sendrecv @ <1 0 {{{0} 1}}>\n  site ring.c:20\n  loop 0 iter {1}\n  loop 0 mem 1\n"
+      "  comm 2\n  count {2}\n  datatype MPI_INT\n  dest rel 1\n  source rel {1}\n  tag{3}\n  recvtag{3}\n"
+      "event 2 MPI_Finalize @ <1 0 {{{0} 1}}>\n  site ring.c:30\n",
+      p, p - 1, count, tags);
+}
+
+ExtrapolateInput input(const std::string& name, const std::string& text) {
+  return {name, readTracegenText(sourceFromString(name, text))};
+}
+
+std::string renderNcptl(const gen::Program& p) {
+  return gen::createBackend("ncptl")->render(p, gen::GenOptions{"tracegen extrapolate", "bench.ncptl"});
+}
+
+// The checker's verdict with the simulation run with `tasks` tasks: "" if accepted (the
+// simulation done), else every diagnostic.
+std::string checkAt(const std::string& text, std::int64_t tasks) {
+  ncptl::CheckOptions o;
+  o.generated = true;
+  o.tasks = tasks;
+  const ncptl::CheckResult r = ncptl::check(text, o);
+  std::string out;
+  for (const auto& d : r.diagnostics) out += ncptl::formatDiagnostic("bench.ncptl", text, d);
+  if (r.ok() && !r.simulated) out += fmt::format("no per-task simulation with {} tasks\n", tasks);
+  if (r.ok() && r.simulated && r.simulatedTasks != tasks) out += "simulated with another task count\n";
+  return r.ok() && out.empty() ? std::string() : (r.ok() ? "" : "rejected:\n") + out;
+}
+
+TEST(ScaleFreeNcptl, RingIsOneProgramForEveryTaskCountItsFormulasFit) {
+  // Messages of 1024/P ints: strong scaling in a ring of P-1 steps tagged by the step.
+  std::vector<ExtrapolateInput> in{input("ring4.tgt", ringText(4, 256)), input("ring8.tgt", ringText(8, 128)),
+                                   input("ring16.tgt", ringText(16, 64))};
+  const ScaleFreeResult r = buildScaleFree(in);
+  ASSERT_TRUE(r.program.scaleFree);
+  const std::string text = renderNcptl(r.program);
+  // No fixed count; the least one and the condition of 1024/P.
+  EXPECT_EQ(text.find("num_tasks = "), std::string::npos) << text;
+  EXPECT_NE(text.find("ASSERT THAT \"this benchmark needs 2 tasks or more\" WITH num_tasks >= 2."), std::string::npos);
+  EXPECT_NE(text.find("ASSERT THAT \"this benchmark needs the task count dividing 1024\" WITH num_tasks DIVIDES 1024."),
+            std::string::npos)
+      << text;
+  // The loop of P-1 steps, the step's tag, the wrapped neighbours, the size.
+  EXPECT_NE(text.find("FOR EACH i0 IN {0, 1, ..., num_tasks - 2} {"), std::string::npos) << text;
+  EXPECT_NE(text.find("USING TAG i0 MOD (num_tasks - 1)"), std::string::npos) << text;
+  EXPECT_NE(text.find("ALL TASKS t ASYNCHRONOUSLY SEND A 4*(1024/num_tasks)*msg_scale/100 BYTE MESSAGE"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("TO UNSUSPECTING TASK (t+1) MOD num_tasks"), std::string::npos);
+  EXPECT_NE(text.find("FROM TASK (t+num_tasks-1) MOD num_tasks"), std::string::npos);
+  for (std::int64_t p : {2, 4, 8, 16, 32, 64}) EXPECT_EQ(checkAt(text, p), "") << p << " tasks\n" << text;
+  // 1024/6 is not whole: the program stops with the words of its ASSERT.
+  const std::string at6 = checkAt(text, 6);
+  EXPECT_NE(at6.find("this benchmark needs the task count dividing 1024"), std::string::npos) << at6;
+  EXPECT_NE(at6.find("fails with num_tasks = 6"), std::string::npos) << at6;
+}
+
+TEST(ScaleFreeNcptl, StencilRankSetsAreConditionsOnTheGridCoordinates) {
+  std::vector<ExtrapolateInput> in{{"s3x3.tgt", makeStencilTrace(3, 3, 20)},
+                                   {"s3x4.tgt", makeStencilTrace(3, 4, 20)},
+                                   {"s4x4.tgt", makeStencilTrace(4, 4, 20)}};
+  const ScaleFreeResult r = buildScaleFree(in);
+  ASSERT_EQ(r.program.scaleFree->dims, 2);
+  const std::string text = renderNcptl(r.program);
+  // The grid is bound once; rank sets are conditions on x = t MOD px and y = t/px; peers are
+  // one grid step away; no task is named by number.
+  EXPECT_NE(text.find("FOR EACH px IN {cx FOR EACH cx IN"), std::string::npos) << text;
+  EXPECT_NE(text.find("LET py BE num_tasks/px WHILE {"), std::string::npos);
+  EXPECT_NE(text.find("grid_px IS \"Extent of the task grid in x (0: balanced)\" AND COMES FROM \"--px\""),
+            std::string::npos);
+  EXPECT_NE(text.find("t MOD px > 0 /\\ t MOD px < px - 1 /\\ t/px > 0 /\\ t/px < py - 1"), std::string::npos) << text;
+  EXPECT_NE(text.find("TASK t-px"), std::string::npos);
+  EXPECT_NE(text.find("TASK t+1"), std::string::npos);
+  EXPECT_EQ(text.find("TASK 1 "), std::string::npos);
+  EXPECT_NE(text.find("ASSERT THAT \"this benchmark needs every extent of the grid to be 2 or more\" WITH px >= 2 /\\ "
+                      "py >= 2 THEN"),
+            std::string::npos)
+      << text;
+  for (std::int64_t p : {4, 6, 9, 12, 16, 20, 24, 36, 64}) EXPECT_EQ(checkAt(text, p), "") << p << " tasks\n" << text;
+  // 7 tasks are a 1x7 grid: refused by the ASSERT, before any communication.
+  EXPECT_NE(checkAt(text, 7).find("needs every extent of the grid to be 2 or more\" fails with num_tasks = 7"),
+            std::string::npos)
+      << checkAt(text, 7);
+  // The program does not depend on the scales it was made from.
+  std::vector<ExtrapolateInput> other{{"s3x4.tgt", makeStencilTrace(3, 4, 20)},
+                                      {"s4x4.tgt", makeStencilTrace(4, 4, 20)},
+                                      {"s4x5.tgt", makeStencilTrace(4, 5, 20)}};
+  std::string text2 = renderNcptl(buildScaleFree(other).program);
+  auto fromBody = [](const std::string& t) { return t.substr(t.find("REQUIRE LANGUAGE")); };
+  EXPECT_EQ(fromBody(text), fromBody(text2));
+}
+
+TEST(ScaleFreeNcptl, TheGridIsTheCRuntimesBalancedGridOrTheOneGiven) {
+  std::vector<ExtrapolateInput> in{{"s3x3.tgt", makeStencilTrace(3, 3, 2)},
+                                   {"s3x4.tgt", makeStencilTrace(3, 4, 2)},
+                                   {"s4x4.tgt", makeStencilTrace(4, 4, 2)}};
+  const std::string text = renderNcptl(buildScaleFree(in).program);
+  const std::string bind = "LET py BE num_tasks/px WHILE {\n";
+  const std::size_t at = text.find(bind);
+  ASSERT_NE(at, std::string::npos) << text;
+  for (Rank p : {4, 6, 8, 12, 18, 24, 30, 36, 48, 60, 64, 100}) {
+    const Grid g = defaultGrid(p, 2);
+    // An ASSERT of the extents the C runtime chooses, first inside the grid's bindings.
+    std::string probe = text;
+    probe.insert(at + bind.size(),
+                 fmt::format("    ASSERT THAT \"grid {}x{}\" WITH px = {} /\\ py = {} THEN\n", g.ext[0], g.ext[1], g.ext[0], g.ext[1]));
+    EXPECT_EQ(checkAt(probe, p), "") << p << " tasks";
+  }
+  // --px as given: the default of the parameter is what the simulation uses.
+  std::string given = text;
+  const std::string param = "COMES FROM \"--px\" OR \"-x\" WITH DEFAULT 0.";
+  ASSERT_NE(given.find(param), std::string::npos);
+  given.replace(given.find(param), param.size(), "COMES FROM \"--px\" OR \"-x\" WITH DEFAULT 3.");
+  given.insert(given.find(bind) + bind.size(), "    ASSERT THAT \"grid 3x8\" WITH px = 3 /\\ py = 8 THEN\n");
+  EXPECT_EQ(checkAt(given, 24), "");
+  // A --px that does not divide the task count is refused at the top.
+  EXPECT_NE(checkAt(given, 16).find("--px must divide the task count"), std::string::npos) << checkAt(given, 16);
+}
+
+TEST(ScaleFreeNcptl, WildcardReceivesAreRefused) {
+  // A receive from MPI_ANY_SOURCE stays a wildcard in a scale-free program: coNCePTuaL must
+  // name the sender, which no formula of the grid gives.
+  auto text = [](Rank p) {
+    return fmt::format(
+        "tracegen-trace 1\nranks {0}\norigin hand-written\ndatatype MPI_INT 4\n"
+        "event 0 MPI_Init @ <1 0 {{{0} 1}}>\n  site w.c:10\n"
+        "event 1 MPI_Send @ <1 1 {{{1} 1}}>\n  site w.c:20\n  comm 2\n  count 4\n  datatype MPI_INT\n  dest 0\n  tag 5\n"
+        "event 2 MPI_Recv @ <1 0 {{1 1}}>\n  site w.c:30\n  loop 0 iter {1}\n  loop 0 mem 1\n  comm 2\n  count 4\n"
+        "  datatype MPI_INT\n  source any\n  tag 5\n"
+        "event 3 MPI_Finalize @ <1 0 {{{0} 1}}>\n  site w.c:40\n",
+        p, p - 1);
+  };
+  std::vector<ExtrapolateInput> in{input("w4.tgt", text(4)), input("w6.tgt", text(6)), input("w8.tgt", text(8))};
+  const ScaleFreeResult r = buildScaleFree(in);
+  try {
+    renderNcptl(r.program);
+    FAIL() << "rendered";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("MPI_ANY_SOURCE: a scale-free coNCePTuaL program cannot name the sender"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace tracegen::extrap
