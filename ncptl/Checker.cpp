@@ -989,6 +989,7 @@ CheckResult check(std::string_view source, const CheckOptions& options) {
       if (sim.completed) {
         simulated = true;
         result.simulatedTasks = *n;
+        result.traffic = std::move(sim.traffic);
         for (auto& d : sim.diagnostics) {
           d.where.line = lineOfOffset(source, d.where.begin);
           result.diagnostics.push_back(std::move(d));

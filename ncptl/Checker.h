@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "ncptl/Lexer.h"
+#include "ncptl/Simulator.h"
 
 namespace tracegen::ncptl {
 
@@ -53,6 +54,7 @@ struct CheckResult {
   std::vector<Diagnostic> diagnostics;  // sorted by position
   bool simulated = false;               // the per-task simulation ran to completion
   std::int64_t simulatedTasks = 0;      // with this many tasks
+  std::vector<TaskTraffic> traffic;     // per task, when simulated
   std::size_t errorCount() const;
   bool ok() const { return errorCount() == 0; }
 };

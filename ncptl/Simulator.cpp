@@ -65,6 +65,20 @@ class Simulator {
         if (ts.stmt) walk(*ts.stmt, 1);
       reportPending();
       reportBalance();
+      r.traffic.assign(static_cast<std::size_t>(n_), TaskTraffic{});
+      for (const auto& [key, b] : balance_) {
+        const auto& [src, dst, tag] = key;
+        if (src >= 0 && src < n_) {
+          auto& t = r.traffic[static_cast<std::size_t>(src)];
+          t.sent = ok(checkedAdd(t.sent, b.sends));
+          t.sentBytes = ok(checkedAdd(t.sentBytes, b.sentBytes));
+        }
+        if (dst >= 0 && dst < n_) {
+          auto& t = r.traffic[static_cast<std::size_t>(dst)];
+          t.received = ok(checkedAdd(t.received, b.recvs));
+          t.receivedBytes = ok(checkedAdd(t.receivedBytes, b.receivedBytes));
+        }
+      }
       r.completed = true;
       r.diagnostics = std::move(diags_);
     } catch (const Unevaluable&) {

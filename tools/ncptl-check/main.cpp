@@ -1,12 +1,16 @@
 // ncptl-check: checks coNCePTuaL programs against the language reference's grammar, static
 // rules and generator checklist (ncptl/Checker.h).
 //
-//   ncptl-check [--generated] [--no-simulate] [--tasks N[,N...]] [--no-warnings] [--verbose] FILE...
+//   ncptl-check [--generated] [--no-simulate] [--tasks N[,N...]] [--traffic] [--no-warnings] [--verbose] FILE...
 //
 // Prints clang-style diagnostics (`file:line: error: what`, the source line, a marker) to
 // stderr. With --tasks every file is checked once per task count, its per-task simulation run
 // with that many tasks (a scale-free program fixes no count of its own); a diagnostic is printed
-// once, however many counts report it (--verbose says which counts were simulated).
+// once, however many counts report it (--verbose says which counts were simulated). With
+// --traffic each simulation's point-to-point traffic per task (the messages and bytes of its
+// UNSUSPECTING sends and RECEIVEs; collectives are not counted) is printed to stdout as one JSON
+// line: {"file": ..., "tasks": N, "per_task": [{"task": 0, "sent": ..., "sent_bytes": ...,
+// "received": ..., "received_bytes": ...}, ...]}.
 // Exit status: 0 if every file is accepted (warnings allowed), 2 otherwise (errors,
 // unreadable files, bad usage). `-` reads standard input.
 #include <charconv>
@@ -23,13 +27,15 @@
 namespace {
 
 void usage(std::ostream& os) {
-  os << "usage: ncptl-check [--generated] [--no-simulate] [--tasks N[,N...]] [--no-warnings] [--verbose] FILE...\n"
+  os << "usage: ncptl-check [--generated] [--no-simulate] [--tasks N[,N...]] [--traffic] [--no-warnings] [--verbose] "
+        "FILE...\n"
         "  --generated    also require the generator subset «G» and the generator checklist\n"
         "                 (braced bodies, ASSERT THAT ... WITH num_tasks = P, or >= N if scale-free)\n"
         "  --no-simulate  skip the per-task simulation (unawaited operations, unmatched\n"
         "                 UNSUSPECTING sends, deadlocking blocking patterns)\n"
         "  --tasks N,...  simulate with N tasks (each count in turn) instead of the count the\n"
         "                 program's ASSERT fixes; needed for a scale-free program\n"
+        "  --traffic      print each simulation's point-to-point messages and bytes per task (JSON)\n"
         "  --no-warnings  print errors only\n"
         "  --verbose      say for every file whether it was accepted and simulated\n"
         "exit status: 0 all files accepted, 2 otherwise\n";
@@ -46,6 +52,16 @@ bool readFile(const std::string& path, std::string& out) {
   ss << in.rdbuf();
   out = ss.str();
   return true;
+}
+
+std::string jsonEscape(const std::string& s) {
+  std::string out;
+  for (char ch : s) {
+    if (ch == '"' || ch == '\\') out += '\\';
+    if (static_cast<unsigned char>(ch) < 0x20) continue;  // a file name with control characters: dropped
+    out += ch;
+  }
+  return out;
 }
 
 // "24,64" -> {24, 64}; empty on a malformed list.
@@ -71,6 +87,7 @@ int main(int argc, char** argv) {
   bool verbose = false;
   std::vector<std::string> files;
   std::vector<std::int64_t> counts;  // empty: the program's own count
+  bool traffic = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--tasks" || a == "-n") {
@@ -80,6 +97,8 @@ int main(int argc, char** argv) {
         return 2;
       }
       counts.insert(counts.end(), more.begin(), more.end());
+    } else if (a == "--traffic") {
+      traffic = true;
     } else if (a == "--generated" || a == "-g") {
       options.generated = true;
     } else if (a == "--no-simulate") {
@@ -122,6 +141,15 @@ int main(int argc, char** argv) {
         if (printed.insert(shown).second) std::cerr << shown;
       }
       if (!result.ok()) allOk = false;
+      if (traffic && result.simulated) {
+        std::cout << "{\"file\": \"" << jsonEscape(f) << "\", \"tasks\": " << result.simulatedTasks << ", \"per_task\": [";
+        for (std::size_t t = 0; t < result.traffic.size(); ++t) {
+          const auto& x = result.traffic[t];
+          std::cout << (t ? ", " : "") << "{\"task\": " << t << ", \"sent\": " << x.sent << ", \"sent_bytes\": " << x.sentBytes
+                    << ", \"received\": " << x.received << ", \"received_bytes\": " << x.receivedBytes << "}";
+        }
+        std::cout << "]}\n";
+      }
       if (verbose)
         std::cerr << f << ": " << (result.ok() ? "accepted" : "rejected") << " (" << result.errorCount() << " error(s); "
                   << (result.simulated ? "per-task simulation done with " + std::to_string(result.simulatedTasks) + " tasks"
