@@ -31,6 +31,8 @@
 #include "gen/ProgramWalker.h"
 
 #include <algorithm>
+#include <array>
+#include <cctype>
 #include <cmath>
 #include <fmt/format.h>
 #include <kainjow/mustache.hpp>
@@ -133,10 +135,15 @@ class Renderer : public ProgramWalker {
     if (scaleFree()) {
       // The conditions the formulas need come first; on a grid they read px, py, pz, so they
       // and the program's statements go inside the grid's bindings (grid.mustache).
-      Piece asserts;
-      asserts.comments.push_back(fill("comment", commentData("scale", nullptr, "the task counts this benchmark fits")));
-      asserts.stmts = scaleAsserts();
-      pieces.insert(pieces.begin(), std::move(asserts));
+      const std::vector<std::string> asserts = scaleAsserts();
+      // At top level (1-D) each ASSERT is a statement of its own; on a grid they open its body.
+      std::vector<Piece> first;
+      for (std::size_t i = 0; i < asserts.size(); ++i) {
+        if (i == 0 || gridDims() == 1) first.emplace_back();
+        if (i == 0) first.back().comments.push_back(fill("comment", commentData("the scale", nullptr, "the task counts this benchmark fits")));
+        first.back().stmts.push_back(asserts[i]);
+      }
+      pieces.insert(pieces.begin(), first.begin(), first.end());
       if (gridDims() == 1) {
         text = topLevel(pieces);
       } else {
@@ -2224,10 +2231,10 @@ class Renderer : public ProgramWalker {
     const double c0 = constant ? f.c0 + (f.num == 0 && f.logPower == 0 ? f.c1 : 0) : f.c0;
     const std::int64_t scale = decimalScale({c0, constant ? 0.0 : f.c1});
     auto num = [&](double v) { return static_cast<std::int64_t>(std::llround(v * static_cast<double>(scale))); };
+    if (constant)  // whole microseconds, as a time of one scale is written
+      return fmt::format("{}*compute_scale/100", std::max<std::int64_t>(0, std::llround(c0)));
     std::string value;
-    if (constant) {
-      value = std::to_string(std::max<std::int64_t>(0, num(c0)));
-    } else {
+    {
       // In floating-point context ROOT, SQRT and LOG10 are the real functions (§4.4).
       std::vector<std::string> factors;
       const int n = std::abs(f.num);
@@ -2246,7 +2253,6 @@ class Renderer : public ProgramWalker {
       // A fitted time may fall below zero far from the inputs: no negative durations (§6).
       return c0 < 0 || f.c1 < 0 ? fmt::format("MAX(0, {})", value) : value;
     }
-    return scale == 1 ? fmt::format("{}*compute_scale/100", value) : fmt::format("{}*compute_scale/{}", value, 100 * scale);
   }
 
   // The execution index of the statement being rendered, k = sum of variable times the product
@@ -2524,12 +2530,12 @@ class Renderer : public ProgramWalker {
   // then distinct), and every condition under which its formulas are whole.
   std::vector<std::string> scaleAsserts() {
     std::vector<std::string> out;
-    data d;
-    d.set("words", gridDims() == 1 ? "this benchmark needs 2 tasks or more" : "this benchmark needs every extent of the grid to be 2 or more");
-    std::string cond = gridDims() == 1 ? "num_tasks >= 2" : "px >= 2 /\\ py >= 2";
-    if (gridDims() == 3) cond += " /\\ pz >= 2";
-    d.set("cond", cond);
-    out.push_back(fill("assert", d));
+    if (gridDims() > 1) {  // in 1-D the program's num_tasks >= 2 says it
+      data d;
+      d.set("words", "this benchmark needs every extent of the grid to be 2 or more");
+      d.set("cond", gridDims() == 2 ? "px >= 2 /\\ py >= 2" : "px >= 2 /\\ py >= 2 /\\ pz >= 2");
+      out.push_back(fill("assert", d));
+    }
     for (const auto& [c, w] : scaleConditions_) {
       data a;
       a.set("words", "this benchmark needs " + w);
