@@ -159,6 +159,7 @@ class Renderer : public ProgramWalker {
     d.set("fixedScale", !scaleFree());
     d.set("scaleFree", scaleFree());
     d.set("grid", scaleFree() && gridDims() > 1);
+    d.set("line", scaleFree() && gridDims() == 1);
     d.set("dim3", scaleFree() && gridDims() == 3);
     d.set("dims", std::to_string(gridDims()));
     d.set("inputs", oneLine(scaleFree() ? p_.scaleFree->inputs : std::string()));
@@ -1101,7 +1102,7 @@ class Renderer : public ProgramWalker {
       if (value.kind == Expr::Kind::Formula || value.kind == Expr::Kind::Progression) {
         const std::string duration = value.kind == Expr::Kind::Formula
                                          ? durationText(value.formula)
-                                         : fmt::format("{}*compute_scale/100", factor(intText(value)));
+                                         : fmt::format("{}*compute_scale/100", leftFactor(intText(value)));
         if (duration.starts_with("0*")) return {};  // a constant that rounds to no time
         Desc t = acting(k.ranks, false);
         data d;
@@ -2132,13 +2133,17 @@ class Renderer : public ProgramWalker {
   static std::string negatable(const std::string& t) {
     return !t.empty() && std::isupper(static_cast<unsigned char>(t.front())) ? "(" + t + ")" : t;
   }
-  // A factor of a product or a divisor: parenthesised unless it is one name, number or call.
-  static std::string factor(const std::string& t) {
+  // A right operand of '*' or '/': parenthesised unless it is one name, number or call.
+  static std::string factor(const std::string& t) { return parenthesised(t, "+-*/ "); }
+  // A left operand of '*' or '/' (they associate to the left): parenthesised if it is a sum.
+  static std::string leftFactor(const std::string& t) { return parenthesised(t, "+- "); }
+  static std::string parenthesised(const std::string& t, std::string_view operators) {
     int depth = 0;
-    for (char ch : t) {
-      if (ch == '(') ++depth;
-      if (ch == ')') --depth;
-      if (depth == 0 && (ch == ' ' || ch == '+' || ch == '-' || ch == '*' || ch == '/')) return "(" + t + ")";
+    for (std::size_t i = 0; i < t.size(); ++i) {
+      if (t[i] == '(') ++depth;
+      if (t[i] == ')') --depth;
+      // A leading '-' is a sign, not a difference.
+      if (depth == 0 && i > 0 && operators.find(t[i]) != std::string_view::npos) return "(" + t + ")";
     }
     return t;
   }
@@ -2198,7 +2203,7 @@ class Renderer : public ProgramWalker {
       const std::string den = b == 1 ? t : fmt::format("{}*{}", b, factor(t));
       negative = a < 0;
       part = fmt::format("{}/{}", std::abs(a), factor(den));
-      noteScaleCondition(fmt::format("{} DIVIDES {}", factor(den), std::abs(a)),
+      noteScaleCondition(fmt::format("{} DIVIDES {}", den, std::abs(a)),
                          fmt::format("{} dividing {}", b == 1 && den.find_first_of("*(") == std::string::npos ? scaleVarWords(f.var) : den,
                                      std::abs(a)));
     }
@@ -2225,7 +2230,7 @@ class Renderer : public ProgramWalker {
   // A time formula's duration in microseconds scaled by compute_scale: floating-point
   // arithmetic inside REAL(...), rounded to whole microseconds; never negative.
   std::string durationText(const ScaleFormula& f) {
-    if (f.integer) return fmt::format("{}*compute_scale/100", factor(formulaText(f)));
+    if (f.integer) return fmt::format("{}*compute_scale/100", leftFactor(formulaText(f)));
     const std::string var = scaleVar(f.var);
     const bool constant = f.c1 == 0 || (f.num == 0 && f.logPower == 0);
     const double c0 = constant ? f.c0 + (f.num == 0 && f.logPower == 0 ? f.c1 : 0) : f.c0;
@@ -2261,14 +2266,14 @@ class Renderer : public ProgramWalker {
     std::string k, mult;
     for (auto it = loopStack_.rbegin(); it != loopStack_.rend(); ++it) {
       usedLoops_.insert(it->id);
-      const std::string term = mult.empty() ? loopVar(it->id) : fmt::format("{}*{}", factor(mult), loopVar(it->id));
+      const std::string term = mult.empty() ? loopVar(it->id) : fmt::format("{}*{}", leftFactor(mult), loopVar(it->id));
       k = k.empty() ? term : fmt::format("{} + {}", term, k);
       if (!it->start.empty()) break;  // counted over all its entries: the index of everything outside too
       if (!it->sameEveryEntry)
         throw std::invalid_argument("scale-free: a value that progresses over executions inside a loop whose trip count "
                                     "changes from one entry to the next: coNCePTuaL has no counter to select it");
       const std::string trips = it->tripsText.empty() ? std::to_string(it->trips) : it->tripsText;
-      mult = mult.empty() ? trips : fmt::format("{}*{}", factor(mult), factor(trips));
+      mult = mult.empty() ? trips : fmt::format("{}*{}", leftFactor(mult), factor(trips));
     }
     return k.empty() ? "0" : k;
   }
@@ -2281,8 +2286,8 @@ class Renderer : public ProgramWalker {
       case Expr::Kind::Formula: return formulaText(v.formula);
       case Expr::Kind::Progression: {
         const std::string start = intText(v.children[0]), step = intText(v.children[1]), length = intText(v.children[2]);
-        std::string k = fmt::format("{} MOD {}", factor(executionIndexText()), factor(length));
-        if (step != "1") k = fmt::format("{}*({})", factor(step), k);
+        std::string k = fmt::format("{} MOD {}", leftFactor(executionIndexText()), factor(length));
+        if (step != "1") k = fmt::format("{}*({})", leftFactor(step), k);
         return start == "0" ? k : fmt::format("{} + {}", start, k);
       }
       default:
@@ -2439,7 +2444,7 @@ class Renderer : public ProgramWalker {
   std::string scaledBytesText(const std::string& bytes) {
     if (bytes == "0") return bytes;
     data d;
-    d.set("bytes", factor(bytes));
+    d.set("bytes", leftFactor(bytes));
     return fill("scaled_bytes", d);
   }
 
@@ -2508,7 +2513,7 @@ class Renderer : public ProgramWalker {
           const Expr* n = find("count");
           std::string items = n ? (n->isConst() ? std::to_string(std::llround(n->value)) : intText(*n)) : "0";
           if (size != 4 && size != 8) {
-            items = fmt::format("({}*{} + 7)/8", factor(items), size);
+            items = fmt::format("({}*{} + 7)/8", leftFactor(items), size);
             note("Reductions of types other than 4- and 8-byte numbers reduce the same number of bytes as DOUBLEWORDS.");
           }
           data d;
