@@ -2254,7 +2254,7 @@ class Renderer : public ProgramWalker {
       std::string part = f.num >= 0 ? fmt::format("{}*{}", a, factor(term)) : fmt::format("{}/{}", a, factor(term));
       if (num(c0) != 0) part = fmt::format("{} {} {}", num(c0), f.c1 < 0 ? "-" : "+", part);
       else if (f.c1 < 0) part = "-" + part;
-      value = fmt::format("REAL(({})*compute_scale/{})", part, 100 * scale);
+      value = fmt::format("REAL({}*compute_scale/{})", leftFactor(part), 100 * scale);
       // A fitted time may fall below zero far from the inputs: no negative durations (§6).
       return c0 < 0 || f.c1 < 0 ? fmt::format("MAX(0, {})", value) : value;
     }

@@ -21,6 +21,8 @@
 namespace tracegen::extrap {
 namespace {
 
+using gen::Expr;
+
 // A ring of P-1 steps (tag = step) sending `count` ints to the right, receiving from the left.
 std::string ringText(Rank p, std::int64_t count) {
   std::string tags;
@@ -79,6 +81,14 @@ TEST(ScaleFreeNcptl, RingIsOneProgramForEveryTaskCountItsFormulasFit) {
   EXPECT_NE(text.find("TO UNSUSPECTING TASK (t+1) MOD num_tasks"), std::string::npos);
   EXPECT_NE(text.find("FROM TASK (t+num_tasks-1) MOD num_tasks"), std::string::npos);
   for (std::int64_t p : {2, 4, 8, 16, 32, 64}) EXPECT_EQ(checkAt(text, p), "") << p << " tasks\n" << text;
+  // The simulation's traffic at 8 tasks: 7 steps, each task sends one message of 4*1024/8 bytes
+  // to its right and receives one from its left per step.
+  ncptl::CheckOptions o;
+  o.generated = true;
+  o.tasks = 8;
+  const ncptl::CheckResult at8 = ncptl::check(text, o);
+  ASSERT_EQ(at8.traffic.size(), 8U);
+  for (const auto& t : at8.traffic) EXPECT_EQ(t, (ncptl::TaskTraffic{7, 7 * 512, 7, 7 * 512}));
   // 1024/6 is not whole: the program stops with the words of its ASSERT.
   const std::string at6 = checkAt(text, 6);
   EXPECT_NE(at6.find("this benchmark needs the task count dividing 1024"), std::string::npos) << at6;
@@ -151,6 +161,78 @@ TEST(ScaleFreeNcptl, TheGridIsTheCRuntimesBalancedGridOrTheOneGiven) {
   EXPECT_EQ(checkAt(given, 24), "");
   // A --px that does not divide the task count is refused at the top.
   EXPECT_NE(checkAt(given, 16).find("--px must divide the task count"), std::string::npos) << checkAt(given, 16);
+}
+
+// A hand-built 1-D scale-free program: a loop of num_tasks trips around a barrier whose
+// computation is a real formula, and a broadcast of log2(P) doubles from the last task.
+gen::Program handBuilt() {
+  gen::Program p;
+  p.numRanks = 3;  // the position classes first, interior, last
+  p.scaleFree = gen::ScaleFreeGrid{1, "hand-built"};
+  p.source = "hand-built";
+  p.origin = "test";
+  p.datatypes = {{1, "MPI_DOUBLE", 8}};
+  p.comms = standardCommunicators(3);
+  const RankList all = RankList::all(3);
+  auto call = [&](Op op, std::map<Param, Expr> params, Expr compute) {
+    gen::Stmt s;
+    s.ranks = all;
+    s.call.op = op;
+    s.call.params = std::move(params);
+    s.call.computeUs = std::move(compute);
+    return s;
+  };
+  gen::ScaleFormula tasks;  // num_tasks
+  tasks.num = 1;
+  tasks.c1num = 1;
+  gen::ScaleFormula time;  // 0.5 + 0.25 * P microseconds
+  time.num = 1;
+  time.integer = false;
+  time.c0 = 0.5;
+  time.c1 = 0.25;
+  gen::ScaleFormula last;  // P - 1
+  last.num = 1;
+  last.c0num = -1;
+  last.c1num = 1;
+  gen::ScaleFormula log;  // log2(P)
+  log.logPower = 1;
+  log.c1num = 1;
+  const Expr world = Expr::constant(static_cast<double>(kCommWorld));
+  gen::Stmt loop;
+  loop.kind = gen::Stmt::Kind::Loop;
+  loop.ranks = all;
+  loop.loop.id = 1;
+  loop.loop.iterations = Expr::scaled(tasks);
+  loop.loop.body.push_back(call(Op::Barrier, {{Param::Comm, world}}, Expr::scaled(time)));
+  p.body.push_back(call(Op::Init, {}, Expr::constant(0)));
+  p.body.push_back(std::move(loop));
+  p.body.push_back(call(Op::Bcast,
+                        {{Param::Comm, world},
+                         {Param::Root, Expr::scaled(last)},
+                         {Param::Count, Expr::scaled(log)},
+                         {Param::Datatype, Expr::constant(1)}},
+                        Expr::constant(0)));
+  p.body.push_back(call(Op::Finalize, {}, Expr::constant(0)));
+  return p;
+}
+
+TEST(ScaleFreeNcptl, TripCountsTimesRootsAndLogarithmsAreFormulas) {
+  const std::string text = renderNcptl(handBuilt());
+  EXPECT_NE(text.find("FOR num_tasks REPETITIONS {"), std::string::npos) << text;
+  EXPECT_NE(text.find("ALL TASKS COMPUTE FOR REAL((50 + 25*num_tasks)*compute_scale/10000) MICROSECONDS THEN\n"
+                      "  ALL TASKS SYNCHRONIZE"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("TASK (num_tasks - 1) MULTICASTS A 8*(BITS(num_tasks) - 1)*msg_scale/100 BYTE MESSAGE TO ALL "
+                      "OTHER TASKS"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("ASSERT THAT \"this benchmark needs the task count a power of two\" WITH 1 << (BITS(num_tasks) "
+                      "- 1) = num_tasks."),
+            std::string::npos)
+      << text;
+  for (std::int64_t p : {2, 8, 64}) EXPECT_EQ(checkAt(text, p), "") << p << " tasks\n" << text;
+  EXPECT_NE(checkAt(text, 6).find("a power of two\" fails with num_tasks = 6"), std::string::npos) << checkAt(text, 6);
 }
 
 TEST(ScaleFreeNcptl, WildcardReceivesAreRefused) {
