@@ -2598,6 +2598,7 @@ class NcptlBackend : public Backend {
     std::string text = Renderer(program, options).run();
     ncptl::CheckOptions co;
     co.generated = true;
+    co.scaleFree = program.scaleFree.has_value();
     const ncptl::CheckResult r = ncptl::check(text, co);
     if (!r.ok()) {
       std::string why;

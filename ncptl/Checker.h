@@ -17,8 +17,8 @@
 // checklist asks of generated programs only (every loop/IF/LET body braced, an
 // `ASSERT THAT … WITH num_tasks = P`).
 //
-// Generated programs state their task count (`num_tasks = P`) or, scale-free, the least they need
-// (`num_tasks >= N`, at top level).
+// Generated programs state their task count (`num_tasks = P`) or, when CheckOptions::scaleFree
+// says they are scale-free, the least they need (`num_tasks >= N`, at top level).
 // When the program fixes the task count (`ASSERT THAT "…" WITH num_tasks = P` at top level),
 // or CheckOptions::tasks gives one, a per-task simulation (Simulator.h) evaluates every task set with the parameters at their
 // defaults and checks what only the actual tasks reveal: which task leaves an asynchronous
@@ -45,6 +45,9 @@ struct CheckOptions {
   // Simulate with this many tasks instead (0: the count the assertion fixes). A scale-free
   // program, which fixes none, is simulated only so, once per count it is meant to run at.
   std::int64_t tasks = 0;
+  // The program is scale-free (tracegen extrapolate without --ranks): in generated mode it
+  // states the least task count it needs (`num_tasks >= N`) instead of fixing one.
+  bool scaleFree = false;
   // Upper bound on expression evaluations in the simulation; beyond it the simulation gives
   // up silently (the textual checks still apply).
   std::int64_t simulationBudget = 50'000'000;

@@ -50,6 +50,7 @@ std::string renderNcptl(const gen::Program& p) {
 std::string checkAt(const std::string& text, std::int64_t tasks) {
   ncptl::CheckOptions o;
   o.generated = true;
+  o.scaleFree = true;
   o.tasks = tasks;
   const ncptl::CheckResult r = ncptl::check(text, o);
   std::string out;
@@ -85,10 +86,16 @@ TEST(ScaleFreeNcptl, RingIsOneProgramForEveryTaskCountItsFormulasFit) {
   // to its right and receives one from its left per step.
   ncptl::CheckOptions o;
   o.generated = true;
+  o.scaleFree = true;
   o.tasks = 8;
   const ncptl::CheckResult at8 = ncptl::check(text, o);
   ASSERT_EQ(at8.traffic.size(), 8U);
   for (const auto& t : at8.traffic) EXPECT_EQ(t, (ncptl::TaskTraffic{7, 7 * 512, 7, 7 * 512}));
+  // Checked as a program of one scale, it lacks its num_tasks = P.
+  o.scaleFree = false;
+  const ncptl::CheckResult fixed = ncptl::check(text, o);
+  ASSERT_FALSE(fixed.ok());
+  EXPECT_NE(fixed.diagnostics.front().message.find("must state its task count"), std::string::npos);
   // 1024/6 is not whole: the program stops with the words of its ASSERT.
   const std::string at6 = checkAt(text, 6);
   EXPECT_NE(at6.find("this benchmark needs the task count dividing 1024"), std::string::npos) << at6;

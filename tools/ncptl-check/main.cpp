@@ -34,7 +34,8 @@ void usage(std::ostream& os) {
         "  --no-simulate  skip the per-task simulation (unawaited operations, unmatched\n"
         "                 UNSUSPECTING sends, deadlocking blocking patterns)\n"
         "  --tasks N,...  simulate with N tasks (each count in turn) instead of the count the\n"
-        "                 program's ASSERT fixes; needed for a scale-free program\n"
+        "                 program's ASSERT fixes; needed for a scale-free program, which\n"
+        "                 then states the least count it needs (num_tasks >= N) instead\n"
         "  --traffic      print each simulation's point-to-point messages and bytes per task (JSON)\n"
         "  --no-warnings  print errors only\n"
         "  --verbose      say for every file whether it was accepted and simulated\n"
@@ -97,6 +98,7 @@ int main(int argc, char** argv) {
         return 2;
       }
       counts.insert(counts.end(), more.begin(), more.end());
+      options.scaleFree = true;  // the counts are given: the program need not fix one
     } else if (a == "--traffic") {
       traffic = true;
     } else if (a == "--generated" || a == "-g") {
