@@ -9,7 +9,8 @@
 # the simulation is the run: its point-to-point messages and bytes per task (`--traffic`) must be
 # those of a real recording there (`tracegen inspect --per-rank`: sends, receives and their
 # bytes on every rank; collectives are not in the comparison, since the simulation does not
-# count them).
+# count them). A copy of the stencil2d program with every message doubled must fail that
+# comparison, so that it is known to look.
 #
 #   scalefree_ncptl.sh TRACEGEN NCPTL_CHECK RECORDER APPS_DIR [APP...]
 #
@@ -159,6 +160,23 @@ for app in "${selected[@]}"; do
     fi
   fi
 done
+
+# The comparison is no rubber stamp: the stencil2d program with every message twice as large
+# (sends and receives alike, so the checker still accepts it) must differ from the recording.
+if [ -s "$work/stencil2d.ncptl" ] && [ -s "$work/stencil2d-real24.json" ]; then
+  sed 's|\*msg_scale/100 BYTE MESSAGE|*msg_scale/50 BYTE MESSAGE|g' "$work/stencil2d.ncptl" >"$work/doubled.ncptl"
+  if cmp -s "$work/stencil2d.ncptl" "$work/doubled.ncptl"; then
+    fail "stencil2d: no message size to double"
+  elif ! "$check" --generated --tasks 24 --traffic "$work/doubled.ncptl" >"$work/doubled.json" 2>"$work/log"; then
+    fail "stencil2d with doubled messages: rejected by ncptl-check:"; head -10 "$work/log"
+  elif compare_traffic "$work/doubled.json" "$work/stencil2d-real24.json" >"$work/cmp" 2>&1; then
+    fail "stencil2d with doubled messages: the traffic comparison does not notice"
+  elif grep -q "sent_bytes: simulated" "$work/cmp"; then
+    ok "stencil2d with doubled messages: the traffic comparison names the bytes that differ"
+  else
+    fail "stencil2d with doubled messages: the comparison fails for another reason:"; cat "$work/cmp"
+  fi
+fi
 
 # A task count the strong-scaling stencil's formulas do not fit (240/py with py = 7) is refused by
 # the program's own ASSERT, which the simulation evaluates.
