@@ -26,10 +26,11 @@
 
 namespace tracegen::ncptl {
 
-// One task's point-to-point traffic: the messages of its UNSUSPECTING sends and of its explicit
-// RECEIVEs, with their bytes (the parameters at their defaults). Collectives are not counted.
+// One task's traffic: the messages of its UNSUSPECTING sends and of its explicit RECEIVEs, with
+// their bytes (the parameters at their defaults), and the collective statements (MULTICAST,
+// REDUCE, SYNCHRONIZE) it takes part in, as a sender or a receiver; their bytes are not counted.
 struct TaskTraffic {
-  std::int64_t sent = 0, sentBytes = 0, received = 0, receivedBytes = 0;
+  std::int64_t sent = 0, sentBytes = 0, received = 0, receivedBytes = 0, collectives = 0;
   bool operator==(const TaskTraffic&) const = default;
 };
 

@@ -6,10 +6,10 @@
 # counts (grammar, static rules, generator checklist, and the per-task simulation with that many
 # tasks: every ASSERT holds, every asynchronous operation awaited, every UNSUSPECTING send
 # matched by a RECEIVE of its size, no blocking cycle; no warning either). At the first target
-# the simulation is the run: its point-to-point messages and bytes per task (`--traffic`) must be
-# those of a real recording there (`tracegen inspect --per-rank`: sends, receives and their
-# bytes on every rank; collectives are not in the comparison, since the simulation does not
-# count them). A copy of the stencil2d program with every message doubled must fail that
+# the simulation is the run: its messages and bytes per task and the collectives each takes part
+# in (`--traffic`) must be those of a real recording there (`tracegen inspect --per-rank`: sends,
+# receives and their bytes, and collective calls, on every rank; the bytes of collectives are
+# not compared, the simulation does not count them). A copy of the stencil2d program with every message doubled must fail that
 # comparison, so that it is known to look.
 #
 #   scalefree_ncptl.sh TRACEGEN NCPTL_CHECK RECORDER APPS_DIR [APP...]
@@ -82,13 +82,17 @@ want = json.load(open(sys.argv[2]))["per_rank"]
 SEND = ("MPI_Send", "MPI_Isend", "MPI_Ssend", "MPI_Issend", "MPI_Rsend", "MPI_Irsend", "MPI_Bsend", "MPI_Ibsend",
         "MPI_Sendrecv", "MPI_Sendrecv_replace")
 RECV = ("MPI_Recv", "MPI_Irecv", "MPI_Sendrecv", "MPI_Sendrecv_replace")
+# The collectives of the samples, and MPI_Init, which the program replays as a SYNCHRONIZE.
+COLL = ("MPI_Init", "MPI_Barrier", "MPI_Bcast", "MPI_Reduce", "MPI_Allreduce", "MPI_Alltoall", "MPI_Allgather",
+        "MPI_Gather", "MPI_Scatter")
 bad = []
 if len(got) != len(want):
     bad.append(f"{len(got)} tasks simulated, {len(want)} ranks recorded")
 for g, w in zip(got, want):
     r = w["rank"]
     expect = {"sent": sum(w["ops"].get(o, 0) for o in SEND), "received": sum(w["ops"].get(o, 0) for o in RECV),
-              "sent_bytes": w["bytes_sent"], "received_bytes": w["bytes_received"]}
+              "sent_bytes": w["bytes_sent"], "received_bytes": w["bytes_received"],
+              "collectives": sum(w["ops"].get(o, 0) for o in COLL)}
     for k, v in expect.items():
         if g[k] != v:
             bad.append(f"task {r} {k}: simulated {g[k]}, recorded {v}")
@@ -154,7 +158,7 @@ for app in "${selected[@]}"; do
       "$tracegen" inspect --per-rank --format json "$work/$app-real$np.tgt" >"$work/$app-real$np.json"; then
     head -1 "$work/traffic" >"$work/$app-traffic$np.json"
     if compare_traffic "$work/$app-traffic$np.json" "$work/$app-real$np.json" >"$work/cmp" 2>&1; then
-      ok "$app: simulated at $np tasks = recorded (messages and bytes sent and received on every rank)"
+      ok "$app: simulated at $np tasks = recorded (messages, bytes and collectives on every rank)"
     else
       fail "$app: simulated traffic at $np tasks differs from the recording:"; cat "$work/cmp"
     fi

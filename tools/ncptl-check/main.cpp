@@ -7,10 +7,10 @@
 // stderr. With --tasks every file is checked once per task count, its per-task simulation run
 // with that many tasks (a scale-free program fixes no count of its own); a diagnostic is printed
 // once, however many counts report it (--verbose says which counts were simulated). With
-// --traffic each simulation's point-to-point traffic per task (the messages and bytes of its
-// UNSUSPECTING sends and RECEIVEs; collectives are not counted) is printed to stdout as one JSON
+// --traffic each simulation's traffic per task (the messages and bytes of its UNSUSPECTING sends
+// and RECEIVEs, and the collective statements it takes part in) is printed to stdout as one JSON
 // line: {"file": ..., "tasks": N, "per_task": [{"task": 0, "sent": ..., "sent_bytes": ...,
-// "received": ..., "received_bytes": ...}, ...]}.
+// "received": ..., "received_bytes": ..., "collectives": ...}, ...]}.
 // Exit status: 0 if every file is accepted (warnings allowed), 2 otherwise (errors,
 // unreadable files, bad usage). `-` reads standard input.
 #include <charconv>
@@ -36,7 +36,7 @@ void usage(std::ostream& os) {
         "  --tasks N,...  simulate with N tasks (each count in turn) instead of the count the\n"
         "                 program's ASSERT fixes; needed for a scale-free program, which\n"
         "                 then states the least count it needs (num_tasks >= N) instead\n"
-        "  --traffic      print each simulation's point-to-point messages and bytes per task (JSON)\n"
+        "  --traffic      print each simulation's messages, bytes and collectives per task (JSON)\n"
         "  --no-warnings  print errors only\n"
         "  --verbose      say for every file whether it was accepted and simulated\n"
         "exit status: 0 all files accepted, 2 otherwise\n";
@@ -148,7 +148,8 @@ int main(int argc, char** argv) {
         for (std::size_t t = 0; t < result.traffic.size(); ++t) {
           const auto& x = result.traffic[t];
           std::cout << (t ? ", " : "") << "{\"task\": " << t << ", \"sent\": " << x.sent << ", \"sent_bytes\": " << x.sentBytes
-                    << ", \"received\": " << x.received << ", \"received_bytes\": " << x.receivedBytes << "}";
+                    << ", \"received\": " << x.received << ", \"received_bytes\": " << x.receivedBytes
+                    << ", \"collectives\": " << x.collectives << "}";
         }
         std::cout << "]}\n";
       }
