@@ -24,6 +24,14 @@
 // that posted requests in it and still have some outstanding (the FOR … REPETITIONS pitfall
 // of §4.8), and the program ends with one for every rank still waiting.
 //
+// A scale-free program (Program::scaleFree: tracegen extrapolate without --ranks) is walked the
+// same way; its ranks are position classes of the process grid and some values formulas of the
+// scale. Rank sets are then conditions on the task's grid coordinates, peers grid steps, values
+// coNCePTuaL arithmetic on num_tasks and the extents px, py, pz, which the program binds once
+// around all its statements (the balanced grid, or --px/--py), and the conditions under which
+// the formulas are whole become ASSERTs (see "scale-free programs" below). What a RECEIVE or a
+// collective cannot say at every scale (wildcard sources, persistent requests, ...) is refused.
+//
 // Templates (templates/ncptl/*.mustache) spell every piece of program text; this file only
 // decides values, rank sets and indentation. The result is checked with ncptl/Checker.h
 // before it is returned.
