@@ -243,6 +243,47 @@ TEST(ScaleFreeNcptl, TripCountsTimesRootsAndLogarithmsAreFormulas) {
   EXPECT_NE(checkAt(text, 6).find("a power of two\" fails with num_tasks = 6"), std::string::npos) << checkAt(text, 6);
 }
 
+TEST(ScaleFreeNcptl, PeersAcrossAPeriodicEdgeAreMeshNeighbours) {
+  // A 2-D program whose ranks shift right along x with wrap-around: every class sends to the
+  // next task in x, periodic, and receives from the previous one.
+  gen::Program p;
+  p.numRanks = 9;
+  p.scaleFree = gen::ScaleFreeGrid{2, "hand-built"};
+  p.source = "hand-built";
+  p.datatypes = {{1, "MPI_DOUBLE", 8}};
+  p.comms = standardCommunicators(9);
+  const RankList all = RankList::all(9);
+  auto call = [&](Op op, std::map<Param, Expr> params) {
+    gen::Stmt s;
+    s.ranks = all;
+    s.call.op = op;
+    s.call.params = std::move(params);
+    return s;
+  };
+  gen::GridStep right, left;
+  right.step = {1, 0, 0};
+  right.wrap = {true, false, false};
+  left.step = {-1, 0, 0};
+  left.wrap = {true, false, false};
+  const Expr world = Expr::constant(static_cast<double>(kCommWorld));
+  const std::map<Param, Expr> message{{Param::Comm, world}, {Param::Count, Expr::constant(4)},
+                                      {Param::Datatype, Expr::constant(1)}, {Param::Tag, Expr::constant(0)}};
+  auto with = [&](Param peer, const gen::GridStep& g) {
+    std::map<Param, Expr> m = message;
+    m[peer] = Expr::gridPeer(g);
+    return m;
+  };
+  p.body = {call(Op::Init, {}), call(Op::Irecv, with(Param::Source, left)), call(Op::Isend, with(Param::Dest, right)),
+            call(Op::Waitall, {}), call(Op::Finalize, {})};
+  const std::string text = renderNcptl(p);
+  EXPECT_NE(text.find("FROM TASK MESH_NEIGHBOR((px*, py), t, (-1, 0))"), std::string::npos) << text;
+  EXPECT_NE(text.find("ALL TASKS t ASYNCHRONOUSLY SEND A 32*msg_scale/100 BYTE MESSAGE TO UNSUSPECTING TASK "
+                      "MESH_NEIGHBOR((px*, py), t, (1, 0))"),
+            std::string::npos)
+      << text;
+  for (std::int64_t n : {4, 6, 12, 30}) EXPECT_EQ(checkAt(text, n), "") << n << " tasks\n" << text;
+}
+
 TEST(ScaleFreeNcptl, WildcardReceivesAreRefused) {
   // A receive from MPI_ANY_SOURCE stays a wildcard in a scale-free program: coNCePTuaL must
   // name the sender, which no formula of the grid gives.
