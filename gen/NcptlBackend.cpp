@@ -2481,7 +2481,11 @@ class Renderer : public ProgramWalker {
       };
       if (const Expr* comm = find("comm"); comm && !(comm->isConst() && static_cast<std::int64_t>(comm->value) == kCommWorld))
         scaleFreeRefusal(c, "a collective on another communicator than MPI_COMM_WORLD");
-      if (!(k.ranks == all_)) scaleFreeRefusal(c, "a collective that some position classes call at other places");
+      // Every task takes part in a world collective: a case of fewer classes means the classes
+      // differ in where they call it or with what, which one statement cannot say.
+      if (!(k.ranks == all_))
+        scaleFreeRefusal(c, "a collective that the position classes make at different places or with different "
+                            "parameters");
       std::string rootText = "TASK 0";
       if (const Expr* r = find("root")) rootText = "TASK " + factor(intText(*r));
       const std::string bytes = bytesText(find("count"), find("type"));
