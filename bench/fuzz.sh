@@ -2,7 +2,7 @@
 # Runs every libFuzzer target (fuzz/) for a while and prints, per target: executions, crashes,
 # timeouts (> 10 s per input), out-of-memory inputs (> 1024 MB) and peak RSS.
 #
-#   bash bench/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]     default: 600 s, all three targets
+#   bash bench/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]     default: 600 s, all four targets
 #
 # Builds the targets first (build directory $TRACEGEN_FUZZ_BUILD, default build-fuzz: clang-14
 # with -DTRACEGEN_FUZZ=ON). Each target starts from its seed corpus in fuzz/corpus/<target>/
@@ -22,7 +22,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-600}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(fuzz_tgt_reader fuzz_scalatrace_reader fuzz_pipeline)
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz_tgt_reader fuzz_scalatrace_reader fuzz_pipeline fuzz_extrapolate)
 build=${TRACEGEN_FUZZ_BUILD:-build-fuzz}
 jobs=${TRACEGEN_FUZZ_BUILD_JOBS:-2}
 

@@ -26,6 +26,9 @@ struct Attempt {
 
 enum class SlotKind { Numeric, Identifier, Peer };
 
+// The most ranks an input may have when its split colours are checked rank by rank.
+constexpr Rank kMaxColorCheckRanks = Rank{1} << 16;
+
 // The mean relative error at the held-back scales up to which a fitted time model is taken.
 constexpr double kTimeTolerance = 0.25;
 
@@ -38,15 +41,15 @@ struct SlotDesc {
 
 class Extrapolator {
  public:
-  Extrapolator(const std::vector<ExtrapolateInput>& in, const ExtrapolateOptions& opts, int dims)
-      : in_(in), dims_(dims) {
-    for (const auto& i : in) grids_.push_back(defaultGrid(i.trace.numRanks, dims));
-    target_ = opts.grid ? *opts.grid : defaultGrid(opts.ranks, dims);
+  Extrapolator(const std::vector<ExtrapolateInput>& in, const ExtrapolateOptions& opts, int dims, bool descending)
+      : in_(in), dims_(dims), descending_(descending) {
+    for (const auto& i : in) grids_.push_back(defaultGrid(i.trace.numRanks, dims, descending));
+    target_ = opts.grid ? *opts.grid : defaultGrid(opts.ranks, dims, descending);
     for (int d = 0; d < dims; ++d) vars_.push_back(static_cast<ScaleVar>(d + 1));
     vars_.push_back(ScaleVar::P);
     if (dims == 1) vars_ = {ScaleVar::P};
     for (Rank p = 2; p <= 128; ++p) {
-      const Grid g = defaultGrid(p, dims);
+      const Grid g = defaultGrid(p, dims, descending);
       if (valid(g)) probes_.push_back(g.scale());
     }
   }
@@ -86,7 +89,8 @@ class Extrapolator {
           perClass(i, e.loops[l].mem, fmt::format("loop {} mem", l));
         }
         for (const ParamValues& pv : e.params)
-          if (pv.param != Param::Failed && pv.param != Param::Matched) perClass(i, pv.groups, std::string(paramName(pv.param)));
+          if (pv.param != Param::Failed && pv.param != Param::Matched && pv.param != Param::Color)
+            perClass(i, pv.groups, std::string(paramName(pv.param)));
       }
       progress_ = static_cast<int>(k) + 1;
     }
@@ -111,6 +115,7 @@ class Extrapolator {
     }
 
     res_.target = target_;
+    res_.descending = descending_;
     res_.inputGrids = grids_;
     Trace& out = res_.trace;
     const Trace& first = in_.front().trace;
@@ -138,6 +143,7 @@ class Extrapolator {
       progress_ = static_cast<int>(k) + 1;
     }
     res_.stats["events"] = static_cast<std::int64_t>(out.events.size());
+    communicators(out);
     for (auto& [key, classes] : explained_) {
       res_.explanation.push_back(key + (classes.empty() ? "" : " [" + fmt::format("{}", fmt::join(classes, "; ")) + "]"));
     }
@@ -162,7 +168,7 @@ class Extrapolator {
   std::string settleHint(int cls) const {
     std::vector<Rank> have;
     for (const auto& i : in_) have.push_back(i.trace.numRanks);
-    if (auto g = smallestGridWith(dims_, cls, 4096, have))
+    if (auto g = smallestGridWith(dims_, cls, 4096, have, descending_))
       return fmt::format("; a recording at P={} ({}) would show it", g->size(), g->str());
     return "";
   }
@@ -563,6 +569,136 @@ class Extrapolator {
     }
   }
 
+  // MPI_Comm_split's colour as a function of one grid coordinate, c = a + b * coord (rows,
+  // columns, planes), with a and b fitted over the inputs: per input the colour of the ranks
+  // at the origin and one step along each dimension gives a and b, checked on every rank of
+  // the input (inputs are small; the target is never expanded). At the target every value of
+  // the coordinate is one group: a block of the grid.
+  struct ColorFormula {
+    int dim = -1;  // -1: the same colour everywhere
+    std::int64_t a = 0, b = 0;
+  };
+  std::map<std::int64_t, ColorFormula> colors_;  // by the communicator the split makes
+
+  std::vector<ValueGroup> fitColor(const std::vector<bool>& member) {
+    const int nc = classCount(dims_);
+    for (int c = 0; c < nc; ++c)
+      if (!targetClasses_[static_cast<std::size_t>(c)].empty() && !member[static_cast<std::size_t>(c)])
+        throw error(0, "a communicator split by some ranks only is not extrapolated yet");
+    std::vector<std::pair<std::size_t, std::int64_t>> as;
+    std::array<std::vector<std::pair<std::size_t, std::int64_t>>, 3> bs;
+    for (std::size_t i = 0; i < in_.size(); ++i) {
+      const ParamValues* pv = event(i).param(Param::Color);
+      if (!pv) throw error(i, "color is missing");
+      const Grid& g = grids_[i];
+      auto colorOf = [&](Rank r) -> std::int64_t {
+        const ValueGroup* vg = pv->groupFor(r);
+        if (!vg || vg->values.size() != 1)
+          throw error(i, fmt::format("color of rank {} at {}: {}", r, at(i),
+                                     vg ? "it changes from one call to the next" : "none is given"));
+        if (vg->values[0] < 0) throw error(i, "a split with MPI_UNDEFINED colours is not extrapolated yet");
+        return vg->values[0];
+      };
+      // The check visits every rank of the input: inputs are recorded at small scales, and a
+      // trace that declares more ranks than that is refused rather than walked.
+      if (g.size() > kMaxColorCheckRanks)
+        throw error(i, fmt::format("color: checking a split's colours visits every rank, and {} ranks are more than "
+                                   "the {} an input may have for it",
+                                   g.size(), kMaxColorCheckRanks));
+      const std::int64_t a = colorOf(0);
+      std::array<std::int64_t, 3> b{0, 0, 0};
+      Rank stride = 1;
+      for (int d = 0; d < dims_; ++d) {
+        b[static_cast<std::size_t>(d)] = colorOf(stride) - a;
+        stride *= g.ext[static_cast<std::size_t>(d)];
+      }
+      for (const ValueGroup& vg : pv->groups)
+        vg.ranks.forEach([&](Rank r) {
+          const auto c = g.coords(r);
+          const std::int64_t want = a + b[0] * c[0] + b[1] * c[1] + b[2] * c[2];
+          if (vg.values.size() != 1 || vg.values[0] != want)
+            throw error(i, fmt::format("color at {} is no function of the grid coordinates (rank {} has {}, a "
+                                       "formula of its row, column or plane would give {})",
+                                       at(i), r, vg.values.empty() ? 0 : vg.values[0], want));
+          ++res_.stats["colour checks"];
+          return true;
+        });
+      as.push_back({i, a});
+      for (std::size_t d = 0; d < 3; ++d) bs[d].push_back({i, b[d]});
+    }
+    ColorFormula f;
+    f.a = fitOne(as, "color (at the grid's origin)", "", -1);
+    for (int d = 0; d < dims_; ++d) {
+      const std::int64_t b = fitOne(bs[static_cast<std::size_t>(d)], fmt::format("color (step along dimension {})", d + 1), "", -1);
+      if (b == 0) continue;
+      if (f.dim >= 0) throw error(0, "a colour that depends on two grid coordinates is not extrapolated yet");
+      f.dim = d, f.b = b;
+    }
+    if (auto id = event(0).uniformValue(Param::NewComm)) colors_[*id] = f;
+    ++res_.stats["colours as grid coordinates"];
+    return colorGroups(f);
+  }
+
+  // The groups of ranks of each colour at the target: one block per value of the coordinate.
+  std::vector<ValueGroup> colorGroups(const ColorFormula& f) const {
+    if (f.dim < 0) return {ValueGroup{RankList::all(target_.size()), {f.a}}};
+    std::vector<ValueGroup> out;
+    const auto k = static_cast<std::size_t>(f.dim);
+    for (Rank u = 0; u < target_.ext[k]; ++u) {
+      RankTuple t;
+      Rank stride = 1;
+      for (int d = 0; d < dims_; ++d) {
+        const auto du = static_cast<std::size_t>(d);
+        if (du == k) t.start += u * stride;
+        else t.dims.push_back(RankDim{target_.ext[du], target_.ext[du] == 1 ? 0 : stride});
+        stride *= target_.ext[du];
+      }
+      out.push_back(ValueGroup{RankList({t}), {f.a + f.b * u}});
+    }
+    return out;
+  }
+
+  // The communicators at the target: MPI_COMM_WORLD and MPI_COMM_SELF, duplicates of the world,
+  // and splits by a grid coordinate (one instance per row, column or plane, in the order of
+  // their colours; members in world order, as keys equal to the world rank give).
+  void communicators(Trace& out) {
+    for (const Communicator& c : in_.front().trace.comms) {
+      if (c.id == kCommNull || c.id == kCommSelf || c.id == kCommWorld) continue;
+      Communicator t;
+      t.id = c.id;
+      t.kind = c.kind;
+      if (c.kind == "dup" && c.instances.size() == 1 && c.instances.front().size() == in_.front().trace.numRanks) {
+        t.instances = {RankList::all(target_.size())};
+      } else if (c.kind == "split" && colors_.count(c.id)) {
+        for (std::size_t i = 0; i < in_.size(); ++i) {
+          const Communicator* ci = nullptr;
+          for (const Communicator& x : in_[i].trace.comms)
+            if (x.id == c.id) ci = &x;
+          if (!ci || ci->kind != c.kind)
+            throw InputError(in_[i].file, 0, fmt::format("communicator {} ({}) is not made at every scale", c.id, c.kind));
+          for (std::size_t k = 0; k < ci->instances.size(); ++k)
+            if (ci->orderOf(k))
+              throw InputError(in_[i].file, 0,
+                               fmt::format("communicator {} ({}) numbers its members otherwise than in world order "
+                                           "(a split key): not extrapolated yet",
+                                           c.id, c.kind));
+        }
+        std::vector<ValueGroup> groups = colorGroups(colors_.at(c.id));
+        std::sort(groups.begin(), groups.end(),
+                  [](const ValueGroup& a, const ValueGroup& b) { return a.values < b.values; });
+        for (ValueGroup& g : groups) t.instances.push_back(std::move(g.ranks));
+      } else {
+        throw InputError(in_.front().file, 0,
+                         fmt::format("communicator {} ({}): extrapolating communicators other than MPI_COMM_WORLD, "
+                                     "MPI_COMM_SELF, duplicates of the world and splits by a grid coordinate is not "
+                                     "supported yet",
+                                     c.id, c.kind));
+      }
+      ++res_.stats["communicators"];
+      out.comms.push_back(std::move(t));
+    }
+  }
+
   Event extrapolateEvent() {
     const Event& e0 = event(0);
     Event out;
@@ -606,6 +742,11 @@ class Extrapolator {
         if (pv && relative && *relative != pv->relative)
           throw error(i, fmt::format("{} is relative at one scale and absolute at another", paramName(p)));
         if (pv) relative = pv->relative;
+      }
+      if (p == Param::Color) {
+        out.setParam(p, fitColor(member), false);
+        ++res_.stats["parameters"];
+        continue;
       }
       SlotDesc slot{std::string(paramName(p)), kindOf(p), relative.value_or(false), isVectorParam(p)};
       if (topologyVectorParam(p))
@@ -688,6 +829,7 @@ class Extrapolator {
 
   const std::vector<ExtrapolateInput>& in_;
   int dims_;
+  bool descending_ = false;
   std::vector<Grid> grids_;
   Grid target_;
   std::vector<ScaleVar> vars_;
@@ -709,9 +851,9 @@ std::string ExtrapolateResult::summary() const {
   std::string periodicDims;
   for (int d = 0; d < target.dims; ++d)
     if (periodic[static_cast<std::size_t>(d)]) periodicDims += kAxes[static_cast<std::size_t>(d)];
-  return fmt::format("extrapolated {} to P={} ({}): {}-D grid, {}; {} events\n", inputs, target.size(), target.str(),
-                     target.dims, periodicDims.empty() ? "not periodic" : "periodic in " + periodicDims,
-                     trace.events.size());
+  return fmt::format("extrapolated {} to P={} ({}): {}-D grid{}, {}; {} events\n", inputs, target.size(), target.str(),
+                     target.dims, descending ? " (x the longest side)" : "",
+                     periodicDims.empty() ? "not periodic" : "periodic in " + periodicDims, trace.events.size());
 }
 
 ExtrapolateResult extrapolate(const std::vector<ExtrapolateInput>& inputs, const ExtrapolateOptions& options) {
@@ -725,10 +867,10 @@ ExtrapolateResult extrapolate(const std::vector<ExtrapolateInput>& inputs, const
     if (i.trace.worldPeers != inputs.front().trace.worldPeers)
       throw InputError(i.file, 0, "the inputs number peers differently (peers comm and peers world)");
     for (const Communicator& c : i.trace.comms)
-      if (c.id != kCommNull && c.id != kCommSelf && c.id != kCommWorld)
+      if (c.id != kCommNull && c.id != kCommSelf && c.id != kCommWorld && c.kind != "dup" && c.kind != "split")
         throw InputError(i.file, 0,
-                         fmt::format("communicator {} ({}): extrapolating communicators other than MPI_COMM_WORLD and "
-                                     "MPI_COMM_SELF is not supported yet",
+                         fmt::format("communicator {} ({}): extrapolating communicators other than MPI_COMM_WORLD, "
+                                     "MPI_COMM_SELF, duplicates and splits is not supported yet",
                                      c.id, c.kind));
     // Correspondence: the same events, by operation and call site, in the same order.
     const auto& a = inputs.front().trace.events;
@@ -765,18 +907,24 @@ ExtrapolateResult extrapolate(const std::vector<ExtrapolateInput>& inputs, const
                                                    opts.grid->size(), opts.ranks));
   if (opts.grid) opts.ranks = opts.grid->size();
 
-  std::vector<int> dims = opts.grid ? std::vector<int>{opts.grid->dims} : std::vector<int>{1, 2, 3};
-  // The first dimension under which every rank group is a union of position classes is taken;
-  // if its fits fail, the next such one is tried, and the first one's error is reported.
+  // Grids of 1, 2 and 3 dimensions, each numbered with the shortest side fastest and then (2-D
+  // and 3-D) with the longest side fastest. The first under which every rank group is a union
+  // of position classes is taken; if its fits fail, the next such one is tried, and the first
+  // one's error is reported.
+  std::vector<std::pair<int, bool>> shapes;
+  for (int d : opts.grid ? std::vector<int>{opts.grid->dims} : std::vector<int>{1, 2, 3}) {
+    shapes.push_back({d, false});
+    if (d > 1) shapes.push_back({d, true});
+  }
   std::optional<Attempt> classError, fitError;
   std::vector<std::string> rejected;
-  for (int d : dims) {
-    Extrapolator x(inputs, opts, d);
+  for (auto [d, descending] : shapes) {
+    Extrapolator x(inputs, opts, d, descending);
     try {
       x.prepare();
       x.checkClasses();
     } catch (const InputError& e) {
-      rejected.push_back(fmt::format("{}-D grid rejected: {}", d, e.message()));
+      rejected.push_back(fmt::format("{}-D grid{} rejected: {}", d, descending ? " (x the longest side)" : "", e.message()));
       if (!classError || x.progress() > classError->progress) classError = Attempt{e, x.progress()};
       continue;
     }
@@ -786,7 +934,7 @@ ExtrapolateResult extrapolate(const std::vector<ExtrapolateInput>& inputs, const
       for (auto it = rejected.rbegin(); it != rejected.rend(); ++it) r.explanation.insert(r.explanation.begin(), *it);
       return r;
     } catch (const InputError& e) {
-      rejected.push_back(fmt::format("{}-D grid rejected: {}", d, e.message()));
+      rejected.push_back(fmt::format("{}-D grid{} rejected: {}", d, descending ? " (x the longest side)" : "", e.message()));
       if (!fitError) fitError = Attempt{e, x.progress()};
     }
   }

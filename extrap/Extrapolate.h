@@ -49,6 +49,7 @@ struct ExtrapolateOptions {
 struct ExtrapolateResult {
   Trace trace;
   Grid target;
+  bool descending = false;  // the grids number ranks along their longest side (Topology.h)
   std::vector<Grid> inputGrids;
   std::array<bool, 3> periodic{false, false, false};  // a peer wraps around in that dimension
   std::vector<std::string> explanation;               // one line per varying quantity (--explain)

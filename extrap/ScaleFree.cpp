@@ -28,10 +28,12 @@ using gen::Stmt;
 constexpr std::size_t kTemplates = 5;
 // Candidate grids tried at most, smallest first.
 constexpr std::size_t kMaxCandidates = 400;
+// A time model is taken where it is within this of the time at every template.
+constexpr double kTimeTolerance = 0.10;
 
 // Grids of `dims` dimensions with extents at least 3, pairwise different and none a multiple
 // of another (no value of one extent coincides with a value of another), by size.
-std::vector<Grid> candidateGrids(int dims) {
+std::vector<Grid> candidateGrids(int dims, bool descending) {
   std::vector<Grid> out;
   auto apart = [](Rank a, Rank b) { return a != b && a % b != 0 && b % a != 0; };
   if (dims == 1)
@@ -47,6 +49,8 @@ std::vector<Grid> candidateGrids(int dims) {
           if (apart(a, b) && apart(a, c) && apart(b, c)) out.push_back(Grid{3, {a, b, c}});
   std::stable_sort(out.begin(), out.end(), [](const Grid& x, const Grid& y) { return x.size() < y.size(); });
   if (out.size() > kMaxCandidates) out.resize(kMaxCandidates);
+  if (descending)
+    for (Grid& g : out) std::reverse(g.ext.begin(), g.ext.begin() + dims);
   return out;
 }
 
@@ -80,8 +84,9 @@ Program lowerTemplate(Trace& trace, const std::string& name) {
 
 class Aligner {
  public:
-  Aligner(std::vector<Program>& programs, const std::vector<Grid>& grids, int dims, ScaleFreeResult& res)
-      : programs_(programs), grids_(grids), dims_(dims), res_(res) {
+  Aligner(std::vector<Program>& programs, const std::vector<Grid>& grids, int dims, bool descending,
+          ScaleFreeResult& res)
+      : programs_(programs), grids_(grids), dims_(dims), descending_(descending), res_(res) {
     for (int d = 0; d < dims; ++d) vars_.push_back(static_cast<ScaleVar>(d + 1));
     vars_.push_back(ScaleVar::P);
     if (dims == 1) vars_ = {ScaleVar::P};
@@ -98,6 +103,7 @@ class Aligner {
     out.maxMessageBytes = 0;
     gen::ScaleFreeGrid sf;
     sf.dims = dims_;
+    sf.descending = descending_;
     out.scaleFree = sf;
     std::vector<const std::vector<Stmt>*> bodies;
     for (const auto& p : programs_) bodies.push_back(&p.body);
@@ -225,7 +231,7 @@ class Aligner {
     {
       std::vector<const Expr*> xs;
       for (const Stmt* s : ss) xs.push_back(&s->call.computeUs);
-      out.call.computeUs = expr(xs, out.ranks, where + " compute time");
+      out.call.computeUs = time(xs, out.ranks, where + " compute time");
     }
     if (c0.receivedBytes) {
       std::vector<const Expr*> xs;
@@ -233,6 +239,83 @@ class Aligner {
       out.call.receivedBytes = expr(xs, out.ranks, where + " received bytes");
     }
     return out;
+  }
+
+  // A time over the templates. Times are measurements, fitted by least squares in the
+  // extrapolation and combined by the lowering (a mean over predecessors whose counts grow with
+  // the scale), so they need not follow one model exactly, and where ranks' times agree within
+  // the timing tolerance at one template and not at another their choices by rank differ. So:
+  // a time is fitted per position class where the forms differ, and the best model is taken
+  // where none reproduces the templates (within kTimeTolerance at every template; else their
+  // mean), as --explain says.
+  Expr time(const std::vector<const Expr*>& xs, const RankList& classesHere, const std::string& what) {
+    timeMode_ = true;
+    struct Reset {
+      bool& flag;
+      ~Reset() { flag = false; }
+    } reset{timeMode_};
+    bool same = true;
+    for (const Expr* x : xs) same = same && sameShape(*x, *xs[0]);
+    if (same) return expr(xs, classesHere, what);
+    // Per class: the expression its first rank takes at each template.
+    std::vector<std::pair<RankList, Expr>> perClass;
+    for (int c = 0; c < nc_; ++c) {
+      if (!classesHere.contains(c)) continue;
+      std::vector<Expr> picked;
+      for (std::size_t t = 0; t < xs.size(); ++t) picked.push_back(pick(*xs[t], classFirst(grids_[t], c)));
+      bool sameHere = true;
+      for (const Expr& p : picked) sameHere = sameHere && sameShape(p, picked[0]);
+      if (!sameHere)
+        for (Expr& p : picked) p = Expr::constant(collapsed(p));
+      std::vector<const Expr*> ptrs;
+      for (const Expr& p : picked) ptrs.push_back(&p);
+      Expr v = expr(ptrs, RankList::single(c), fmt::format("{} (class {})", what, className(dims_, c)));
+      auto it = std::find_if(perClass.begin(), perClass.end(), [&](const auto& g) { return g.second == v; });
+      if (it == perClass.end()) perClass.push_back({RankList::single(c), std::move(v)});
+      else it->first = RankList::unite(it->first, RankList::single(c));
+    }
+    ++res_.stats["times fitted per class"];
+    if (perClass.size() == 1) return perClass.front().second;
+    std::vector<RankList> groups;
+    std::vector<Expr> children;
+    for (auto& [g, e] : perClass) groups.push_back(g), children.push_back(std::move(e));
+    return Expr::byRank(std::move(groups), std::move(children));
+  }
+
+  // The same kinds, loops, group counts and cycle lengths all the way down.
+  static bool sameShape(const Expr& a, const Expr& b) {
+    if (a.kind != b.kind || a.loop != b.loop || a.groups.size() != b.groups.size() || a.children.size() != b.children.size())
+      return false;
+    for (std::size_t k = 0; k < a.children.size(); ++k)
+      if (!sameShape(a.children[k], b.children[k])) return false;
+    return true;
+  }
+
+  // The expression a rank takes: choices by rank resolved.
+  static Expr pick(const Expr& e, Rank r) {
+    if (e.kind == Expr::Kind::ByRank) {
+      for (std::size_t k = 0; k < e.groups.size(); ++k)
+        if (e.groups[k].contains(r)) return pick(e.children[k], r);
+      return Expr::constant(0);
+    }
+    Expr out = e;
+    for (auto& c : out.children) c = pick(c, r);
+    return out;
+  }
+
+  // One number for a time whose shape differs between templates: the time of the iterations
+  // after the first, the mean of a cycle.
+  static double collapsed(const Expr& e) {
+    switch (e.kind) {
+      case Expr::Kind::Const: return e.value;
+      case Expr::Kind::FirstIteration: return collapsed(e.children[1]);
+      case Expr::Kind::ByExecution: {
+        double sum = 0;
+        for (const auto& c : e.children) sum += collapsed(c);
+        return e.children.empty() ? 0 : sum / static_cast<double>(e.children.size());
+      }
+      default: return e.children.empty() ? e.value : collapsed(e.children[0]);
+    }
   }
 
   static bool sameForm(const Expr& a, const Expr& b) {
@@ -243,6 +326,9 @@ class Aligner {
   // One expression over the templates, for the classes `where` executes it.
   Expr expr(const std::vector<const Expr*>& xs, const RankList& classesHere, const std::string& what) {
     const Expr& e0 = *xs[0];
+    bool choices = true;  // by rank at every template: a colour may have a group per row
+    for (const Expr* x : xs) choices = choices && x->kind == Expr::Kind::ByRank;
+    if (choices && !classUnions(xs)) return coordinate(xs, what);
     for (std::size_t t = 1; t < xs.size(); ++t)
       if (!sameForm(*xs[t], e0))
         throw error(fmt::format("{} takes another form at {} than at {} (a choice by rank or by execution where the "
@@ -285,6 +371,86 @@ class Aligner {
       }
       default: throw std::logic_error("ScaleFree: a template program with a scale-free expression");
     }
+  }
+
+  // Whether every group of a choice by rank is a set of position classes at every template.
+  bool classUnions(const std::vector<const Expr*>& xs) const {
+    for (std::size_t t = 0; t < xs.size(); ++t)
+      for (const RankList& g : xs[t]->groups)
+        for (int c = 0; c < nc_; ++c) {
+          const RankList cr = classRanks(grids_[t], c);
+          if (!cr.empty() && cr.intersects(g) && !cr.isSubsetOf(g)) return false;
+        }
+    return true;
+  }
+
+  // A choice by rank whose groups cut across the position classes: a colour of a split by row,
+  // column or plane, c = a + b * coordinate. Per template, a and b come from the ranks at the
+  // origin and one step along each dimension and are checked on every rank of the template
+  // (templates are small); then each is fitted over the templates like any value.
+  Expr coordinate(const std::vector<const Expr*>& xs, const std::string& what) {
+    std::vector<Expr> as;
+    std::array<std::vector<Expr>, 3> bs;
+    for (std::size_t t = 0; t < xs.size(); ++t) {
+      const Expr& e = *xs[t];
+      const Grid& g = grids_[t];
+      auto valueOf = [&](Rank r) -> std::optional<double> {
+        for (std::size_t k = 0; k < e.groups.size(); ++k)
+          if (e.groups[k].contains(r))
+            return e.children[k].kind == Expr::Kind::Const ? std::optional<double>(e.children[k].value) : std::nullopt;
+        return std::nullopt;
+      };
+      const auto a = valueOf(0);
+      if (!a)
+        throw error(fmt::format("{}: its values at {} follow neither the grid's position classes nor a coordinate",
+                                what, at(t)));
+      std::array<double, 3> b{0, 0, 0};
+      Rank stride = 1;
+      for (int d = 0; d < dims_; ++d) {
+        const auto v = valueOf(stride);
+        if (!v) throw error(fmt::format("{}: no value for rank {} at {}", what, stride, at(t)));
+        b[static_cast<std::size_t>(d)] = *v - *a;
+        stride *= g.ext[static_cast<std::size_t>(d)];
+      }
+      for (std::size_t k = 0; k < e.groups.size(); ++k)
+        e.groups[k].forEach([&](Rank r) {
+          const auto c = g.coords(r);
+          const double want = *a + b[0] * static_cast<double>(c[0]) + b[1] * static_cast<double>(c[1]) +
+                              b[2] * static_cast<double>(c[2]);
+          if (e.children[k].kind != Expr::Kind::Const || e.children[k].value != want)
+            throw error(fmt::format("{}: rank {} at {} has a value that is no function of its grid position class "
+                                    "or of one of its coordinates",
+                                    what, r, at(t)));
+          return true;
+        });
+      as.push_back(Expr::constant(*a));
+      for (std::size_t d = 0; d < 3; ++d) bs[d].push_back(Expr::constant(b[d]));
+    }
+    auto fit = [&](const std::vector<Expr>& v, const std::string& part) {
+      std::vector<const Expr*> p;
+      for (const auto& e : v) p.push_back(&e);
+      return constant(p, what + " (" + part + ")");
+    };
+    const Expr a = fit(as, "at the origin");
+    if (a.kind != Expr::Kind::Const) throw error(fmt::format("{}: its value at the grid's origin changes with the scale", what));
+    std::optional<std::pair<int, double>> along;
+    for (int d = 0; d < dims_; ++d) {
+      const Expr b = fit(bs[static_cast<std::size_t>(d)], fmt::format("step along dimension {}", d + 1));
+      if (b.kind != Expr::Kind::Const)
+        throw error(fmt::format("{}: its step along dimension {} changes with the scale", what, d + 1));
+      if (b.value == 0) continue;
+      if (along) throw error(fmt::format("{}: a function of two grid coordinates is not supported yet", what));
+      along = std::pair{d, b.value};
+    }
+    if (!along) return a;
+    gen::ScaleFormula f;
+    f.var = along->first == 0 ? ScaleFormula::Var::X : along->first == 1 ? ScaleFormula::Var::Y : ScaleFormula::Var::Z;
+    f.num = 1;
+    f.c0num = static_cast<std::int64_t>(a.value);
+    f.c1num = static_cast<std::int64_t>(along->second);
+    ++res_.stats["coordinate formulas"];
+    explain(fmt::format("{}: {} + {} * {}", what, f.c0num, f.c1num, "xyz"[along->first]));
+    return Expr::scaled(f);
   }
 
   Expr constant(const std::vector<const Expr*>& xs, const std::string& what) {
@@ -330,6 +496,28 @@ class Aligner {
         exact = m;
         break;
       }
+    }
+    if (!exact && timeMode_) {
+      // The best model if it stays within kTimeTolerance of every template, else the mean.
+      for (const auto& [m, err] : f.ranked) {
+        bool ok = true;
+        for (const auto& o : obs)
+          ok = ok && std::isfinite(m.at(o.scale)) && m.at(o.scale) >= 0 &&
+               std::fabs(m.at(o.scale) - o.value) <= kTimeTolerance * std::max(1e-3, std::fabs(o.value));
+        if (ok) {
+          exact = m;
+          break;
+        }
+      }
+      if (!exact) {
+        double sum = 0;
+        for (const auto& o : obs) sum += o.value;
+        explain(fmt::format("{}: {} -> their mean {:.6g} (no model within {:.0f}%)", what, seen,
+                            sum / static_cast<double>(obs.size()), 100 * kTimeTolerance));
+        ++res_.stats["times as the templates' mean"];
+        return Expr::constant(sum / static_cast<double>(obs.size()));
+      }
+      ++res_.stats["times approximated by a model"];
     }
     if (!exact) throw error(fmt::format("{}: no model reproduces its values ({})", what, seen));
     ScaleFormula sf;
@@ -412,7 +600,8 @@ class Aligner {
     return Expr::progression(fit(starts, "first value"), fit(steps, "step"), fit(lengths, "number of values"));
   }
 
-  void explain(const std::string& line) {
+  void explain(const std::string& text) {
+    const std::string line = "  " + text;
     if (std::find(res_.explanation.begin(), res_.explanation.end(), line) == res_.explanation.end())
       res_.explanation.push_back(line);
   }
@@ -420,6 +609,8 @@ class Aligner {
   std::vector<Program>& programs_;
   const std::vector<Grid>& grids_;
   int dims_;
+  bool descending_;
+  bool timeMode_ = false;  // aligning a time (Aligner::time)
   ScaleFreeResult& res_;
   std::vector<ScaleVar> vars_;
   int nc_ = 1;
@@ -450,13 +641,19 @@ ScaleFreeResult buildScaleFree(const std::vector<ExtrapolateInput>& inputs) {
   probe.ranks = largest->trace.numRanks;
   const ExtrapolateResult first = extrapolate(inputs, probe);
   const int dims = first.target.dims;
+  const bool descending = first.descending;
 
   ScaleFreeResult res;
-  res.explanation = first.explanation;
+  // What the inputs say (the models, evaluated at the largest input), then the formulas the
+  // program uses, fitted over the templates.
+  res.explanation.push_back(fmt::format("the inputs' models (their value at the largest input, P={} ({})):",
+                                        first.target.size(), first.target.str()));
+  for (const auto& line : first.explanation) res.explanation.push_back("  " + line);
+  res.explanation.push_back("the program's formulas, fitted over the template scales:");
   // 2. Template scales.
   std::vector<Program> programs;
   std::optional<InputError> firstFailure;
-  for (const Grid& g : candidateGrids(dims)) {
+  for (const Grid& g : candidateGrids(dims, descending)) {
     if (res.templates.size() == kTemplates) break;
     ExtrapolateOptions o;
     o.grid = g;
@@ -485,7 +682,7 @@ ScaleFreeResult buildScaleFree(const std::vector<ExtrapolateInput>& inputs) {
   }
   res.stats["template scales"] = static_cast<std::int64_t>(res.templates.size());
   // 3 and 4. Alignment and formulas.
-  Aligner aligner(programs, res.templates, dims, res);
+  Aligner aligner(programs, res.templates, dims, descending, res);
   res.program = aligner.run();
   std::string seen;
   for (const auto& i : inputs)

@@ -18,7 +18,8 @@ std::array<Rank, 3> Grid::coords(Rank r) const {
   return {r % ext[0], (r / ext[0]) % ext[1], r / (ext[0] * ext[1])};
 }
 
-Grid defaultGrid(Rank p, int dims) {
+namespace {
+Grid ascendingGrid(Rank p, int dims) {
   Grid g;
   g.dims = dims;
   if (dims <= 1) {
@@ -44,6 +45,13 @@ Grid defaultGrid(Rank p, int dims) {
     }
   }
   g.ext = best;
+  return g;
+}
+}  // namespace
+
+Grid defaultGrid(Rank p, int dims, bool descending) {
+  Grid g = ascendingGrid(p, dims);
+  if (descending) std::reverse(g.ext.begin(), g.ext.begin() + std::max(dims, 1));
   return g;
 }
 
@@ -131,10 +139,11 @@ Rank classLast(const Grid& g, int cls) {
   return g.rankOf(c);
 }
 
-std::optional<Grid> smallestGridWith(int dims, int cls, Rank limit, const std::vector<Rank>& exclude) {
+std::optional<Grid> smallestGridWith(int dims, int cls, Rank limit, const std::vector<Rank>& exclude,
+                                     bool descending) {
   for (Rank p = 2; p <= limit; ++p) {
     if (std::find(exclude.begin(), exclude.end(), p) != exclude.end()) continue;
-    const Grid g = defaultGrid(p, dims);
+    const Grid g = defaultGrid(p, dims, descending);
     bool ok = true;
     for (int d = 0; d < dims; ++d) ok = ok && g.ext[static_cast<std::size_t>(d)] >= 2;
     if (ok && !classRanks(g, cls).empty()) return g;

@@ -30,8 +30,10 @@ struct Grid {
   bool operator==(const Grid&) const = default;
 };
 
-// The balanced factorisation of p into `dims` extents, ascending (x smallest).
-Grid defaultGrid(Rank p, int dims);
+// The balanced factorisation of p into `dims` extents, ascending (x smallest), or descending
+// (x largest: codes that number ranks along the longer side, as NPB CG lays out nprows x
+// ncols with ncols >= nrows and the column index fastest).
+Grid defaultGrid(Rank p, int dims, bool descending = false);
 // "8x8" or "4x4x4" or "64"; nullopt (and why in `problem`) when malformed.
 std::optional<Grid> parseGrid(std::string_view text, std::string& problem);
 
@@ -47,6 +49,7 @@ RankList classRanks(const Grid& g, int cls);
 Rank classFirst(const Grid& g, int cls);
 Rank classLast(const Grid& g, int cls);
 // The smallest rank count up to `limit`, not in `exclude`, whose default grid has the class.
-std::optional<Grid> smallestGridWith(int dims, int cls, Rank limit, const std::vector<Rank>& exclude);
+std::optional<Grid> smallestGridWith(int dims, int cls, Rank limit, const std::vector<Rank>& exclude,
+                                     bool descending = false);
 
 }  // namespace tracegen::extrap

@@ -8,12 +8,13 @@
 //
 // Values. Parameters are expressions over the rank and the loop state (Expr): constants, peers
 // relative to the rank (`(rank + 1) % nranks`), choices by rank group (a `?:` chain over rank
-// conditions), cycles over a statement's executions (a table indexed by the statement's
-// execution counter) and first-iteration choices (a test of the loop variable). Element
-// counts go through msg_count() (--msg-scale), computation through compute()
-// (--compute-scale). Peers and roots are world ranks in the model; on another communicator
-// they are translated at run time by comm_rank(). Requests are named by recency as in the
-// trace (recent_request(k), k = 10000 - offset).
+// conditions; at fixed scale, among more than kMaxRankChoices groups of plain values, a table
+// indexed by the rank, and for a vector parameter one table whose rows are the ranks), cycles
+// over a statement's executions (a table indexed by the statement's execution counter) and
+// first-iteration choices (a test of the loop variable). Element counts go through msg_count()
+// (--msg-scale), computation through compute() (--compute-scale). Peers and roots are world
+// ranks in the model; on another communicator they are translated at run time by comm_rank().
+// Requests are named by recency as in the trace (recent_request(k), k = 10000 - offset).
 //
 // The helpers (compute, msg_count, the request ring, the tables of communicators, ...) are the
 // runtime, real C in templates/c/runtime/ (gen/CRuntime.h), the same for every trace: the
@@ -69,7 +70,9 @@ mus::data flag(bool on) { return on ? mus::data(mus::data::type::bool_true) : mu
 
 // Breaks a statement longer than `width` columns after the commas of its first bracketed list
 // (a call's arguments, an initializer's elements), continuation lines aligned with the first
-// element; lines without such a list stay as they are.
+// element; lines without such a list stay as they are, and so do lines that start with a
+// comment: comments, and the rows of a table by rank (`/* rank 5 */ { 240, 147, ... },`),
+// which stay one line per rank so that the table grows by a line per rank.
 std::string wrapLine(std::string_view line, std::size_t width) {
   if (line.size() <= width) return std::string(line);
   const std::size_t indentWidth = line.find_first_not_of(' ');
@@ -247,11 +250,44 @@ struct Style {
   bool constant = true;  // leaves are constant expressions (a table of them can be static)
 };
 
-// A cycle of constants over a statement's executions, declared by name before the call.
+// A table declared by name before the call: a cycle of constants over a statement's
+// executions, or the values of a parameter by rank (`n` ranks). A vector parameter's table by
+// rank has a row per rank (`rows`, each `columns` values), the row of rank r being the vector
+// that rank passes.
 struct Table {
   std::string qualifier, type, name, values;
   std::size_t n = 0;
+  std::size_t columns = 0;            // a table of rows: the length of each
+  std::vector<std::string> rows;      // a table of rows: each row's values, by rank
 };
+
+// A choice by rank among more groups than this, of values no formula explains (constants, not
+// peers relative to the rank, not cycles), is a table indexed by rank rather than a `?:` chain:
+// a chain grows by a condition per group, and per element of a vector parameter, so a
+// recorded MPI_Alltoallv whose counts differ for every pair of ranks gave P conditions per
+// count (P^2 per call); the table is P values per parameter, or P rows for a vector. Up to this
+// many groups the chain spells the rank sets (`rank % 2 == 1 ? ... : ...`), which says more.
+constexpr std::size_t kMaxRankChoices = 4;
+
+// A value per rank and nothing else: a constant, or a choice by rank among such values.
+bool plainPerRank(const Expr& e) {
+  if (e.kind == Expr::Kind::Const) return true;
+  return e.kind == Expr::Kind::ByRank &&
+         std::all_of(e.children.begin(), e.children.end(), [](const Expr& c) { return plainPerRank(c); });
+}
+
+// A choice by rank that is written as a table (kMaxRankChoices).
+bool tabulatedByRank(const Expr& e) {
+  return e.kind == Expr::Kind::ByRank && e.groups.size() > kMaxRankChoices && plainPerRank(e);
+}
+
+// The value of a plainPerRank expression for one rank; none for a rank outside its groups.
+std::optional<double> valueOfRank(const Expr& e, Rank rank) {
+  if (e.kind == Expr::Kind::Const) return e.value;
+  for (std::size_t i = 0; i < e.groups.size() && i < e.children.size(); ++i)
+    if (e.groups[i].contains(rank)) return valueOfRank(e.children[i], rank);
+  return std::nullopt;
+}
 
 // Where an expression is rendered: the statement's execution counter, and the tables the
 // statement declares (none for loops: their cycles stay inline).
@@ -297,8 +333,13 @@ class CWriter : public ProgramWalker {
         uses_.compute = true;
         mus::data d;
         d.set("label", label(s.call));
-        // MPI_Finalize runs once: a value that cycles over executions takes its first.
-        d.set("compute", withoutParens(expr(s.call.computeUs, computeStyle(), Scope{"0", "compute_us", nullptr})));
+        // MPI_Finalize runs once: a value that cycles over executions takes its first. Values
+        // by rank among many groups are a table (kMaxRankChoices) declared in a block of its own.
+        std::vector<Table> tables;
+        peerRanks_ = s.ranks;
+        d.set("compute", withoutParens(expr(s.call.computeUs, computeStyle(), Scope{"0", "compute_us", &tables})));
+        d.set("declarations", declarations(tables));
+        d.set("has_tables", flag(!tables.empty()));
         measured += indent(guarded(s.ranks, all(), ensureNewline(render("finalize_compute", d))), 2);
       }
       mus::data inner;
@@ -588,6 +629,16 @@ class CWriter : public ProgramWalker {
     d.set("label", label(c));
     d.set("has_block", flag(!tables.empty() || !counter.empty()));
     if (!counter.empty()) d.set("counter", counter);
+    d.set("declarations", declarations(tables));
+    d.set("inner", tables.empty() && counter.empty() ? text : indent(text, 2));
+    emit(ensureNewline(render("call", d)), false);
+    cur_.reset();
+  }
+
+  // The declarations of a statement's tables (templates/c/tables.mustache), indented for the
+  // statement's block; empty without tables.
+  std::string declarations(const std::vector<Table>& tables) {
+    if (tables.empty()) return "";
     mus::data list{mus::data::type::list};
     for (const auto& t : tables) {
       mus::data e;
@@ -596,12 +647,21 @@ class CWriter : public ProgramWalker {
       e.set("name", t.name);
       e.set("values", t.values);
       e.set("n", std::to_string(t.n));
+      e.set("matrix", flag(!t.rows.empty()));
+      e.set("columns", std::to_string(t.columns));
+      mus::data rows{mus::data::type::list};
+      for (std::size_t r = 0; r < t.rows.size(); ++r) {
+        mus::data row;
+        row.set("rank", std::to_string(r));
+        row.set("values", t.rows[r]);
+        rows << row;
+      }
+      e.set("rows", rows);
       list << e;
     }
+    mus::data d;
     d.set("tables", list);
-    d.set("inner", tables.empty() && counter.empty() ? text : indent(text, 2));
-    emit(ensureNewline(render("call", d)), false);
-    cur_.reset();
+    return indent(ensureNewline(render("tables", d)), 2);
   }
 
   // --- local request arrays -----------------------------------------------------------------
@@ -1112,10 +1172,11 @@ class CWriter : public ProgramWalker {
         receiveSide(x, d);
         const std::size_t n = vectorLength(c, {Param::RecvCounts, Param::Displs});
         d.set("n", std::to_string(n));
-        d.set("recvcounts", countVector(x, Param::RecvCounts, n, param(c, Param::RecvCount)));
+        countArray(x, d, "recvcounts", Param::RecvCounts, n, param(c, Param::RecvCount));
         // ScalaTrace stores MPI_Allgatherv's receive counts where its displacements belong,
         // so they are laid out one after the other instead (see pack_displs).
-        if (c.op == Op::Gatherv && vec(c, Param::Displs)) d.set("displs", countVector(x, Param::Displs, n, nullptr));
+        if (c.op == Op::Gatherv && !packedDispls(x, Param::Displs, Param::RecvCounts, param(c, Param::RecvCount), n))
+          countArray(x, d, "displs", Param::Displs, n, nullptr);
         else uses_.displs = true;
         if (c.op == Op::Gatherv) root();
         return render(c.op == Op::Gatherv ? "call/gatherv" : "call/allgatherv", d);
@@ -1125,8 +1186,9 @@ class CWriter : public ProgramWalker {
         receiveSide(x, d);
         const std::size_t n = vectorLength(c, {Param::SendCounts, Param::Displs});
         d.set("n", std::to_string(n));
-        d.set("sendcounts", countVector(x, Param::SendCounts, n, param(c, Param::Count)));
-        if (vec(c, Param::Displs)) d.set("displs", countVector(x, Param::Displs, n, nullptr));
+        countArray(x, d, "sendcounts", Param::SendCounts, n, param(c, Param::Count));
+        if (!packedDispls(x, Param::Displs, Param::SendCounts, param(c, Param::Count), n))
+          countArray(x, d, "displs", Param::Displs, n, nullptr);
         else uses_.displs = true;
         root();
         return render("call/scatterv", d);
@@ -1137,11 +1199,13 @@ class CWriter : public ProgramWalker {
         const std::size_t n =
             vectorLength(c, {Param::SendCounts, Param::Displs, Param::RecvCounts, Param::RecvDispls});
         d.set("n", std::to_string(n));
-        d.set("sendcounts", countVector(x, Param::SendCounts, n, param(c, Param::Count)));
-        d.set("recvcounts", countVector(x, Param::RecvCounts, n, param(c, Param::RecvCount)));
-        if (vec(c, Param::Displs)) d.set("sdispls", countVector(x, Param::Displs, n, nullptr));
+        countArray(x, d, "sendcounts", Param::SendCounts, n, param(c, Param::Count));
+        if (!packedDispls(x, Param::Displs, Param::SendCounts, param(c, Param::Count), n))
+          countArray(x, d, "sdispls", Param::Displs, n, nullptr);
         else uses_.displs = true;
-        if (vec(c, Param::RecvDispls)) d.set("rdispls", countVector(x, Param::RecvDispls, n, nullptr));
+        countArray(x, d, "recvcounts", Param::RecvCounts, n, param(c, Param::RecvCount));
+        if (!packedDispls(x, Param::RecvDispls, Param::RecvCounts, param(c, Param::RecvCount), n))
+          countArray(x, d, "rdispls", Param::RecvDispls, n, nullptr);
         else uses_.displs = true;
         return render("call/alltoallv", d);
       }
@@ -1153,7 +1217,7 @@ class CWriter : public ProgramWalker {
         reduction();
         const std::size_t n = vectorLength(c, {Param::RecvCounts});
         d.set("n", std::to_string(n));
-        d.set("recvcounts", countVector(x, Param::RecvCounts, n, param(c, Param::Count)));
+        countArray(x, d, "recvcounts", Param::RecvCounts, n, param(c, Param::Count));
         return render("call/reduce_scatter", d);
       }
       default:
@@ -1177,16 +1241,19 @@ class CWriter : public ProgramWalker {
       const std::size_t n = vectorLength(c, lengths);
       d.set("n", std::to_string(n));
       uses_.requestArrays = true;
+      Param counts = Param::RecvCounts;  // the counts of the displacements that follow them in `ps`
+      const Expr* countsFallback = nullptr;
       for (auto [p, name] : ps) {
         const bool isDispls = p == Param::Displs || p == Param::RecvDispls;
-        if (isDispls && !vec(c, p)) {
+        if (isDispls && packedDispls(x, p, counts, countsFallback, n)) {
           uses_.displs = true;
           continue;
         }
         const Expr* fallback = nullptr;
         if (p == Param::SendCounts) fallback = param(c, Param::Count);
         if (p == Param::RecvCounts) fallback = param(c, c.op == Op::IreduceScatter ? Param::Count : Param::RecvCount);
-        d.set(name, countVector(x, p, n, fallback));
+        if (!isDispls) counts = p, countsFallback = fallback;
+        countArray(x, d, name, p, n, fallback);
       }
     };
     switch (c.op) {
@@ -1367,14 +1434,105 @@ class CWriter : public ProgramWalker {
     return n > 0 ? n : static_cast<std::size_t>(program_.numRanks);
   }
 
+  // The elements of a vector of counts (or displacements) for an initializer, each through
+  // msg_count(): `msg_count(4), msg_count(8)`, or entries of its table by rank (countRows).
   std::string countVector(const CallCtx& x, Param p, std::size_t n, const Expr* fallback) {
-    const std::vector<Expr>* v = vec(x.c, p);
     std::vector<std::string> items;
-    for (std::size_t i = 0; i < n; ++i) {
-      if (v && i < v->size()) items.push_back(count(x, &(*v)[i], fmt::format("{}{}", paramName(p), i)));
-      else items.push_back(count(x, fallback, fmt::format("{}{}", paramName(p), i)));
+    if (std::optional<std::string> table = countRows(x, p, n, fallback)) {
+      uses_.counts = true;
+      for (std::size_t i = 0; i < n; ++i) {
+        mus::data d;
+        d.set("count", fmt::format("{}[rank][{}]", *table, i));
+        items.push_back(render("expr/msg_count", d));
+      }
+      return fmt::format("{}", fmt::join(items, ", "));
     }
+    const std::vector<Expr>* v = vec(x.c, p);
+    for (std::size_t i = 0; i < n; ++i)
+      items.push_back(count(x, v && i < v->size() ? &(*v)[i] : fallback, fmt::format("{}{}", paramName(p), i)));
     return fmt::format("{}", fmt::join(items, ", "));
+  }
+
+  // A vector of counts (or displacements) for the templates of the vector collectives: `key`,
+  // its elements for an initializer (countVector), or where it is a table by rank `key_row`,
+  // the rank's row (`sendcounts_by_rank[rank]`), which the template copies through msg_count()
+  // in a loop: a line for the vector, where the initializer takes one per element.
+  void countArray(const CallCtx& x, mus::data& d, const std::string& key, Param p, std::size_t n,
+                  const Expr* fallback) {
+    if (std::optional<std::string> table = countRows(x, p, n, fallback)) {
+      uses_.counts = true;
+      d.set(key + "_row", *table + "[rank]");
+      return;
+    }
+    d.set(key, countVector(x, p, n, fallback));
+  }
+
+  // Whether a vector collective's displacements are laid out by the runtime's pack_displs (the
+  // blocks one after the other, in the order of the ranks): where the trace has none, and where
+  // the recorded ones differ by rank and are just that for every rank of the call: a formula
+  // explains them, so they are not spelled as choices by rank (or tables) again. Constant
+  // displacements stay as recorded (`{ 0, 1, 3, 6 }` says as much as the formula), and cycles
+  // over executions are not compared. Under --msg-scale the blocks of the scaled counts are
+  // packed, as where the trace has no displacements.
+  bool packedDispls(const CallCtx& x, Param displs, Param counts, const Expr* countsFallback, std::size_t n) const {
+    const std::vector<Expr>* d = vec(x.c, displs);
+    if (!d) return true;
+    if (program_.scaleFree) return false;  // its values are formulas of the scale already
+    const std::vector<Expr>* v = vec(x.c, counts);
+    auto count = [&](std::size_t i) { return v && i < v->size() ? &(*v)[i] : countsFallback; };
+    if (d->size() != n || std::all_of(d->begin(), d->end(), [](const Expr& e) { return e.isConst(); })) return false;
+    for (std::size_t i = 0; i < n; ++i)
+      if (!plainPerRank((*d)[i]) || !count(i) || !plainPerRank(*count(i))) return false;
+    bool any = false;
+    for (Rank r = 0; r < program_.numRanks; ++r) {
+      if (!peerRanks_.contains(r)) continue;
+      any = true;
+      double next = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::optional<double> at = valueOfRank((*d)[i], r), size = valueOfRank(*count(i), r);
+        if (!at || !size || *at != next) return false;
+        next += *size;
+      }
+    }
+    return any;
+  }
+
+  // A vector of counts (or displacements) of plain values by rank, one of them a choice among
+  // many groups (tabulatedByRank), as one table with a row per rank, the vector that rank
+  // passes, declared before the call: its name (`sendcounts_by_rank`). The rows of the ranks
+  // that do not make the call (never read) are zeros. None where an element is not a plain
+  // value by rank (a cycle over executions, ...) or none is such a choice, and outside a call's
+  // statement: the elements are spelled one by one.
+  std::optional<std::string> countRows(const CallCtx& x, Param p, std::size_t n, const Expr* fallback) {
+    const std::vector<Expr>* v = vec(x.c, p);
+    if (!v || !x.tables || program_.scaleFree) return std::nullopt;  // tables by rank: fixed scale only
+    auto element = [&](std::size_t i) { return i < v->size() ? &(*v)[i] : fallback; };
+    bool tabulated = false;
+    for (std::size_t i = 0; i < n; ++i) {
+      const Expr* e = element(i);
+      if (e && !plainPerRank(*e)) return std::nullopt;
+      tabulated = tabulated || (e && tabulatedByRank(*e));
+    }
+    if (!tabulated) return std::nullopt;
+    const Style style = intStyle();
+    std::vector<std::string> rows;
+    for (Rank r = 0; r < program_.numRanks; ++r) {
+      std::vector<std::string> row;
+      for (std::size_t i = 0; i < n; ++i) {
+        const Expr* e = element(i);
+        double value = 0;
+        if (e && peerRanks_.contains(r)) {
+          const std::optional<double> ofRank = valueOfRank(*e, r);
+          if (!ofRank) throw std::logic_error(fmt::format("{}: rank {} in no group of {}", label(x.c), r, paramName(p)));
+          value = *ofRank;
+        }
+        row.push_back(style.leaf(value));
+      }
+      rows.push_back(fmt::format("{}", fmt::join(row, ", ")));
+    }
+    const std::string name = tableName(*x.tables, std::string(paramName(p)) + "_by_rank");
+    x.tables->push_back(Table{"static const ", style.tableType, name, "", rows.size(), n, std::move(rows)});
+    return name;
   }
 
   std::string commCall(const CallCtx& x, mus::data& d) {
@@ -1715,6 +1873,11 @@ class CWriter : public ProgramWalker {
     }
 
     std::string byRank(const Expr& e) override {
+      // Among many groups of plain values, a table by rank (kMaxRankChoices); at fixed scale
+      // only, where the ranks are the trace's (a scale-free program's groups are position
+      // classes, whatever the number of ranks).
+      if (scope_.tables && !w_.program_.scaleFree && tabulatedByRank(e))
+        if (std::optional<std::string> entry = w_.rankTable(e, style_, scope_)) return *entry;
       // The groups partition the statement's ranks, so the group with the longest condition
       // needs none: it is what remains.
       std::vector<std::pair<std::string, std::size_t>> conds;
@@ -1764,14 +1927,9 @@ class CWriter : public ProgramWalker {
       std::string table;
       if (scope.tables && (offsets || constants)) {
         // Named after the parameter and declared before the call.
-        std::string base = scope.name + (offsets ? "_offsets" : "_values");
-        std::string name = base;
-        for (int k = 2; std::any_of(scope.tables->begin(), scope.tables->end(),
-                                    [&](const Table& t) { return t.name == name; });
-             ++k)
-          name = fmt::format("{}_{}", base, k);
+        const std::string name = tableName(*scope.tables, scope.name + (offsets ? "_offsets" : "_values"));
         scope.tables->push_back(
-            Table{offsets || style_.constant ? "static const " : "const ", type, name, joined, e.children.size()});
+            Table{offsets || style_.constant ? "static const " : "const ", type, name, joined, e.children.size(), 0, {}});
         d.set("table", name);
         table = w_.render("expr/table_entry", d);
       } else {
@@ -1809,6 +1967,36 @@ class CWriter : public ProgramWalker {
   };
 
   std::string expr(const Expr& e, const Style& style, const Scope& scope) { return CExprPrinter(*this, style, scope).print(e); }
+
+  // The name of a new table of the statement being written: `base`, or `base_2`, ... where
+  // the statement has one of that name already.
+  static std::string tableName(const std::vector<Table>& tables, const std::string& base) {
+    std::string name = base;
+    for (int k = 2; std::any_of(tables.begin(), tables.end(), [&](const Table& t) { return t.name == name; }); ++k)
+      name = fmt::format("{}_{}", base, k);
+    return name;
+  }
+
+  // `count_by_rank[rank]`: a choice by rank among many groups of plain values (tabulatedByRank)
+  // as a table of every rank's value, named after the parameter and declared before the call.
+  // The entries of the ranks that do not make the call (never read) repeat the first value.
+  // None when no rank of the call is in the choice's groups (the chain spells that).
+  std::optional<std::string> rankTable(const Expr& e, const Style& style, const Scope& scope) {
+    std::vector<std::optional<double>> byRank(static_cast<std::size_t>(program_.numRanks));
+    std::optional<double> first;
+    for (Rank r = 0; r < program_.numRanks; ++r) {
+      if (!peerRanks_.contains(r)) continue;
+      byRank[static_cast<std::size_t>(r)] = valueOfRank(e, r);
+      if (!first) first = byRank[static_cast<std::size_t>(r)];
+    }
+    if (!first) return std::nullopt;
+    std::vector<std::string> values;
+    for (const auto& v : byRank) values.push_back(style.leaf(v.value_or(*first)));
+    const std::string name = tableName(*scope.tables, scope.name + "_by_rank");
+    scope.tables->push_back(Table{style.constant ? "static const " : "const ", style.tableType, name,
+                                  fmt::format("{}", fmt::join(values, ", ")), values.size(), 0, {}});
+    return name + "[rank]";
+  }
 
   std::int64_t normalOffset(std::int64_t off) const {
     return ((off % program_.numRanks) + program_.numRanks) % program_.numRanks;
@@ -2048,6 +2236,9 @@ class CWriter : public ProgramWalker {
       case ScaleFormula::Var::Px: return "px";
       case ScaleFormula::Var::Py: return "py";
       case ScaleFormula::Var::Pz: return "pz";
+      case ScaleFormula::Var::X: return "x";
+      case ScaleFormula::Var::Y: return "y";
+      case ScaleFormula::Var::Z: return "z";
     }
     return "nranks";
   }
@@ -2057,7 +2248,9 @@ class CWriter : public ProgramWalker {
 
   // x^(|num|/den) * log2(x)^logPower for an integer formula; "" for the constant 1.
   std::string integerTerm(const ScaleFormula& f) {
-    const std::string var(scaleVarName(f.var));
+    // In 1-D the rank is its own coordinate.
+    const bool oneD = program_.scaleFree && program_.scaleFree->dims == 1;
+    const std::string var(oneD && f.var == ScaleFormula::Var::X ? "rank" : scaleVarName(f.var));
     std::vector<std::string> factors;
     const int n = std::abs(f.num);
     if (n > 0) {
@@ -2377,6 +2570,7 @@ class CWriter : public ProgramWalker {
     }
     if (scaleFree) {
       field("grid_dims", std::to_string(program_.scaleFree->dims), "the ranks form a grid of this many dimensions");
+      if (program_.scaleFree->descending) field("grid_descending", "1", "its longest side along x, numbered first");
       field("scale_problem", "scale_problem", "");
       field("place", "place", "");
       field("largest_message_bytes_now", "largest_message_bytes_now", "");
@@ -2423,6 +2617,7 @@ class CWriter : public ProgramWalker {
     const int dims = program_.scaleFree->dims;
     mus::data d;
     d.set("dims", std::to_string(dims));
+    d.set("order", program_.scaleFree->descending ? "the longest extent first" : "the smallest extent first");
     d.set("dim2", flag(dims >= 2));
     d.set("dim3", flag(dims == 3));
     d.set("helpers", flag(uses_.scaleHelpers));

@@ -25,7 +25,9 @@ namespace tracegen::gen {
 // grid. Integer quantities (counts, trip counts, tags) have rational coefficients and are
 // whole at every scale the benchmark accepts; times have real ones.
 struct ScaleFormula {
-  enum class Var : std::uint8_t { P, Px, Py, Pz };
+  // The rank count, the grid's extents, or (colours of a split: rows, columns, planes) the
+  // calling rank's own grid coordinates x, y, z.
+  enum class Var : std::uint8_t { P, Px, Py, Pz, X, Y, Z };
   Var var = Var::P;
   int num = 0, den = 1, logPower = 0;  // the term; num = 0 and logPower = 0: the constant 1
   bool integer = true;
@@ -150,6 +152,7 @@ struct Stmt {
 // the scale are Formula, GridPeer and Progression expressions.
 struct ScaleFreeGrid {
   int dims = 1;
+  bool descending = false;  // the grid's longest side is x (extrap/Topology.h defaultGrid)
   std::string inputs;  // the scales it was inferred from, for the header ("P=9 (3x3), ...")
 };
 

@@ -394,6 +394,13 @@ inline void completeOne(CallScope& s, const RequestPick& p, bool done, const MPI
   s.completions(real ? 1 : 0);
 }
 
+// Lists of request offsets kept between calls, so that a completing call allocates nothing once
+// they have grown to its request count.
+inline std::vector<std::int64_t>& scratch(int which) {
+  thread_local std::vector<std::int64_t> lists[2] __attribute__((tls_model("initial-exec")));
+  return lists[which];
+}
+
 // MPI_Waitall, MPI_Testall: all requests of the array (null entries -1), or none.
 inline void completeAll(CallScope& s, const std::vector<RequestPick>& picks, bool done,
                         const MPI_Status* statuses = nullptr) {
@@ -402,7 +409,10 @@ inline void completeAll(CallScope& s, const std::vector<RequestPick>& picks, boo
     s.completions(0);
     return;
   }
-  std::vector<std::int64_t> offsets, matched;
+  std::vector<std::int64_t>& offsets = scratch(0);
+  std::vector<std::int64_t>& matched = scratch(1);
+  offsets.clear();
+  matched.clear();
   std::size_t real = 0;
   for (std::size_t i = 0; i < picks.size(); ++i) {
     const RequestPick& p = picks[i];
@@ -421,7 +431,10 @@ inline void completeAll(CallScope& s, const std::vector<RequestPick>& picks, boo
 // MPI_Waitany, MPI_Testany, MPI_Waitsome, MPI_Testsome: the requests at the (0-based) indices.
 inline void completeSome(CallScope& s, const std::vector<RequestPick>& picks, const int* indices, int n,
                          const MPI_Status* statuses = nullptr) {
-  std::vector<std::int64_t> done, matched;
+  std::vector<std::int64_t>& done = scratch(0);
+  std::vector<std::int64_t>& matched = scratch(1);
+  done.clear();
+  matched.clear();
   std::size_t real = 0;
   for (int i = 0; i < n; ++i) {
     const int k = indices[i];

@@ -35,8 +35,10 @@ static_assert(sizeof(Fint) == sizeof(int), "Fortran INTEGER arrays are passed to
 
 namespace {
 
-thread_local std::vector<tracegen::record::RequestPick> t_picks;
-thread_local std::vector<MPI_Request> t_converted;
+// Initial-exec, as the recorder's other thread-locals: the library is preloaded, and an access
+// then costs no __tls_get_addr call.
+thread_local std::vector<tracegen::record::RequestPick> t_picks __attribute__((tls_model("initial-exec")));
+thread_local std::vector<MPI_Request> t_converted __attribute__((tls_model("initial-exec")));
 
 // The MPI library's Fortran profiling entry `pmpi_<base>` under whichever mangling it exports.
 void* resolvePmpi(const char* base) {

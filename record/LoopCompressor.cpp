@@ -40,16 +40,30 @@ void LoopCompressor::addStat(std::vector<Stat>& stats, Phase phase, std::int64_t
       s.acc.add(us);
       return;
     }
-  stats.push_back({phase, after, {}});
-  stats.back().acc.add(us);
+  stats.emplace_back(phase, after).acc.add(us);  // in place: a Stat is some 280 bytes
 }
 
-LoopCompressor::Node LoopCompressor::makeEvent(const CallRecord& call) {
-  Node n;
-  if (!pool_.empty()) {
-    n = std::move(pool_.back());
+void LoopCompressor::pushEvent(const CallRecord& call) {
+  if (pool_.empty()) {
+    seq_.emplace_back();
+  } else {
+    // A kept node of the same call site if one is near the top of the pool: its buffers have
+    // the sizes this site's calls need (another site's node may have fewer slots, or shorter
+    // value lists, to grow again).
+    std::size_t pick = pool_.size() - 1;
+    for (std::size_t i = pool_.size(), seen = 0; i-- > 0 && seen < 8; ++seen)
+      if (pool_[i].site == call.site && pool_[i].op == call.op) {
+        pick = i;
+        break;
+      }
+    seq_.push_back(std::move(pool_[pick]));
+    if (pick + 1 != pool_.size()) pool_[pick] = std::move(pool_.back());
     pool_.pop_back();
   }
+  makeEvent(call, seq_.back());
+}
+
+void LoopCompressor::makeEvent(const CallRecord& call, Node& n) {
   n.op = call.op;
   n.site = call.site;
   const std::size_t count = call.scalars.size() + call.vectors.size();
@@ -93,29 +107,53 @@ LoopCompressor::Node LoopCompressor::makeEvent(const CallRecord& call) {
     n.shape = hash();
   }
   n.execs = 1;
-  n.nfresh = 0;
-  if (call.computeUs >= 0) n.fresh[n.nfresh++] = {Phase::Compute, call.prevSite, call.computeUs};
-  if (call.mpiUs >= 0) n.fresh[n.nfresh++] = {Phase::Mpi, call.prevSite, call.mpiUs};
-  return n;
+  n.fresh.clear();
+  if (call.computeUs >= 0) n.fresh.push_back({Phase::Compute, call.prevSite, call.computeUs});
+  if (call.mpiUs >= 0) n.fresh.push_back({Phase::Mpi, call.prevSite, call.mpiUs});
 }
 
 void LoopCompressor::settle(Node& n) {
-  for (int i = 0; i < n.nfresh; ++i) addStat(n.stats, n.fresh[i].phase, n.fresh[i].after, n.fresh[i].us);
-  n.nfresh = 0;
+  for (const Sample& x : n.fresh) addStat(n.stats, x.phase, x.after, x.us);
+  n.fresh.clear();
+}
+
+void LoopCompressor::addFresh(Node& into, const Sample* samples, std::size_t k) {
+  if (into.stats.empty() && into.fresh.size() + k <= kFresh) {
+    for (std::size_t i = 0; i < k; ++i) into.fresh.push_back(samples[i]);  // one or two: no memmove call
+    return;
+  }
+  settle(into);
+  for (std::size_t i = 0; i < k; ++i) addStat(into.stats, samples[i].phase, samples[i].after, samples[i].us);
 }
 
 void LoopCompressor::recycle(Node&& n) {
   if (n.loop) {
     for (Node& b : n.body) recycle(std::move(b));
+    if (loopPool_.size() >= 64) return;
+    n.body.clear();
+    n.iters.clear();
+    n.open = 0;
+    n.stats.clear();
+    loopPool_.push_back(std::move(n));
     return;
   }
   if (pool_.size() >= 64) return;
   n.stats.clear();
-  n.nfresh = 0;
+  n.fresh.clear();
   n.iters = ElasticSeq();
   n.open = 0;
   n.body.clear();
   pool_.push_back(std::move(n));
+}
+
+LoopCompressor::Node LoopCompressor::takeLoop() {
+  Node loop;
+  if (!loopPool_.empty()) {
+    loop = std::move(loopPool_.back());
+    loopPool_.pop_back();
+  }
+  loop.loop = true;
+  return loop;
 }
 
 std::uint64_t LoopCompressor::loopShape(const std::vector<Node>& body) {
@@ -172,12 +210,16 @@ void LoopCompressor::mergeInto(Node& into, Node& from) {
     for (std::size_t i = 0; i < into.body.size(); ++i) mergeInto(into.body[i], from.body[i]);
     return;
   }
-  settle(into);
   into.execs += from.execs;
   for (std::size_t i = 0; i < into.slots.size(); ++i) {
     into.slots[i].values.append(from.slots[i].values);
     if (into.slots[i].vectorLength != from.slots[i].vectorLength) into.slots[i].vectorLength = -1;
   }
+  if (from.stats.empty()) {  // from's samples are all raw: after into's, in order
+    addFresh(into, from.fresh.data(), from.fresh.size());
+    return;
+  }
+  settle(into);
   for (const Stat& s : from.stats) {
     auto it = std::find_if(into.stats.begin(), into.stats.end(),
                            [&](const Stat& t) { return t.phase == s.phase && t.after == s.after; });
@@ -186,13 +228,136 @@ void LoopCompressor::mergeInto(Node& into, Node& from) {
     else
       it->acc.merge(s.acc);
   }
-  for (int i = 0; i < from.nfresh; ++i) addStat(into.stats, from.fresh[i].phase, from.fresh[i].after, from.fresh[i].us);
+  for (const Sample& x : from.fresh) addStat(into.stats, x.phase, x.after, x.us);
+}
+
+void LoopCompressor::probe(const CallRecord& call, Probe& p) {
+  const std::size_t count = call.scalars.size() + call.vectors.size();
+  p.direct = false;
+  if (count > kProbeSlots) return;
+  p.n = static_cast<std::uint8_t>(count);
+  // Insertion sort by parameter (a handful of slots, nearly always in order already).
+  for (std::size_t i = 0; i < count; ++i) {
+    const auto param = static_cast<std::uint8_t>(i < call.scalars.size() ? call.scalars[i].first
+                                                                          : call.vectors[i - call.scalars.size()].param);
+    std::size_t j = i;
+    for (; j > 0 && p.params[j - 1] > param; --j) {
+      p.params[j] = p.params[j - 1];
+      p.from[j] = p.from[j - 1];
+    }
+    p.params[j] = param;
+    p.from[j] = static_cast<std::uint8_t>(i);
+  }
+  for (std::size_t i = 1; i < count; ++i)
+    if (p.params[i] == p.params[i - 1]) return;  // a parameter twice: makeEvent's order decides
+  for (std::size_t i = count; i < kProbeSlots; ++i) p.params[i] = 0;
+  // The same memo makeEvent uses (and fills the same way).
+  ShapeMemo& memo = shapes_[(call.site * 31u + static_cast<std::uint32_t>(call.op)) & 255u];
+  // Byte by byte: p.params was just written so, and a wider load of it would wait for the
+  // stores (no store forwarding); both arrays are zero beyond `count`.
+  bool same = memo.op == call.op && memo.site == call.site && memo.n == count;
+  for (std::size_t i = 0; i < count && same; ++i) same = memo.params[i] == p.params[i];
+  if (!same) {
+    std::uint64_t h = combine(kEventSeed, static_cast<std::uint64_t>(call.op));
+    h = combine(h, static_cast<std::uint64_t>(call.site));
+    for (std::size_t i = 0; i < count; ++i) h = combine(h, static_cast<std::uint64_t>(p.params[i]));
+    memo.op = call.op;
+    memo.site = call.site;
+    memo.n = p.n;
+    std::memcpy(memo.params, p.params, sizeof p.params);
+    memo.shape = h;
+  }
+  p.shape = memo.shape;
+  p.direct = true;
+}
+
+// sameShape(a, makeEvent(call)).
+bool LoopCompressor::matchesCall(const Node& a, const CallRecord& call, const Probe& p) {
+  if (a.shape != p.shape) return false;
+  if (a.loop) return a.body.size() == 1 && matchesCall(a.body[0], call, p);
+  if (a.op != call.op || a.site != call.site || a.slots.size() != p.n) return false;
+  for (std::size_t i = 0; i < p.n; ++i)
+    if (static_cast<std::uint8_t>(a.slots[i].param) != p.params[i]) return false;
+  return true;
+}
+
+// mergeInto(into, makeEvent(call)): into has the call's shape.
+void LoopCompressor::mergeCall(Node& into, const CallRecord& call, const Probe& p) {
+  if (into.loop) {
+    // mergeInto makes the event a loop of one iteration first, whose trip counts are one 1.
+    commit(into);
+    into.iters.push(1);
+    mergeCall(into.body[0], call, p);
+    return;
+  }
+  ++into.execs;
+  const std::size_t scalars = call.scalars.size();
+  for (std::size_t i = 0; i < p.n; ++i) {
+    Slot& s = into.slots[i];
+    const std::size_t k = p.from[i];
+    if (k < scalars) {
+      s.values.push(call.scalars[k].second);
+      if (s.vectorLength != 0) s.vectorLength = -1;
+      continue;
+    }
+    const CallRecord::VectorRef& ref = call.vectors[k - scalars];
+    for (std::size_t j = 0; j < ref.length; ++j) s.values.push(call.vectorValues[ref.offset + j]);
+    if (s.vectorLength != static_cast<std::int64_t>(ref.length)) s.vectorLength = -1;
+  }
+  Sample samples[2];
+  std::size_t k = 0;
+  if (call.computeUs >= 0) samples[k++] = {Phase::Compute, call.prevSite, call.computeUs};
+  if (call.mpiUs >= 0) samples[k++] = {Phase::Mpi, call.prevSite, call.mpiUs};
+  addFresh(into, samples, k);
+}
+
+// compressTail() with the call as the tail's last node, before a node is made for it: the same
+// tests in the same order; the call is folded where its node would be. False if no rule applies.
+bool LoopCompressor::foldCall(const CallRecord& call, const Probe& p) {
+  const std::size_t n = seq_.size() + 1;  // the call's node would be seq_[n - 1]
+  if (n < 2) return false;
+  const std::size_t maxW = std::min(window_, n - 1);
+
+  // (a) The tail is one more iteration of the loop just before it.
+  for (std::size_t w = 1; w <= maxW; ++w) {
+    Node& cand = seq_[n - 1 - w];
+    if (!cand.loop || cand.body.size() != w || !matchesCall(cand.body.back(), call, p)) continue;
+    if (!rangesMatch(cand.body, 0, seq_, n - w, w - 1)) continue;
+    for (std::size_t j = 0; j + 1 < w; ++j) mergeInto(cand.body[j], seq_[n - w + j]);
+    mergeCall(cand.body[w - 1], call, p);
+    ++cand.open;
+    for (std::size_t j = n - w; j + 1 < n; ++j) recycle(std::move(seq_[j]));
+    seq_.resize(n - w);
+    return true;
+  }
+
+  // (b) The last w nodes repeat the w before them: fold both into a new loop.
+  for (std::size_t w = 1; 2 * w <= n && w <= window_; ++w) {
+    if (!matchesCall(seq_[n - 1 - w], call, p)) continue;
+    if (!rangesMatch(seq_, n - 2 * w, seq_, n - w, w - 1)) continue;
+    Node loop = takeLoop();
+    loop.body.assign(std::make_move_iterator(seq_.begin() + static_cast<std::ptrdiff_t>(n - 2 * w)),
+                     std::make_move_iterator(seq_.begin() + static_cast<std::ptrdiff_t>(n - w)));
+    for (std::size_t j = 0; j + 1 < w; ++j) mergeInto(loop.body[j], seq_[n - w + j]);
+    mergeCall(loop.body[w - 1], call, p);
+    loop.open = 2;
+    loop.shape = loopShape(loop.body);
+    for (std::size_t j = n - w; j + 1 < n; ++j) recycle(std::move(seq_[j]));
+    seq_.resize(n - 2 * w);
+    seq_.push_back(std::move(loop));
+    return true;
+  }
+  return false;
 }
 
 void LoopCompressor::append(const CallRecord& call) {
-  seq_.push_back(makeEvent(call));
   ++calls_;
-  compressTail();
+  Probe p;
+  if (direct_) probe(call, p);
+  if (p.direct && foldCall(call, p)) return;
+  pushEvent(call);
+  // A direct probe ran compressTail's tests already, and none applied.
+  if (!p.direct) compressTail();
 }
 
 void LoopCompressor::compressTail() {
@@ -217,8 +382,7 @@ void LoopCompressor::compressTail() {
   for (std::size_t w = 1; 2 * w <= n && w <= window_; ++w) {
     if (!sameShape(seq_[n - 1 - w], last)) continue;
     if (!rangesMatch(seq_, n - 2 * w, seq_, n - w, w)) continue;
-    Node loop;
-    loop.loop = true;
+    Node loop = takeLoop();
     loop.body.assign(std::make_move_iterator(seq_.begin() + static_cast<std::ptrdiff_t>(n - 2 * w)),
                      std::make_move_iterator(seq_.begin() + static_cast<std::ptrdiff_t>(n - w)));
     for (std::size_t j = 0; j < w; ++j) mergeInto(loop.body[j], seq_[n - w + j]);
@@ -283,10 +447,9 @@ void LoopCompressor::flatten(const std::vector<Node>& seq, Trace& out, Rank rank
     }
     Node settled;
     const std::vector<Stat>* stats = &node.stats;
-    if (node.nfresh > 0) {  // an event no later call folded: its own samples
+    if (!node.fresh.empty()) {  // samples not yet in Stats
       settled.stats = node.stats;
-      std::copy(node.fresh, node.fresh + node.nfresh, settled.fresh);
-      settled.nfresh = node.nfresh;
+      settled.fresh = node.fresh;
       settle(settled);
       stats = &settled.stats;
     }

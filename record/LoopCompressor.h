@@ -14,7 +14,16 @@
 //       window), both windows become a loop of two iterations.
 // Folding an iteration appends its values to the body's ElasticSeqs and adds its timings, so a
 // timestep loop costs the same whatever its trip count, and values that change per iteration
-// become lists compressed to their shortest period. Matching only runs when an event is
+// become lists compressed to their shortest period.
+//
+// The incoming call is matched before it becomes a node (append: a Probe, the call's parameter
+// order and shape): when rule (a) or (b) applies with the call as the tail's last node, its
+// values and times go straight into the node it folds into, and no node is made for it. The
+// tests, their order and the result are those of matching a node made from the call (a node
+// made from a call holds exactly its values once, so folding it equals pushing those values);
+// in a loop only the first call of each body position, and the first of a run of calls from one
+// site, makes a node, and loop nodes whose iterations were folded are kept for reuse as event
+// nodes are, so a repeating program makes no allocation per call. Matching only runs when an event is
 // appended, so every loop body ends with an event; inner loops are complete before an enclosing
 // window can match, which keeps nesting (PRSDs) well formed.
 //
@@ -64,7 +73,9 @@ struct CallRecord {
 class LoopCompressor {
  public:
   // window: the longest repeated sequence (in top-level nodes) the tail matching looks for.
-  explicit LoopCompressor(std::size_t window = 256) : window_(window) {}
+  // direct = false makes a node of every call before matching (no direct fold): the reference
+  // the direct fold must agree with, for the tests.
+  explicit LoopCompressor(std::size_t window = 256, bool direct = true) : window_(window), direct_(direct) {}
 
   void append(const CallRecord& call);
 
@@ -89,12 +100,18 @@ class LoopCompressor {
     std::int64_t vectorLength = 0;
   };
   struct Stat {
+    // A constructor, so that a new Stat is not zero-filled whole first (value-initialisation of
+    // some 280 bytes, per new predecessor of every event a loop iteration makes anew).
+    Stat(Phase p, std::int64_t a) : phase(p), after(a) {}
     Phase phase;
     std::int64_t after;
     TimeAcc acc;
   };
-  // A new event's timings, not yet in a TimeAcc: most new events are folded into a loop body
-  // at once, where each sample is one TimeAcc::add (settle() makes them Stats otherwise).
+  // A node's newest timings, not yet in a TimeAcc, in the order they were taken. A node made in
+  // the current loop iteration keeps up to kFresh of them so (and so does a loop body it starts
+  // while it has no Stats), and folding it into its loop adds them one by one: no Stat (some
+  // 280 bytes) is made and merged per new node. settle() makes them Stats, in order.
+  static constexpr std::size_t kFresh = 16;
   struct Sample {
     Phase phase;
     std::int64_t after;
@@ -107,16 +124,34 @@ class LoopCompressor {
     std::uint32_t site = 0;
     std::vector<Slot> slots;  // sorted by parameter
     std::vector<Stat> stats;
-    Sample fresh[2] = {};
-    int nfresh = 0;           // samples in `fresh`, not yet in `stats`
+    std::vector<Sample> fresh;  // samples after those in `stats`, not yet in them
     std::int64_t execs = 0;   // executions folded into this event
     ElasticSeq iters;        // committed trip counts, one per completed entry
     std::int64_t open = 0;   // trip count of the entry still running (top level only)
     std::vector<Node> body;
   };
 
-  Node makeEvent(const CallRecord& call);
+  // The incoming call's slots in the order a node made from it keeps them (by parameter), and
+  // its shape. direct: its parameters are distinct and few enough for that order to be
+  // unambiguous (and the shape memoised), which the direct fold needs.
+  static constexpr std::size_t kProbeSlots = 16;
+  struct Probe {
+    bool direct = false;
+    std::uint8_t n = 0;
+    std::uint8_t params[kProbeSlots] = {};
+    std::uint8_t from[kProbeSlots] = {};  // < scalars.size(): a scalar, else a vector's index + that
+    std::uint64_t shape = 0;
+  };
+  void probe(const CallRecord& call, Probe& p);
+  static bool matchesCall(const Node& a, const CallRecord& call, const Probe& p);
+  static void mergeCall(Node& into, const CallRecord& call, const Probe& p);
+  bool foldCall(const CallRecord& call, const Probe& p);
+  Node takeLoop();
+  void pushEvent(const CallRecord& call);  // appends the call's node to seq_
+  void makeEvent(const CallRecord& call, Node& n);
   static void settle(Node& n);
+  // Adds k samples taken after all of into's.
+  static void addFresh(Node& into, const Sample* samples, std::size_t k);
   // Event nodes folded into a loop are kept for reuse, their buffers' capacity with them, so a
   // call that continues a loop allocates nothing.
   void recycle(Node&& n);
@@ -134,6 +169,7 @@ class LoopCompressor {
 
   std::vector<Node> seq_;
   std::vector<Node> pool_;
+  std::vector<Node> loopPool_;  // loop nodes kept for reuse (their body's and trip counts' capacity)
   // Event shapes by operation, site and parameter names, so that a call from a known site with
   // its usual parameters costs a comparison, not a hash (direct-mapped by site).
   struct ShapeMemo {
@@ -145,6 +181,7 @@ class LoopCompressor {
   };
   ShapeMemo shapes_[256];
   std::size_t window_;
+  bool direct_;
   std::int64_t calls_ = 0;
 };
 

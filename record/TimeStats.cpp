@@ -28,25 +28,10 @@ double roundTime(double v) {
 double timeBinStart(int bin) { return kEdges[static_cast<std::size_t>(bin)]; }
 double timeBinEnd(int bin) { return kEdges[static_cast<std::size_t>(bin) + 1]; }
 
-int timeBin(double us) {
-  for (int b = 0; b < kTimeBins - 1; ++b)
-    if (us < kEdges[static_cast<std::size_t>(b) + 1]) return b;
-  return kTimeBins - 1;
-}
-
-void TimeAcc::add(double us) {
-  if (!(us >= 0)) us = 0;  // clock steps and NaN: count the call, not a negative duration
-  BinAcc& b = bins[static_cast<std::size_t>(timeBin(us))];
-  ++b.freq;
-  b.sum += us;
-  b.min = std::min(b.min, us);
-  b.max = std::max(b.max, us);
-  ++n;
-}
-
 void TimeAcc::merge(const TimeAcc& o) {
   n += o.n;
   for (std::size_t i = 0; i < bins.size(); ++i) {
+    if (o.bins[i].freq == 0) continue;  // most of the eight bins are empty
     bins[i].freq += o.bins[i].freq;
     bins[i].sum += o.bins[i].sum;
     bins[i].min = std::min(bins[i].min, o.bins[i].min);

@@ -21,7 +21,12 @@ constexpr int kTimeBins = 8;
 // Bin edges in microseconds; the last bin also takes anything beyond its end.
 double timeBinStart(int bin);
 double timeBinEnd(int bin);
-int timeBin(double us);
+// Inline, with add(): every recorded call adds two samples.
+inline int timeBin(double us) {
+  int b = 0;
+  for (double edge = 1; b < kTimeBins - 1 && us >= edge; edge *= 10) ++b;
+  return b;
+}
 
 // Samples of one (event, phase, predecessor) on one rank.
 struct TimeAcc {
@@ -34,7 +39,15 @@ struct TimeAcc {
   std::int64_t n = 0;
   std::array<BinAcc, kTimeBins> bins{};
 
-  void add(double us);
+  void add(double us) {
+    if (!(us >= 0)) us = 0;  // clock steps and NaN: count the call, not a negative duration
+    BinAcc& b = bins[static_cast<std::size_t>(timeBin(us))];
+    ++b.freq;
+    b.sum += us;
+    b.min = us < b.min ? us : b.min;
+    b.max = us > b.max ? us : b.max;
+    ++n;
+  }
   void merge(const TimeAcc& o);
 };
 

@@ -19,8 +19,10 @@ using tracegen::record::CallScope;
 namespace calls = tracegen::record::calls;
 
 namespace {
-thread_local std::vector<tracegen::record::RequestPick> t_picks;
-thread_local std::vector<MPI_Status> t_statuses;
+// Initial-exec, as the recorder's other thread-locals: the library is preloaded, and an access
+// then costs no __tls_get_addr call.
+thread_local std::vector<tracegen::record::RequestPick> t_picks __attribute__((tls_model("initial-exec")));
+thread_local std::vector<MPI_Status> t_statuses __attribute__((tls_model("initial-exec")));
 
 // The recorder reads status.MPI_SOURCE of completed wildcard receives (the recorded order), so
 // it passes MPI a status even where the application ignores it.

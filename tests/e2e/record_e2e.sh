@@ -21,6 +21,13 @@
 #       records APP, generates its C benchmark, runs it under the recorder and compares the two
 #       recordings (TRACEGEN_E2E_RUNTIME=separate: generated with --runtime=separate and built
 #       from bench.c and tracegen_runtime.c)
+#   record_e2e.sh ... tables TRACEGEN
+#       records samples/apps/intsort (MPI_Alltoallv counts that differ for every pair of ranks) on
+#       16 and 64 ranks: the benchmark's part made from the trace is under 300 lines at 16 ranks
+#       and grows less than P^2 (at 64 ranks less than 8x the lines of 16), holds its counts as
+#       tables by rank and no chain of more than 4 `rank == k ?` conditions, compiles with
+#       -Werror (and against MPICH's header with TRACEGEN_MPICH_INCLUDE set), and at 16 ranks
+#       makes the application's calls and bytes (tracegen compare)
 #   record_e2e.sh ... fortran-onesided TRACEGEN
 #       records samples/apps/rma_f (Fortran one-sided calls and MPI-IO) on 2 ranks: the calls and
 #       bytes are recorded, and its C benchmark makes the same calls and bytes
@@ -65,6 +72,7 @@ args_of() {
     persist_f) echo "12" ;;
     neighbor) echo "4 16" ;;
     neighbor_f) echo "6" ;;
+    intsort) echo "3 1000" ;;
     *) echo "" ;;
   esac
 }
@@ -204,6 +212,47 @@ case $mode in
     # The traced time (computation plus time in MPI, summed over ranks), without start-up.
     awk -v app="$app" '$1 == "all" { printf "%s: traced time %s s in the application, %s s in the benchmark, ratio %s\n", app, $2, $3, $4 }' \
       "$work/compare.txt"
+    ;;
+  tables)
+    # Per-rank values that no formula explains are tables indexed by rank (docs/c-backend.md):
+    # the file grows with P, not with P^2 as chains of `rank == k ? v :` per count did.
+    tracegen=$1
+    read -r -a a <<<"$(args_of intsort)"
+    declare -A lines
+    for np in 16 64; do
+      record "$np" intsort "$work/is$np.trace" "${a[@]}" || exit 1
+      "$tracegen" "$work/is$np.trace" -o "$work/is$np.c" 2>"$work/gen.err" ||
+        { echo "FAIL: tracegen could not generate a benchmark from intsort on $np ranks"; cat "$work/gen.err"; exit 1; }
+      # The part made from the trace: after the runtime's text, which is the same for every trace.
+      lines[$np]=$(sed -n '/^\/\* ==== tracegen: benchmark of .* starts here ==== \*\/$/,$p' "$work/is$np.c" | wc -l)
+      [ "${lines[$np]}" -gt 0 ] || { echo "FAIL: no benchmark part in is$np.c"; exit 1; }
+      grep -q "static const int sendcounts_by_rank\[$np\]\[$np\] = {" "$work/is$np.c" ||
+        { echo "FAIL: the Alltoallv's send counts on $np ranks are not a table by rank"; exit 1; }
+      # A chain of up to 4 choices by rank stays (rank sets say more than a table there).
+      chain='(rank == [0-9]+ \? [^:?]+ : ){4}'
+      ! grep -Eq "$chain" "$work/is$np.c" ||
+        { echo "FAIL: a chain of more than 4 rank conditions on $np ranks:"; grep -Em 3 "$chain" "$work/is$np.c" | cut -c 1-200; exit 1; }
+      t0=$(date +%s.%N)
+      mpicc -std=c11 -O2 -Wall -Wextra -Werror -o "$work/bench$np" "$work/is$np.c" ||
+        { echo "FAIL: the benchmark of intsort on $np ranks does not compile"; exit 1; }
+      t1=$(date +%s.%N)
+      if [ -n "${TRACEGEN_MPICH_INCLUDE:-}" ]; then
+        cc -std=c11 -O2 -Wall -Wextra -Werror -c -o "$work/is$np.mpich.o" -I"$TRACEGEN_MPICH_INCLUDE" "$work/is$np.c" ||
+          { echo "FAIL: the benchmark of intsort on $np ranks does not compile against MPICH's header"; exit 1; }
+      fi
+      awk -v np="$np" -v l="${lines[$np]}" -v all="$(wc -l <"$work/is$np.c")" -v b="$(wc -c <"$work/is$np.c")"           -v t0="$t0" -v t1="$t1" 'BEGIN {
+        printf "intsort on %d ranks: %d lines made from the trace (%d with the runtime, %d bytes), mpicc -O2 %.2f s\n",
+               np, l, all, b, t1 - t0 }'
+    done
+    [ "${lines[16]}" -lt 300 ] || { echo "FAIL: ${lines[16]} lines at 16 ranks, not under 300"; exit 1; }
+    [ "${lines[64]}" -lt $((8 * lines[16])) ] ||
+      { echo "FAIL: ${lines[64]} lines at 64 ranks, 8x or more the ${lines[16]} of 16 (P^2 would be 16x)"; exit 1; }
+    # The benchmark at 16 ranks, under the recorder: the application's calls and bytes.
+    timeout 300 mpiexec --oversubscribe -n 16 env LD_PRELOAD="$recorder" TRACEGEN_OUTPUT="$work/bench.trace" \
+      "$work/bench16" >"$work/bench.out" 2>&1 || { echo "FAIL: the benchmark of intsort failed"; cat "$work/bench.out"; exit 1; }
+    "$tracegen" compare "$work/is16.trace" "$work/bench.trace" >"$work/compare.txt" ||
+      { echo "FAIL: intsort and its benchmark differ"; cat "$work/compare.txt"; exit 1; }
+    echo "intsort: the benchmark on 16 ranks makes the application's calls and bytes"
     ;;
   fortran-onesided)
     # samples/apps/rma_f (Fortran): the recorder's Fortran entry points record the one-sided and

@@ -20,7 +20,8 @@ namespace tracegen::record::test {
 // predecessor-keyed timings, as Recorder does.
 class SimRank {
  public:
-  SimRank(Rank rank, Rank size, std::size_t window = 256) : rank_(rank), size_(size), lc_(window) {}
+  SimRank(Rank rank, Rank size, std::size_t window = 256, bool direct = true)
+      : rank_(rank), size_(size), lc_(window, direct) {}
 
   void call(Op op, const std::string& site, const std::vector<std::pair<Param, std::int64_t>>& scalars = {},
             const std::vector<std::pair<Param, std::vector<std::int64_t>>>& vectors = {}, double computeUs = 1.0,

@@ -8,6 +8,8 @@
 #include "tests/unit/CompileC.h"
 #include "tests/unit/TraceTestHelpers.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -562,3 +564,163 @@ TEST(CBackend, FootprintIsSpentBeforeInitAndTouchedPerRank) {
 }
 
 }  // namespace
+
+// Per-rank values no formula explains (more than kMaxRankChoices groups of constants) are
+// tables read by rank: an MPI_Alltoallv on 16 ranks whose counts differ for every pair of
+// ranks gets one table per vector parameter with a row per rank, not a `rank == k ? v :` chain
+// per count; a scalar count and a computation by rank get a table of 16 values. The tables
+// are compiled and run as C (with the C compiler, no MPI) to check every rank's values.
+namespace {
+
+// The count rank `r` sends to rank `j` (and `j` receives from `r`): values with no pattern in
+// the rank.
+int pairCount(int r, int j) { return static_cast<int>((static_cast<unsigned>((r + 1) * (j + 3)) * 2654435761u >> 9) % 500); }
+int countOf(int r) { return (r * r * 37 + 11) % 97 + 1; }
+// The send blocks laid out in reverse order of the ranks, 8 elements apart: displacements that
+// pack_displs does not give.
+int sendDispl(int r, int j) {
+  int sum = 0;
+  for (int k = 15; k > j; --k) sum += pairCount(r, k) + 8;
+  return sum;
+}
+
+// A choice among 16 singleton groups: value(r) for rank r.
+template <typename F>
+Expr perRank(int ranks, F value) {
+  std::vector<RankList> groups;
+  std::vector<Expr> children;
+  for (int r = 0; r < ranks; ++r) {
+    groups.push_back(RankList::fromSorted({r}));
+    children.push_back(C(value(r)));
+  }
+  return byRank(std::move(groups), std::move(children));
+}
+
+// The C text of the declaration of table `name` (from its type to the closing `};`).
+std::string tableText(const std::string& c, const std::string& declaration) {
+  const auto start = c.find(declaration);
+  if (start == std::string::npos) return "";
+  return c.substr(start, c.find("};", start) + 2 - start);
+}
+
+}  // namespace
+
+TEST(CBackend, PerRankValuesWithoutAFormulaAreTables) {
+  constexpr int P = 16;
+  Builder b(P);
+  std::vector<Expr> sendcounts, sdispls, recvcounts, rdispls;
+  for (int j = 0; j < P; ++j) {
+    sendcounts.push_back(perRank(P, [&](int r) { return pairCount(r, j); }));
+    recvcounts.push_back(perRank(P, [&](int r) { return pairCount(j, r); }));
+    sdispls.push_back(perRank(P, [&](int r) { return sendDispl(r, j); }));
+    rdispls.push_back(perRank(P, [&](int r) {
+      int sum = 0;
+      for (int k = 0; k < j; ++k) sum += pairCount(k, r);
+      return sum;
+    }));
+  }
+  std::vector<Stmt> s;
+  s.push_back(b.call(Op::Alltoallv, {{Param::Comm, C(kCommWorld)}, {Param::Datatype, C(kInt)}, {Param::RecvType, C(kInt)}},
+                     {{Param::SendCounts, sendcounts}, {Param::Displs, sdispls}, {Param::RecvCounts, recvcounts},
+                      {Param::RecvDispls, rdispls}},
+                     perRank(P, [](int r) { return 10.5 + r * r % 7; })));
+  // A count by rank among 16 groups, and one among 3 groups (a rank set formula: the chain).
+  s.push_back(b.call(Op::Allreduce, {{Param::Comm, C(kCommWorld)}, {Param::Count, perRank(P, countOf)},
+                                     {Param::Datatype, C(kDouble)}, {Param::ReduceOp, C(1)}}));
+  // The nonblocking form keeps its arrays with its request: the same rows, copied there.
+  s.push_back(b.call(Op::Ialltoallv, {{Param::Comm, C(kCommWorld)}, {Param::Datatype, C(kInt)}, {Param::RecvType, C(kInt)}},
+                     {{Param::SendCounts, sendcounts}, {Param::Displs, sdispls}, {Param::RecvCounts, recvcounts},
+                      {Param::RecvDispls, rdispls}}));
+  s.push_back(b.call(Op::Wait, {{Param::Request, C(9999)}}));
+  // MPI_Alltoallw's counts are initializers (as the neighbourhood collectives' are): the
+  // entries of the rank's row.
+  const std::vector<Expr> ints(P, C(kInt));
+  s.push_back(b.call(Op::Alltoallw, {{Param::Comm, C(kCommWorld)}},
+                     {{Param::SendCounts, sendcounts}, {Param::SendTypes, ints}, {Param::RecvCounts, recvcounts},
+                      {Param::RecvTypes, ints}}));
+  const RankList low = RankList::progression(0, 4), middle = RankList::progression(4, 8), high = RankList::progression(12, 4);
+  s.push_back(b.call(Op::Allreduce, {{Param::Comm, C(kCommWorld)}, {Param::Count, byRank({low, middle, high}, {C(5), C(6), C(7)})},
+                                     {Param::Datatype, C(kDouble)}, {Param::ReduceOp, C(1)}}));
+  b.program(std::move(s));
+  // The computation before MPI_Finalize, outside a call's block, by rank too.
+  b.raw().body.back().call.computeUs = perRank(P, [](int r) { return 100 + r; });
+  const std::string c = render(b.raw());
+  const std::string part = c.substr(c.find("starts here ==== */"));
+
+  // No condition on the rank but the two of the 3-group choice, which rank sets explain.
+  std::size_t conditions = 0;
+  for (std::size_t pos = 0; (pos = part.find("rank ==", pos)) != std::string::npos; ++pos) ++conditions;
+  for (std::size_t pos = 0; (pos = part.find("rank <", pos)) != std::string::npos; ++pos) ++conditions;
+  for (std::size_t pos = 0; (pos = part.find("rank >", pos)) != std::string::npos; ++pos) ++conditions;
+  EXPECT_EQ(conditions, 2u) << part;
+  EXPECT_TRUE(contains(part, "msg_count(rank < 4 ? 5 : rank >= 12 ? 7 : 6)")) << part;
+  // The call copies its rank's row of each table through msg_count(), and reads the scalars'
+  // tables by rank; the nonblocking form copies the rows to its request's arrays.
+  for (const auto& [array, table] : std::vector<std::pair<std::string, std::string>>{
+           {"sendcounts", "sendcounts"}, {"sdispls", "displs"}, {"recvcounts", "recvcounts"}}) {
+    EXPECT_TRUE(contains(part, fmt::format("      int {0}[16];\n      for (int i = 0; i < 16; ++i) {0}[i] = "
+                                           "msg_count({1}_by_rank[rank][i]);\n", array, table)))
+        << array << "\n" << part;
+  }
+  EXPECT_TRUE(contains(part, "      int *sendcounts = request_ints(req, 0, 16, sendcounts_by_rank[rank]);\n"
+                             "      for (int i = 0; i < 16; ++i) sendcounts[i] = msg_count(sendcounts[i]);\n"))
+      << part;
+  EXPECT_TRUE(contains(part, "      int *sdispls = request_ints(req, 1, 16, displs_by_rank[rank]);\n")) << part;
+  {
+    std::string entries;
+    for (int j = 0; j < P; ++j) entries += fmt::format("{}msg_count(recvcounts_by_rank[rank][{}])", j ? ", " : "", j);
+    std::string flat = part;  // wrapped after its commas: compared without the line breaks
+    std::replace(flat.begin(), flat.end(), '\n', ' ');
+    for (std::size_t pos; (pos = flat.find("  ")) != std::string::npos;) flat.erase(pos, 1);
+    EXPECT_TRUE(contains(flat, "const int recvcounts[16] = { " + entries + " }; const MPI_Datatype recvtypes[16]")) << part;
+  }
+  // The receive displacements are the blocks one after the other: a formula, pack_displs.
+  EXPECT_FALSE(contains(part, "rdispls_by_rank")) << part;
+  EXPECT_TRUE(contains(part, "pack_displs(16, recvcounts, rdispls);")) << part;
+  EXPECT_TRUE(contains(part, "compute(compute_us_by_rank[rank]);")) << part;
+  EXPECT_TRUE(contains(part, "      int *rdispls = request_ints(req, 3, 16, NULL);\n      pack_displs(16, recvcounts, rdispls);\n"))
+      << part;
+  EXPECT_TRUE(contains(part, "MPI_Allreduce(send_buf, recv_buf, msg_count(count_by_rank[rank]), MPI_DOUBLE,")) << part;
+  EXPECT_TRUE(contains(part, "MPI_Finalize: the computation before it */\n  {\n    static const double compute_us_by_rank[16] = "
+                             "{ 100, 101, 102,"))
+      << part;
+
+  // The tables hold every rank's values: compiled and printed by a C program of their own.
+  const std::vector<std::pair<std::string, std::string>> tables = {
+      {"sendcounts_by_rank", "static const int sendcounts_by_rank[16][16] = {"},
+      {"displs_by_rank", "static const int displs_by_rank[16][16] = {"},
+      {"recvcounts_by_rank", "static const int recvcounts_by_rank[16][16] = {"},
+      {"compute_us_by_rank", "static const double compute_us_by_rank[16] = {"},
+      {"count_by_rank", "static const int count_by_rank[16] = {"}};
+  std::string program = "#include <stdio.h>\n";
+  std::string prints;
+  for (const auto& [name, declaration] : tables) {
+    const std::string text = tableText(part, declaration);
+    ASSERT_FALSE(text.empty()) << declaration << "\n" << part;
+    program += text + "\n";
+    const bool matrix = declaration.find("][") != std::string::npos;
+    const bool real = declaration.find("double") != std::string::npos;
+    prints += matrix ? fmt::format("  for (int r = 0; r < 16; ++r) for (int j = 0; j < 16; ++j) printf(\"%d\\n\", {}[r][j]);\n", name)
+                     : fmt::format("  for (int r = 0; r < 16; ++r) printf(\"{}\\n\", {}[r]);\n", real ? "%g" : "%d", name);
+  }
+  program += "int main(void) {\n" + prints + "  return 0;\n}\n";
+  if (std::system("command -v cc > /dev/null 2>&1") != 0) GTEST_SKIP() << "no C compiler";
+  tracegen::testing::ScratchDir dir("rank-tables");
+  dir.write("tables.c", program);
+  ASSERT_EQ(tracegen::testing::run(dir, "(cc -std=c11 -Wall -Wextra -Werror -o tables tables.c && ./tables > values.txt)"), "")
+      << program;
+  std::ifstream in(dir.path / "values.txt");
+  std::vector<std::string> got{std::istream_iterator<std::string>(in), {}};
+  std::vector<std::string> want;
+  auto matrix = [&](auto value) {
+    for (int r = 0; r < P; ++r)
+      for (int j = 0; j < P; ++j) want.push_back(std::to_string(value(r, j)));
+  };
+  matrix([](int r, int j) { return pairCount(r, j); });
+  matrix([](int r, int j) { return sendDispl(r, j); });
+  matrix([](int r, int j) { return pairCount(j, r); });
+  for (int r = 0; r < P; ++r) want.push_back(fmt::format("{}", 10.5 + r * r % 7));
+  for (int r = 0; r < P; ++r) want.push_back(std::to_string(countOf(r)));
+  EXPECT_EQ(got, want) << program;
+  tracegen::testing::expectCompilesUnderBothMpis(c, "rank-tables");
+}

@@ -6,6 +6,7 @@
 #include <functional>
 #include <random>
 
+#include "io/Readers.h"
 #include "record/ElasticSeq.h"
 #include "record/LoopCompressor.h"
 #include "record/TimeStats.h"
@@ -76,6 +77,36 @@ TEST(RecordElasticSeq, MatchesBruteForceOnRandomSequences) {
     ElasticSeq a = seqOf({v.begin(), v.begin() + static_cast<std::ptrdiff_t>(cut)});
     a.append(seqOf({v.begin() + static_cast<std::ptrdiff_t>(cut), v.end()}));
     EXPECT_EQ(a, s) << "trial " << trial;
+  }
+}
+
+TEST(RecordElasticSeq, LazyFoldingGivesTheShortestPeriod) {
+  // Sequences read rarely (short ones are kept raw until read or grown past kRawMax), built
+  // from pieces appended in turn, some read before they are appended: always the shortest
+  // period of everything pushed.
+  std::mt19937 rng(17);
+  for (int trial = 0; trial < 300; ++trial) {
+    const std::size_t period = 1 + rng() % 6, n = 1 + rng() % (3 * ElasticSeq::kRawMax);
+    std::vector<std::int64_t> unit(period);
+    for (auto& x : unit) x = static_cast<std::int64_t>(rng() % 3);
+    std::vector<std::int64_t> v;
+    for (std::size_t i = 0; i < n; ++i) v.push_back(rng() % 23 == 0 ? static_cast<std::int64_t>(rng() % 4) : unit[i % period]);
+    ElasticSeq all;
+    std::size_t done = 0;
+    while (done < v.size()) {
+      const std::size_t len = std::min(v.size() - done, 1 + static_cast<std::size_t>(rng() % 20));
+      ElasticSeq piece = seqOf({v.begin() + static_cast<std::ptrdiff_t>(done), v.begin() + static_cast<std::ptrdiff_t>(done + len)});
+      if (rng() % 3 == 0) (void)piece.period();  // folded before it is appended
+      all.append(piece);
+      done += len;
+      if (rng() % 5 == 0) {
+        const std::vector<std::int64_t> prefix(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(done));
+        ASSERT_EQ(all.period(), naivePeriod(prefix)) << "trial " << trial << " after " << done << " values";
+      }
+    }
+    ASSERT_EQ(all.size(), static_cast<std::int64_t>(v.size()));
+    EXPECT_EQ(all.period(), naivePeriod(v)) << "trial " << trial;
+    EXPECT_EQ(all, seqOf(v)) << "trial " << trial;
   }
 }
 
@@ -216,6 +247,57 @@ TEST(RecordLoopCompressor, RandomProgramsExpandToWhatWasRecorded) {
     ASSERT_EQ(b.events.size(), static_cast<std::size_t>(ref.compressor().calls()));
     ASSERT_EQ(expand(a, rank), expand(b, rank)) << "trial " << trial;
     EXPECT_LE(a.events.size(), b.events.size());
+  }
+}
+
+TEST(RecordLoopCompressor, DirectFoldGivesTheTraceOfNodeByNodeMatching) {
+  // Calls folded where they match, without a node of their own, must give exactly the trace
+  // (events, loops, values, vector lengths, histograms) of making a node of every call first:
+  // random nested programs with varying trip counts, parameters, request vectors and times.
+  std::mt19937 rng(23);
+  for (int trial = 0; trial < 300; ++trial) {
+    const Rank size = 5, rank = static_cast<Rank>(rng() % 5);
+    const std::size_t window = 1 + rng() % 12;
+    SimRank fast(rank, size, window, true);
+    SimRank slow(rank, size, window, false);
+    std::vector<std::function<void(SimRank&, int, double)>> blocks;
+    const int nblocks = 1 + static_cast<int>(rng() % 5);
+    for (int b = 0; b < nblocks; ++b) {
+      const int kind = static_cast<int>(rng() % 5), reps = 1 + static_cast<int>(rng() % 4);
+      const int vary = static_cast<int>(rng() % 3);
+      const std::int64_t peer = static_cast<std::int64_t>(rng() % 5), mod = 1 + static_cast<std::int64_t>(rng() % 3);
+      const std::string site = fmt::format("s{}", rng() % 4);
+      blocks.push_back([=](SimRank& s, int t, double us) {
+        for (int k = 0; k < reps + (vary == 1 ? t % 3 : 0); ++k) {
+          if (kind == 0) s.p2p(Op::Isend, site + "send", peer, 8 + (t % mod), k);
+          if (kind == 1) s.p2p(Op::Irecv, site + "recv", (peer + k) % 5, 8, k);
+          if (kind == 2)
+            s.call(Op::Allreduce, site + "ar", {{Param::Comm, kCommWorld}, {Param::Count, t % mod}, {Param::Datatype, 10}, {Param::ReduceOp, 3}},
+                   {}, us, 3 * us);
+          if (kind == 3) {
+            std::vector<std::int64_t> reqs;
+            for (int j = 0; j < 1 + (t + k) % (vary + 1); ++j) reqs.push_back(9999 - j);
+            s.call(Op::Waitall, site + "wait", {{Param::Count, static_cast<std::int64_t>(reqs.size())}}, {{Param::Requests, reqs}},
+                   0.5 * us, 100 * us);
+          }
+          // Parameters out of order, and one given twice (no direct fold: the node decides).
+          if (kind == 4)
+            s.call(Op::Bcast, site + "bc", {{Param::Root, k % 2}, {Param::Count, 4}, {Param::Comm, kCommWorld}, {Param::Datatype, 10},
+                    {Param::Root, vary == 2 ? t % 2 : 0}}, {}, us, us);
+        }
+      });
+    }
+    const int steps = 1 + static_cast<int>(rng() % 30);
+    for (SimRank* s : {&fast, &slow}) {
+      std::mt19937 times(static_cast<unsigned>(trial));
+      std::uniform_real_distribution<double> us(0.1, 2e4);
+      s->call(Op::Init, "init");
+      for (int t = 0; t < steps; ++t)
+        for (auto& b : blocks) b(*s, t, us(times));
+      s->call(Op::Finalize, "fin");
+    }
+    ASSERT_EQ(tracegenText(fast.trace()), tracegenText(slow.trace())) << "trial " << trial;
+    ASSERT_EQ(fast.compressor().totalNodes(), slow.compressor().totalNodes()) << "trial " << trial;
   }
 }
 

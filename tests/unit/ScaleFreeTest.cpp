@@ -11,6 +11,7 @@
 #include "gen/Backend.h"
 #include "io/Readers.h"
 #include "ir/Diagnostics.h"
+#include "ir/Summary.h"
 #include "tests/unit/CompileC.h"
 
 namespace tracegen::extrap {
@@ -106,6 +107,58 @@ TEST(ScaleFree, StencilRankSetsAreConditionsOnTheGridCoordinates) {
                                       {"s4x5.tgt", makeStencilTrace(4, 5, 20)}};
   const std::string c2 = renderC(buildScaleFree(other).program);
   EXPECT_EQ(c.substr(c.rfind("==== tracegen: benchmark of")).size(), c2.substr(c2.rfind("==== tracegen: benchmark of")).size());
+}
+
+// A CG-like code on an ncols x nrows grid numbered along its rows (col fastest, ncols >= nrows,
+// as NPB CG): MPI_Comm_split by row (colour = row, key = world rank), an MPI_Allreduce of
+// 1024/ncols doubles on the row communicator, MPI_Comm_free.
+std::string rowSplitText(Rank ncols, Rank nrows) {
+  const Rank p = ncols * nrows;
+  std::string instances, colors;
+  for (Rank r = 0; r < nrows; ++r) {
+    instances += fmt::format(" (<1 {} {{{} 1}}>)", r * ncols, ncols);
+    colors += fmt::format("  color {} @ <1 {} {{{} 1}}>\n", r, r * ncols, ncols);
+  }
+  return fmt::format(
+      "tracegen-trace 1\nranks {0}\norigin hand-written\ndatatype MPI_DOUBLE 8\n"
+      "comm 1 self\ncomm 2 world (<1 0 {{{0} 1}}>)\ncomm 1000 split{1}\n"
+      "event 0 MPI_Init @ <1 0 {{{0} 1}}>\n  site cg.c:10\n"
+      "event 1 MPI_Comm_split @ <1 0 {{{0} 1}}>\n  site cg.c:20\n  comm 2\n{2}  key rel 0\n  newcomm 1000\n"
+      "event 2 MPI_Allreduce @ <1 0 {{{0} 1}}>\n  site cg.c:30\n  loop 0 iter 10\n  loop 0 mem 1\n  comm 1000\n"
+      "  count {3}\n  datatype MPI_DOUBLE\n  op MPI_SUM\n"
+      "event 3 MPI_Comm_free @ <1 0 {{{0} 1}}>\n  site cg.c:40\n  comm 1000\n"
+      "event 4 MPI_Finalize @ <1 0 {{{0} 1}}>\n  site cg.c:50\n",
+      p, instances, colors, 1024 / ncols);
+}
+
+TEST(ScaleFree, RowCommunicatorsOfAGridNumberedAlongItsLongestSide) {
+  std::vector<ExtrapolateInput> in{input("cg8.tgt", rowSplitText(4, 2)), input("cg16.tgt", rowSplitText(4, 4)),
+                                   input("cg32.tgt", rowSplitText(8, 4))};
+  // At a fixed scale: the 64-rank trace has a row communicator per row of 8.
+  const ExtrapolateResult x = extrapolate(in, ExtrapolateOptions{64, {}});
+  EXPECT_TRUE(x.descending);
+  EXPECT_EQ(x.target.str(), "8x8");
+  const Communicator* rows = nullptr;
+  for (const auto& c : x.trace.comms)
+    if (c.id == 1000) rows = &c;
+  ASSERT_NE(rows, nullptr);
+  ASSERT_EQ(rows->instances.size(), 8U);
+  EXPECT_EQ(rows->instances[3].str(), "<1 24 {8 1}>");
+  const Trace want = readTracegenText(sourceFromString("cg64.tgt", rowSplitText(8, 8)));
+  const TraceSummary got = summarizeTrace(x.trace, "x"), expected = summarizeTrace(want, "want");
+  ASSERT_EQ(got.perRank.size(), expected.perRank.size());
+  for (std::size_t k = 0; k < got.perRank.size(); ++k) EXPECT_EQ(got.perRank[k].ops, expected.perRank[k].ops);
+  EXPECT_EQ(x.trace.events[2].uniformValue(Param::Count), 128);
+  EXPECT_EQ(x.trace.events[1].param(Param::Color)->groups.size(), 8U);
+  // Scale-free: the colour is the row, y.
+  const ScaleFreeResult r = buildScaleFree(in);
+  ASSERT_TRUE(r.program.scaleFree);
+  EXPECT_TRUE(r.program.scaleFree->descending);
+  const std::string c = renderC(r.program);
+  EXPECT_NE(c.find("MPI_Comm_split(MPI_COMM_WORLD, y, rank, new_comm_at(1000));"), std::string::npos) << c;
+  EXPECT_NE(c.find("msg_count(1024 / px)"), std::string::npos);
+  EXPECT_NE(c.find(".grid_descending = 1,"), std::string::npos);
+  testing::expectCompilesUnderBothMpis(c, "scalefree-rows");
 }
 
 TEST(ScaleFree, ValuesNoModelFitsAreAnError) {

@@ -14,6 +14,7 @@
 #include "extrap/Extrapolate.h"
 #include "extrap/ScaleFree.h"
 #include "gen/Backend.h"
+#include "gen/ReceivedBytes.h"
 #include "gen/Traversal.h"
 #include "passes/PassManager.h"
 #include "io/Compression.h"
@@ -65,18 +66,20 @@ void registerExtrapolateCommand(CLI::App& app, CommandAction& run) {
         inputs.push_back({path, readTraceFile(path)});
         printReaderWarnings(inputs.back().trace);
       }
-      // Lowers a trace and builds its program, as `tracegen generate` does.
-      auto lower = [](Trace& trace, const std::string& name) {
+      const auto backend = gen::createBackend(args.output.ends_with(".ncptl") ? "ncptl" : "c");
+      // Lowers a trace and builds its program, as `tracegen generate` does (receives matched
+      // with their sends for the backend that names received sizes).
+      auto lower = [&backend](Trace& trace, const std::string& name) {
         PassContext ctx;
         ctx.fileName = name;
         PassManager pm(defaultPipeline());
         pm.run(trace, ctx);
         gen::requireModelled(trace, name);
-        return gen::buildProgram(trace, name);
+        gen::ReceivedBytes received;
+        if (backend->needsReceivedBytes()) received = gen::matchReceivedBytes(trace);
+        return gen::buildProgram(trace, name, received.matched ? &received : nullptr);
       };
       auto render = [&](const gen::Program& program) {
-        const std::string language = args.output.ends_with(".ncptl") ? "ncptl" : "c";
-        auto backend = gen::createBackend(language);
         writeOutput(args.output, backend->render(program, gen::GenOptions{"tracegen extrapolate", args.output}));
       };
       if (args.ranks == 0 && args.grid.empty()) {
@@ -95,7 +98,7 @@ void registerExtrapolateCommand(CLI::App& app, CommandAction& run) {
       verifyStructure(r.trace, args.output);
       if (benchmark) {
         Trace lowered = r.trace;
-        render(lower(lowered, args.output));
+        render(lower(lowered, fmt::format("{} extrapolated to {} ranks", inputs.front().file, r.target.size())));
         std::cout << r.summary();
         if (args.explain)
           for (const auto& line : r.explanation) std::cout << "  " << line << "\n";

@@ -710,7 +710,8 @@ static void touch_peak_memory(void)
 
 int grid_ext[3] = {1, 1, 1};
 
-/* The balanced grid of p ranks in `dims` dimensions, extents ascending. */
+/* The balanced grid of p ranks in `dims` dimensions, extents ascending (descending when the
+   trace numbered its ranks along the longest side, grid_descending). */
 static void balanced_grid(int p, int dims, int ext[3])
 {
   ext[0] = p, ext[1] = 1, ext[2] = 1;
@@ -733,6 +734,10 @@ static void balanced_grid(int p, int dims, int ext[3])
       }
     }
     ext[0] = best[0], ext[1] = best[1], ext[2] = best[2];
+  }
+  if (config.grid_descending && dims > 1) {
+    const int t = ext[0];
+    ext[0] = ext[dims - 1], ext[dims - 1] = t;
   }
 }
 

@@ -65,6 +65,7 @@ struct tracegen_trace {
      fit; else what they need), the benchmark's own set-up of the grid set_up() chose, and then
      the bytes of its largest message. */
   int grid_dims;
+  int grid_descending; /* the balanced grid's longest extent first (x), else its smallest */
   const char *(*scale_problem)(int p, const int ext[3]);
   void (*place)(const int ext[3]);
   long long (*largest_message_bytes_now)(void);
