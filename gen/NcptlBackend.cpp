@@ -158,6 +158,7 @@ class Renderer : public ProgramWalker {
         data g;
         g.set("dim2", gridDims() == 2);
         g.set("dim3", gridDims() == 3);
+        g.set("descending", p_.scaleFree->descending);
         g.set("body", indent(body(pieces), gridDims() == 2 ? 2 : 4));
         text = fill("grid", g, false);
       }
@@ -169,6 +170,7 @@ class Renderer : public ProgramWalker {
     d.set("grid", scaleFree() && gridDims() > 1);
     d.set("line", scaleFree() && gridDims() == 1);
     d.set("dim3", scaleFree() && gridDims() == 3);
+    d.set("descending", scaleFree() && p_.scaleFree->descending);
     d.set("dims", std::to_string(gridDims()));
     d.set("inputs", oneLine(scaleFree() ? p_.scaleFree->inputs : std::string()));
     d.set("minTasks", std::to_string(gridDims() == 1 ? 2 : gridDims() == 2 ? 4 : 8));
@@ -2121,6 +2123,14 @@ class Renderer : public ProgramWalker {
       case ScaleFormula::Var::Pz:
         if (dims < 3) throw std::invalid_argument("scale-free: a formula of pz in a program of fewer than 3 dimensions");
         return "pz";
+      case ScaleFormula::Var::X:
+      case ScaleFormula::Var::Y:
+      case ScaleFormula::Var::Z:
+        // The calling task's own coordinate (a split's colour): a message specification cannot
+        // name the task (§3.1), and the communicators it would colour are refused anyway.
+        throw std::invalid_argument("a value that depends on the task's own grid coordinate (a communicator split's "
+                                    "colour) in a scale-free coNCePTuaL program is not supported: write C (-o bench.c), "
+                                    "or give the target rank count (--ranks P)");
     }
     return "num_tasks";
   }

@@ -112,8 +112,9 @@ TEST(ScaleFreeNcptl, StencilRankSetsAreConditionsOnTheGridCoordinates) {
   const std::string text = renderNcptl(r.program);
   // The grid is bound once; rank sets are conditions on x = t MOD px and y = t/px; peers are
   // one grid step away; no task is named by number.
-  EXPECT_NE(text.find("FOR EACH px IN {cx FOR EACH cx IN"), std::string::npos) << text;
-  EXPECT_NE(text.find("LET py BE num_tasks/px WHILE {"), std::string::npos);
+  EXPECT_NE(text.find("FOR EACH ext1 IN {cx FOR EACH cx IN {1, ..., SQRT(num_tasks)}"), std::string::npos) << text;
+  EXPECT_NE(text.find("LET px BE grid_px IF grid_px > 0 OTHERWISE ext1\n      AND py BE num_tasks/px WHILE {"),
+            std::string::npos);
   EXPECT_NE(text.find("grid_px IS \"Extent of the task grid in x (0: balanced)\" AND COMES FROM \"--px\""),
             std::string::npos);
   EXPECT_NE(text.find("TASKS t SUCH THAT t/px < py - 1 ASYNCHRONOUSLY RECEIVE A 32768*msg_scale/100 BYTE MESSAGE FROM "
@@ -149,11 +150,11 @@ TEST(ScaleFreeNcptl, TheGridIsTheCRuntimesBalancedGridOrTheOneGiven) {
                                    {"s3x4.tgt", makeStencilTrace(3, 4, 2)},
                                    {"s4x4.tgt", makeStencilTrace(4, 4, 2)}};
   const std::string text = renderNcptl(buildScaleFree(in).program);
-  const std::string bind = "LET py BE num_tasks/px WHILE {\n";
+  const std::string bind = "AND py BE num_tasks/px WHILE {\n";
   const std::size_t at = text.find(bind);
   ASSERT_NE(at, std::string::npos) << text;
   for (Rank p : {4, 6, 8, 12, 18, 24, 30, 36, 48, 60, 64, 100}) {
-    const Grid g = defaultGrid(p, 2);
+    const Grid g = defaultGrid(p, 2, false);
     // An ASSERT of the extents the C runtime chooses, first inside the grid's bindings.
     std::string probe = text;
     probe.insert(at + bind.size(),
@@ -176,7 +177,7 @@ TEST(ScaleFreeNcptl, TheGridIsTheCRuntimesBalancedGridOrTheOneGiven) {
 gen::Program handBuilt() {
   gen::Program p;
   p.numRanks = 3;  // the position classes first, interior, last
-  p.scaleFree = gen::ScaleFreeGrid{1, "hand-built"};
+  p.scaleFree = gen::ScaleFreeGrid{1, false, "hand-built"};
   p.source = "hand-built";
   p.origin = "test";
   p.datatypes = {{1, "MPI_DOUBLE", 8}};
@@ -243,16 +244,16 @@ TEST(ScaleFreeNcptl, TripCountsTimesRootsAndLogarithmsAreFormulas) {
   EXPECT_NE(checkAt(text, 6).find("a power of two\" fails with num_tasks = 6"), std::string::npos) << checkAt(text, 6);
 }
 
-TEST(ScaleFreeNcptl, PeersAcrossAPeriodicEdgeAreMeshNeighbours) {
-  // A 2-D program whose ranks shift right along x with wrap-around: every class sends to the
-  // next task in x, periodic, and receives from the previous one.
+// A scale-free program of `dims` dimensions (descending: x the longest side) in which every
+// task sends 32 bytes to the next task along x, periodic, and receives from the previous one.
+gen::Program shiftAlongX(int dims, bool descending) {
   gen::Program p;
-  p.numRanks = 9;
-  p.scaleFree = gen::ScaleFreeGrid{2, "hand-built"};
+  p.numRanks = dims == 2 ? 9 : 27;
+  p.scaleFree = gen::ScaleFreeGrid{dims, descending, "hand-built"};
   p.source = "hand-built";
   p.datatypes = {{1, "MPI_DOUBLE", 8}};
-  p.comms = standardCommunicators(9);
-  const RankList all = RankList::all(9);
+  p.comms = standardCommunicators(p.numRanks);
+  const RankList all = RankList::all(p.numRanks);
   auto call = [&](Op op, std::map<Param, Expr> params) {
     gen::Stmt s;
     s.ranks = all;
@@ -266,22 +267,47 @@ TEST(ScaleFreeNcptl, PeersAcrossAPeriodicEdgeAreMeshNeighbours) {
   left.step = {-1, 0, 0};
   left.wrap = {true, false, false};
   const Expr world = Expr::constant(static_cast<double>(kCommWorld));
-  const std::map<Param, Expr> message{{Param::Comm, world}, {Param::Count, Expr::constant(4)},
-                                      {Param::Datatype, Expr::constant(1)}, {Param::Tag, Expr::constant(0)}};
-  auto with = [&](Param peer, const gen::GridStep& g) {
-    std::map<Param, Expr> m = message;
-    m[peer] = Expr::gridPeer(g);
-    return m;
+  auto message = [&](Param peer, const gen::GridStep& g) {
+    return std::map<Param, Expr>{{Param::Comm, world}, {Param::Count, Expr::constant(4)},
+                                 {Param::Datatype, Expr::constant(1)}, {Param::Tag, Expr::constant(0)},
+                                 {peer, Expr::gridPeer(g)}};
   };
-  p.body = {call(Op::Init, {}), call(Op::Irecv, with(Param::Source, left)), call(Op::Isend, with(Param::Dest, right)),
+  p.body = {call(Op::Init, {}), call(Op::Irecv, message(Param::Source, left)), call(Op::Isend, message(Param::Dest, right)),
             call(Op::Waitall, {}), call(Op::Finalize, {})};
-  const std::string text = renderNcptl(p);
+  return p;
+}
+
+TEST(ScaleFreeNcptl, PeersAcrossAPeriodicEdgeAreMeshNeighbours) {
+  const std::string text = renderNcptl(shiftAlongX(2, false));
   EXPECT_NE(text.find("FROM TASK MESH_NEIGHBOR((px*, py), t, (-1, 0))"), std::string::npos) << text;
   EXPECT_NE(text.find("ALL TASKS t ASYNCHRONOUSLY SEND A 32*msg_scale/100 BYTE MESSAGE TO UNSUSPECTING TASK "
                       "MESH_NEIGHBOR((px*, py), t, (1, 0))"),
             std::string::npos)
       << text;
   for (std::int64_t n : {4, 6, 12, 30}) EXPECT_EQ(checkAt(text, n), "") << n << " tasks\n" << text;
+  const std::string text3 = renderNcptl(shiftAlongX(3, false));
+  EXPECT_NE(text3.find("TO UNSUSPECTING TASK MESH_NEIGHBOR((px*, py, pz), t, (1, 0, 0))"), std::string::npos) << text3;
+}
+
+// The grid each program binds is the C runtime's (extrap/Topology.h defaultGrid) at every task
+// count, in 2-D and 3-D, ascending and descending: an ASSERT of defaultGrid's extents, put first
+// inside the program's bindings, must hold in the simulation.
+TEST(ScaleFreeNcptl, TheGridIsTheCRuntimesInTwoAndThreeDimensionsBothWays) {
+  for (int dims : {2, 3}) {
+    for (bool descending : {false, true}) {
+      const std::string text = renderNcptl(shiftAlongX(dims, descending));
+      const std::size_t at = text.find("WHILE {\n");
+      ASSERT_NE(at, std::string::npos) << text;
+      for (Rank p : {8, 12, 18, 24, 27, 30, 36, 48, 60, 64, 72, 96}) {
+        const Grid g = defaultGrid(p, dims, descending);
+        if (g.ext[0] < 2 || g.ext[1] < 2 || (dims == 3 && g.ext[2] < 2)) continue;
+        std::string probe = text;
+        probe.insert(at + 8, fmt::format("ASSERT THAT \"grid {}\" WITH px = {} /\\ py = {}{} THEN\n", g.str(), g.ext[0],
+                                         g.ext[1], dims == 3 ? fmt::format(" /\\ pz = {}", g.ext[2]) : ""));
+        EXPECT_EQ(checkAt(probe, p), "") << dims << "-D" << (descending ? " descending" : "") << ", " << p << " tasks";
+      }
+    }
+  }
 }
 
 TEST(ScaleFreeNcptl, WildcardReceivesAreRefused) {
