@@ -24,6 +24,14 @@
 // that posted requests in it and still have some outstanding (the FOR … REPETITIONS pitfall
 // of §4.8), and the program ends with one for every rank still waiting.
 //
+// A scale-free program (Program::scaleFree: tracegen extrapolate without --ranks) is walked the
+// same way; its ranks are position classes of the process grid and some values formulas of the
+// scale. Rank sets are then conditions on the task's grid coordinates, peers grid steps, values
+// coNCePTuaL arithmetic on num_tasks and the extents px, py, pz, which the program binds once
+// around all its statements (the balanced grid, or --px/--py), and the conditions under which
+// the formulas are whole become ASSERTs (see "scale-free programs" below). What a RECEIVE or a
+// collective cannot say at every scale (wildcard sources, persistent requests, ...) is refused.
+//
 // Templates (templates/ncptl/*.mustache) spell every piece of program text; this file only
 // decides values, rank sets and indentation. The result is checked with ncptl/Checker.h
 // before it is returned.
@@ -31,6 +39,8 @@
 #include "gen/ProgramWalker.h"
 
 #include <algorithm>
+#include <array>
+#include <cctype>
 #include <cmath>
 #include <fmt/format.h>
 #include <kainjow/mustache.hpp>
@@ -129,6 +139,41 @@ class Renderer : public ProgramWalker {
     }
 
     data d;
+    std::string text;
+    if (scaleFree()) {
+      // The conditions the formulas need come first; on a grid they read px, py, pz, so they
+      // and the program's statements go inside the grid's bindings (grid.mustache).
+      const std::vector<std::string> asserts = scaleAsserts();
+      // At top level (1-D) each ASSERT is a statement of its own; on a grid they open its body.
+      std::vector<Piece> first;
+      for (std::size_t i = 0; i < asserts.size(); ++i) {
+        if (i == 0 || gridDims() == 1) first.emplace_back();
+        if (i == 0) first.back().comments.push_back(fill("comment", commentData("the scale", nullptr, "the task counts this benchmark fits")));
+        first.back().stmts.push_back(asserts[i]);
+      }
+      pieces.insert(pieces.begin(), first.begin(), first.end());
+      if (gridDims() == 1) {
+        text = topLevel(pieces);
+      } else {
+        data g;
+        g.set("dim2", gridDims() == 2);
+        g.set("dim3", gridDims() == 3);
+        g.set("descending", p_.scaleFree->descending);
+        g.set("body", indent(body(pieces), gridDims() == 2 ? 2 : 4));
+        text = fill("grid", g, false);
+      }
+    } else {
+      text = topLevel(pieces);
+    }
+    d.set("fixedScale", !scaleFree());
+    d.set("scaleFree", scaleFree());
+    d.set("grid", scaleFree() && gridDims() > 1);
+    d.set("line", scaleFree() && gridDims() == 1);
+    d.set("dim3", scaleFree() && gridDims() == 3);
+    d.set("descending", scaleFree() && p_.scaleFree->descending);
+    d.set("dims", std::to_string(gridDims()));
+    d.set("inputs", oneLine(scaleFree() ? p_.scaleFree->inputs : std::string()));
+    d.set("minTasks", std::to_string(gridDims() == 1 ? 2 : gridDims() == 2 ? 4 : 8));
     d.set("title", "coNCePTuaL benchmark generated from an MPI trace");
     d.set("source", oneLine(p_.source.empty() ? std::string("an MPI trace") : p_.source));
     d.set("origin", oneLine(p_.origin.empty() ? std::string("unknown origin") : p_.origin));
@@ -138,7 +183,7 @@ class Renderer : public ProgramWalker {
     for (const auto& n : notes()) noteList.push_back(data("text", oneLine(n)));
     d.set("hasNotes", !notes().empty());
     d.set("notes", noteList);
-    d.set("body", topLevel(pieces));
+    d.set("body", text);
     return fill("program", d, false);
   }
 
@@ -246,6 +291,7 @@ class Renderer : public ProgramWalker {
 
   // The acting tasks; with `bindVar` the description binds `t` (for partner expressions).
   Desc acting(const RankList& r, bool bindVar) {
+    if (scaleFree()) return classTasks(r, "t", false, bindVar);
     if (r.size() == 1 && !bindVar) return singleDesc(*r.first());
     if (r == all_ && !bindVar) {
       data d;
@@ -261,6 +307,7 @@ class Renderer : public ProgramWalker {
   // A target (TO side of SENDS/MULTICASTS, receivers of RECEIVES), where ALL TASKS is
   // illegal (§3.2); binds `var` if it needs a variable at all.
   Desc target(const RankList& r, const std::string& var, bool bindVar = false) {
+    if (scaleFree()) return classTasks(r, var, true, bindVar);
     if (r.size() == 1 && !bindVar) return singleDesc(*r.first());
     RankExprOptions o;
     o.taskVar = var;
@@ -330,6 +377,7 @@ class Renderer : public ProgramWalker {
   std::optional<ExecIndex> currentIndex() const {
     ExecIndex idx;
     std::int64_t mult = 1;
+    bool formulaInside = false;
     for (auto it = loopStack_.rbegin(); it != loopStack_.rend(); ++it) {
       // A loop that counts its iterations over all its entries (renderLoop) holds the index of
       // everything outside it already.
@@ -339,8 +387,11 @@ class Renderer : public ProgramWalker {
       }
       // Otherwise the index is a formula of the loop variables only when every entry of every
       // enclosing loop runs the same number of iterations.
-      if (!it->sameEveryEntry) return std::nullopt;
+      if (!it->sameEveryEntry || formulaInside) return std::nullopt;
       idx.push_back({it->id, mult});
+      // A scale-free trip count: the index of this loop's body is its variable, but no
+      // constant multiplier gives the loops outside a term (executionIndexText spells them).
+      if (!it->tripsText.empty()) formulaInside = true;
       mult *= it->trips;
     }
     std::reverse(idx.begin(), idx.end());
@@ -421,7 +472,11 @@ class Renderer : public ProgramWalker {
       case Expr::Kind::Formula:
       case Expr::Kind::GridPeer:
       case Expr::Kind::Progression:
-        throw std::logic_error("NcptlBackend: a scale-free expression (render() refuses scale-free programs)");
+        // Scale-free values are leaves: their text is spelled where they are used.
+        if (!scaleFree()) throw std::logic_error("NcptlBackend: a scale-free expression in a program of one scale");
+        c.values[key] = e;
+        out.push_back(std::move(c));
+        return;
     }
   }
 
@@ -481,7 +536,7 @@ class Renderer : public ProgramWalker {
   // The trip count of a loop: the one being rendered, or its constant count.
   std::optional<std::int64_t> tripsOf(int loop) const {
     for (const auto& l : loopStack_)
-      if (l.id == loop) return l.start.empty() ? std::optional<std::int64_t>(l.trips) : std::nullopt;
+      if (l.id == loop) return l.start.empty() && l.tripsText.empty() ? std::optional<std::int64_t>(l.trips) : std::nullopt;
     auto it = loopTrips_.find(loop);
     if (it == loopTrips_.end()) return std::nullopt;
     return it->second;
@@ -830,15 +885,22 @@ class Renderer : public ProgramWalker {
     std::optional<ExecIndex> index = currentIndex();
     std::vector<Case> cs = cases(ranks, {{"iterations", &loop.iterations}}, index);
     std::vector<std::string> stmts = guarded(cs, [&](const Case& c) -> std::vector<std::string> {
-      const auto trips = static_cast<std::int64_t>(std::llround(c.values.at("iterations").value));
-      if (trips <= 0) return {};
+      const Expr& iterations = c.values.at("iterations");
+      if (iterations.kind == Expr::Kind::Progression)
+        throw std::invalid_argument(fmt::format("loop {}: a trip count that progresses from one entry to the next in a "
+                                                "scale-free coNCePTuaL program is not supported: write C (-o bench.c)",
+                                                loop.id));
+      // A scale-free trip count that is a formula: its text (the loop's own count is then unknown here).
+      const std::string tripsText = iterations.kind == Expr::Kind::Formula ? formulaText(iterations.formula) : std::string();
+      const auto trips = tripsText.empty() ? static_cast<std::int64_t>(std::llround(iterations.value)) : 0;
+      if (tripsText.empty() && trips <= 0) return {};
       // Within a case the ranks share one trip count per entry unless it changes per entry.
       const bool sameEveryEntry = loop.iterations.perExecutionInvariant();
       const std::string countedFrom = sameEveryEntry ? std::string() : countedStart(loop, c, index, trips);
       // A start longer than a term is named once (LET fromN BE … WHILE FOR EACH iN …).
       const bool named = countedFrom.find(' ') != std::string::npos;
       const std::string start = named ? fmt::format("from{}", loop.id) : countedFrom;
-      loopStack_.push_back({loop.id, trips, sameEveryEntry, start});
+      loopStack_.push_back({loop.id, trips, sameEveryEntry, start, tripsText});
       postedInLoop_.push_back(RankList());
       std::vector<Piece> inner;
       std::vector<Piece>* const outer = out_;
@@ -867,7 +929,14 @@ class Renderer : public ProgramWalker {
         if (!countedFrom.empty())
           for (const auto& term : *index) usedLoops_.insert(term.first);
         d.set("var", loopVar(loop.id));
-        if (!start.empty() && start.find_first_not_of("0123456789") == std::string::npos) {
+        if (!tripsText.empty()) {
+          // {0, 1, ..., n-1} is empty for n = 0 (one leading value would count down, §4.6).
+          data r;
+          r.set("first", "0");
+          r.set("second", "1");
+          r.set("last", minusOne(tripsText));
+          d.set("range", fill("progression_range", r));
+        } else if (!start.empty() && start.find_first_not_of("0123456789") == std::string::npos) {
           const std::int64_t first = std::stoll(start);
           d.set("range", trips > 1 ? progression(first, first + trips - 1) : rangeText({first}));
         } else if (!start.empty()) {
@@ -886,7 +955,7 @@ class Renderer : public ProgramWalker {
         }
         return {fill("foreach", d)};
       }
-      d.set("count", std::to_string(trips));
+      d.set("count", tripsText.empty() ? std::to_string(trips) : tripsText);
       return {fill("repeat", d)};
     });
     if (stmts.empty()) return;
@@ -900,9 +969,10 @@ class Renderer : public ProgramWalker {
     const std::string site = siteOf(head);
     c.set("hasSite", !site.empty());
     c.set("site", site);
-    const bool fixed = cs.size() == 1 && cs[0].values.at("iterations").isConst();
+    const Expr& its = cs[0].values.at("iterations");
+    const bool fixed = cs.size() == 1 && (its.isConst() || its.kind == Expr::Kind::Formula);
     c.set("varies", !fixed);
-    c.set("trips", fixed ? std::to_string(std::llround(cs[0].values.at("iterations").value)) : std::string());
+    c.set("trips", !fixed ? std::string() : its.isConst() ? std::to_string(std::llround(its.value)) : formulaText(its.formula));
     pc.comments.push_back(fill("loop_comment", c));
     pc.stmts = std::move(stmts);
     out.push_back(std::move(pc));
@@ -980,6 +1050,19 @@ class Renderer : public ProgramWalker {
     return "0";
   }
 
+  // n - 1 for a formula n, folding a trailing constant (num_tasks - 1 - 1 is num_tasks - 2).
+  static std::string minusOne(const std::string& n) {
+    const std::size_t sp = n.rfind(' ');
+    if (sp != std::string::npos && sp >= 2 && sp + 1 < n.size() &&
+        n.find_first_not_of("0123456789", sp + 1) == std::string::npos && (n[sp - 1] == '-' || n[sp - 1] == '+')) {
+      const std::int64_t k = std::stoll(n.substr(sp + 1)) * (n[sp - 1] == '-' ? -1 : 1) - 1;
+      const std::string head = n.substr(0, sp - 2);
+      if (k == 0) return head;
+      return fmt::format("{} {} {}", head, k < 0 ? "-" : "+", k < 0 ? -k : k);
+    }
+    return n + " - 1";
+  }
+
   std::string progression(std::int64_t first, std::int64_t last) {
     data d;
     d.set("first", std::to_string(first));
@@ -1025,7 +1108,20 @@ class Renderer : public ProgramWalker {
   std::vector<std::string> computeStmts(const CallStmt& c, const RankList& ranks, const std::optional<ExecIndex>& idx) {
     std::vector<Case> cs = cases(ranks, {{"compute", &c.computeUs}}, idx);
     return guarded(cs, [&](const Case& k) -> std::vector<std::string> {
-      const double us = k.values.at("compute").value;
+      const Expr& value = k.values.at("compute");
+      if (value.kind == Expr::Kind::Formula || value.kind == Expr::Kind::Progression) {
+        const std::string duration = value.kind == Expr::Kind::Formula
+                                         ? durationText(value.formula)
+                                         : fmt::format("{}*compute_scale/100", leftFactor(intText(value)));
+        if (duration.starts_with("0*")) return {};  // a constant that rounds to no time
+        Desc t = acting(k.ranks, false);
+        data d;
+        d.set("tasks", t.text);
+        d.set("s", t.single ? "S" : "");
+        d.set("duration", duration);
+        return {fill("compute", d)};
+      }
+      const double us = value.value;
       requireEmittableTime(us, p_.source, c.event ? c.event->line : 0,
                            fmt::format("{} (event {}): compute time", opName(c.op), c.event ? c.event->id : 0));
       const auto rounded = static_cast<std::int64_t>(std::llround(us));
@@ -1135,10 +1231,12 @@ class Renderer : public ProgramWalker {
 
   void persistent(const CallStmt& c, const RankList& ranks) override {
     // coNCePTuaL has no requests to free: MPI_Request_free leaves the computation before it.
+    if (scaleFree() && opInfo(c.op).kind == OpKind::Start) scaleFreeRefusal(c, "a persistent request");
     if (opInfo(c.op).kind == OpKind::Start) cur_.call = startStmts(c, ranks, cur_.idx, cur_.detail);
   }
 
   void matchedProbe(const CallStmt& c, const RankList& ranks) override {
+    if (scaleFree()) scaleFreeRefusal(c, "a matched probe");
     if (opInfo(c.op).kind == OpKind::MatchedProbe) {
       probes_[c.event] = c;  // no communication (as MPI_Probe); its receive names its source
       return;
@@ -1147,6 +1245,7 @@ class Renderer : public ProgramWalker {
   }
 
   void oneSided(const CallStmt& c, const RankList& ranks) override {
+    if (scaleFree()) scaleFreeRefusal(c, "one-sided communication");
     cur_.call = oneSidedStmts(c, ranks, cur_.idx, cur_.detail);
   }
 
@@ -1282,6 +1381,37 @@ class Renderer : public ProgramWalker {
   Partner partner(const Expr& v, const RankList& r, bool source) {
     Partner out;
     std::int64_t rank = 0;
+    if (v.kind == Expr::Kind::GridPeer) {  // relative to the acting task, which binds t
+      out.relative = true;
+      data d;
+      d.set("single", true);
+      d.set("rank", gridPeerText(v.grid, "t"));
+      out.text = fill("tasks", d);
+      return out;
+    }
+    if (v.kind == Expr::Kind::Formula || v.kind == Expr::Kind::Progression) {
+      data d;
+      d.set("single", true);
+      d.set("rank", factor(intText(v)));
+      out.text = fill("tasks", d);
+      return out;
+    }
+    if (scaleFree() && v.kind == Expr::Kind::Const) {
+      // A scale-free program keeps the application's wildcard receives (extrap/ScaleFree.h):
+      // which sender each matches is decided per rank at one scale, no formula of the grid,
+      // and a RECEIVE must name its sender.
+      if (source && static_cast<std::int64_t>(v.value) == kAnySource)
+        throw std::invalid_argument("a receive from MPI_ANY_SOURCE: a scale-free coNCePTuaL program cannot name the "
+                                    "sender it matches (which sender that is is decided per rank at one scale, not by a "
+                                    "formula of the grid); write C (-o bench.c), or give the target rank count (--ranks P)");
+      rank = static_cast<std::int64_t>(v.value);
+      if (rank < 0) {
+        out.valid = false;
+        return out;
+      }
+      out.text = singleDesc(rank).text;
+      return out;
+    }
     if (v.kind == Expr::Kind::RankOffset) {
       if (r.size() > 1) {
         out.relative = true;
@@ -1329,7 +1459,7 @@ class Renderer : public ProgramWalker {
       d.set("tasks", t.text);
       d.set("s", t.single ? "S" : "");
       d.set("async", async);
-      d.set("message", message(bytesOf(k, "count", "type"), tagOf(k, "tag")));
+      d.set("message", messageOf(k, "count", "type", "tag"));
       d.set("target", to.text);
       return {fill("send", d)};
     });
@@ -1369,7 +1499,7 @@ class Renderer : public ProgramWalker {
       d.set("tasks", t.text);
       d.set("s", t.single ? "S" : "");
       d.set("async", async);
-      d.set("message", message(bytesOf(k, "count", "type"), tagOf(k, "tag")));
+      d.set("message", messageOf(k, "count", "type", "tag"));
       d.set("source", from.text);
       return {fill("receive", d)};
     });
@@ -1745,6 +1875,10 @@ class Renderer : public ProgramWalker {
 
   std::vector<std::string> collectiveStmts(const CallStmt& c, const RankList& ranks, const std::optional<ExecIndex>& idx,
                                            std::string& detail) {
+    if (scaleFree()) {
+      if (isNeighborCollective(c.op)) scaleFreeRefusal(c, "a neighbourhood collective");
+      return scaleFreeCollective(c, ranks, idx);
+    }
     if (isNeighborCollective(c.op)) return neighborStmts(c, ranks, detail);
     // A user-defined reduction operator (the recorder's 1000 + order of first use): coNCePTuaL's
     // REDUCE has no operator, so the same bytes are reduced, said at the call.
@@ -1966,6 +2100,478 @@ class Renderer : public ProgramWalker {
     return out;
   }
 
+  // ----------------------------------------------------------------------- scale-free programs
+  // A scale-free program (Program::scaleFree, extrap/ScaleFree.h) runs at any task count its
+  // formulas fit. Its "ranks" are the position classes of the process grid, so a rank set is
+  // written as a condition on the task's grid coordinates (x = t MOD px, y = t/px MOD py,
+  // z = t/(px*py); in 1-D t itself against num_tasks), a peer as the task one grid step away, a
+  // value as coNCePTuaL arithmetic on num_tasks and the extents px, py, pz that the program
+  // binds once (program.mustache, grid.mustache). Every integer formula also says when it is
+  // whole (`240/px` needs px dividing 240): those conditions become ASSERTs that stop the
+  // program before it communicates, as the C benchmark's scale_problem() does.
+  bool scaleFree() const { return p_.scaleFree.has_value(); }
+  int gridDims() const { return p_.scaleFree ? p_.scaleFree->dims : 1; }
+
+  std::string scaleVar(ScaleFormula::Var v) const {
+    const int dims = gridDims();
+    switch (v) {
+      case ScaleFormula::Var::P: return "num_tasks";
+      case ScaleFormula::Var::Px: return dims == 1 ? "num_tasks" : "px";
+      case ScaleFormula::Var::Py:
+        if (dims < 2) throw std::invalid_argument("scale-free: a formula of py in a 1-D program");
+        return "py";
+      case ScaleFormula::Var::Pz:
+        if (dims < 3) throw std::invalid_argument("scale-free: a formula of pz in a program of fewer than 3 dimensions");
+        return "pz";
+      case ScaleFormula::Var::X:
+      case ScaleFormula::Var::Y:
+      case ScaleFormula::Var::Z:
+        // The calling task's own coordinate (a split's colour): a message specification cannot
+        // name the task (§3.1), and the communicators it would colour are refused anyway.
+        throw std::invalid_argument("a value that depends on the task's own grid coordinate (a communicator split's "
+                                    "colour) in a scale-free coNCePTuaL program is not supported: write C (-o bench.c), "
+                                    "or give the target rank count (--ranks P)");
+    }
+    return "num_tasks";
+  }
+  std::string scaleVarWords(ScaleFormula::Var v) const {
+    const std::string n = scaleVar(v);
+    return n == "num_tasks" ? "the task count" : n;
+  }
+
+  // A condition under which the program's formulas are whole, with its words for the ASSERT.
+  void noteScaleCondition(const std::string& cond, const std::string& words) {
+    for (const auto& [c, w] : scaleConditions_)
+      if (c == cond) return;
+    scaleConditions_.emplace_back(cond, words);
+  }
+
+  // Text that a '-' may precede: coNCePTuaL drops a '-' right before a keyword (SQRT, BITS, ...;
+  // the hyphen rule, §1.7), so such a text is parenthesised.
+  static std::string negatable(const std::string& t) {
+    return !t.empty() && std::isupper(static_cast<unsigned char>(t.front())) ? "(" + t + ")" : t;
+  }
+  // A right operand of '*' or '/': parenthesised unless it is one name, number or call.
+  static std::string factor(const std::string& t) { return parenthesised(t, "+-*/ "); }
+  // A left operand of '*' or '/' (they associate to the left): parenthesised if it is a sum.
+  static std::string leftFactor(const std::string& t) { return parenthesised(t, "+- "); }
+  static std::string parenthesised(const std::string& t, std::string_view operators) {
+    int depth = 0;
+    for (std::size_t i = 0; i < t.size(); ++i) {
+      if (t[i] == '(') ++depth;
+      if (t[i] == ')') --depth;
+      // A leading '-' is a sign, not a difference.
+      if (depth == 0 && i > 0 && operators.find(t[i]) != std::string_view::npos) return "(" + t + ")";
+    }
+    return t;
+  }
+
+  // x^(|num|/den) * log2(x)^logPower of an integer formula; "" for the constant 1. Roots are
+  // ROOT/SQRT/CBRT (whole only for perfect powers), log2(x) is BITS(x) - 1 (whole only for
+  // powers of two): each adds its condition.
+  std::string integerTerm(const ScaleFormula& f) {
+    const std::string var = scaleVar(f.var);
+    std::vector<std::string> factors;
+    const int n = std::abs(f.num);
+    if (n > 0) {
+      std::string base = var;
+      if (f.den > 1) {
+        base = f.den == 2 ? fmt::format("SQRT({})", var) : f.den == 3 ? fmt::format("CBRT({})", var)
+                                                                      : fmt::format("ROOT({}, {})", f.den, var);
+        noteScaleCondition(fmt::format("{}**{} = {}", base, f.den, var),
+                           fmt::format("{} {}", scaleVarWords(f.var),
+                                       f.den == 2 ? "a square number" : f.den == 3 ? "a cube" : fmt::format("a {}th power", f.den)));
+      }
+      if (n <= 3)
+        for (int k = 0; k < n; ++k) factors.push_back(base);
+      else
+        factors.push_back(fmt::format("{}**{}", base, n));
+    }
+    for (int k = 0; k < f.logPower; ++k) {
+      factors.push_back(fmt::format("(BITS({}) - 1)", var));
+      noteScaleCondition(fmt::format("1 << (BITS({}) - 1) = {}", var, var), fmt::format("{} a power of two", scaleVarWords(f.var)));
+    }
+    std::string out;
+    for (const auto& x : factors) out += (out.empty() ? "" : "*") + x;
+    return out;
+  }
+
+  // An integer formula as coNCePTuaL arithmetic (integer context, '/' truncating: the
+  // conditions noted make every division exact), as the C backend's formulaText.
+  std::string formulaText(const ScaleFormula& f) {
+    if (!f.integer) throw std::invalid_argument("scale-free: a time formula where a whole number is needed");
+    if (f.c0den != 1) throw std::invalid_argument("scale-free: a formula with a fractional constant term");
+    const std::string t = integerTerm(f);
+    if (f.c1num == 0 || t.empty()) {
+      if (f.c1den != 1 && f.c1num != 0) throw std::invalid_argument("scale-free: a fractional constant");
+      return std::to_string(f.c0num + (t.empty() ? f.c1num : 0));
+    }
+    const std::int64_t a = f.c1num, b = f.c1den;
+    std::string part;
+    bool negative = false;
+    if (f.num >= 0) {
+      negative = a < 0;
+      part = std::abs(a) == 1 ? t : fmt::format("{}*{}", std::abs(a), factor(t));
+      if (b != 1) {
+        part = fmt::format("{}/{}", part, b);
+        noteScaleCondition(fmt::format("{} DIVIDES {}", b, t),
+                           fmt::format("{} a multiple of {}", t.find_first_of("*(") == std::string::npos ? scaleVarWords(f.var) : t, b));
+      }
+    } else {
+      const std::string den = b == 1 ? t : fmt::format("{}*{}", b, factor(t));
+      negative = a < 0;
+      part = fmt::format("{}/{}", std::abs(a), factor(den));
+      noteScaleCondition(fmt::format("{} DIVIDES {}", den, std::abs(a)),
+                         fmt::format("{} dividing {}", b == 1 && den.find_first_of("*(") == std::string::npos ? scaleVarWords(f.var) : den,
+                                     std::abs(a)));
+    }
+    if (f.c0num == 0) return negative ? "-" + negatable(part) : part;
+    if (negative) return fmt::format("{} - {}", f.c0num, negatable(part));
+    return f.c0num < 0 ? fmt::format("{} - {}", part, -f.c0num) : fmt::format("{} + {}", part, f.c0num);
+  }
+
+  // A real coefficient as an integer numerator over 10^k (coNCePTuaL has only integer literals):
+  // the smallest k <= 6 that keeps it to 6 significant digits.
+  static std::int64_t decimalScale(const std::vector<double>& values) {
+    std::int64_t scale = 1;
+    for (int k = 0; k <= 6; ++k, scale *= 10) {
+      bool exact = true;
+      for (double v : values) {
+        const double x = v * static_cast<double>(scale);
+        exact = exact && std::abs(x - std::round(x)) <= 1e-6 * std::max(1.0, std::abs(x));
+      }
+      if (exact) return scale;
+    }
+    return scale / 10;
+  }
+
+  // A time formula's duration in microseconds scaled by compute_scale: floating-point
+  // arithmetic inside REAL(...), rounded to whole microseconds; never negative.
+  std::string durationText(const ScaleFormula& f) {
+    if (f.integer) return fmt::format("{}*compute_scale/100", leftFactor(formulaText(f)));
+    const std::string var = scaleVar(f.var);
+    const bool constant = f.c1 == 0 || (f.num == 0 && f.logPower == 0);
+    const double c0 = constant ? f.c0 + (f.num == 0 && f.logPower == 0 ? f.c1 : 0) : f.c0;
+    const std::int64_t scale = decimalScale({c0, constant ? 0.0 : f.c1});
+    auto num = [&](double v) { return static_cast<std::int64_t>(std::llround(v * static_cast<double>(scale))); };
+    if (constant)  // whole microseconds, as a time of one scale is written
+      return fmt::format("{}*compute_scale/100", std::max<std::int64_t>(0, std::llround(c0)));
+    std::string value;
+    {
+      // In floating-point context ROOT, SQRT and LOG10 are the real functions (§4.4).
+      std::vector<std::string> factors;
+      const int n = std::abs(f.num);
+      if (n > 0) {
+        std::string base = f.den == 1 ? var : f.den == 2 ? fmt::format("SQRT({})", var) : fmt::format("ROOT({}, {})", f.den, var);
+        factors.push_back(n == 1 ? base : fmt::format("{}**{}", base, n));
+      }
+      for (int k = 0; k < f.logPower; ++k) factors.push_back(fmt::format("LOG10({})/LOG10(2)", var));
+      std::string term;
+      for (const auto& x : factors) term += (term.empty() ? "" : "*") + x;
+      const std::int64_t a = num(std::abs(f.c1));
+      std::string part = f.num >= 0 ? fmt::format("{}*{}", a, factor(term)) : fmt::format("{}/{}", a, factor(term));
+      if (num(c0) != 0) part = fmt::format("{} {} {}", num(c0), f.c1 < 0 ? "-" : "+", part);
+      else if (f.c1 < 0) part = "-" + part;
+      value = fmt::format("REAL({}*compute_scale/{})", leftFactor(part), 100 * scale);
+      // A fitted time may fall below zero far from the inputs: no negative durations (§6).
+      return c0 < 0 || f.c1 < 0 ? fmt::format("MAX(0, {})", value) : value;
+    }
+  }
+
+  // The execution index of the statement being rendered, k = sum of variable times the product
+  // of the trip counts of the loops inside it, as text (the trip counts may be formulas).
+  std::string executionIndexText() {
+    std::string k, mult;
+    for (auto it = loopStack_.rbegin(); it != loopStack_.rend(); ++it) {
+      usedLoops_.insert(it->id);
+      const std::string term = mult.empty() ? loopVar(it->id) : fmt::format("{}*{}", leftFactor(mult), loopVar(it->id));
+      k = k.empty() ? term : fmt::format("{} + {}", term, k);
+      if (!it->start.empty()) break;  // counted over all its entries: the index of everything outside too
+      if (!it->sameEveryEntry)
+        throw std::invalid_argument("scale-free: a value that progresses over executions inside a loop whose trip count "
+                                    "changes from one entry to the next: coNCePTuaL has no counter to select it");
+      const std::string trips = it->tripsText.empty() ? std::to_string(it->trips) : it->tripsText;
+      mult = mult.empty() ? trips : fmt::format("{}*{}", leftFactor(mult), factor(trips));
+    }
+    return k.empty() ? "0" : k;
+  }
+
+  // An integer value of a case: a constant, a formula or a progression over executions
+  // (start + step*(k MOD length)).
+  std::string intText(const Expr& v) {
+    switch (v.kind) {
+      case Expr::Kind::Const: return std::to_string(std::llround(v.value));
+      case Expr::Kind::Formula: return formulaText(v.formula);
+      case Expr::Kind::Progression: {
+        const std::string start = intText(v.children[0]), step = intText(v.children[1]), length = intText(v.children[2]);
+        std::string k = fmt::format("{} MOD {}", leftFactor(executionIndexText()), factor(length));
+        if (step != "1") k = fmt::format("{}*({})", leftFactor(step), k);
+        return start == "0" ? k : fmt::format("{} + {}", start, k);
+      }
+      default:
+        throw std::logic_error("NcptlBackend: no integer text for this expression");
+    }
+  }
+
+  // The classes of a rank set as a condition on the task variable's grid coordinates: a union
+  // of boxes, each a product of per-dimension position sets (first, interior, last), chosen
+  // greedily as the C backend's classCondition does.
+  std::string classCondition(const RankList& classes, const std::string& v) {
+    const int dims = gridDims();
+    int nc = 1;
+    for (int d = 0; d < dims; ++d) nc *= 3;
+    auto posOf = [](int cls, int d) {
+      for (int k = 0; k < d; ++k) cls /= 3;
+      return cls % 3;
+    };
+    auto inBox = [&](const std::array<int, 3>& box, int c) {
+      for (int d = 0; d < dims; ++d)
+        if (!(box[static_cast<std::size_t>(d)] >> posOf(c, d) & 1)) return false;
+      return true;
+    };
+    // Every box (per dimension a non-empty set of positions, bits 1 first, 2 interior, 4 last)
+    // that holds only classes of the set.
+    std::vector<std::array<int, 3>> boxes;
+    const int combos = dims == 1 ? 7 : dims == 2 ? 49 : 343;
+    for (int k = 0; k < combos; ++k) {
+      std::array<int, 3> box{7, 7, 7};
+      int r = k;
+      for (int d = 0; d < dims; ++d) box[static_cast<std::size_t>(d)] = r % 7 + 1, r /= 7;
+      bool inside = true;
+      for (int c = 0; c < nc && inside; ++c) inside = !inBox(box, c) || classes.contains(c);
+      if (inside) boxes.push_back(box);
+    }
+    const std::array<std::string, 3> coord =
+        dims == 1 ? std::array<std::string, 3>{v, "", ""}
+                  : std::array<std::string, 3>{fmt::format("{} MOD px", v), dims == 2 ? fmt::format("{}/px", v) : fmt::format("{}/px MOD py", v),
+                                               fmt::format("{}/(px*py)", v)};
+    const std::array<std::string, 3> extent{dims == 1 ? "num_tasks" : "px", "py", "pz"};
+    auto dimCondition = [&](int d, int mask) -> std::string {
+      const std::string& c = coord[static_cast<std::size_t>(d)];
+      const std::string& n = extent[static_cast<std::size_t>(d)];
+      switch (mask) {
+        case 1: return c + " = 0";
+        case 2: return fmt::format("{} > 0 /\\ {} < {} - 1", c, c, n);
+        case 4: return fmt::format("{} = {} - 1", c, n);
+        case 3: return fmt::format("{} < {} - 1", c, n);
+        case 6: return c + " > 0";
+        case 5: return fmt::format("({} = 0 \\/ {} = {} - 1)", c, c, n);
+        default: return "";
+      }
+    };
+    std::vector<bool> covered(static_cast<std::size_t>(nc), false);
+    std::vector<std::string> terms;
+    for (;;) {
+      std::size_t best = boxes.size();
+      int bestGain = 0;
+      for (std::size_t b = 0; b < boxes.size(); ++b) {
+        int gain = 0;
+        for (int c = 0; c < nc; ++c) gain += inBox(boxes[b], c) && !covered[static_cast<std::size_t>(c)];
+        if (gain > bestGain) best = b, bestGain = gain;
+      }
+      if (best == boxes.size()) break;
+      std::string parts;
+      for (int d = 0; d < dims; ++d) {
+        const int mask = boxes[best][static_cast<std::size_t>(d)];
+        if (mask != 7) parts += (parts.empty() ? "" : " /\\ ") + dimCondition(d, mask);
+      }
+      for (int c = 0; c < nc; ++c)
+        if (inBox(boxes[best], c)) covered[static_cast<std::size_t>(c)] = true;
+      terms.push_back(parts.empty() ? fmt::format("{} >= 0", v) : parts);
+    }
+    if (terms.empty()) throw std::logic_error("NcptlBackend: an empty set of position classes");
+    if (terms.size() == 1) return terms.front();
+    std::string out;
+    for (const auto& t : terms)
+      out += (out.empty() ? "" : " \\/ ") + (t.find(" /\\ ") != std::string::npos ? "(" + t + ")" : t);
+    return out;
+  }
+
+  // A task description of position classes: ALL TASKS where it may stand, else the condition.
+  Desc classTasks(const RankList& r, const std::string& var, bool targetPos, bool bindVar) {
+    data d;
+    if (r == all_ && !targetPos) {
+      if (!bindVar) {
+        d.set("all", true);
+        return {fill("tasks", d), false};
+      }
+      d.set("described", true);
+      d.set("text", "ALL TASKS " + var);
+      return {fill("tasks", d), false};
+    }
+    d.set("described", true);
+    d.set("text", fmt::format("TASKS {} SUCH THAT {}", var, r == all_ ? var + " >= 0" : classCondition(r, var)));
+    return {fill("tasks", d), false};
+  }
+
+  // The task one grid step from `v`: v+1, v-px, v+px*py; across a periodic edge
+  // (v+1) MOD num_tasks in 1-D, MESH_NEIGHBOR((px*, py), v, (1, 0)) on a grid.
+  std::string gridPeerText(const GridStep& g, const std::string& v) {
+    const int dims = gridDims();
+    if (dims == 1) {
+      data d;
+      d.set("wrap", g.wrap[0] && g.step[0] != 0);
+      d.set("var", v);
+      d.set("plus", g.step[0] > 0);
+      d.set("minus", g.step[0] < 0);
+      d.set("offset", "1");
+      return fill("peer", d);
+    }
+    static constexpr std::array<const char*, 3> kUnit{"1", "px", "px*py"}, kExtent{"px", "py", "pz"};
+    const bool wrap = g.wrap[0] || g.wrap[1] || g.wrap[2];
+    if (!wrap) {
+      std::string t = v;
+      for (std::size_t k = 0; k < 3; ++k)
+        if (g.step[k] != 0) t += fmt::format("{}{}", g.step[k] > 0 ? "+" : "-", kUnit[k]);
+      return t;
+    }
+    std::string extents, steps;
+    for (std::size_t k = 0; k < static_cast<std::size_t>(dims); ++k) {
+      extents += fmt::format("{}{}{}", k ? ", " : "", kExtent[k], g.wrap[k] ? "*" : "");
+      steps += fmt::format("{}{}", k ? ", " : "", g.step[k]);
+    }
+    return fmt::format("MESH_NEIGHBOR(({}), {}, ({}))", extents, v, steps);
+  }
+
+  // `A n BYTE MESSAGE [USING TAG k]` with a count and tag that may be formulas or progressions.
+  std::string messageOf(const Case& k, const std::string& count, const std::string& type, const std::string& tagKey) {
+    auto find = [&](const std::string& key) -> const Expr* {
+      auto it = k.values.find(key);
+      return it == k.values.end() ? nullptr : &it->second;
+    };
+    const Expr* n = find(count);
+    const Expr* tag = useTags_ ? find(tagKey) : nullptr;
+    if ((!n || n->isConst()) && (!tag || tag->isConst())) return message(bytesOf(k, count, type), tagOf(k, tagKey));
+    data d;
+    d.set("one", true);
+    d.set("count", std::string("1"));
+    d.set("bytes", scaledBytesText(bytesText(n, find(type))));
+    d.set("tagged", tag && !(tag->isConst() && tag->value == 0));
+    d.set("tag", tag ? intText(*tag) : std::string());
+    return fill("message", d);
+  }
+
+  // count times the datatype's size, as text.
+  std::string bytesText(const Expr* n, const Expr* type) {
+    if (!n) return "0";
+    const std::int64_t size = type ? typeSize(*type) : 1;
+    if (n->isConst()) return std::to_string(std::max<std::int64_t>(0, std::llround(n->value) * size));
+    const std::string c = intText(*n);
+    return size == 1 ? c : fmt::format("{}*{}", size, factor(c));
+  }
+  std::string scaledBytesText(const std::string& bytes) {
+    if (bytes == "0") return bytes;
+    data d;
+    d.set("bytes", leftFactor(bytes));
+    return fill("scaled_bytes", d);
+  }
+
+  // The refusal of what a scale-free coNCePTuaL program cannot hold yet.
+  [[noreturn]] static void scaleFreeRefusal(const CallStmt& c, const std::string& what) {
+    throw std::invalid_argument(fmt::format("{}{}: {} in a scale-free coNCePTuaL program is not supported: write C "
+                                            "(-o bench.c), or give the target rank count (--ranks P)",
+                                            opName(c.op), c.event ? fmt::format(" (trace event {})", c.event->id) : "", what));
+  }
+
+  // Collectives of a scale-free program: on MPI_COMM_WORLD only (what extrap/ScaleFree makes),
+  // every task taking part, the root a task number or a formula.
+  std::vector<std::string> scaleFreeCollective(const CallStmt& c, const RankList& ranks, const std::optional<ExecIndex>& idx) {
+    std::vector<Case> cs = cases(ranks,
+                                 {{"comm", param(c, Param::Comm)},
+                                  {"count", param(c, Param::Count)},
+                                  {"type", param(c, Param::Datatype)},
+                                  {"recvcount", param(c, Param::RecvCount)},
+                                  {"recvtype", param(c, Param::RecvType)},
+                                  {"root", param(c, Param::Root)}},
+                                 idx);
+    return guarded(cs, [&](const Case& k) -> std::vector<std::string> {
+      auto find = [&](const std::string& key) -> const Expr* {
+        auto it = k.values.find(key);
+        return it == k.values.end() ? nullptr : &it->second;
+      };
+      if (const Expr* comm = find("comm"); comm && !(comm->isConst() && static_cast<std::int64_t>(comm->value) == kCommWorld))
+        scaleFreeRefusal(c, "a collective on another communicator than MPI_COMM_WORLD");
+      // Every task takes part in a world collective: a case of fewer classes means the classes
+      // differ in where they call it or with what, which one statement cannot say.
+      if (!(k.ranks == all_))
+        scaleFreeRefusal(c, "a collective that the position classes make at different places or with different "
+                            "parameters");
+      std::string rootText = "TASK 0";
+      if (const Expr* r = find("root")) rootText = "TASK " + factor(intText(*r));
+      const std::string bytes = bytesText(find("count"), find("type"));
+      const std::string recvBytes = find("recvcount") ? bytesText(find("recvcount"), find(find("recvtype") ? "recvtype" : "type")) : bytes;
+      auto mcast = [&](const Desc& from, const std::string& to, const std::string& b) {
+        data d;
+        d.set("tasks", from.text);
+        d.set("s", from.single ? "S" : "");
+        data m;
+        m.set("one", true);
+        m.set("bytes", scaledBytesText(b));
+        m.set("tagged", false);
+        d.set("message", fill("message", m));
+        d.set("target", to);
+        return fill("multicast", d);
+      };
+      const Desc root{rootText, true};
+      switch (c.op) {
+        case Op::Barrier: {
+          data d;
+          d.set("tasks", acting(all_, false).text);
+          d.set("s", "");
+          return {fill("synchronize", d)};
+        }
+        case Op::Bcast: return {mcast(root, allOther(), bytes)};
+        case Op::Scatter:
+          note("MPI_Scatter is a MULTICAST of one member's share from the root (MPI_Bcast): receivers get their "
+               "bytes, the root sends less than a real scatter (§5.3).");
+          return {mcast(root, allOther(), recvBytes)};
+        case Op::Gather: return {mcast(acting(all_, false), rootText, bytes)};
+        case Op::Alltoall:
+        case Op::Allgather: return {mcast(acting(all_, false), allOther(), bytes)};
+        case Op::Reduce:
+        case Op::Allreduce: {
+          const Expr* type = find("type");
+          const std::int64_t size = type ? typeSize(*type) : 8;
+          const Expr* n = find("count");
+          std::string items = n ? (n->isConst() ? std::to_string(std::llround(n->value)) : intText(*n)) : "0";
+          if (size != 4 && size != 8) {
+            items = fmt::format("({}*{} + 7)/8", leftFactor(items), size);
+            note("Reductions of types other than 4- and 8-byte numbers reduce the same number of bytes as DOUBLEWORDS.");
+          }
+          data d;
+          d.set("tasks", acting(all_, false).text);
+          d.set("s", "");
+          d.set("count", scaledBytesText(items));
+          d.set("doubles", size != 4);
+          d.set("rooted", c.op == Op::Reduce);
+          d.set("root", rootText);
+          return {fill("reduce", d)};
+        }
+        default:
+          scaleFreeRefusal(c, "this collective");
+      }
+    });
+  }
+
+  // The ASSERTs of a scale-free program: every extent at least 2 (the position classes are
+  // then distinct), and every condition under which its formulas are whole.
+  std::vector<std::string> scaleAsserts() {
+    std::vector<std::string> out;
+    if (gridDims() > 1) {  // in 1-D the program's num_tasks >= 2 says it
+      data d;
+      d.set("words", "this benchmark needs every extent of the grid to be 2 or more");
+      d.set("cond", gridDims() == 2 ? "px >= 2 /\\ py >= 2" : "px >= 2 /\\ py >= 2 /\\ pz >= 2");
+      out.push_back(fill("assert", d));
+    }
+    for (const auto& [c, w] : scaleConditions_) {
+      data a;
+      a.set("words", "this benchmark needs " + w);
+      a.set("cond", c);
+      out.push_back(fill("assert", a));
+    }
+    return out;
+  }
+
   const Program& p_;
   const GenOptions& opt_;
   std::map<int, std::int64_t> loopTrips_;
@@ -1974,6 +2580,7 @@ class Renderer : public ProgramWalker {
     std::int64_t trips;   // of the entry being rendered
     bool sameEveryEntry;  // the trip count is a constant
     std::string start;    // counted over all entries: the entry's first value (countedStart)
+    std::string tripsText;  // a scale-free trip count that is a formula (trips is then unknown)
   };
   std::vector<OpenLoop> loopStack_;
   std::set<int> usedLoops_;
@@ -1981,6 +2588,9 @@ class Renderer : public ProgramWalker {
   std::map<std::string, RankShape> shapes_;  // RankList::str() -> shape, for sets the pass did not see
   std::vector<RankList> postedInLoop_;
   bool useTags_ = true;
+  // Scale-free programs: the conditions under which the formulas are whole (coNCePTuaL
+  // relation, words), for the ASSERTs.
+  std::vector<std::pair<std::string, std::string>> scaleConditions_;
   // Persistent requests: the init calls rendered so far, and the init events of each start.
   static constexpr std::int64_t kStartBudget = 10'000'000;
   std::map<const Event*, CallStmt> inits_;
@@ -1999,10 +2609,6 @@ class NcptlBackend : public Backend {
   // Every program is checked before it is handed out (grammar, static rules, generator
   // checklist, per-task simulation): a failure is a bug of this backend, not of the input.
   std::string render(const Program& program, const GenOptions& options) const override {
-    if (program.scaleFree)
-      throw std::invalid_argument(
-          "the coNCePTuaL backend does not write scale-free benchmarks yet: write C (-o bench.c), or give the "
-          "target rank count (--ranks P)");
     // A message nobody receives is the trace's doing (check-communication warns about it), and
     // coNCePTuaL has no statement for it: an UNSUSPECTING send needs its RECEIVE (§4.7).
     if (program.unreceivedMessages > 0)
@@ -2014,6 +2620,7 @@ class NcptlBackend : public Backend {
     std::string text = Renderer(program, options).run();
     ncptl::CheckOptions co;
     co.generated = true;
+    co.scaleFree = program.scaleFree.has_value();
     const ncptl::CheckResult r = ncptl::check(text, co);
     if (!r.ok()) {
       std::string why;

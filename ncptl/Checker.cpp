@@ -155,7 +155,7 @@ class Checker {
       if (!ts.terminated)
         error({ts.stmt->where.end, ts.stmt->where.end, 0},
               "missing '.' after the top-level statement (§2.4 item 3, §6 item 1)");
-      if (ts.stmt->kind == Stmt::Kind::Assert && assertsNumTasks(*ts.stmt->cond)) sawNumTasksAssert = true;
+      if (ts.stmt->kind == Stmt::Kind::Assert && assertsNumTasks(*ts.stmt->cond, opt_.scaleFree)) sawNumTasksAssert = true;
     }
     // Asynchronous operations: textual data flow (replaced by the simulation when it runs).
     Flow f;
@@ -170,7 +170,8 @@ class Checker {
           error(h.param.longWhere, "\"--seed\" is reserved in a program that uses random numbers (§3.4)");
     if (opt_.generated && !sawNumTasksAssert)
       error({0, 0, 1}, "a generated program must state its task count with ASSERT THAT \"...\" WITH num_tasks = P "
-                       "(§5.1 item 9, §6 item 17)");
+                       "(§5.1 item 9, §6 item 17), or, scale-free (ncptl-check --tasks), the least count it needs with "
+                       "num_tasks >= N");
     popScope();
     popScope();
   }
@@ -938,10 +939,12 @@ class Checker {
   }
 
   // ------------------------------------------------------------------ misc
-  static bool assertsNumTasks(const RelExpr& r) {
-    if (r.kind != RelExpr::Kind::Compare || r.op != Tok::Eq) return false;
+  // num_tasks = P, or num_tasks >= N for a scale-free program (it runs at any count it fits).
+  static bool assertsNumTasks(const RelExpr& r, bool scaleFree) {
+    if (r.kind != RelExpr::Kind::Compare) return false;
     auto isNT = [](const Expr& e) { return e.kind == Expr::Kind::Var && e.name == "num_tasks"; };
-    return (isNT(*r.lhs) && constValue(*r.rhs)) || (isNT(*r.rhs) && constValue(*r.lhs));
+    if (r.op == Tok::Eq) return (isNT(*r.lhs) && constValue(*r.rhs)) || (isNT(*r.rhs) && constValue(*r.lhs));
+    return scaleFree && r.op == Tok::Ge && isNT(*r.lhs) && constValue(*r.rhs);
   }
 
   std::string_view src_;
@@ -982,10 +985,12 @@ CheckResult check(std::string_view source, const CheckOptions& options) {
   // AWAIT analysis.
   bool simulated = false;
   if (options.simulate && syntaxOk && staticOk) {
-    if (auto n = fixedTaskCount(pr.program)) {
+    if (auto n = options.tasks > 0 ? std::optional<std::int64_t>(options.tasks) : fixedTaskCount(pr.program)) {
       SimulationResult sim = simulate(pr.program, *n, options.simulationBudget);
       if (sim.completed) {
         simulated = true;
+        result.simulatedTasks = *n;
+        result.traffic = std::move(sim.traffic);
         for (auto& d : sim.diagnostics) {
           d.where.line = lineOfOffset(source, d.where.begin);
           result.diagnostics.push_back(std::move(d));

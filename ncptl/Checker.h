@@ -17,8 +17,10 @@
 // checklist asks of generated programs only (every loop/IF/LET body braced, an
 // `ASSERT THAT … WITH num_tasks = P`).
 //
+// Generated programs state their task count (`num_tasks = P`) or, when CheckOptions::scaleFree
+// says they are scale-free, the least they need (`num_tasks >= N`, at top level).
 // When the program fixes the task count (`ASSERT THAT "…" WITH num_tasks = P` at top level),
-// a per-task simulation (Simulator.h) evaluates every task set with the parameters at their
+// or CheckOptions::tasks gives one, a per-task simulation (Simulator.h) evaluates every task set with the parameters at their
 // defaults and checks what only the actual tasks reveal: which task leaves an asynchronous
 // operation unawaited, UNSUSPECTING sends without a matching RECEIVE (and the reverse),
 // blocking sends to oneself, blocking statements whose implicit receives form a cycle, and
@@ -31,6 +33,7 @@
 #include <vector>
 
 #include "ncptl/Lexer.h"
+#include "ncptl/Simulator.h"
 
 namespace tracegen::ncptl {
 
@@ -39,6 +42,12 @@ struct CheckOptions {
   bool generated = false;
   // Run the per-task simulation when num_tasks is fixed by an assertion.
   bool simulate = true;
+  // Simulate with this many tasks instead (0: the count the assertion fixes). A scale-free
+  // program, which fixes none, is simulated only so, once per count it is meant to run at.
+  std::int64_t tasks = 0;
+  // The program is scale-free (tracegen extrapolate without --ranks): in generated mode it
+  // states the least task count it needs (`num_tasks >= N`) instead of fixing one.
+  bool scaleFree = false;
   // Upper bound on expression evaluations in the simulation; beyond it the simulation gives
   // up silently (the textual checks still apply).
   std::int64_t simulationBudget = 50'000'000;
@@ -47,6 +56,8 @@ struct CheckOptions {
 struct CheckResult {
   std::vector<Diagnostic> diagnostics;  // sorted by position
   bool simulated = false;               // the per-task simulation ran to completion
+  std::int64_t simulatedTasks = 0;      // with this many tasks
+  std::vector<TaskTraffic> traffic;     // per task, when simulated
   std::size_t errorCount() const;
   bool ok() const { return errorCount() == 0; }
 };

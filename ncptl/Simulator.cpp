@@ -49,7 +49,7 @@ std::string taskList(const std::vector<std::int64_t>& tasks) {
 class Simulator {
  public:
   Simulator(const Program& p, std::int64_t n, std::int64_t budget)
-      : prog_(p), n_(n), budget_(budget), pending_(static_cast<std::size_t>(n)) {}
+      : prog_(p), n_(n), budget_(budget), pending_(static_cast<std::size_t>(n)), collectives_(static_cast<std::size_t>(n)) {}
 
   // Parameter defaults, evaluated without variables (§3.1 rule 5).
   void bindParameters() {
@@ -65,6 +65,21 @@ class Simulator {
         if (ts.stmt) walk(*ts.stmt, 1);
       reportPending();
       reportBalance();
+      r.traffic.assign(static_cast<std::size_t>(n_), TaskTraffic{});
+      for (std::size_t t = 0; t < r.traffic.size(); ++t) r.traffic[t].collectives = collectives_[t];
+      for (const auto& [key, b] : balance_) {
+        const auto& [src, dst, tag] = key;
+        if (src >= 0 && src < n_) {
+          auto& t = r.traffic[static_cast<std::size_t>(src)];
+          t.sent = ok(checkedAdd(t.sent, b.sends));
+          t.sentBytes = ok(checkedAdd(t.sentBytes, b.sentBytes));
+        }
+        if (dst >= 0 && dst < n_) {
+          auto& t = r.traffic[static_cast<std::size_t>(dst)];
+          t.received = ok(checkedAdd(t.received, b.recvs));
+          t.receivedBytes = ok(checkedAdd(t.receivedBytes, b.receivedBytes));
+        }
+      }
       r.completed = true;
       r.diagnostics = std::move(diags_);
     } catch (const Unevaluable&) {
@@ -574,15 +589,49 @@ class Simulator {
         return send(s, mult);
       case K::Receive:
         return receive(s, mult);
-      case K::Multicast:
+      case K::Multicast: {
         checkSize(s.msg, s);
+        std::set<std::int64_t> members;
+        const std::string* var = actingVar(s.tasks);
+        for (std::int64_t src : tasks(s.tasks)) {
+          members.insert(src);
+          if (var) bind(*var, src);
+          for (std::int64_t dst : tasks(s.target, src)) members.insert(dst);
+          if (var) unbind();
+        }
+        takePart(members, mult);
         return;
+      }
+      case K::Reduce: {
+        std::set<std::int64_t> members;
+        const std::string* var = actingVar(s.tasks);
+        for (std::int64_t src : tasks(s.tasks)) {
+          members.insert(src);
+          if (!s.hasTarget) continue;
+          if (var) bind(*var, src);
+          for (std::int64_t dst : tasks(s.target, src)) members.insert(dst);
+          if (var) unbind();
+        }
+        takePart(members, mult);
+        return;
+      }
+      case K::Synchronize: {
+        const std::vector<std::int64_t> members = tasks(s.tasks);
+        takePart(std::set<std::int64_t>(members.begin(), members.end()), mult);
+        return;
+      }
       case K::Await:
         for (std::int64_t t : tasks(s.tasks)) pending_[static_cast<std::size_t>(t)].clear();
         return;
       default:
         return;  // no effect on matching or pending operations
     }
+  }
+
+  // A collective statement `mult` times for each of its members (tasks outside 0 … n-1 do nothing).
+  void takePart(const std::set<std::int64_t>& members, std::int64_t mult) {
+    for (std::int64_t t : members)
+      if (t >= 0 && t < n_) collectives_[static_cast<std::size_t>(t)] = ok(checkedAdd(collectives_[static_cast<std::size_t>(t)], mult));
   }
 
   void send(const Stmt& s, std::int64_t mult) {
@@ -793,6 +842,7 @@ class Simulator {
   std::vector<SourceRange> ops_;                    // id -> statement that posted it
   std::map<std::tuple<std::int64_t, std::int64_t, std::string>, Balance> balance_;
   std::set<std::size_t> reportedSize_;
+  std::vector<std::int64_t> collectives_;  // per task: collective statements taken part in
   std::vector<Diagnostic> diags_;
 };
 

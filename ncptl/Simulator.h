@@ -26,9 +26,18 @@
 
 namespace tracegen::ncptl {
 
+// One task's traffic: the messages of its UNSUSPECTING sends and of its explicit RECEIVEs, with
+// their bytes (the parameters at their defaults), and the collective statements (MULTICAST,
+// REDUCE, SYNCHRONIZE) it takes part in, as a sender or a receiver; their bytes are not counted.
+struct TaskTraffic {
+  std::int64_t sent = 0, sentBytes = 0, received = 0, receivedBytes = 0, collectives = 0;
+  bool operator==(const TaskTraffic&) const = default;
+};
+
 struct SimulationResult {
   bool completed = false;
   std::vector<Diagnostic> diagnostics;
+  std::vector<TaskTraffic> traffic;  // per task, when completed
 };
 
 // The task count a top-level `ASSERT THAT "…" WITH num_tasks = e` (or `e = num_tasks`) fixes,

@@ -161,18 +161,6 @@ TEST(ScaleFree, RowCommunicatorsOfAGridNumberedAlongItsLongestSide) {
   testing::expectCompilesUnderBothMpis(c, "scalefree-rows");
 }
 
-TEST(ScaleFree, CoNCePTuaLRefusesScaleFreePrograms) {
-  std::vector<ExtrapolateInput> in{input("ring4.tgt", ringText(4, 256)), input("ring6.tgt", ringText(6, 256)),
-                                   input("ring8.tgt", ringText(8, 256))};
-  const ScaleFreeResult r = buildScaleFree(in);
-  try {
-    gen::createBackend("ncptl")->render(r.program, gen::GenOptions{});
-    FAIL() << "rendered";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("scale-free"), std::string::npos) << e.what();
-  }
-}
-
 TEST(ScaleFree, ValuesNoModelFitsAreAnError) {
   // A count that jumps about with the scale: 100 at 4 ranks, 7 at 6, 100 at 8.
   std::vector<ExtrapolateInput> in{input("ring4.tgt", ringText(4, 100)), input("ring6.tgt", ringText(6, 7)),

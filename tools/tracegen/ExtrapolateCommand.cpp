@@ -3,9 +3,9 @@
 // every other command then takes as it is. The result is checked by the verifier like a trace
 // read from a file. `--explain` prints, per quantity that changes with scale, its values at the
 // inputs, the model chosen and its value at P; `--stats` the counters. With an output named
-// .c and a target (--ranks or --grid), the extrapolated trace's C benchmark is written instead
-// of the trace; without a target, one scale-free C benchmark that runs at any rank count its
-// formulas fit (extrap/ScaleFree.h).
+// .c (.ncptl) and a target (--ranks or --grid), the extrapolated trace's C (coNCePTuaL) benchmark
+// is written instead of the trace; without a target, one scale-free benchmark that runs at any
+// rank count its formulas fit (extrap/ScaleFree.h).
 #include <fmt/format.h>
 
 #include <chrono>
@@ -40,7 +40,7 @@ void registerExtrapolateCommand(CLI::App& app, CommandAction& run) {
   cmd->add_option("--grid", args.grid, "the process grid at the target (8x8, 4x4x4): forces its dimension and extents");
   cmd->add_option("-o,--output", args.output,
                   "output: a trace (plain text, zstd-compressed when the name ends in .zst; '-' for standard "
-                  "output), or a C benchmark (.c); without --ranks, a scale-free C benchmark")
+                  "output), or a C (.c) or coNCePTuaL (.ncptl) benchmark; without --ranks, a scale-free one")
       ->required();
   cmd->add_flag("--explain", args.explain, "per quantity that changes with scale: inputs, model, value at the target");
   cmd->add_flag("--stats", args.stats, "print the counters of the extrapolation to standard error");
@@ -50,8 +50,8 @@ void registerExtrapolateCommand(CLI::App& app, CommandAction& run) {
       const bool benchmark = args.output.size() > 2 && (args.output.ends_with(".c") || args.output.ends_with(".ncptl"));
       if (args.ranks == 0 && args.grid.empty() && !benchmark)
         throw InputError("extrapolate", 0,
-                         "without --ranks the output is a scale-free benchmark: name it .c (or give the target rank "
-                         "count with --ranks P to write a trace)");
+                         "without --ranks the output is a scale-free benchmark: name it .c or .ncptl (or give the "
+                         "target rank count with --ranks P to write a trace)");
       if (args.ranks < 0 || args.ranks > 2147483647)
         throw InputError("extrapolate", 0, fmt::format("--ranks {}: expected 1 to 2147483647", args.ranks));
       extrap::ExtrapolateOptions opts;

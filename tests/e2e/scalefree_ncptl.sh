@@ -1,0 +1,209 @@
+#!/usr/bin/env bash
+# End-to-end test of scale-free coNCePTuaL benchmarks (docs/ncptl-backend.md, "Scale-free
+# programs"): per sample application, three recordings at small rank counts become one .ncptl
+# (`tracegen extrapolate T1 T2 T3 -o bench.ncptl`, no --ranks) that runs on any task count its
+# formulas fit. The one program is checked by `ncptl-check --generated --tasks A,B` at two target
+# counts (grammar, static rules, generator checklist, and the per-task simulation with that many
+# tasks: every ASSERT holds, every asynchronous operation awaited, every UNSUSPECTING send
+# matched by a RECEIVE of its size, no blocking cycle; no warning either). At the first target
+# the simulation is the run: its messages and bytes per task and the collectives each takes part
+# in (`--traffic`) must be those of a real recording there (`tracegen inspect --per-rank`: sends,
+# receives and their bytes, and collective calls, on every rank; the bytes of collectives are
+# not compared, the simulation does not count them). A copy of the stencil2d program with every message doubled must fail that
+# comparison, so that it is known to look.
+#
+#   scalefree_ncptl.sh TRACEGEN NCPTL_CHECK RECORDER APPS_DIR [APP...]
+#
+#   stencil2d       inputs 9, 12, 16     args 10 16     targets 24, 64
+#   stencil_strong  inputs 9, 12, 16     args 10 240    targets 20, 36; 14 refused by its ASSERT
+#   ring            inputs 4, 6, 8       args 5 64      targets 16, 32
+#   halo3d          inputs 18, 27, 36    args 5 6       targets 48, 64
+#   fft             inputs 4, 8, 16      args 5 32      targets 32, 64
+#   wavefront       inputs 9, 12, 16     args 3 4 16    refused: its wildcard receives name no sender
+#   rowcol          inputs 8, 16, 32     args 10 1024   refused: collectives on row and column communicators
+set -uo pipefail
+tracegen=$(realpath "$1") check=$(realpath "$2") recorder=$(realpath "$3") apps=$4
+shift 4
+selected=("$@")
+[ ${#selected[@]} -eq 0 ] && selected=(stencil2d stencil_strong ring halo3d fft wavefront rowcol)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 TRACEGEN_QUIET=1
+failures=0 passed=0
+ok() { passed=$((passed + 1)); echo "ok: $*"; }
+fail() { failures=$((failures + 1)); echo "FAIL: $*"; }
+
+args_of() {
+  case $1 in
+    stencil2d) echo "10 16" ;;
+    stencil_strong) echo "10 240" ;;
+    ring) echo "5 64" ;;
+    halo3d) echo "5 6" ;;
+    fft) echo "5 32" ;;
+    wavefront) echo "3 4 16" ;;
+    rowcol) echo "10 1024" ;;
+  esac
+}
+inputs_of() {
+  case $1 in
+    stencil2d | stencil_strong | wavefront) echo "9 12 16" ;;
+    rowcol) echo "8 16 32" ;;
+    ring) echo "4 6 8" ;;
+    halo3d) echo "18 27 36" ;;
+    fft) echo "4 8 16" ;;
+  esac
+}
+# What a scale-free coNCePTuaL program cannot say yet: the words tracegen refuses it with.
+refusal_of() {
+  case $1 in
+    wavefront) echo "MPI_ANY_SOURCE: a scale-free coNCePTuaL program cannot name the sender" ;;
+    rowcol) echo "a collective on another communicator than MPI_COMM_WORLD in a scale-free coNCePTuaL program" ;;
+  esac
+}
+targets_of() {
+  case $1 in
+    stencil2d) echo "24 64" ;;
+    stencil_strong) echo "20 36" ;;
+    ring) echo "16 32" ;;
+    halo3d) echo "48 64" ;;
+    fft) echo "32 64" ;;
+  esac
+}
+
+record() {  # record NP OUTPUT PROGRAM ARGS...
+  local np=$1 out=$2 prog=$3
+  shift 3
+  # CPU time: each rank's compute demand, not the time it waited for a core (docs/recording.md).
+  if ! timeout 600 mpiexec --oversubscribe -n "$np" env LD_PRELOAD="$recorder" TRACEGEN_OUTPUT="$out" \
+      TRACEGEN_COMPRESS=0 TRACEGEN_CLOCK=cpu "$prog" "$@" >"$work/stdout" 2>"$work/stderr"; then
+    fail "$(basename "$prog") on $np ranks"
+    cat "$work/stdout" "$work/stderr"
+    return 1
+  fi
+  [ -s "$out" ] || { fail "no trace from $(basename "$prog") on $np ranks"; return 1; }
+}
+
+# The simulation's traffic per task against a recording's per-rank point-to-point calls and bytes.
+compare_traffic() {  # compare_traffic TRAFFIC.json INSPECT.json
+  python3 - "$1" "$2" <<'PY'
+import json, sys
+got = json.loads(open(sys.argv[1]).readline())["per_task"]
+want = json.load(open(sys.argv[2]))["per_rank"]
+SEND = ("MPI_Send", "MPI_Isend", "MPI_Ssend", "MPI_Issend", "MPI_Rsend", "MPI_Irsend", "MPI_Bsend", "MPI_Ibsend",
+        "MPI_Sendrecv", "MPI_Sendrecv_replace")
+RECV = ("MPI_Recv", "MPI_Irecv", "MPI_Sendrecv", "MPI_Sendrecv_replace")
+# The collectives of the samples, and MPI_Init, which the program replays as a SYNCHRONIZE.
+COLL = ("MPI_Init", "MPI_Barrier", "MPI_Bcast", "MPI_Reduce", "MPI_Allreduce", "MPI_Alltoall", "MPI_Allgather",
+        "MPI_Gather", "MPI_Scatter")
+bad = []
+if len(got) != len(want):
+    bad.append(f"{len(got)} tasks simulated, {len(want)} ranks recorded")
+for g, w in zip(got, want):
+    r = w["rank"]
+    expect = {"sent": sum(w["ops"].get(o, 0) for o in SEND), "received": sum(w["ops"].get(o, 0) for o in RECV),
+              "sent_bytes": w["bytes_sent"], "received_bytes": w["bytes_received"],
+              "collectives": sum(w["ops"].get(o, 0) for o in COLL)}
+    for k, v in expect.items():
+        if g[k] != v:
+            bad.append(f"task {r} {k}: simulated {g[k]}, recorded {v}")
+for b in bad[:20]:
+    print("  " + b)
+sys.exit(1 if bad else 0)
+PY
+}
+
+for app in "${selected[@]}"; do
+  read -r -a a <<<"$(args_of "$app")"
+  sf=$work/$app.ncptl
+  # Compute times are measured on a machine running up to 64 ranks on a few cores: a time that
+  # no model fits at the template scales is noise of the recording, not of the backend, so the
+  # inputs are recorded again (at most three times in all).
+  for attempt in 1 2 3; do
+    ins=()
+    for np in $(inputs_of "$app"); do
+      record "$np" "$work/$app-$np.tgt" "$apps/$app" "${a[@]}" || continue 3
+      ins+=("$work/$app-$np.tgt")
+    done
+    "$tracegen" extrapolate "${ins[@]}" -o "$sf" >"$work/out" 2>&1
+    rc=$?
+    grep -q "compute time: no model reproduces its values" "$work/out" || break
+    echo "note: $app: a compute time no model fits (attempt $attempt), recording again"
+  done
+  refusal=$(refusal_of "$app")
+  if [ -n "$refusal" ]; then
+    if [ $rc -eq 2 ] && grep -q "$refusal" "$work/out"; then
+      ok "$app: refused with status 2 ($refusal)"
+    else
+      fail "$app: expected status 2 and \"$refusal\", got status $rc"
+      cat "$work/out"
+    fi
+    continue
+  fi
+  if [ $rc -ne 0 ] || [ ! -s "$sf" ]; then
+    fail "$app: tracegen extrapolate -o $app.ncptl: status $rc"
+    cat "$work/out"
+    continue
+  fi
+  ok "$app: scale-free coNCePTuaL program written"
+  if grep -q "num_tasks = " "$sf"; then fail "$app: the program fixes its task count"; fi
+  read -r -a targets <<<"$(targets_of "$app")"
+  counts=$(IFS=,; echo "${targets[*]}")
+  "$check" --generated --verbose --tasks "$counts" --traffic "$sf" >"$work/traffic" 2>"$work/log"
+  rc=$?
+  if [ $rc -ne 0 ]; then
+    fail "$app: ncptl-check --tasks $counts rejects the program:"; head -30 "$work/log"
+  elif grep -q ": warning:" "$work/log"; then
+    fail "$app: ncptl-check warns about the program:"; head -30 "$work/log"
+  else
+    simulated=1
+    for np in "${targets[@]}"; do
+      grep -q "per-task simulation done with $np tasks" "$work/log" || simulated=0
+    done
+    if [ $simulated -eq 1 ]; then ok "$app: accepted and simulated at $counts tasks"
+    else fail "$app: not simulated at every count:"; cat "$work/log"; fi
+  fi
+  # At the first target the simulation stands for the run: traffic = a recording's.
+  np=${targets[0]}
+  if record "$np" "$work/$app-real$np.tgt" "$apps/$app" "${a[@]}" &&
+      "$tracegen" inspect --per-rank --format json "$work/$app-real$np.tgt" >"$work/$app-real$np.json"; then
+    head -1 "$work/traffic" >"$work/$app-traffic$np.json"
+    if compare_traffic "$work/$app-traffic$np.json" "$work/$app-real$np.json" >"$work/cmp" 2>&1; then
+      ok "$app: simulated at $np tasks = recorded (messages, bytes and collectives on every rank)"
+    else
+      fail "$app: simulated traffic at $np tasks differs from the recording:"; cat "$work/cmp"
+    fi
+  fi
+done
+
+# The comparison is no rubber stamp: the stencil2d program with every message twice as large
+# (sends and receives alike, so the checker still accepts it) must differ from the recording.
+if [ -s "$work/stencil2d.ncptl" ] && [ -s "$work/stencil2d-real24.json" ]; then
+  sed 's|\*msg_scale/100 BYTE MESSAGE|*msg_scale/50 BYTE MESSAGE|g' "$work/stencil2d.ncptl" >"$work/doubled.ncptl"
+  if cmp -s "$work/stencil2d.ncptl" "$work/doubled.ncptl"; then
+    fail "stencil2d: no message size to double"
+  elif ! "$check" --generated --tasks 24 --traffic "$work/doubled.ncptl" >"$work/doubled.json" 2>"$work/log"; then
+    fail "stencil2d with doubled messages: rejected by ncptl-check:"; head -10 "$work/log"
+  elif compare_traffic "$work/doubled.json" "$work/stencil2d-real24.json" >"$work/cmp" 2>&1; then
+    fail "stencil2d with doubled messages: the traffic comparison does not notice"
+  elif grep -q "sent_bytes: simulated" "$work/cmp"; then
+    ok "stencil2d with doubled messages: the traffic comparison names the bytes that differ"
+  else
+    fail "stencil2d with doubled messages: the comparison fails for another reason:"; cat "$work/cmp"
+  fi
+fi
+
+# A task count the strong-scaling stencil's formulas do not fit (240/py with py = 7) is refused by
+# the program's own ASSERT, which the simulation evaluates.
+if [ -s "$work/stencil_strong.ncptl" ]; then
+  "$check" --generated --tasks 14 "$work/stencil_strong.ncptl" >"$work/out" 2>&1
+  rc=$?
+  if [ $rc -eq 2 ] && grep -q "ASSERT THAT \"this benchmark needs py dividing 240\" fails with num_tasks = 14" "$work/out"; then
+    ok "stencil_strong: 14 tasks refused by the program's ASSERT (py dividing 240)"
+  else
+    fail "stencil_strong at 14 tasks: status $rc"
+    cat "$work/out"
+  fi
+fi
+
+echo "scalefree_ncptl: $passed passed, $failures failed"
+[ $failures -eq 0 ]
