@@ -22,18 +22,8 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 TRACEGEN_QUIET=
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-args_of() {
-  case $1 in
-    stencil2d) echo "30000 64" ;;
-    wavefront) echo "1000 16 32" ;;
-    sweep) echo "5000 8 24" ;;
-    fft) echo "10000 64" ;;
-    cg) echo "30000 256" ;;
-    ring) echo "20000 1024" ;;
-    ring_f) echo "20000" ;;
-    apitour) echo "300" ;;
-  esac
-}
+source "$(dirname "$0")/sample-args.sh"
+args_of() { sample_args "$@"; }
 
 median_of() {  # median_of PRELOAD APP: the median wall-clock time of $repeat runs, in seconds
   local -a args times=()

@@ -22,16 +22,8 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 TRACEGEN_QUIET=
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-args_of() {  # about a second each, as bench/recorder-overhead.sh
-  case $1 in
-    stencil2d) echo "30000 64" ;;
-    wavefront) echo "1000 16 32" ;;
-    sweep) echo "5000 8 24" ;;
-    fft) echo "10000 64" ;;
-    cg) echo "30000 256" ;;
-    ring) echo "20000 1024" ;;
-  esac
-}
+source "$(dirname "$0")/sample-args.sh"
+args_of() { sample_args "$@"; }
 
 record() {  # record OUTPUT PROGRAM ARGS...
   local out=$1

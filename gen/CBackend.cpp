@@ -39,6 +39,7 @@
 #include "gen/Backends.h"
 #include "gen/RankSetText.h"
 #include "gen/CRuntime.h"
+#include "gen/GridClasses.h"
 #include "gen/ProgramWalker.h"
 #include "ir/Limits.h"
 #include "passes/RankRanges.h"
@@ -2336,68 +2337,25 @@ class CWriter : public ProgramWalker {
   // boxes, each a product of per-dimension position sets (first, interior, last).
   std::string classCondition(const RankList& classes) {
     const int dims = program_.scaleFree->dims;
-    int nc = 1;
-    for (int d = 0; d < dims; ++d) nc *= 3;
-    auto posOf = [](int cls, int d) {
-      for (int k = 0; k < d; ++k) cls /= 3;
-      return cls % 3;
-    };
-    std::vector<bool> want(static_cast<std::size_t>(nc), false), covered(static_cast<std::size_t>(nc), false);
-    for (int c = 0; c < nc; ++c) want[static_cast<std::size_t>(c)] = classes.contains(c);
-    // Every box (a non-empty set of positions per dimension, as bits 1 first, 2 interior, 4 last)
-    // within the classes.
-    std::vector<std::array<int, 3>> boxes;
-    const int combos = dims == 1 ? 7 : dims == 2 ? 49 : 343;
-    for (int k = 0; k < combos; ++k) {
-      std::array<int, 3> box{7, 7, 7};
-      int r = k;
-      for (int d = 0; d < dims; ++d) box[static_cast<std::size_t>(d)] = r % 7 + 1, r /= 7;
-      bool inside = true;
-      for (int c = 0; c < nc && inside; ++c) {
-        bool in = true;
-        for (int d = 0; d < dims; ++d) in = in && (box[static_cast<std::size_t>(d)] >> posOf(c, d) & 1);
-        if (in && !want[static_cast<std::size_t>(c)]) inside = false;
-      }
-      if (inside) boxes.push_back(box);
-    }
     static constexpr std::array<std::string_view, 3> kCoord{"x", "y", "z"}, kExtent{"px", "py", "pz"};
     auto dimCondition = [&](int d, int mask) -> std::string {
       const std::string c(dims == 1 ? "rank" : kCoord[static_cast<std::size_t>(d)]);
       const std::string n(dims == 1 ? "nranks" : kExtent[static_cast<std::size_t>(d)]);
       switch (mask) {
-        case 1: return c + " == 0";
-        case 2: return fmt::format("{} > 0 && {} < {} - 1", c, c, n);
-        case 4: return fmt::format("{} == {} - 1", c, n);
-        case 3: return fmt::format("{} < {} - 1", c, n);
-        case 6: return c + " > 0";
-        case 5: return fmt::format("({} == 0 || {} == {} - 1)", c, c, n);
+        case kFirstBit: return c + " == 0";
+        case kInteriorBit: return fmt::format("{} > 0 && {} < {} - 1", c, c, n);
+        case kLastBit: return fmt::format("{} == {} - 1", c, n);
+        case kFirstBit | kInteriorBit: return fmt::format("{} < {} - 1", c, n);
+        case kInteriorBit | kLastBit: return c + " > 0";
+        case kFirstBit | kLastBit: return fmt::format("({} == 0 || {} == {} - 1)", c, c, n);
         default: return "";
       }
     };
     std::vector<std::string> terms;
-    for (;;) {
-      std::size_t best = boxes.size();
-      int bestGain = 0;
-      for (std::size_t b = 0; b < boxes.size(); ++b) {
-        int gain = 0;
-        for (int c = 0; c < nc; ++c) {
-          bool in = true;
-          for (int d = 0; d < dims; ++d) in = in && (boxes[b][static_cast<std::size_t>(d)] >> posOf(c, d) & 1);
-          gain += in && !covered[static_cast<std::size_t>(c)];
-        }
-        if (gain > bestGain) best = b, bestGain = gain;
-      }
-      if (best == boxes.size()) break;
+    for (const ClassBox& box : classBoxes(classes, dims)) {
       std::vector<std::string> parts;
-      for (int d = 0; d < dims; ++d) {
-        const int mask = boxes[best][static_cast<std::size_t>(d)];
-        if (mask != 7) parts.push_back(dimCondition(d, mask));
-      }
-      for (int c = 0; c < nc; ++c) {
-        bool in = true;
-        for (int d = 0; d < dims; ++d) in = in && (boxes[best][static_cast<std::size_t>(d)] >> posOf(c, d) & 1);
-        if (in) covered[static_cast<std::size_t>(c)] = true;
-      }
+      for (int d = 0; d < dims; ++d)
+        if (box[static_cast<std::size_t>(d)] != kAnyPosition) parts.push_back(dimCondition(d, box[static_cast<std::size_t>(d)]));
       terms.push_back(parts.empty() ? "1" : fmt::format("{}", fmt::join(parts, " && ")));
     }
     if (terms.size() == 1) return terms.front();

@@ -57,6 +57,7 @@
 #include "ir/Checked.h"
 #include "ir/Limits.h"
 #include "ir/RankCursor.h"
+#include "gen/GridClasses.h"
 #include "gen/RankSetText.h"
 #include "passes/RankRanges.h"
 
@@ -2318,29 +2319,6 @@ class Renderer : public ProgramWalker {
   // greedily as the C backend's classCondition does.
   std::string classCondition(const RankList& classes, const std::string& v) {
     const int dims = gridDims();
-    int nc = 1;
-    for (int d = 0; d < dims; ++d) nc *= 3;
-    auto posOf = [](int cls, int d) {
-      for (int k = 0; k < d; ++k) cls /= 3;
-      return cls % 3;
-    };
-    auto inBox = [&](const std::array<int, 3>& box, int c) {
-      for (int d = 0; d < dims; ++d)
-        if (!(box[static_cast<std::size_t>(d)] >> posOf(c, d) & 1)) return false;
-      return true;
-    };
-    // Every box (per dimension a non-empty set of positions, bits 1 first, 2 interior, 4 last)
-    // that holds only classes of the set.
-    std::vector<std::array<int, 3>> boxes;
-    const int combos = dims == 1 ? 7 : dims == 2 ? 49 : 343;
-    for (int k = 0; k < combos; ++k) {
-      std::array<int, 3> box{7, 7, 7};
-      int r = k;
-      for (int d = 0; d < dims; ++d) box[static_cast<std::size_t>(d)] = r % 7 + 1, r /= 7;
-      bool inside = true;
-      for (int c = 0; c < nc && inside; ++c) inside = !inBox(box, c) || classes.contains(c);
-      if (inside) boxes.push_back(box);
-    }
     const std::array<std::string, 3> coord =
         dims == 1 ? std::array<std::string, 3>{v, "", ""}
                   : std::array<std::string, 3>{fmt::format("{} MOD px", v), dims == 2 ? fmt::format("{}/px", v) : fmt::format("{}/px MOD py", v),
@@ -2359,24 +2337,13 @@ class Renderer : public ProgramWalker {
         default: return "";
       }
     };
-    std::vector<bool> covered(static_cast<std::size_t>(nc), false);
     std::vector<std::string> terms;
-    for (;;) {
-      std::size_t best = boxes.size();
-      int bestGain = 0;
-      for (std::size_t b = 0; b < boxes.size(); ++b) {
-        int gain = 0;
-        for (int c = 0; c < nc; ++c) gain += inBox(boxes[b], c) && !covered[static_cast<std::size_t>(c)];
-        if (gain > bestGain) best = b, bestGain = gain;
-      }
-      if (best == boxes.size()) break;
+    for (const ClassBox& box : classBoxes(classes, dims)) {
       std::string parts;
       for (int d = 0; d < dims; ++d) {
-        const int mask = boxes[best][static_cast<std::size_t>(d)];
-        if (mask != 7) parts += (parts.empty() ? "" : " /\\ ") + dimCondition(d, mask);
+        const int mask = box[static_cast<std::size_t>(d)];
+        if (mask != kAnyPosition) parts += (parts.empty() ? "" : " /\\ ") + dimCondition(d, mask);
       }
-      for (int c = 0; c < nc; ++c)
-        if (inBox(boxes[best], c)) covered[static_cast<std::size_t>(c)] = true;
       terms.push_back(parts.empty() ? fmt::format("{} >= 0", v) : parts);
     }
     if (terms.empty()) throw std::logic_error("NcptlBackend: an empty set of position classes");

@@ -164,19 +164,29 @@ if [ -s "$work/stencil2d-x24.tgt" ]; then
   fi
 fi
 
+# refused NAME PATTERN COMMAND...: the command exits with status 2 and prints a line matching
+# PATTERN (a basic regular expression).
+refused() {
+  local name=$1 message=$2 rc
+  shift 2
+  "$@" >"$work/out" 2>&1
+  rc=$?
+  if [ $rc -eq 2 ] && grep -q -- "$message" "$work/out"; then
+    passed=$((passed + 1))
+    echo "ok: $name"
+  else
+    failures=$((failures + 1))
+    echo "FAIL: $name: status $rc"
+    cat "$work/out"
+  fi
+}
+
 # A rank count the scale-free strong-scaling stencil's formulas do not fit (240/py with py = 7)
 # stops it before any communication, with status 2 and the rank counts that fit.
 if [ -x "$work/stencil_strong-scalefree" ]; then
-  timeout 120 mpiexec --oversubscribe -n 14 "$work/stencil_strong-scalefree" >"$work/out" 2>&1
-  rc=$?
-  if [ $rc -eq 2 ] && grep -q "bench: 14 ranks (grid 2x7) do not fit this benchmark: it needs py dividing 240; 12 (3x4) or 15 (3x5) ranks fit" "$work/out"; then
-    passed=$((passed + 1))
-    echo "ok: scale-free benchmark refuses 14 ranks and names what fits"
-  else
-    failures=$((failures + 1))
-    echo "FAIL: scale-free benchmark at 14 ranks: status $rc"
-    cat "$work/out"
-  fi
+  refused "scale-free benchmark refuses 14 ranks and names what fits" \
+    "bench: 14 ranks (grid 2x7) do not fit this benchmark: it needs py dividing 240; 12 (3x4) or 15 (3x5) ranks fit" \
+    timeout 120 mpiexec --oversubscribe -n 14 "$work/stencil_strong-scalefree"
 fi
 
 # --grid chooses another grid of the same ranks (2x8 for 16: every class present), and a grid of
@@ -185,16 +195,9 @@ if [ -x "$work/stencil2d-scalefree" ] && [ -s "$work/stencil2d-real24.tgt" ]; th
   check "stencil2d: scale-free benchmark on a 2x8 grid (--grid)" bash -c '
     timeout 120 mpiexec --oversubscribe -n 16 "$1" --grid 2x8 --compute-scale 0 >"$2/grid.out" 2>&1 &&
     grep -q "^elapsed: " "$2/grid.out"' _ "$work/stencil2d-scalefree" "$work"
-  timeout 120 mpiexec --oversubscribe -n 16 "$work/stencil2d-scalefree" --grid 3x5 >"$work/out" 2>&1
-  rc=$?
-  if [ $rc -eq 2 ] && grep -q "bench: --grid 3x5 has 15 ranks, but the benchmark runs with 16" "$work/out"; then
-    passed=$((passed + 1))
-    echo "ok: scale-free benchmark refuses a --grid of another rank count"
-  else
-    failures=$((failures + 1))
-    echo "FAIL: scale-free --grid 3x5 on 16 ranks: status $rc"
-    cat "$work/out"
-  fi
+  refused "scale-free benchmark refuses a --grid of another rank count" \
+    "bench: --grid 3x5 has 15 ranks, but the benchmark runs with 16" \
+    timeout 120 mpiexec --oversubscribe -n 16 "$work/stencil2d-scalefree" --grid 3x5
 fi
 
 # With --ranks and an output named .c, `tracegen extrapolate` writes the benchmark directly: the
@@ -209,30 +212,14 @@ fi
 
 # Different applications given as one: the first event that differs, at its line, status 2.
 if [ -s "$work/ring-4.tgt" ] && [ -s "$work/stencil2d-9.tgt" ]; then
-  "$tracegen" extrapolate "$work/ring-4.tgt" "$work/stencil2d-9.tgt" --ranks 16 -o "$work/bad.tgt" >"$work/out" 2>&1
-  rc=$?
-  if [ $rc -eq 2 ] && grep -q "stencil2d-9.tgt:[0-9]*: error: event .* corresponds to event" "$work/out"; then
-    passed=$((passed + 1))
-    echo "ok: mismatched structure refused"
-  else
-    failures=$((failures + 1))
-    echo "FAIL: mismatched structure: status $rc"
-    cat "$work/out"
-  fi
+  refused "mismatched structure refused" "stencil2d-9.tgt:[0-9]*: error: event .* corresponds to event" \
+    "$tracegen" extrapolate "$work/ring-4.tgt" "$work/stencil2d-9.tgt" --ranks 16 -o "$work/bad.tgt"
 fi
 
 # What no grid explains is refused, not guessed: cg's transpose partner (col * ncols + row).
 if record 4 "$work/cg-4.tgt" "$apps/cg" 4 64 && record 8 "$work/cg-8.tgt" "$apps/cg" 4 64; then
-  "$tracegen" extrapolate "$work/cg-4.tgt" "$work/cg-8.tgt" --ranks 16 -o "$work/cg-16.tgt" >"$work/out" 2>&1
-  rc=$?
-  if [ $rc -eq 2 ] && grep -q "cg-4.tgt:[0-9]*: error: event .* MPI_Irecv .* not a union of position classes" "$work/out"; then
-    passed=$((passed + 1))
-    echo "ok: cg (transpose partner) refused"
-  else
-    failures=$((failures + 1))
-    echo "FAIL: cg: status $rc"
-    cat "$work/out"
-  fi
+  refused "cg (transpose partner) refused" "cg-4.tgt:[0-9]*: error: event .* MPI_Irecv .* not a union of position classes" \
+    "$tracegen" extrapolate "$work/cg-4.tgt" "$work/cg-8.tgt" --ranks 16 -o "$work/cg-16.tgt"
 else
   failures=$((failures + 1))
 fi

@@ -9,6 +9,7 @@
 
 #include "bench/SyntheticStencil.h"
 #include "extrap/Extrapolate.h"
+#include "tests/unit/ExtrapolateTraces.h"
 #include "ir/Diagnostics.h"
 #include "io/Readers.h"
 #include "ir/Summary.h"
@@ -17,26 +18,12 @@
 namespace tracegen::extrap {
 namespace {
 
+using traces::input;
+using traces::ringText;
+
 using Values = std::vector<std::int64_t>;
 
-// A ring: every rank sends to rank+1 and receives from rank-1 (P-1 steps, tag = step), then a
-// barrier; `count` elements per message.
-std::string ringText(Rank p, std::int64_t count, const std::string& extra = "") {
-  std::string tags;
-  for (Rank s = 0; s + 1 < p; ++s) tags += fmt::format(" {}", s);
-  return fmt::format(
-      "tracegen-trace 1\nranks {0}\norigin hand-written\ndatatype MPI_INT 4\n"
-      "event 0 MPI_Init @ <1 0 {{{0} 1}}>\n  site ring.c:10\n"
-      "event 1 MPI_Sendrecv @ <1 0 {{{0} 1}}>\n  site ring.c:20\n  loop 0 iter {1}\n  loop 0 mem 1\n"
-      "  comm 2\n  count {2}\n  datatype MPI_INT\n  dest rel 1\n  source rel {1}\n  tag{3}\n  recvtag{3}\n"
-      "{4}"
-      "event 2 MPI_Finalize @ <1 0 {{{0} 1}}>\n  site ring.c:30\n",
-      p, p - 1, count, tags, extra);
-}
 
-ExtrapolateInput input(const std::string& name, const std::string& text) {
-  return {name, readTracegenText(sourceFromString(name, text))};
-}
 
 ExtrapolateInput stencil(Rank px, Rank py) {
   return {fmt::format("stencil-{}x{}.tgt", px, py), makeStencilTrace(px, py, 20)};

@@ -8,6 +8,7 @@
 
 #include "bench/SyntheticStencil.h"
 #include "extrap/ScaleFree.h"
+#include "tests/unit/ExtrapolateTraces.h"
 #include "gen/Backend.h"
 #include "io/Readers.h"
 #include "ir/Diagnostics.h"
@@ -17,24 +18,12 @@
 namespace tracegen::extrap {
 namespace {
 
+using traces::input;
+using traces::ringText;
+
 using gen::Expr;
 
-// A ring of P-1 steps (tag = step) sending 4*P bytes... as ExtrapolateTest's, count given.
-std::string ringText(Rank p, std::int64_t count) {
-  std::string tags;
-  for (Rank s = 0; s + 1 < p; ++s) tags += fmt::format(" {}", s);
-  return fmt::format(
-      "tracegen-trace 1\nranks {0}\norigin hand-written\ndatatype MPI_INT 4\n"
-      "event 0 MPI_Init @ <1 0 {{{0} 1}}>\n  site ring.c:10\n"
-      "event 1 MPI_Sendrecv @ <1 0 {{{0} 1}}>\n  site ring.c:20\n  loop 0 iter {1}\n  loop 0 mem 1\n"
-      "  comm 2\n  count {2}\n  datatype MPI_INT\n  dest rel 1\n  source rel {1}\n  tag{3}\n  recvtag{3}\n"
-      "event 2 MPI_Finalize @ <1 0 {{{0} 1}}>\n  site ring.c:30\n",
-      p, p - 1, count, tags);
-}
 
-ExtrapolateInput input(const std::string& name, const std::string& text) {
-  return {name, readTracegenText(sourceFromString(name, text))};
-}
 
 const gen::Stmt* findLoop(const std::vector<gen::Stmt>& body) {
   for (const auto& s : body)
