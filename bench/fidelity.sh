@@ -43,30 +43,12 @@ trap 'rm -rf "$work"' EXIT
 table=$work/table
 : >"$table"
 
-# Arguments for about 1-10 s at 2 ranks (the first argument is the iteration count).
+# Arguments for about 1-10 s at 2 ranks (bench/sample-args.sh); ARGS_<sample> overrides them.
+source "$(dirname "$0")/sample-args.sh"
 args_of() {
   local override="ARGS_$1"
   if [ -n "${!override:-}" ]; then echo "${!override}"; return; fi
-  case $1 in
-    stencil2d) echo "30000 64" ;;
-    stencil_strong) echo "20000 240" ;;
-    halo3d) echo "5000 16" ;;
-    wavefront) echo "1000 16 32" ;;
-    sweep) echo "5000 8 24" ;;
-    fft) echo "10000 64" ;;
-    cg) echo "30000 256" ;;
-    ring) echo "20000 1024" ;;
-    ring_f) echo "20000" ;;
-    apitour) echo "300" ;;
-    polling) echo "20000 256" ;;
-    persist) echo "20000 256" ;;
-    persist_f) echo "20000" ;;
-    nbc) echo "20000 32" ;;
-    topo) echo "20000 64" ;;
-    rma) echo "5000 64" ;;
-    rma_f) echo "5000" ;;
-    mpiio) echo "500 256" ;;
-  esac
+  sample_args "$1"
 }
 samples=(stencil2d stencil_strong halo3d wavefront sweep fft cg ring ring_f apitour polling persist persist_f nbc topo rma
          rma_f mpiio)
