@@ -1890,12 +1890,7 @@ class Renderer : public ProgramWalker {
            "REDUCE names no operator.");
     }
     std::vector<Case> cs = cases(ranks,
-                                 {{"comm", param(c, Param::Comm)},
-                                  {"count", param(c, Param::Count)},
-                                  {"type", param(c, Param::Datatype)},
-                                  {"recvcount", param(c, Param::RecvCount)},
-                                  {"recvtype", param(c, Param::RecvType)},
-                                  {"root", param(c, Param::Root)}},
+                                 collectiveParams(c),
                                  idx, memberParams(c));
     return guarded(cs, [&](const Case& k) -> std::vector<std::string> {
       std::vector<std::string> out;
@@ -2440,16 +2435,18 @@ class Renderer : public ProgramWalker {
                                             opName(c.op), c.event ? fmt::format(" (trace event {})", c.event->id) : "", what));
   }
 
+  // The parameters a collective statement's cases are split by.
+  static std::vector<std::pair<std::string, const Expr*>> collectiveParams(const CallStmt& c) {
+    return {{"comm", param(c, Param::Comm)},         {"count", param(c, Param::Count)},
+            {"type", param(c, Param::Datatype)},     {"recvcount", param(c, Param::RecvCount)},
+            {"recvtype", param(c, Param::RecvType)}, {"root", param(c, Param::Root)}};
+  }
+
   // Collectives of a scale-free program: on MPI_COMM_WORLD only (what extrap/ScaleFree makes),
   // every task taking part, the root a task number or a formula.
   std::vector<std::string> scaleFreeCollective(const CallStmt& c, const RankList& ranks, const std::optional<ExecIndex>& idx) {
     std::vector<Case> cs = cases(ranks,
-                                 {{"comm", param(c, Param::Comm)},
-                                  {"count", param(c, Param::Count)},
-                                  {"type", param(c, Param::Datatype)},
-                                  {"recvcount", param(c, Param::RecvCount)},
-                                  {"recvtype", param(c, Param::RecvType)},
-                                  {"root", param(c, Param::Root)}},
+                                 collectiveParams(c),
                                  idx);
     return guarded(cs, [&](const Case& k) -> std::vector<std::string> {
       auto find = [&](const std::string& key) -> const Expr* {

@@ -45,27 +45,9 @@ if ! mpicc -shared -fPIC -O2 -o "$countlib" "$src/tests/support/mpi_count.c" -ld
   exit 1
 fi
 
-args_of() {
-  case $1 in
-    stencil2d) echo "10 16" ;;
-    stencil_strong) echo "10 240" ;;
-    ring) echo "5 64" ;;
-    halo3d) echo "5 6" ;;
-    fft) echo "5 48" ;;
-    cg) echo "4 64" ;;
-    rowcol) echo "10 1024" ;;
-    wavefront) echo "3 4 16" ;;
-  esac
-}
-inputs_of() {
-  case $1 in
-    stencil2d | stencil_strong | wavefront) echo "9 12 16" ;;
-    ring) echo "4 6 8" ;;
-    halo3d) echo "18 27 36" ;;
-    fft) echo "4 8 16" ;;
-    rowcol) echo "8 16 32" ;;
-  esac
-}
+# The samples' arguments and input scales, and record (tests/e2e/extrapolation-samples.sh).
+source "$(dirname "$0")/extrapolation-samples.sh"
+record_failed() { echo "FAIL: $1"; }
 targets_of() {
   case $1 in
     stencil2d) echo "24 36 64" ;;
@@ -76,18 +58,6 @@ targets_of() {
     wavefront) echo "24 36 64" ;;
     rowcol) echo "40 48 64" ;;
   esac
-}
-
-record() {  # record NP OUTPUT PROGRAM ARGS...
-  local np=$1 out=$2 prog=$3
-  shift 3
-  if ! timeout 600 mpiexec --oversubscribe -n "$np" env LD_PRELOAD="$recorder" TRACEGEN_OUTPUT="$out" \
-      TRACEGEN_COMPRESS=0 "$prog" "$@" >"$work/stdout" 2>"$work/stderr"; then
-    echo "FAIL: $(basename "$prog") on $np ranks"
-    cat "$work/stdout" "$work/stderr"
-    return 1
-  fi
-  [ -s "$out" ] || { echo "FAIL: no trace from $(basename "$prog") on $np ranks"; return 1; }
 }
 
 check() {  # check NAME COMMAND...: counts a pass or a failure

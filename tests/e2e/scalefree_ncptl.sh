@@ -33,26 +33,11 @@ failures=0 passed=0
 ok() { passed=$((passed + 1)); echo "ok: $*"; }
 fail() { failures=$((failures + 1)); echo "FAIL: $*"; }
 
-args_of() {
-  case $1 in
-    stencil2d) echo "10 16" ;;
-    stencil_strong) echo "10 240" ;;
-    ring) echo "5 64" ;;
-    halo3d) echo "5 6" ;;
-    fft) echo "5 32" ;;
-    wavefront) echo "3 4 16" ;;
-    rowcol) echo "10 1024" ;;
-  esac
-}
-inputs_of() {
-  case $1 in
-    stencil2d | stencil_strong | wavefront) echo "9 12 16" ;;
-    rowcol) echo "8 16 32" ;;
-    ring) echo "4 6 8" ;;
-    halo3d) echo "18 27 36" ;;
-    fft) echo "4 8 16" ;;
-  esac
-}
+# The samples' arguments and input scales, and record (tests/e2e/extrapolation-samples.sh), with
+# CPU time: each rank's compute demand, not the time it waited for a core (docs/recording.md).
+source "$(dirname "$0")/extrapolation-samples.sh"
+RECORD_CLOCK=cpu
+record_failed() { fail "$1"; }
 # What a scale-free coNCePTuaL program cannot say yet: the words tracegen refuses it with.
 refusal_of() {
   case $1 in
@@ -68,19 +53,6 @@ targets_of() {
     halo3d) echo "48 64" ;;
     fft) echo "32 64" ;;
   esac
-}
-
-record() {  # record NP OUTPUT PROGRAM ARGS...
-  local np=$1 out=$2 prog=$3
-  shift 3
-  # CPU time: each rank's compute demand, not the time it waited for a core (docs/recording.md).
-  if ! timeout 600 mpiexec --oversubscribe -n "$np" env LD_PRELOAD="$recorder" TRACEGEN_OUTPUT="$out" \
-      TRACEGEN_COMPRESS=0 TRACEGEN_CLOCK=cpu "$prog" "$@" >"$work/stdout" 2>"$work/stderr"; then
-    fail "$(basename "$prog") on $np ranks"
-    cat "$work/stdout" "$work/stderr"
-    return 1
-  fi
-  [ -s "$out" ] || { fail "no trace from $(basename "$prog") on $np ranks"; return 1; }
 }
 
 # The simulation's traffic per task against a recording's per-rank point-to-point calls and bytes.

@@ -1,0 +1,41 @@
+# Sourced by tests/e2e/extrapolate.sh and tests/e2e/scalefree_ncptl.sh: the sample applications
+# the extrapolation tests record, their arguments and the rank counts they are recorded at, and
+# the recording itself. The sourcing script sets `recorder` and `work`, and defines
+# record_failed MESSAGE, called (after the run's output is shown) when a recording fails.
+
+args_of() {
+  case $1 in
+    stencil2d) echo "10 16" ;;
+    stencil_strong) echo "10 240" ;;
+    ring) echo "5 64" ;;
+    halo3d) echo "5 6" ;;
+    fft) echo "5 48" ;;
+    cg) echo "4 64" ;;
+    rowcol) echo "10 1024" ;;
+    wavefront) echo "3 4 16" ;;
+  esac
+}
+
+inputs_of() {
+  case $1 in
+    stencil2d | stencil_strong | wavefront) echo "9 12 16" ;;
+    ring) echo "4 6 8" ;;
+    halo3d) echo "18 27 36" ;;
+    fft) echo "4 8 16" ;;
+    rowcol) echo "8 16 32" ;;
+  esac
+}
+
+# record NP OUTPUT PROGRAM ARGS...: a plain-text recording; RECORD_CLOCK (default wall) is the
+# recorder's TRACEGEN_CLOCK. Status 1, after record_failed, when the run fails or writes nothing.
+record() {
+  local np=$1 out=$2 prog=$3
+  shift 3
+  if ! timeout 600 mpiexec --oversubscribe -n "$np" env LD_PRELOAD="$recorder" TRACEGEN_OUTPUT="$out" \
+      TRACEGEN_COMPRESS=0 TRACEGEN_CLOCK="${RECORD_CLOCK:-wall}" "$prog" "$@" >"$work/stdout" 2>"$work/stderr"; then
+    cat "$work/stdout" "$work/stderr"
+    record_failed "$(basename "$prog") on $np ranks"
+    return 1
+  fi
+  [ -s "$out" ] || { record_failed "no trace from $(basename "$prog") on $np ranks"; return 1; }
+}
