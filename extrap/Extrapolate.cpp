@@ -32,6 +32,20 @@ constexpr Rank kMaxColorCheckRanks = Rank{1} << 16;
 // The mean relative error at the held-back scales up to which a fitted time model is taken.
 constexpr double kTimeTolerance = 0.25;
 
+// Counts that follow the application's data (docs/extrapolation.md, "Counts that follow the
+// data"): every rank's total may differ from the mean total by at most this much at an input,
+// and the mean's model must predict the held-back inputs within it, so that every rank's
+// bytes at the target stay within 1% of the application's.
+constexpr double kDataTotalSpread = 0.01;
+// The per-pair count at the target is the total over the ranks, rounded: at most this far off.
+constexpr double kDataRounding = 0.005;
+
+// MPI_Alltoallv's count and displacement vectors, the ones a sort's keys decide.
+bool isDataVectorOp(Op op) { return op == Op::Alltoallv || op == Op::Ialltoallv; }
+bool isDataVectorParam(Param p) {
+  return p == Param::SendCounts || p == Param::RecvCounts || p == Param::Displs || p == Param::RecvDispls;
+}
+
 struct SlotDesc {
   std::string name;  // "count", "loop 0 iter"
   SlotKind kind = SlotKind::Numeric;
@@ -81,6 +95,7 @@ class Extrapolator {
   void checkClasses() {
     for (std::size_t k = 0; k < in_.front().trace.events.size(); ++k) {
       eventIndex_ = k;
+      const bool dataVectors = dataDependent();
       for (std::size_t i = 0; i < in_.size(); ++i) {
         const Event& e = event(i);
         perClass(i, {{e.ranks, {}}}, "ranks");
@@ -89,7 +104,8 @@ class Extrapolator {
           perClass(i, e.loops[l].mem, fmt::format("loop {} mem", l));
         }
         for (const ParamValues& pv : e.params)
-          if (pv.param != Param::Failed && pv.param != Param::Matched && pv.param != Param::Color)
+          if (pv.param != Param::Failed && pv.param != Param::Matched && pv.param != Param::Color &&
+              !(dataVectors && isDataVectorParam(pv.param)))
             perClass(i, pv.groups, std::string(paramName(pv.param)));
       }
       progress_ = static_cast<int>(k) + 1;
@@ -552,6 +568,181 @@ class Extrapolator {
     return out;
   }
 
+  // ---- Counts that follow the application's data ----
+  // An IS-like sort's MPI_Alltoallv sends each rank's keys to the ranks that own their values:
+  // every pair of ranks has its own count, drawn by the keys, and no model of the scale
+  // predicts one pair's count. What does follow the scale is each rank's total (its keys; its
+  // share of all keys), and what a benchmark must keep is every rank's bytes. So such vectors
+  // are modelled by the mean total per rank, fitted over the inputs like any integer (or by
+  // least squares where it is no integer), and spread evenly over the target's ranks; the
+  // inputs must show every rank's total within kDataTotalSpread of the mean, or the
+  // extrapolation refuses, naming the spread. The vectors count as data-dependent when some
+  // input's groups of them are not unions of the grid's position classes (a decomposition's
+  // vectors are; a sort's differ rank by rank).
+
+  // Whether every group is a union of position classes of input i's grid (no error).
+  bool unionOfClasses(std::size_t i, const std::vector<ValueGroup>& groups) const {
+    for (const ValueGroup& g : groups)
+      for (const RankList& cr : classes_[i])
+        if (!cr.empty() && g.ranks.intersects(cr) && !cr.isSubsetOf(g.ranks)) return false;
+    return true;
+  }
+
+  bool dataDependent() const {
+    if (!isDataVectorOp(event(0).op)) return false;
+    for (std::size_t i = 0; i < in_.size(); ++i)
+      for (const ParamValues& pv : event(i).params)
+        if (isDataVectorParam(pv.param) && !unionOfClasses(i, pv.groups)) return true;
+    return false;
+  }
+
+  // Every rank's total of one count vector at input i.
+  struct RowTotals {
+    Int128 sum = 0;  // over all ranks
+    std::int64_t min = 0, max = 0;
+    double pairMin = 0, pairMax = 0;  // the smallest and largest single count
+  };
+  RowTotals rowTotals(std::size_t i, Param p) const {
+    const Rank P = grids_[i].size();
+    const ParamValues* pv = event(i).param(p);
+    if (!pv) throw error(i, fmt::format("it has no {}: the counts of an MPI_Alltoallv that follow the data need both sides",
+                                        paramName(p)));
+    RowTotals t;
+    Rank ranks = 0;
+    bool first = true;
+    for (const ValueGroup& g : pv->groups) {
+      if (g.values.size() != static_cast<std::size_t>(P))
+        throw error(i, fmt::format("its {} for ranks {} has {} values, not one per rank of the world ({}): counts that "
+                                   "follow the data are extrapolated on MPI_COMM_WORLD only",
+                                   paramName(p), g.ranks.str(), g.values.size(), P));
+      std::int64_t row = 0;
+      for (std::int64_t v : g.values) {
+        if (v < 0) throw error(i, fmt::format("its {} has the negative count {}", paramName(p), v));
+        row += v;  // values are at most 2^31 (ir/Limits.h) and P at most 2^31: no overflow
+        t.pairMin = first ? static_cast<double>(v) : std::min(t.pairMin, static_cast<double>(v));
+        t.pairMax = first ? static_cast<double>(v) : std::max(t.pairMax, static_cast<double>(v));
+        first = false;
+      }
+      t.min = ranks == 0 ? row : std::min(t.min, row);
+      t.max = ranks == 0 ? row : std::max(t.max, row);
+      t.sum += static_cast<Int128>(row) * g.ranks.size();
+      ranks += g.ranks.size();
+    }
+    if (ranks != P)
+      throw error(i, fmt::format("its {} is given for {} of the {} ranks: counts that follow the data are extrapolated "
+                                 "for collectives of every rank only",
+                                 paramName(p), ranks, P));
+    return t;
+  }
+
+  // Whether the displacements lay the blocks out one after another (prefix sums of the counts).
+  bool packed(std::size_t i, Param counts, Param displs) const {
+    const ParamValues* c = event(i).param(counts);
+    const ParamValues* d = event(i).param(displs);
+    if (!d) return true;
+    for (const ValueGroup& dg : d->groups)
+      for (const ValueGroup& cg : c->groups) {
+        if (!dg.ranks.intersects(cg.ranks)) continue;
+        if (dg.values.size() != cg.values.size()) return false;
+        std::int64_t at = 0;
+        for (std::size_t k = 0; k < cg.values.size(); ++k) {
+          if (dg.values[k] != at) return false;
+          at += cg.values[k];
+        }
+      }
+    return true;
+  }
+
+  void fitDataVectors(Event& out) {
+    const Rank P = target_.size();
+    if (out.ranks.size() != P)
+      throw error(0, fmt::format("its counts follow the data, but only {} of the {} ranks of the target make it: counts "
+                                 "that follow the data are extrapolated for collectives of every rank only",
+                                 out.ranks.size(), P));
+    std::vector<Observation<std::int64_t>> exact;
+    std::vector<Observation<double>> real;
+    bool integral = true;
+    std::string seen, spreads;  // spreads: "sent 16384..16384, received 16381..16387 at P=8 (8) (pairs ...)"
+    for (std::size_t i = 0; i < in_.size(); ++i) {
+      const Rank Pi = grids_[i].size();
+      const RowTotals send = rowTotals(i, Param::SendCounts), recv = rowTotals(i, Param::RecvCounts);
+      if (send.sum != recv.sum)
+        throw error(i, fmt::format("its send counts add up to {} over the ranks at {} but its receive counts to {}: counts "
+                                   "that follow the data are extrapolated for one datatype on both sides",
+                                   static_cast<std::int64_t>(send.sum), at(i), static_cast<std::int64_t>(recv.sum)));
+      const double mean = static_cast<double>(send.sum) / static_cast<double>(Pi);
+      std::string totals;
+      for (const auto& [what, t] : {std::pair{"sent", send}, std::pair{"received", recv}}) {
+        const double spread =
+            mean > 0 ? std::max(mean - static_cast<double>(t.min), static_cast<double>(t.max) - mean) / mean : 0;
+        if (spread > kDataTotalSpread)
+          throw error(i, fmt::format("its counts follow the data (they differ for every pair of ranks), and the ranks' "
+                                     "totals {} range from {} to {} at {}, {:.2g}% off their mean {:.6g}: a benchmark "
+                                     "could not keep every rank's bytes within 1% at another scale (totals must agree "
+                                     "within {:g}%; a code that balances its data, as NPB IS does, has them)",
+                                     what, t.min, t.max, at(i), 100 * spread, mean, 100 * kDataTotalSpread));
+        totals += fmt::format("{}{} {}..{}", totals.empty() ? "" : ", ", what, t.min, t.max);
+      }
+      spreads += fmt::format("{}{} at {} (pairs {:g}..{:g})", spreads.empty() ? "" : "; ", totals, at(i),
+                             std::min(send.pairMin, recv.pairMin), std::max(send.pairMax, recv.pairMax));
+      seen += fmt::format("{}{:.6g} at {}", seen.empty() ? "" : ", ", mean, at(i));
+      if (send.sum % Pi == 0) exact.push_back({grids_[i].scale(), static_cast<std::int64_t>(send.sum / Pi)});
+      else integral = false;
+      real.push_back({grids_[i].scale(), mean});
+    }
+    // The mean total per rank at the target: an exact model where the means are integers and
+    // one fits, else least squares, taken only if it predicts the held-back inputs within 1%.
+    double total = -1;
+    std::string model;
+    if (integral) {
+      const ExactFit f = fitExact(exact, vars_, target_.scale(), probes_);
+      if (f.model && f.rivals.empty())
+        if (auto v = f.model->at(target_.scale())) {
+          total = static_cast<double>(v->num) / static_cast<double>(v->den);
+          model = f.model->str();
+        }
+    }
+    if (model.empty()) {
+      const RealFit f = fitReal(real, vars_);
+      if (!f.model || f.crossValidationError > kDataTotalSpread || !(f.model->at(target_.scale()) > 0))
+        throw error(in_.size() - 1,
+                    fmt::format("its counts follow the data; the mean total per rank ({}) fits no model that predicts the "
+                                "held-back inputs within {:g}% (best: {}, error {:.2g}%)",
+                                seen, 100 * kDataTotalSpread, f.model ? f.model->str() : "none",
+                                100 * f.crossValidationError));
+      total = f.model->at(target_.scale());
+      model = f.model->str() + fmt::format(" (least squares, cross-validation error {:.2g}%)", 100 * f.crossValidationError);
+    }
+    const std::int64_t pair = std::llround(total / static_cast<double>(P));
+    const double rounding = std::abs(static_cast<double>(pair) * static_cast<double>(P) - total) / total;
+    if (pair < 1 || rounding > kDataRounding)
+      throw error(in_.size() - 1,
+                  fmt::format("its counts follow the data; the mean total per rank at {} is {:.6g}, and {} per pair of "
+                              "ranks would be {:.2g}% off it (at most {:g}% is kept): too few elements per pair at that "
+                              "scale",
+                              atTarget(), total, pair, 100 * rounding, 100 * kDataRounding));
+    for (auto [counts, displs] : {std::pair{Param::SendCounts, Param::Displs}, std::pair{Param::RecvCounts, Param::RecvDispls}}) {
+      out.setParam(counts, {{out.ranks, Values(static_cast<std::size_t>(P), pair)}}, false);
+      bool anyDispls = false;
+      for (std::size_t i = 0; i < in_.size(); ++i) {
+        anyDispls = anyDispls || event(i).param(displs) != nullptr;
+        if (!packed(i, counts, displs))
+          throw error(i, fmt::format("its counts follow the data, and its {} are not the blocks laid out one after "
+                                     "another at {}: only packed displacements are extrapolated",
+                                     paramName(displs), at(i)));
+      }
+      if (!anyDispls) continue;
+      Values d(static_cast<std::size_t>(P));
+      for (Rank k = 0; k < P; ++k) d[static_cast<std::size_t>(k)] = k * pair;
+      out.setParam(displs, {{out.ranks, std::move(d)}}, false);
+    }
+    ++res_.stats["vectors that follow the data"];
+    explain(fmt::format("{}: counts follow the data (every pair of ranks differs); mean total per rank {} -> {} = {:.6g} "
+                        "at {}, {} per pair, {:.2g}% off by rounding; every rank's totals at the inputs: {}",
+                        describe(0), seen, model, total, atTarget(), pair, 100 * rounding, spreads),
+            "");
+  }
+
   static SlotKind kindOf(Param p) {
     switch (p) {
       case Param::Comm:
@@ -733,7 +924,10 @@ class Extrapolator {
     for (std::size_t i = 0; i < in_.size(); ++i)
       for (const ParamValues& pv : event(i).params)
         if (pv.param != Param::Failed && pv.param != Param::Matched) params.insert(pv.param);
+    const bool dataVectors = dataDependent();
+    if (dataVectors) fitDataVectors(out);
     for (Param p : params) {
+      if (dataVectors && isDataVectorParam(p)) continue;
       std::vector<const std::vector<ValueGroup>*> g;
       std::optional<bool> relative;
       for (std::size_t i = 0; i < in_.size(); ++i) {

@@ -1465,14 +1465,31 @@ class CWriter : public ProgramWalker {
       d.set(key + "_row", *table + "[rank]");
       return;
     }
+    // One value for every rank (an extrapolated sort's even split, `msg_count(256)` 64 times):
+    // a loop, where the template has one (`key_each`).
+    constexpr std::size_t kShortVector = 8;
+    if (x.c.op == Op::Alltoallv && n > kShortVector) {
+      const std::vector<Expr>* v = vec(x.c, p);
+      const Expr* e0 = v && !v->empty() ? &v->front() : fallback;
+      bool same = e0 != nullptr;
+      for (std::size_t i = 0; i < n && same; ++i) {
+        const Expr* e = v && i < v->size() ? &(*v)[i] : fallback;
+        same = e && e->isConst() && e0->isConst() && e->value == e0->value;
+      }
+      if (same) {
+        d.set(key + "_each", count(x, e0, fmt::format("{}0", paramName(p))));
+        return;
+      }
+    }
     d.set(key, countVector(x, p, n, fallback));
   }
 
   // Whether a vector collective's displacements are laid out by the runtime's pack_displs (the
   // blocks one after the other, in the order of the ranks): where the trace has none, and where
   // the recorded ones differ by rank and are just that for every rank of the call: a formula
-  // explains them, so they are not spelled as choices by rank (or tables) again. Constant
-  // displacements stay as recorded (`{ 0, 1, 3, 6 }` says as much as the formula), and cycles
+  // explains them, so they are not spelled as choices by rank (or tables) again. Short constant
+  // displacements stay as recorded (`{ 0, 1, 3, 6 }` says as much as the formula; 64 of them
+  // do not), and cycles
   // over executions are not compared. Under --msg-scale the blocks of the scaled counts are
   // packed, as where the trace has no displacements.
   bool packedDispls(const CallCtx& x, Param displs, Param counts, const Expr* countsFallback, std::size_t n) const {
@@ -1481,7 +1498,10 @@ class CWriter : public ProgramWalker {
     if (program_.scaleFree) return false;  // its values are formulas of the scale already
     const std::vector<Expr>* v = vec(x.c, counts);
     auto count = [&](std::size_t i) { return v && i < v->size() ? &(*v)[i] : countsFallback; };
-    if (d->size() != n || std::all_of(d->begin(), d->end(), [](const Expr& e) { return e.isConst(); })) return false;
+    constexpr std::size_t kShortVector = 8;  // up to this long, constant displacements read best as they are
+    if (d->size() != n ||
+        (n <= kShortVector && std::all_of(d->begin(), d->end(), [](const Expr& e) { return e.isConst(); })))
+      return false;
     for (std::size_t i = 0; i < n; ++i)
       if (!plainPerRank((*d)[i]) || !count(i) || !plainPerRank(*count(i))) return false;
     bool any = false;

@@ -296,6 +296,9 @@ void RankCursor::emit(Item& item, Call& call) {
   const bool keepVectors = neighborhood || e.op == Op::CartCreate || e.op == Op::CartSub || e.op == Op::GraphCreate ||
                            e.op == Op::DistGraphCreateAdjacent;
   if (keepVectors) callVectors_.clear();
+  // MPI_Alltoallv (and MPI_Ialltoallv): the rank's bytes are its count vectors' sums.
+  const bool alltoallv = blockingForm(e.op) == Op::Alltoallv;
+  std::int64_t sentElements = 0, receivedElements = 0;
   for (auto& s : item.params) {
     if (!s.vector) continue;
     std::int64_t n = commSize;
@@ -322,6 +325,17 @@ void RankCursor::emit(Item& item, Call& call) {
     // MPI_Alltoallw (and MPI_Ialltoallw): each peer's block has its own count and datatype.
     if (blockingForm(e.op) == Op::Alltoallw) alltoallwVector(s.values->param, call.vec);
     if (keepVectors) callVectors_[static_cast<int>(s.values->param)] = call.vec;
+    if (alltoallv && (s.values->param == Param::SendCounts || s.values->param == Param::RecvCounts))
+      for (std::int64_t v : call.vec) {
+        std::int64_t& sum = s.values->param == Param::SendCounts ? sentElements : receivedElements;
+        auto next = checkedAdd(sum, std::max<std::int64_t>(v, 0));
+        if (!next) fail(e, fmt::format("rank {}: the counts of {} overflow 64 bits", rank_, paramName(s.values->param)));
+        sum = *next;
+      }
+  }
+  if (alltoallv) {
+    call.bytes = payload(sentElements, call.datatype, "sendcounts");
+    call.recvBytes = payload(receivedElements, recvType >= 0 ? recvType : call.datatype, "recvcounts");
   }
   if (blockingForm(e.op) == Op::Alltoallw) alltoallwBytes(e, call);
   if (topology) neighborBytes(e, call, *topology, recvCount, recvType);

@@ -85,6 +85,9 @@ RankSummary summarizeRank(const Trace& trace, Rank r, ExpansionBudget& budget, c
     if (isNeighborCollective(call.op)) {
       s.bytesSent = saturatingAdd(s.bytesSent, call.bytes);
       s.bytesReceived = saturatingAdd(s.bytesReceived, call.recvBytes);
+    } else if (isCollective(kind)) {
+      s.collectiveBytesSent = saturatingAdd(s.collectiveBytesSent, call.bytes);
+      s.collectiveBytesReceived = saturatingAdd(s.collectiveBytesReceived, call.recvBytes);
     }
     // Persistent requests move their message at each MPI_Start/MPI_Startall, not at the
     // MPI_Send_init/MPI_Recv_init that made them.

@@ -23,6 +23,10 @@ struct RankSummary {
   std::int64_t calls = 0;
   std::int64_t bytesSent = 0;      // point-to-point payload sent, MPI_Put/MPI_Accumulate origin bytes, MPI-IO writes
   std::int64_t bytesReceived = 0;  // point-to-point payload posted to receive, MPI_Get origin bytes, MPI-IO reads
+  // Collectives (blocking and nonblocking, not the neighbourhood ones, which count above as the
+  // messages they stand for): the payload the rank's calls contribute and post to receive.
+  std::int64_t collectiveBytesSent = 0;
+  std::int64_t collectiveBytesReceived = 0;
   double computeUs = 0;            // compute time before calls, where measured in microseconds
   double computeKinst = 0;         // compute in thousands of instructions (time-independent traces)
   double mpiUs = 0;                // time inside MPI calls, where measured

@@ -29,12 +29,18 @@
 #                   numbered along its longest side (4x2, 4x4, 8x4), messages of n/px
 #                                              inputs 8, 16, 32                     targets 40, 48, 64
 #
+#   intsort         IS-like: MPI_Alltoallv counts that follow the keys, totals balanced (NPB IS)
+#                                              inputs 8, 16, 32                     targets 24, 48, 64
+#                   no pair's count is predictable: compared with `--bytes-tolerance 1` (every
+#                   rank's bytes within 1%, calls identical), and the fixed-scale benchmark at 48
+#                   ranks is run under the recorder and compared the same way.
+#
 # cg (its transpose partner is no neighbour on the grid) is refused with status 2.
 set -uo pipefail
 tracegen=$1 recorder=$2 apps=$3 src=$4
 shift 4
 selected=("$@")
-[ ${#selected[@]} -eq 0 ] && selected=(ring stencil2d stencil_strong halo3d fft wavefront rowcol)
+[ ${#selected[@]} -eq 0 ] && selected=(ring stencil2d stencil_strong halo3d fft wavefront rowcol intsort)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 TRACEGEN_QUIET=1
@@ -57,6 +63,7 @@ targets_of() {
     fft) echo "32 48 64" ;;
     wavefront) echo "24 36 64" ;;
     rowcol) echo "40 48 64" ;;
+    intsort) echo "24 48 64" ;;
   esac
 }
 
@@ -73,6 +80,42 @@ check() {  # check NAME COMMAND...: counts a pass or a failure
   fi
 }
 
+# IS-like counts that follow the data (docs/extrapolation.md, "Counts that follow the data"):
+# every rank's bytes within 1% of the real recording, at every target and through a benchmark.
+data_dependent() {  # data_dependent APP INPUT...
+  local app=$1 np
+  shift
+  for np in $(targets_of "$app"); do
+    check "$app: extrapolate to $np ranks" "$tracegen" extrapolate "$@" --ranks "$np" -o "$work/$app-x$np.tgt" --explain
+    grep "counts follow the data" "$work/out"
+    record "$np" "$work/$app-real$np.tgt" "$apps/$app" "${a[@]}" || { failures=$((failures + 1)); continue; }
+    check "$app: extrapolated = recorded at $np ranks (calls; bytes on every rank within 1%)" \
+      "$tracegen" compare --bytes-tolerance 1 "$work/$app-x$np.tgt" "$work/$app-real$np.tgt"
+    grep "largest difference in bytes" "$work/out"
+  done
+  # Without the tolerance the single ranks' received bytes differ (the keys decide them): exit 1.
+  if [ -s "$work/$app-x64.tgt" ] && [ -s "$work/$app-real64.tgt" ]; then
+    "$tracegen" compare "$work/$app-x64.tgt" "$work/$app-real64.tgt" >"$work/out" 2>&1
+    local rc=$?
+    if [ $rc -eq 1 ] && grep -q "collective bytes received" "$work/out"; then
+      passed=$((passed + 1))
+      echo "ok: $app: without --bytes-tolerance the ranks' received bytes differ (status 1)"
+    else
+      failures=$((failures + 1))
+      echo "FAIL: $app: compare without --bytes-tolerance: status $rc"
+      cat "$work/out"
+    fi
+  fi
+  if [ -s "$work/$app-x48.tgt" ] && [ -s "$work/$app-real48.tgt" ]; then
+    check "$app: benchmark at 48 ranks from the extrapolation: recorded calls; bytes within 1% of the application's" bash -c '
+      "$1" "$2" -o "$3.c" && mpicc -std=c11 -O2 -Wall -Wextra -Werror -o "$3" "$3.c" &&
+      timeout 600 mpiexec --oversubscribe -n 48 env LD_PRELOAD="$4" TRACEGEN_OUTPUT="$3.tgt" TRACEGEN_COMPRESS=0 \
+        "$3" --compute-scale 0 >"$3.out" 2>&1 &&
+      "$1" compare --bytes-tolerance 1 "$5" "$3.tgt"' \
+      _ "$tracegen" "$work/$app-x48.tgt" "$work/$app-bench48" "$recorder" "$work/$app-real48.tgt"
+  fi
+}
+
 for app in "${selected[@]}"; do
   read -r -a a <<<"$(args_of "$app")"
   ins=()
@@ -80,6 +123,10 @@ for app in "${selected[@]}"; do
     record "$np" "$work/$app-$np.tgt" "$apps/$app" "${a[@]}" || { failures=$((failures + 1)); continue 2; }
     ins+=("$work/$app-$np.tgt")
   done
+  if [ "$app" = intsort ]; then
+    data_dependent "$app" "${ins[@]}"
+    continue
+  fi
   # One scale-free benchmark for every target, compiled once.
   sf=$work/$app-scalefree
   check "$app: scale-free C benchmark" "$tracegen" extrapolate "${ins[@]}" -o "$sf.c" --explain

@@ -13,6 +13,7 @@ args_of() {
     cg) echo "4 64" ;;
     rowcol) echo "10 1024" ;;
     wavefront) echo "3 4 16" ;;
+    intsort) echo "3 16384" ;;
   esac
 }
 
@@ -22,7 +23,7 @@ inputs_of() {
     ring) echo "4 6 8" ;;
     halo3d) echo "18 27 36" ;;
     fft) echo "4 8 16" ;;
-    rowcol) echo "8 16 32" ;;
+    rowcol | intsort) echo "8 16 32" ;;
   esac
 }
 

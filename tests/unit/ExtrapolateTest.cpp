@@ -255,6 +255,85 @@ TEST(Extrapolate, AParameterNoModelFitsIsAnError) {
   EXPECT_EQ(r.trace.events[1].uniformValue(Param::Count), 64);
 }
 
+// An IS-like sort at P ranks: MPI_Alltoallv counts that differ for every pair of ranks (a
+// circulant +1/-1 around `total / P`, so every rank sends and receives exactly `total`, except
+// that rank 1 sends `skew` more to rank 0), displacements packed
+// unless `packed` is false.
+std::string sortText(Rank p, std::int64_t total, std::int64_t skew = 0, bool packed = true) {
+  auto count = [&](Rank from, Rank to) {
+    const Rank d = ((to - from) % p + p) % p;
+    std::int64_t c = total / p + (d == 1 ? 1 : d == 2 ? -1 : 0);
+    if (to == 0 && from == 1) c += skew;
+    return c;
+  };
+  std::string text = fmt::format(
+      "tracegen-trace 1\nranks {0}\norigin hand-written\ndatatype MPI_INT 4\n"
+      "event 0 MPI_Init @ <1 0 {{{0} 1}}>\n  site sort.c:10\n"
+      "event 1 MPI_Alltoallv @ <1 0 {{{0} 1}}>\n  site sort.c:20\n  loop 0 iter 3\n  loop 0 mem 1\n  comm 2\n"
+      "  datatype MPI_INT\n  recvtype MPI_INT\n",
+      p);
+  for (const std::string side : {"sendcounts", "displs", "recvcounts", "rdispls"})
+    for (Rank r = 0; r < p; ++r) {
+      const bool send = side == "sendcounts" || side == "displs";
+      const bool displs = side == "displs" || side == "rdispls";
+      std::string line = fmt::format("  {}", side);
+      std::int64_t at = 0;
+      for (Rank k = 0; k < p; ++k) {
+        const std::int64_t c = send ? count(r, k) : count(k, r);
+        line += fmt::format(" {}", displs ? (packed ? at : at + 1) : c);
+        at += c;
+      }
+      text += line + fmt::format(" @ <1 {} {{1 0}}>\n", r);
+    }
+  return text + "event 2 MPI_Finalize @ <1 0 {" + std::to_string(p) + " 1}>\n  site sort.c:30\n";
+}
+
+TEST(Extrapolate, CountsThatFollowTheDataKeepEveryRanksTotal) {
+  // Weak scaling: 4096 keys per rank, split over the ranks by their values.
+  std::vector<ExtrapolateInput> in;
+  for (Rank p : {8, 16, 32}) in.push_back(input(fmt::format("sort{}.tgt", p), sortText(p, 4096)));
+  const ExtrapolateResult r = extrapolate(in, ExtrapolateOptions{64, {}});
+  const Event& e = r.trace.events[1];
+  ASSERT_EQ(e.op, Op::Alltoallv);
+  const ParamValues* counts = e.param(Param::SendCounts);
+  ASSERT_NE(counts, nullptr);
+  ASSERT_EQ(counts->groups.size(), 1u);  // one group: the trace does not grow as P^2
+  EXPECT_EQ(counts->groups[0].values, Values(64, 64));
+  ASSERT_NE(e.param(Param::RecvDispls), nullptr);
+  EXPECT_EQ(e.param(Param::RecvDispls)->groups[0].values[5], 5 * 64);
+  const TraceSummary s = summarizeTrace(r.trace, "x64");
+  for (const RankSummary& rank : s.perRank) {
+    EXPECT_EQ(rank.collectiveBytesSent, 3 * 4096 * 4) << rank.rank;
+    EXPECT_EQ(rank.collectiveBytesReceived, 3 * 4096 * 4) << rank.rank;
+  }
+  EXPECT_EQ(r.stats.at("vectors that follow the data"), 1);
+  const std::string explained = fmt::format("{}", fmt::join(r.explanation, "\n"));
+  EXPECT_NE(explained.find("counts follow the data (every pair of ranks differs); mean total per rank 4096 at P=8 (8), "
+                           "4096 at P=16 (16), 4096 at P=32 (32) -> 4096 = 4096 at P=64 (64), 64 per pair"),
+            std::string::npos)
+      << explained;
+  // 48 ranks: 4096/48 = 85.33 per pair, 85 is 0.4% short of the total: kept.
+  EXPECT_EQ(extrapolate(in, ExtrapolateOptions{48, {}}).trace.events[1].param(Param::SendCounts)->groups[0].values[0], 85);
+  // 1,000 ranks: 4 elements per pair would be 2.3% short: refused.
+  EXPECT_NE(errorOf(in, 1000).find("too few elements per pair"), std::string::npos) << errorOf(in, 1000);
+}
+
+TEST(Extrapolate, CountsThatFollowTheDataNeedBalancedTotalsAndPackedBlocks) {
+  // Rank 1 sends (and rank 0 receives) 2% more than the others at 16 ranks: no evenly spread
+  // count keeps them within 1%.
+  std::vector<ExtrapolateInput> skewed{input("s8.tgt", sortText(8, 4096)), input("s16.tgt", sortText(16, 4096, 82)),
+                                       input("s32.tgt", sortText(32, 4096))};
+  const std::string e = errorOf(skewed, 64);
+  EXPECT_NE(e.find("s16.tgt:"), std::string::npos) << e;
+  EXPECT_NE(e.find("totals sent range from 4096 to 4178 at P=16 (16), 1.9% off their mean"), std::string::npos) << e;
+  // Displacements with gaps between the blocks.
+  std::vector<ExtrapolateInput> gaps{input("g8.tgt", sortText(8, 4096, 0, false)), input("g16.tgt", sortText(16, 4096)),
+                                     input("g32.tgt", sortText(32, 4096))};
+  const std::string e2 = errorOf(gaps, 64);
+  EXPECT_NE(e2.find("g8.tgt:"), std::string::npos) << e2;
+  EXPECT_NE(e2.find("only packed displacements are extrapolated"), std::string::npos) << e2;
+}
+
 TEST(Extrapolate, UndecidedModelsNameTheScaleThatWouldSettleThem) {
   // Square grids only: -px, -py and -sqrt(P) all fit the count; 4x8 needs a choice.
   std::vector<ExtrapolateInput> in{stencil(3, 3), stencil(4, 4)};

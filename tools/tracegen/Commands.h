@@ -41,7 +41,9 @@ void registerCompareCommand(CLI::App& app, CommandAction& run);
 void registerGenerateCommand(CLI::App& app, CommandAction& run, std::string commandLine);
 void registerExtrapolateCommand(CLI::App& app, CommandAction& run);
 
-int runCompare(const std::string& a, const std::string& b, std::ostream& out);
+// Exit status 0 when the traces make the same calls and bytes on every rank (bytes may differ by
+// up to `bytesTolerancePercent` of the larger figure), 1 otherwise.
+int runCompare(const std::string& a, const std::string& b, std::ostream& out, double bytesTolerancePercent = 0);
 
 // Writes to `path`, or to standard output for "-". Throws InputError if it cannot.
 void writeOutput(const std::string& path, const std::string& text);

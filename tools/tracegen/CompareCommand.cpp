@@ -1,9 +1,13 @@
 // `tracegen compare A B`: do two traces make the same MPI calls?
 //
 // Both traces are expanded once per rank class (ir/Summary.h) and compared per rank and per MPI
-// operation: call counts, point-to-point bytes sent and bytes posted to receive. The traces
-// agree when every figure is identical (exit status 0); otherwise each difference is printed as
-// `rank R: WHAT: A vs B` and the status is 1. This is how a generated benchmark, run under the
+// operation: call counts, point-to-point bytes sent and bytes posted to receive, and the bytes
+// the rank's collectives contribute and post to receive. The traces agree when every figure is
+// identical (exit status 0); otherwise each difference is printed as `rank R: WHAT: A vs B` and
+// the status is 1. `--bytes-tolerance PCT` lets byte figures differ by up to PCT percent of the
+// larger one (calls must still be identical): an extrapolated trace of a code whose message
+// sizes follow its data (IS-like MPI_Alltoallv counts, docs/extrapolation.md) keeps every
+// rank's bytes within a bound, not exactly; the largest deviation is printed either way. This is how a generated benchmark, run under the
 // recorder, is checked against the trace it was generated from. Times are compared too, per rank
 // and in total (compute before calls plus time inside MPI), when both traces have them; they are
 // reported, never part of the verdict, since no two runs take the same time. Unreadable input
@@ -67,7 +71,7 @@ std::map<std::string, std::int64_t> testSuccesses(const Trace& t, Rank r, const 
 
 }  // namespace
 
-int runCompare(const std::string& a, const std::string& b, std::ostream& out) {
+int runCompare(const std::string& a, const std::string& b, std::ostream& out, double bytesTolerancePercent) {
   const Trace ta = readTraceFile(a);
   const Trace tb = readTraceFile(b);
   printReaderWarnings(ta);
@@ -102,6 +106,18 @@ int runCompare(const std::string& a, const std::string& b, std::ostream& out) {
       if (hasX) hasX = streamA.next(x, &classA);
       if (hasY) hasY = streamB.next(y, &classB);
     }
+  };
+  // Byte figures: equal, or within the tolerance (then only the largest deviation is kept).
+  double largestDeviation = 0;  // percent of the larger figure, over every byte figure that differs
+  std::string largestWhere;
+  auto compareBytes = [&](Rank r, const char* what, std::int64_t x, std::int64_t y) {
+    if (x == y) return;
+    const double dev = 100.0 * static_cast<double>(x > y ? x - y : y - x) / static_cast<double>(std::max(x, y));
+    if (dev > largestDeviation) {
+      largestDeviation = dev;
+      largestWhere = fmt::format("rank {}: {}: {} vs {}", r, what, x, y);
+    }
+    if (dev > bytesTolerancePercent) report(fmt::format("rank {}: {}: {} vs {}", r, what, x, y));
   };
   auto successes = [](std::map<std::size_t, std::map<std::string, std::int64_t>>& cache, std::size_t cls, const Trace& t,
                       Rank r, const std::string& file) -> const std::map<std::string, std::int64_t>& {
@@ -138,9 +154,10 @@ int runCompare(const std::string& a, const std::string& b, std::ostream& out) {
       }
       if (nx != ny) report(fmt::format("rank {}: {}: {} vs {} calls", x->rank, name, nx, ny));
     }
-    if (x->bytesSent != y->bytesSent) report(fmt::format("rank {}: bytes sent: {} vs {}", x->rank, x->bytesSent, y->bytesSent));
-    if (x->bytesReceived != y->bytesReceived)
-      report(fmt::format("rank {}: bytes received: {} vs {}", x->rank, x->bytesReceived, y->bytesReceived));
+    compareBytes(x->rank, "bytes sent", x->bytesSent, y->bytesSent);
+    compareBytes(x->rank, "bytes received", x->bytesReceived, y->bytesReceived);
+    compareBytes(x->rank, "collective bytes sent", x->collectiveBytesSent, y->collectiveBytesSent);
+    compareBytes(x->rank, "collective bytes received", x->collectiveBytesReceived, y->collectiveBytesReceived);
   });
   if (differences > kMaxShown) out << fmt::format("... and {} more differences\n", differences - kMaxShown);
   if (!polls.empty()) {
@@ -166,8 +183,12 @@ int runCompare(const std::string& a, const std::string& b, std::ostream& out) {
                        totalA > 0 ? fmt::format("{:.3f}", totalB / totalA) : std::string("-"));
   }
 
+  if (largestDeviation > 0)
+    out << fmt::format("\nlargest difference in bytes: {:.3g}% ({}){}\n", largestDeviation, largestWhere,
+                       bytesTolerancePercent > 0 ? fmt::format(", tolerance {:g}%", bytesTolerancePercent) : "");
   if (differences == 0) {
-    out << fmt::format("\nsame calls and bytes on all {} ranks ({} calls)\n", sa.ranks, sa.calls);
+    out << fmt::format("\nsame calls and bytes on all {} ranks ({} calls){}\n", sa.ranks, sa.calls,
+                       largestDeviation > 0 ? fmt::format(", bytes within {:g}%", bytesTolerancePercent) : "");
     return 0;
   }
   out << fmt::format("\n{} difference{} in calls or bytes\n", differences, differences == 1 ? "" : "s");

@@ -70,14 +70,19 @@ namespace tracegen {
 void registerCompareCommand(CLI::App& app, CommandAction& run) {
   struct Args {
     std::string a, b;
+    double bytesTolerance = 0;
   };
   static Args args;
   CLI::App* cmd = app.add_subcommand(
       "compare", "per rank and MPI operation, counts and bytes (and total time) of two traces; exit 1 if they differ");
   cmd->add_option("a", args.a, "first trace")->required();
   cmd->add_option("b", args.b, "second trace")->required();
+  cmd->add_option("--bytes-tolerance", args.bytesTolerance,
+                  "byte figures may differ by up to this percentage of the larger one (default 0: identical); "
+                  "for extrapolated traces of codes whose message sizes follow their data")
+      ->check(CLI::Range(0.0, 100.0));
   cmd->callback([&run] {
-    run = [] { return runCompare(args.a, args.b, std::cout); };
+    run = [] { return runCompare(args.a, args.b, std::cout, args.bytesTolerance); };
   });
 }
 
