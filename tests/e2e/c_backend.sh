@@ -243,8 +243,15 @@ imbalanced=imbalanced-2
 if [ -x "$work/$imbalanced" ]; then
   # --compute-scale acts on each rank's own computation (200 ms on rank 0, 50 ms on rank 1 in
   # the trace): at 100 the busiest and least busy ranks replay those, at 50 half of each,
-  # within 2% (a spin overshoots its end by a clock read).
-  if run "$imbalanced" 2 "$work/full" --compute-scale 100 && run "$imbalanced" 2 "$work/half" --compute-scale 50; then
+  # within 2% (a spin overshoots its end by a clock read). The spins are wall-clock time: a
+  # machine busy with other work preempts them past their end, so a miss is measured again, up
+  # to three times; a knob that does not scale misses every time.
+  verdict=""
+  for attempt in 1 2 3; do
+    if ! run "$imbalanced" 2 "$work/full" --compute-scale 100 || ! run "$imbalanced" 2 "$work/half" --compute-scale 50; then
+      verdict="$imbalanced with --compute-scale 100 and 50"
+      break
+    fi
     if python3 - "$work/$imbalanced.inspect.json" "$work/full.out" "$work/half.out" <<'PY'
 import json, re, sys
 ranks = [r["compute_us"] / 1e6 for r in json.load(open(sys.argv[1]))["per_rank"]]
@@ -258,13 +265,12 @@ print("compute per rank (busiest, least busy): traced %s s, at 100%% %s s, at 50
 sys.exit(0 if ok else 1)
 PY
     then
-      pass
-    else
-      fail "--compute-scale 50 does not halve each rank's computation ($imbalanced)"
+      verdict=ok
+      break
     fi
-  else
-    fail "$imbalanced with --compute-scale 100 and 50"
-  fi
+    verdict="--compute-scale 50 does not halve each rank's computation ($imbalanced), $attempt attempts"
+  done
+  if [ "$verdict" = ok ]; then pass; else fail "$verdict"; fi
 fi
 
 printf '%s\n' "${summary[@]}"
