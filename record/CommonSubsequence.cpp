@@ -3,6 +3,7 @@
 // edit path and recurses on the two halves (see CommonSubsequence.h).
 #include "record/CommonSubsequence.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace tracegen::record {
@@ -125,9 +126,33 @@ class MyersSearch {
 std::optional<std::vector<std::pair<std::size_t, std::size_t>>> longestCommonSubsequence(std::span<const std::uint32_t> a,
                                                                                         std::span<const std::uint32_t> b,
                                                                                         std::size_t workLimit) {
+  // Elements absent from the other sequence can match nothing: leaving them out keeps every
+  // common subsequence and makes n, m and D smaller (partials of different shapes have many
+  // call sites of their own). `keptA` and `keptB` map the remaining positions back.
+  std::vector<std::uint32_t> valuesA(a.begin(), a.end()), valuesB(b.begin(), b.end());
+  for (auto* v : {&valuesA, &valuesB}) {
+    std::sort(v->begin(), v->end());
+    v->erase(std::unique(v->begin(), v->end()), v->end());
+  }
+  std::vector<std::uint32_t> sharedA, sharedB;
+  std::vector<std::size_t> keptA, keptB;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (std::binary_search(valuesB.begin(), valuesB.end(), a[i])) {
+      sharedA.push_back(a[i]);
+      keptA.push_back(i);
+    }
+  for (std::size_t j = 0; j < b.size(); ++j)
+    if (std::binary_search(valuesA.begin(), valuesA.end(), b[j])) {
+      sharedB.push_back(b[j]);
+      keptB.push_back(j);
+    }
   std::vector<Match> matches;
-  MyersSearch search(a, b, workLimit);
+  MyersSearch search(sharedA, sharedB, workLimit);
   if (!search.run(matches)) return std::nullopt;
+  for (auto& [i, j] : matches) {
+    i = keptA[i];
+    j = keptB[j];
+  }
   return matches;
 }
 

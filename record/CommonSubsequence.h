@@ -13,11 +13,12 @@
 // overlap is a point on a shortest path, where the problem splits into two halves with about
 // D/2 edits each, solved the same way (recursion depth O(log D), memory O(n + m)). Common
 // prefixes and suffixes are matched first, which also makes every split point lie strictly
-// inside its sub-problem.
+// inside its sub-problem. Elements that occur in one sequence only are set aside first: they
+// cannot match, and each would otherwise be one of the D edits.
 //
 // The result is deterministic: the same sequences give the same matches. The caller bounds the
-// work (furthest-point updates plus element comparisons, at most about 2 (n + m) (D + 1)); beyond
-// it the search gives up.
+// work (furthest-point updates plus element comparisons, at most about 2 (n + m) (D + 1), where
+// n, m and D count only the elements both sequences hold); beyond it the search gives up.
 #pragma once
 
 #include <cstddef>
