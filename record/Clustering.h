@@ -108,7 +108,8 @@ struct Partial {
   Trace trace;
 };
 
-// The default work bound of the level-2 alignment: 2^25 steps, a few tens of milliseconds.
+// The default work bound of the level-2 alignment: 2^25 steps, 0.1 to 0.2 s when spent in full
+// (apitour's partials of 7,000 events take 2^22 to 2^24).
 inline constexpr std::size_t kAlignWork = std::size_t{1} << 25;
 
 // Level 1: zips `from` into `into` when both have the same shape. Returns false (and leaves
