@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <unordered_map>
 
+#include "record/CommonSubsequence.h"
 #include "record/Hash.h"
 #include "record/TimeStats.h"
 
@@ -176,41 +178,56 @@ RankList canonical(const RankList& l) {
   return RankList::fromAscending([&](Rank& r) { return it.next(r); });
 }
 
-// Level 2: interleaves `x` into `g` along a longest common subsequence of event identities.
-void alignMerge(Trace& g, Trace x, std::size_t lcsLimit) {
+// Numbers the events of `g` and `x` by identity (equal numbers: sameIdentity), so that the
+// alignment compares integers; hashes find the candidates, sameIdentity decides.
+void identityClasses(const Trace& g, const Trace& x, std::vector<std::uint32_t>& cg, std::vector<std::uint32_t>& cx) {
+  struct Member {
+    const Event* event;
+    const Trace* trace;
+    std::uint32_t cls;
+  };
+  std::unordered_map<std::uint64_t, std::vector<Member>> byHash;
+  std::uint32_t next = 0;
+  auto classOf = [&](const Event& e, const Trace& t) {
+    std::vector<Member>& bucket = byHash[identityHash(e, t)];
+    for (const Member& c : bucket)
+      if (sameIdentity(*c.event, *c.trace, e, t)) return c.cls;
+    bucket.push_back({&e, &t, next});
+    return next++;
+  };
+  cg.clear();
+  cx.clear();
+  for (const Event& e : g.events) cg.push_back(classOf(e, g));
+  for (const Event& e : x.events) cx.push_back(classOf(e, x));
+}
+
+// Level 2: interleaves `x` into `g` along a longest common subsequence of event identities
+// (Myers' diff, record/CommonSubsequence.h). Between two shared events, `g`'s own events come
+// before those of `x`.
+void alignMerge(Trace& g, Trace x, std::size_t alignWork) {
   unifyDatatypes(g, x);
-  const std::size_t n = g.events.size(), m = x.events.size();
-  std::vector<Event> out;
-  out.reserve(n + m);
-  if ((n + 1) * (m + 1) > lcsLimit) {  // too large to align: concatenation is still exact
+  std::vector<std::uint32_t> cg, cx;
+  identityClasses(g, x, cg, cx);
+  const auto matches = longestCommonSubsequence(cg, cx, alignWork);
+  if (!matches) {  // too costly to align: concatenation is still exact
     for (const Event& e : x.events) g.events.push_back(importEvent(e, x, g));
     return;
   }
-  std::vector<std::uint64_t> kg(n), kx(m);
-  for (std::size_t i = 0; i < n; ++i) kg[i] = identityHash(g.events[i], g);
-  for (std::size_t j = 0; j < m; ++j) kx[j] = identityHash(x.events[j], x);
-  auto match = [&](std::size_t i, std::size_t j) {
-    return kg[i] == kx[j] && sameIdentity(g.events[i], g, x.events[j], x);
-  };
-  // dp[i][j]: longest common subsequence of g[i..) and x[j..).
-  const std::size_t w = m + 1;
-  std::vector<std::uint32_t> dp((n + 1) * w, 0);
-  for (std::size_t i = n; i-- > 0;)
-    for (std::size_t j = m; j-- > 0;)
-      dp[i * w + j] = match(i, j) ? dp[(i + 1) * w + j + 1] + 1 : std::max(dp[(i + 1) * w + j], dp[i * w + j + 1]);
+  std::vector<Event> out;
+  out.reserve(g.events.size() + x.events.size() - matches->size());
   std::size_t i = 0, j = 0;
-  while (i < n || j < m) {
-    if (i < n && j < m && match(i, j) && dp[i * w + j] == dp[(i + 1) * w + j + 1] + 1) {
-      mergeEvent(g.events[i], g, x.events[j], x);
-      out.push_back(std::move(g.events[i]));
-      ++i;
-      ++j;
-    } else if (i < n && (j == m || dp[(i + 1) * w + j] >= dp[i * w + j + 1])) {
-      out.push_back(std::move(g.events[i++]));
-    } else {
-      out.push_back(importEvent(x.events[j++], x, g));
-    }
+  auto upTo = [&](std::size_t gEnd, std::size_t xEnd) {
+    for (; i < gEnd; ++i) out.push_back(std::move(g.events[i]));
+    for (; j < xEnd; ++j) out.push_back(importEvent(x.events[j], x, g));
+  };
+  for (const auto& [mi, mj] : *matches) {
+    upTo(mi, mj);
+    mergeEvent(g.events[i], g, x.events[j], x);
+    out.push_back(std::move(g.events[i]));
+    ++i;
+    ++j;
   }
+  upTo(g.events.size(), x.events.size());
   g.events = std::move(out);
 }
 }  // namespace
@@ -402,13 +419,13 @@ void addPartials(std::vector<Partial>& into, std::vector<Partial> from) {
   std::sort(into.begin(), into.end(), [](const Partial& a, const Partial& b) { return lowestRank(a.trace) < lowestRank(b.trace); });
 }
 
-Trace buildGlobal(std::vector<Partial> partials, const ClusterTable& table, Rank numRanks, std::size_t lcsLimit) {
+Trace buildGlobal(std::vector<Partial> partials, const ClusterTable& table, Rank numRanks, std::size_t alignWork) {
   std::sort(partials.begin(), partials.end(),
             [](const Partial& a, const Partial& b) { return lowestRank(a.trace) < lowestRank(b.trace); });
   Trace g;
   if (!partials.empty()) {
     g = std::move(partials.front().trace);
-    for (std::size_t k = 1; k < partials.size(); ++k) alignMerge(g, std::move(partials[k].trace), lcsLimit);
+    for (std::size_t k = 1; k < partials.size(); ++k) alignMerge(g, std::move(partials[k].trace), alignWork);
   }
   g.numRanks = numRanks;
   g.origin = "tracegen-record";
