@@ -70,7 +70,7 @@ std::string decompressTrace(const std::string& name, std::string_view bytes, std
 std::string compressTrace(std::string_view text, int level) {
   std::unique_ptr<ZSTD_CCtx, CctxFree> cctx(ZSTD_createCCtx());
   if (!cctx) throw std::bad_alloc();
-  ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, level);
+  ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, level != 0 ? level : traceCompressionLevel(text.size()));
   ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_checksumFlag, 1);
   std::string out(ZSTD_compressBound(text.size()), '\0');
   const std::size_t n = ZSTD_compress2(cctx.get(), out.data(), out.size(), text.data(), text.size());
