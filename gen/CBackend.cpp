@@ -227,7 +227,7 @@ bool hasByExecution(const Expr& e) {
 
 // `e` with every constant multiplied by `factor` (times; peers and counts are never scaled).
 Expr scaledConsts(Expr e, double factor) {
-  if (e.kind == Expr::Kind::Const) e.value *= factor;
+  if (e.kind == Expr::Kind::Const || e.kind == Expr::Kind::ByCall) e.value *= factor;  // a time by call: its mean too
   for (auto& c : e.children) c = scaledConsts(std::move(c), factor);
   return e;
 }
@@ -260,6 +260,7 @@ struct Table {
   std::size_t n = 0;
   std::size_t columns = 0;            // a table of rows: the length of each
   std::vector<std::string> rows;      // a table of rows: each row's values, by rank
+  bool scalar = false;                // one variable, `values` its initial value (a counter)
 };
 
 // A choice by rank among more groups than this, of values no formula explains (constants, not
@@ -649,6 +650,7 @@ class CWriter : public ProgramWalker {
       e.set("values", t.values);
       e.set("n", std::to_string(t.n));
       e.set("matrix", flag(!t.rows.empty()));
+      e.set("scalar", flag(t.scalar));
       e.set("columns", std::to_string(t.columns));
       mus::data rows{mus::data::type::list};
       for (std::size_t r = 0; r < t.rows.size(); ++r) {
@@ -1940,6 +1942,26 @@ class CWriter : public ProgramWalker {
       }
       // A cycle of peers relative to the rank: the offsets cycle, the rank is added once.
       return offsets ? w_.rankOffsetTable(table, wrap) : table;
+    }
+
+    // A time by call (a computation that drifts over the calls): its ranges' first calls and
+    // times are tables declared before the call, with a counter of the calls that took it;
+    // the runtime's by_call() picks the range. Without a statement's tables, its mean.
+    std::string byCall(const Expr& e) override {
+      if (!scope_.tables) return print(Expr::constant(e.value));
+      std::vector<std::string> firsts, times;
+      for (std::size_t i = 0; i < e.children.size(); ++i) {
+        firsts.push_back(std::to_string(e.firsts[i]));
+        times.push_back(print(e.children[i]));
+      }
+      const std::string counter = tableName(*scope_.tables, scope_.name == "compute_us" ? "compute_calls" : scope_.name + "_calls");
+      scope_.tables->push_back(Table{"static ", "long", counter, "0", 0, 0, {}, true});
+      const std::string from = tableName(*scope_.tables, counter + "_from");
+      scope_.tables->push_back(Table{"static const ", "long", from, fmt::format("{}", fmt::join(firsts, ", ")), firsts.size(), 0, {}, false});
+      const std::string values = tableName(*scope_.tables, scope_.name + "_by_call");
+      scope_.tables->push_back(Table{style_.constant ? "static const " : "const ", style_.tableType, values,
+                                     fmt::format("{}", fmt::join(times, ", ")), times.size(), 0, {}, false});
+      return fmt::format("by_call(&{}, {}, {}, {})", counter, times.size(), from, values);
     }
 
     std::string formula(const Expr& e) override { return w_.formulaText(e.formula); }

@@ -28,7 +28,31 @@ double roundTime(double v) {
 double timeBinStart(int bin) { return kEdges[static_cast<std::size_t>(bin)]; }
 double timeBinEnd(int bin) { return kEdges[static_cast<std::size_t>(bin) + 1]; }
 
+std::int64_t callRangeFirst(int range) { return range == 0 ? 0 : std::int64_t{1} << (range - 1); }
+
+std::int64_t callsInRange(int range, std::int64_t n) {
+  const std::int64_t first = callRangeFirst(range);
+  if (n <= first) return 0;
+  if (range == kCallRanges - 1) return n - first;
+  return std::min(n, callRangeFirst(range + 1)) - first;
+}
+
 void TimeAcc::merge(const TimeAcc& o) {
+  // o's range r holds its calls [first, first + count); here they are [n + first, ...), which
+  // may straddle this accumulator's ranges: each takes the share of the sum its calls are.
+  for (int r = 0; r < kCallRanges; ++r) {
+    const std::int64_t count = callsInRange(r, o.n);
+    if (count == 0) continue;
+    const double sum = o.rangeSum[static_cast<std::size_t>(r)];
+    std::int64_t from = n + callRangeFirst(r);
+    const std::int64_t end = from + count;
+    while (from < end) {
+      const int t = callRange(from);
+      const std::int64_t stop = t == kCallRanges - 1 ? end : std::min(end, callRangeFirst(t + 1));
+      rangeSum[static_cast<std::size_t>(t)] += sum * static_cast<double>(stop - from) / static_cast<double>(count);
+      from = stop;
+    }
+  }
   n += o.n;
   for (std::size_t i = 0; i < bins.size(); ++i) {
     if (o.bins[i].freq == 0) continue;  // most of the eight bins are empty
@@ -62,6 +86,11 @@ Histogram toHistogram(const TimeAcc& acc, Rank rank) {
     h.bins.push_back(out);
   }
   h.avg = acc.n > 0 ? sum / static_cast<double>(acc.n) : 0;
+  for (int r = 0; r < kCallRanges; ++r) {
+    const std::int64_t count = callsInRange(r, acc.n);
+    if (count == 0) break;  // ranges fill in order
+    h.calls.push_back({callRangeFirst(r), acc.rangeSum[static_cast<std::size_t>(r)] / static_cast<double>(count), count});
+  }
   return h;
 }
 
@@ -71,6 +100,7 @@ void mergeHistogram(Histogram& into, const Histogram& from) {
     into = from;
     return;
   }
+  into.calls = mergeCallRanges(into.calls, into.n, into.mean(), from.calls, from.n, from.mean());
   if (from.min < into.min || (from.min == into.min && from.minRank < into.minRank)) {
     into.min = from.min;
     into.minRank = from.minRank;
@@ -104,6 +134,8 @@ void mergeHistogram(Histogram& into, const Histogram& from) {
 }
 
 void roundHistogram(Histogram& h) {
+  compactCallRanges(h.calls, h.mean());
+  for (CallRange& r : h.calls) r.avg = roundTime(r.avg);
   h.avg = roundTime(h.avg);
   h.min = roundTime(h.min);
   h.max = roundTime(h.max);
