@@ -37,13 +37,34 @@ std::int64_t callsInRange(int range, std::int64_t n) {
   return std::min(n, callRangeFirst(range + 1)) - first;
 }
 
+namespace {
+// The first index after range r (none after the last).
+std::int64_t callRangeEnd(int r) {
+  return r == kCallRanges - 1 ? std::numeric_limits<std::int64_t>::max() : callRangeFirst(r + 1);
+}
+}  // namespace
+
+void TimeAcc::closeRange() {
+  if (n > 0) rangeSum[static_cast<std::size_t>(callRange(n - 1))] += openSum;
+  openSum = 0;
+  openEnd = callRangeEnd(callRange(n));
+}
+
+double TimeAcc::rangeTotal(int r) const {
+  const double open = n > 0 && r == callRange(n - 1) ? openSum : 0;
+  return rangeSum[static_cast<std::size_t>(r)] + open;
+}
+
 void TimeAcc::merge(const TimeAcc& o) {
+  if (o.n == 0) return;
+  if (n > 0) rangeSum[static_cast<std::size_t>(callRange(n - 1))] += openSum;
+  openSum = 0;
   // o's range r holds its calls [first, first + count); here they are [n + first, ...), which
   // may straddle this accumulator's ranges: each takes the share of the sum its calls are.
   for (int r = 0; r < kCallRanges; ++r) {
     const std::int64_t count = callsInRange(r, o.n);
     if (count == 0) continue;
-    const double sum = o.rangeSum[static_cast<std::size_t>(r)];
+    const double sum = o.rangeTotal(r);
     std::int64_t from = n + callRangeFirst(r);
     const std::int64_t end = from + count;
     while (from < end) {
@@ -54,6 +75,7 @@ void TimeAcc::merge(const TimeAcc& o) {
     }
   }
   n += o.n;
+  openEnd = callRangeEnd(callRange(n - 1));  // the newest sample's range stays open (openSum 0)
   for (std::size_t i = 0; i < bins.size(); ++i) {
     if (o.bins[i].freq == 0) continue;  // most of the eight bins are empty
     bins[i].freq += o.bins[i].freq;
@@ -89,7 +111,7 @@ Histogram toHistogram(const TimeAcc& acc, Rank rank) {
   for (int r = 0; r < kCallRanges; ++r) {
     const std::int64_t count = callsInRange(r, acc.n);
     if (count == 0) break;  // ranges fill in order
-    h.calls.push_back({callRangeFirst(r), acc.rangeSum[static_cast<std::size_t>(r)] / static_cast<double>(count), count});
+    h.calls.push_back({callRangeFirst(r), acc.rangeTotal(r) / static_cast<double>(count), count});
   }
   return h;
 }
