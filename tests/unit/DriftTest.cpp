@@ -13,6 +13,9 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
+#include "extrap/ScaleFree.h"
 #include "gen/Backend.h"
 #include "gen/Backends.h"
 #include "gen/Traversal.h"
@@ -23,6 +26,7 @@
 #include "record/LoopCompressor.h"
 #include "record/TimeStats.h"
 #include "tests/unit/CompileC.h"
+#include "tests/unit/ExtrapolateTraces.h"
 #include "tests/unit/TraceTestHelpers.h"
 
 using namespace tracegen;
@@ -315,4 +319,86 @@ TEST(Drift, NcptlBenchmarkTakesTheMean) {
   const std::string n = generate(t, "ncptl");
   EXPECT_TRUE(contains(n, "ALL TASKS COMPUTE FOR 380*compute_scale/100 MICROSECONDS")) << n;
   EXPECT_FALSE(contains(n, "2000")) << n;
+}
+
+namespace {
+
+// The ring of the extrapolation tests with a compute time before its MPI_Sendrecv that drifts:
+// 200 us at each rank's first call after the previous Sendrecv, 20 after.
+std::string driftingRing(Rank p) {
+  const std::int64_t later = static_cast<std::int64_t>(p) * (p - 3), n = later + p;
+  const double mean = (200.0 * static_cast<double>(p) + 20.0 * static_cast<double>(later)) / static_cast<double>(n);
+  return extrap::traces::ringText(
+      p, 256,
+      fmt::format("  time comp us after ring.c:20 n={} avg={} min=20@0 max=200@0 bins=[10 20 100 {}][100 200 1000 {}] "
+                  "calls=[0 200 {}][1 20 {}]\n",
+                  n, mean, later, p, p, later));
+}
+
+bool hasByCall(const gen::Expr& e) {
+  if (e.kind == gen::Expr::Kind::ByCall) return true;
+  for (const auto& c : e.children)
+    if (hasByCall(c)) return true;
+  return false;
+}
+
+bool anyByCall(const std::vector<gen::Stmt>& body) {
+  for (const auto& s : body)
+    if (s.kind == gen::Stmt::Kind::Loop ? anyByCall(s.loop.body) : hasByCall(s.call.computeUs)) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST(Drift, ExtrapolationAndScaleFreeProgramsTakeTheMean) {
+  std::vector<extrap::ExtrapolateInput> in{extrap::traces::input("ring4.tgt", driftingRing(4)),
+                                           extrap::traces::input("ring6.tgt", driftingRing(6)),
+                                           extrap::traces::input("ring8.tgt", driftingRing(8))};
+  for (const auto& i : in) {
+    ASSERT_EQ(i.trace.events[1].stats.size(), 1u);
+    ASSERT_EQ(i.trace.events[1].stats[0].hist.calls.size(), 2u);
+  }
+  // An input's own benchmark replays the drift; the extrapolated trace has none.
+  EXPECT_TRUE(anyByCall(gen::buildProgram(tracegen::testing::loweredText(driftingRing(4), "ring4.tgt"), "ring4.tgt").body));
+  const extrap::ExtrapolateResult r = extrap::extrapolate(in, extrap::ExtrapolateOptions{16, {}});
+  bool timed = false;
+  for (const Event& e : r.trace.events)
+    for (const TimeStat& st : e.stats) {
+      timed = timed || st.phase == Phase::Compute;
+      EXPECT_TRUE(st.hist.calls.empty());
+    }
+  EXPECT_TRUE(timed);
+  EXPECT_FALSE(contains(tracegenText(r.trace), "calls="));
+  // The scale-free program replays each template's mean.
+  const extrap::ScaleFreeResult sf = extrap::buildScaleFree(in);
+  EXPECT_FALSE(anyByCall(sf.program.body));
+}
+
+// Many timing sub-groups (more than the 4 a `?:` chain spells) some of which drift: tables of
+// rows by rank, each rank's ranges padded to the longest.
+TEST(Drift, ManyRankGroupsAreTablesOfRangesByRank) {
+  std::string text = "tracegen-trace 1\nranks 6\nevent 0 MPI_Init @ <1 0 {6 1}>\n  site init\n"
+                     "event 1 MPI_Barrier @ <1 0 {6 1}>\n  site b\n  loop 0 iter 10\n  loop 0 mem 1\n  comm 2\n";
+  for (int r = 0; r < 6; ++r) {
+    const int us = 100 * (r + 1);
+    if (r % 2 == 0)
+      text += fmt::format("  time comp us after b @ <1 {} {{1 0}}> n=9 avg={} min={}@{} max={}@{} bins=[10 {} {} 1][10 {} 100000 8] "
+                          "calls=[0 {} 1][1 {} 8]\n",
+                          r, (10 * us + 8 * us) / 9.0, us, r, 10 * us, r, us * 10, 100000, us, 10 * us, us);
+    else
+      text += fmt::format("  time comp us after b @ <1 {} {{1 0}}> n=9 avg={} min={}@{} max={}@{} bins=[10 100000]\n", r, us, us,
+                          r, us, r);
+  }
+  text += "event 2 MPI_Finalize @ <1 0 {6 1}>\n  site fin\n";
+  const Trace t = tracegen::testing::loweredText(text, "groups.tgt");
+  const std::string c = generate(t, "c");
+  EXPECT_TRUE(contains(c, "static const long compute_calls_from_by_rank[6][2] = {")) << c;
+  EXPECT_TRUE(contains(c, "/* rank 0 */ { 0, 1 },")) << c;
+  EXPECT_TRUE(contains(c, "/* rank 1 */ { 0, 2147483647 },")) << c;
+  EXPECT_TRUE(contains(c, "/* rank 2 */ { 3000, 300 },")) << c;
+  EXPECT_TRUE(contains(c, "/* rank 3 */ { 400, 400 },")) << c;
+  EXPECT_TRUE(contains(tracegen::testing::flat(c),
+                       "? 0 : by_call(&compute_calls, 2, compute_calls_from_by_rank[rank], compute_us_by_call_by_rank[rank]));"))
+      << c;
+  tracegen::testing::expectCompilesUnderBothMpis(c, "drift-by-rank");
 }
