@@ -193,7 +193,7 @@ void expectError(const std::string& line, int at, const std::string& what) {
 
 }  // namespace
 
-TEST(Drift, TextRoundTripsAndInspectShowsIt) {
+TEST(Drift, TextRoundTrips) {
   Trace t = tracegen::testing::readText(kHead + kDrift + kTail, "drift.tgt");
   const TimeStat& st = t.events[1].stats[1];
   expectRanges(st.hist.calls, {{0, 195, 2}, {1, 10.6, 16}});

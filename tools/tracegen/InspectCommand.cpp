@@ -57,10 +57,11 @@ std::vector<OpaqueEvent> opaqueEvents(const Trace& trace) {
 // one entry per `time comp` or `compute` line that keeps call ranges.
 struct DriftingTime {
   std::int64_t id;
+  std::string kind;  // of the trace line: `time comp` or `compute`
   std::string op, after, ranks, unit;
   double mean;
   std::vector<std::pair<std::int64_t, double>> ranges;  // (first call, mean)
-  int line;
+  int sourceLine;
 };
 std::vector<DriftingTime> driftingTimes(const Trace& trace) {
   std::vector<DriftingTime> out;
@@ -68,14 +69,14 @@ std::vector<DriftingTime> driftingTimes(const Trace& trace) {
     const std::string ranksOf = e.ranks.pretty();
     for (const TimeStat& st : e.stats) {
       if (st.phase != Phase::Compute || st.hist.calls.empty()) continue;
-      DriftingTime d{e.id, std::string(opName(e.op)), std::string(trace.siteName(st.after)),
+      DriftingTime d{e.id, "time comp", std::string(opName(e.op)), std::string(trace.siteName(st.after)),
                      st.ranks.empty() ? ranksOf : st.ranks.pretty(), std::string(timeUnitName(st.unit)), st.hist.mean(), {}, e.line};
       for (const CallRange& r : st.hist.calls) d.ranges.push_back({r.first, r.avg});
       out.push_back(std::move(d));
     }
     for (const ComputeTime& c : e.compute) {
       if (c.calls.empty()) continue;
-      DriftingTime d{e.id, std::string(opName(e.op)), std::string(trace.siteName(c.after)),
+      DriftingTime d{e.id, "compute", std::string(opName(e.op)), std::string(trace.siteName(c.after)),
                      c.ranks.empty() ? ranksOf : c.ranks.pretty(), "us", c.us, {}, e.line};
       for (const ComputeTime::ByCall& b : c.calls) d.ranges.push_back({b.first, b.us});
       out.push_back(std::move(d));
@@ -143,6 +144,7 @@ void writeJson(std::ostream& out, const std::string& file, const Trace& trace, c
     nlohmann::ordered_json e;
     e["event"] = d.id;
     e["op"] = d.op;
+    e["kind"] = d.kind;
     e["after"] = d.after;
     e["ranks"] = d.ranks;
     e["unit"] = d.unit;
@@ -150,7 +152,7 @@ void writeJson(std::ostream& out, const std::string& file, const Trace& trace, c
     nlohmann::ordered_json ranges = nlohmann::ordered_json::array();
     for (const auto& [first, mean] : d.ranges) ranges.push_back({{"first_call", first}, {"mean", mean}});
     e["calls"] = ranges;
-    e["line"] = d.line;
+    e["line"] = d.sourceLine;
     drift.push_back(e);
   }
   j["drift"] = drift;
@@ -213,8 +215,8 @@ void printText(std::ostream& out, const std::string& file, const std::string& or
     out << fmt::format("\ncompute times that drift over their calls: {} (time per range of calls, counted per rank "
                        "from 0)\n", drift.size());
     for (const auto& d : drift)
-      out << fmt::format("  E{} {} after {}, ranks {}: mean {:.4g} {}; calls {}{}\n", d.id, d.op, d.after, d.ranks, d.mean,
-                         d.unit, rangesText(d), d.line > 0 ? fmt::format(" (line {})", d.line) : "");
+      out << fmt::format("  E{} {} {} after {}, ranks {}: mean {:.4g} {}; calls {}{}\n", d.id, d.op, d.kind, d.after, d.ranks,
+                         d.mean, d.unit, rangesText(d), d.sourceLine > 0 ? fmt::format(" (line {})", d.sourceLine) : "");
   }
   if (perRank) {
     // One row per rank: totals, then one column per operation (names without "MPI_").
