@@ -309,13 +309,6 @@ void compactCallRanges(std::vector<CallRange>& calls, double mean) {
   calls = std::move(runs);
 }
 
-double timeOfCall(const std::vector<ComputeTime::ByCall>& calls, double mean, std::int64_t k) {
-  if (calls.empty()) return mean;
-  std::size_t i = calls.size() - 1;
-  while (i > 0 && k < calls[i].first) --i;
-  return calls[i].us;
-}
-
 void normalizeTimingGroups(Event& e) {
   for (TimeStat& st : e.stats) {
     if (st.ranks.empty() || !(st.ranks == e.ranks)) continue;

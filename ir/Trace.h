@@ -267,8 +267,6 @@ std::vector<CallRange> mergeCallRanges(const std::vector<CallRange>& a, std::int
 // Merges adjacent ranges whose means agree (driftAgrees) and clears the list where every range
 // agrees with `mean`, the histogram's: what a trace keeps of drift.
 void compactCallRanges(std::vector<CallRange>& calls, double mean);
-// The time of a call from its ranges (the range holding index k), or `mean` without ranges.
-double timeOfCall(const std::vector<ComputeTime::ByCall>& calls, double mean, std::int64_t k);
 
 // A statistic or compute time that is the only one of its key and covers every rank of its
 // event is written without ranks (empty: all).
