@@ -45,6 +45,11 @@ std::int64_t callRangeEnd(int r) {
 }  // namespace
 
 void TimeAcc::closeRange() {
+  if (!byCall) {  // no ranges: never again
+    openEnd = std::numeric_limits<std::int64_t>::max();
+    return;
+  }
+  if (rangeSum.empty()) rangeSum.assign(kCallRanges, 0.0);
   if (n > 0) rangeSum[static_cast<std::size_t>(callRange(n - 1))] += openSum;
   openSum = 0;
   openEnd = callRangeEnd(callRange(n));
@@ -52,13 +57,27 @@ void TimeAcc::closeRange() {
 
 double TimeAcc::rangeTotal(int r) const {
   const double open = n > 0 && r == callRange(n - 1) ? openSum : 0;
-  return rangeSum[static_cast<std::size_t>(r)] + open;
+  return (rangeSum.empty() ? 0.0 : rangeSum[static_cast<std::size_t>(r)]) + open;
 }
 
 void TimeAcc::merge(const TimeAcc& o) {
   if (o.n == 0) return;
-  if (n > 0) rangeSum[static_cast<std::size_t>(callRange(n - 1))] += openSum;
+  if (!byCall || !o.byCall) {
+    byCall = false;
+    rangeSum.clear();
+    openEnd = std::numeric_limits<std::int64_t>::max();
+  } else {
+    if (rangeSum.empty()) rangeSum.assign(kCallRanges, 0.0);
+    if (n > 0) rangeSum[static_cast<std::size_t>(callRange(n - 1))] += openSum;
+  }
   openSum = 0;
+  if (byCall) mergeRanges(o);
+  n += o.n;
+  if (byCall) openEnd = callRangeEnd(callRange(n - 1));  // the newest sample's range stays open (openSum 0)
+  mergeBins(o);
+}
+
+void TimeAcc::mergeRanges(const TimeAcc& o) {
   // o's range r holds its calls [first, first + count); here they are [n + first, ...), which
   // may straddle this accumulator's ranges: each takes the share of the sum its calls are.
   for (int r = 0; r < kCallRanges; ++r) {
@@ -74,8 +93,9 @@ void TimeAcc::merge(const TimeAcc& o) {
       from = stop;
     }
   }
-  n += o.n;
-  openEnd = callRangeEnd(callRange(n - 1));  // the newest sample's range stays open (openSum 0)
+}
+
+void TimeAcc::mergeBins(const TimeAcc& o) {
   for (std::size_t i = 0; i < bins.size(); ++i) {
     if (o.bins[i].freq == 0) continue;  // most of the eight bins are empty
     bins[i].freq += o.bins[i].freq;
@@ -108,7 +128,7 @@ Histogram toHistogram(const TimeAcc& acc, Rank rank) {
     h.bins.push_back(out);
   }
   h.avg = acc.n > 0 ? sum / static_cast<double>(acc.n) : 0;
-  for (int r = 0; r < kCallRanges; ++r) {
+  for (int r = 0; r < kCallRanges && acc.byCall; ++r) {
     const std::int64_t count = callsInRange(r, acc.n);
     if (count == 0) break;  // ranges fill in order
     h.calls.push_back({callRangeFirst(r), acc.rangeTotal(r) / static_cast<double>(count), count});

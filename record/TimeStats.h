@@ -10,7 +10,8 @@
 //
 // Drift over calls: an accumulator also sums its samples by the index k of the sample (the
 // samples it took before it) in kCallRanges ranges of doubling length, [0,1) [1,2) [2,4) [4,8)
-// ..., the last open-ended; a range's count follows from n, so a sample costs one more addition.
+// ..., the last open-ended; a range's count follows from n, so a sample costs a comparison and an
+// addition (the open range's sum), and the array is written once per range.
 // Accumulators of one rank append (the later one's indices shift by the earlier one's n, its
 // sums spread over the ranges they then fall in, in proportion); histograms of different ranks
 // add range by range. The global trace keeps the ranges only where they drift (ir/Trace.h,
@@ -21,6 +22,7 @@
 #include <bit>
 #include <cstdint>
 #include <limits>
+#include <vector>
 
 #include "ir/Trace.h"
 
@@ -57,12 +59,16 @@ struct TimeAcc {
   };
   std::int64_t n = 0;
   // The samples of the newest call range not yet in rangeSum, and the index that starts the
-  // next range: a sample adds to a sum beside n (the same cache line) and rangeSum, some 190
-  // bytes further, is written once per range.
+  // next range: a sample adds to a sum beside n (the same cache line), and rangeSum is written
+  // once per range. rangeSum is allocated when the first range closes (empty: all in openSum),
+  // so that an accumulator stays as small as without ranges (the compressor scans nodes and
+  // their accumulators on every call: 190 more bytes in each made the recorder's halo step
+  // slower by a fifth); byCall = false (MPI times) keeps none at all.
   double openSum = 0;
   std::int64_t openEnd = 1;
+  bool byCall = true;
   std::array<BinAcc, kTimeBins> bins{};
-  std::array<double, kCallRanges> rangeSum{};  // by callRange(sample index), but openSum
+  std::vector<double> rangeSum;  // by callRange(sample index), but openSum
 
   void add(double us) {
     if (!(us >= 0)) us = 0;  // clock steps and NaN: count the call, not a negative duration
@@ -83,6 +89,8 @@ struct TimeAcc {
 
  private:
   void closeRange();  // openSum into rangeSum; the range of sample n opens
+  void mergeRanges(const TimeAcc& o);  // o's range sums, shifted by n
+  void mergeBins(const TimeAcc& o);
 };
 
 // The rank's accumulator as a trace histogram (min and max attributed to `rank`), with every
