@@ -63,7 +63,7 @@ for attempt in $(seq 1 "$attempts"); do
     echo "FAIL: inspect shows no drifting compute time before MPI_Allreduce"; "$tracegen" inspect "$work/app.tgt"; exit 1
   fi
   read -r app_first app_last app_n app_start <<<"$app"
-  "$tracegen" inspect "$work/app.tgt" | grep -q "^  E[0-9]* MPI_Allreduce time comp after .*; calls 0: " ||
+  grep -q "^  E[0-9]* MPI_Allreduce time comp after .*; calls 0: " <<<"$("$tracegen" inspect "$work/app.tgt")" ||
     { echo "FAIL: inspect's text does not list the drifting time"; "$tracegen" inspect "$work/app.tgt"; exit 1; }
   echo "application: call 0 ${app_first} us, last range ${app_last} us ($app_n ranges)"
   if ! awk -v f="$app_first" -v l="$app_last" -v s="$app_start" 'BEGIN { r = f / l; exit !(s == 0 && r >= 7 && r <= 13) }'; then
