@@ -227,7 +227,7 @@ bool hasByExecution(const Expr& e) {
 
 // `e` with every constant multiplied by `factor` (times; peers and counts are never scaled).
 Expr scaledConsts(Expr e, double factor) {
-  if (e.kind == Expr::Kind::Const) e.value *= factor;
+  if (e.kind == Expr::Kind::Const || e.kind == Expr::Kind::ByCall) e.value *= factor;  // a time by call: its mean too
   for (auto& c : e.children) c = scaledConsts(std::move(c), factor);
   return e;
 }
@@ -260,6 +260,7 @@ struct Table {
   std::size_t n = 0;
   std::size_t columns = 0;            // a table of rows: the length of each
   std::vector<std::string> rows;      // a table of rows: each row's values, by rank
+  bool scalar = false;                // one variable, `values` its initial value (a counter)
 };
 
 // A choice by rank among more groups than this, of values no formula explains (constants, not
@@ -280,6 +281,29 @@ bool plainPerRank(const Expr& e) {
 // A choice by rank that is written as a table (kMaxRankChoices).
 bool tabulatedByRank(const Expr& e) {
   return e.kind == Expr::Kind::ByRank && e.groups.size() > kMaxRankChoices && plainPerRank(e);
+}
+
+// A value per rank whose values may drift over the calls (Expr::ByCall of constants).
+bool perRankByCall(const Expr& e) {
+  if (e.kind == Expr::Kind::Const) return true;
+  if (e.kind == Expr::Kind::ByCall)
+    return std::all_of(e.children.begin(), e.children.end(), [](const Expr& c) { return c.kind == Expr::Kind::Const; });
+  return e.kind == Expr::Kind::ByRank &&
+         std::all_of(e.children.begin(), e.children.end(), [](const Expr& c) { return perRankByCall(c); });
+}
+
+// A choice by rank among many groups (kMaxRankChoices) some of whose times drift over calls:
+// a table of each rank's ranges.
+bool tabulatedByRankByCall(const Expr& e) {
+  return e.kind == Expr::Kind::ByRank && e.groups.size() > kMaxRankChoices && !plainPerRank(e) && perRankByCall(e);
+}
+
+// The leaf (a constant or a time by call) of a perRankByCall expression for one rank.
+const Expr* leafOfRank(const Expr& e, Rank rank) {
+  if (e.kind != Expr::Kind::ByRank) return &e;
+  for (std::size_t i = 0; i < e.groups.size() && i < e.children.size(); ++i)
+    if (e.groups[i].contains(rank)) return leafOfRank(e.children[i], rank);
+  return nullptr;
 }
 
 // The value of a plainPerRank expression for one rank; none for a rank outside its groups.
@@ -592,8 +616,10 @@ class CWriter : public ProgramWalker {
     // polls instead, one share before each, and the benchmark polls as long as its message
     // takes: the application's polling loop, paced as the application paced it.
     if (const double polls = pollsPerExecution(c); polls > 1) {
+      // Its share is spent per poll, which a counter of calls would count: a time that drifts
+      // over the calls takes its mean here.
       cur_->pollCompute =
-          withoutParens(expr(scaledConsts(c.computeUs, 1 / polls), computeStyle(), at(x, "compute_us")));
+          withoutParens(expr(scaledConsts(c.computeUs.withoutDrift(), 1 / polls), computeStyle(), at(x, "compute_us")));
       return;
     }
     cur_->inner.set("compute", withoutParens(expr(c.computeUs, computeStyle(), at(x, "compute_us"))));
@@ -649,6 +675,7 @@ class CWriter : public ProgramWalker {
       e.set("values", t.values);
       e.set("n", std::to_string(t.n));
       e.set("matrix", flag(!t.rows.empty()));
+      e.set("scalar", flag(t.scalar));
       e.set("columns", std::to_string(t.columns));
       mus::data rows{mus::data::type::list};
       for (std::size_t r = 0; r < t.rows.size(); ++r) {
@@ -1899,6 +1926,8 @@ class CWriter : public ProgramWalker {
       // classes, whatever the number of ranks).
       if (scope_.tables && !w_.program_.scaleFree && tabulatedByRank(e))
         if (std::optional<std::string> entry = w_.rankTable(e, style_, scope_)) return *entry;
+      if (scope_.tables && !w_.program_.scaleFree && tabulatedByRankByCall(e))
+        if (std::optional<std::string> entry = w_.rankByCallTable(e, style_, scope_)) return *entry;
       // The groups partition the statement's ranks, so the group with the longest condition
       // needs none: it is what remains.
       std::vector<std::pair<std::string, std::size_t>> conds;
@@ -1962,6 +1991,27 @@ class CWriter : public ProgramWalker {
       return offsets ? w_.rankOffsetTable(table, wrap) : table;
     }
 
+    // A time by call (a computation that drifts over the calls): its ranges' first calls and
+    // times are tables declared before the call, with a counter of the calls that took it;
+    // the runtime's by_call() picks the range. Without a statement's tables, its mean.
+    std::string byCall(const Expr& e) override {
+      if (!scope_.tables) return print(Expr::constant(e.value));
+      std::vector<std::string> firsts, times;
+      for (std::size_t i = 0; i < e.children.size(); ++i) {
+        firsts.push_back(std::to_string(e.firsts[i]));
+        times.push_back(print(e.children[i]));
+      }
+      std::vector<Table>& tables = *scope_.tables;
+      const std::string counter = tableName(tables, scope_.name == "compute_us" ? "compute_calls" : scope_.name + "_calls");
+      tables.push_back(Table{"static ", "long", counter, "0", 0, 0, {}, true});
+      const std::string from = tableName(tables, counter + "_from");
+      tables.push_back(Table{"static const ", "long", from, fmt::format("{}", fmt::join(firsts, ", ")), firsts.size(), 0, {}, false});
+      const std::string values = tableName(tables, scope_.name + "_by_call");
+      tables.push_back(Table{style_.constant ? "static const " : "const ", style_.tableType, values,
+                             fmt::format("{}", fmt::join(times, ", ")), times.size(), 0, {}, false});
+      return fmt::format("by_call(&{}, {}, {}, {})", counter, times.size(), from, values);
+    }
+
     std::string formula(const Expr& e) override { return w_.formulaText(e.formula); }
     std::string gridPeer(const Expr& e) override { return w_.gridPeerText(e.grid); }
     std::string progression(const Expr& e) override {
@@ -2017,6 +2067,52 @@ class CWriter : public ProgramWalker {
     scope.tables->push_back(Table{style.constant ? "static const " : "const ", style.tableType, name,
                                   fmt::format("{}", fmt::join(values, ", ")), values.size(), 0, {}});
     return name + "[rank]";
+  }
+
+  // `by_call(&compute_calls, n, compute_calls_from_by_rank[rank], compute_us_by_call_by_rank[rank])`:
+  // a choice by rank among many groups of times some of which drift over calls, as tables of
+  // rows by rank of each rank's ranges (tabulatedByRankByCall). Rows are padded to the longest
+  // with the last range again (from 2147483647 on, the same time); the rows of ranks that do
+  // not make the call repeat the first rank's. None when no rank of the call is in the groups.
+  std::optional<std::string> rankByCallTable(const Expr& e, const Style& style, const Scope& scope) {
+    std::vector<const Expr*> leaves(static_cast<std::size_t>(program_.numRanks), nullptr);
+    const Expr* first = nullptr;
+    std::size_t width = 1;
+    for (Rank r = 0; r < program_.numRanks; ++r) {
+      if (!peerRanks_.contains(r)) continue;
+      const Expr* leaf = leafOfRank(e, r);
+      leaves[static_cast<std::size_t>(r)] = leaf;
+      if (!leaf) continue;
+      if (!first) first = leaf;
+      if (leaf->kind == Expr::Kind::ByCall) width = std::max(width, leaf->children.size());
+    }
+    if (!first) return std::nullopt;
+    std::vector<std::string> fromRows, usRows;
+    for (const Expr* leaf : leaves) {
+      if (!leaf) leaf = first;
+      std::vector<std::string> from, us;
+      for (std::size_t i = 0; i < width; ++i) {
+        if (leaf->kind != Expr::Kind::ByCall) {
+          from.push_back(i == 0 ? "0" : "2147483647");
+          us.push_back(style.leaf(leaf->value));
+          continue;
+        }
+        const std::size_t k = std::min(i, leaf->children.size() - 1);
+        from.push_back(i < leaf->children.size() ? std::to_string(leaf->firsts[i]) : "2147483647");
+        us.push_back(style.leaf(leaf->children[k].value));
+      }
+      fromRows.push_back(fmt::format("{}", fmt::join(from, ", ")));
+      usRows.push_back(fmt::format("{}", fmt::join(us, ", ")));
+    }
+    std::vector<Table>& tables = *scope.tables;
+    const std::string counter = tableName(tables, scope.name == "compute_us" ? "compute_calls" : scope.name + "_calls");
+    tables.push_back(Table{"static ", "long", counter, "0", 0, 0, {}, true});
+    const std::string from = tableName(tables, counter + "_from_by_rank");
+    tables.push_back(Table{"static const ", "long", from, "", fromRows.size(), width, std::move(fromRows), false});
+    const std::string values = tableName(tables, scope.name + "_by_call_by_rank");
+    tables.push_back(Table{style.constant ? "static const " : "const ", style.tableType, values, "", usRows.size(), width,
+                           std::move(usRows), false});
+    return fmt::format("by_call(&{}, {}, {}[rank], {}[rank])", counter, width, from, values);
   }
 
   std::int64_t normalOffset(std::int64_t off) const {

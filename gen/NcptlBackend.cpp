@@ -470,6 +470,12 @@ class Renderer : public ProgramWalker {
           refineOne(std::move(d), key, e.children[static_cast<std::size_t>(k)], index, out);
         }
         return;
+      case Expr::Kind::ByCall:
+        // coNCePTuaL has no counter a value can keep for itself (its variables are loop
+        // variables): a compute time that drifts over calls takes its mean (docs/ncptl-backend.md).
+        c.values[key] = Expr::constant(e.value);
+        out.push_back(std::move(c));
+        return;
       case Expr::Kind::Formula:
       case Expr::Kind::GridPeer:
       case Expr::Kind::Progression:

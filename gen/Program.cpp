@@ -45,6 +45,8 @@ double Expr::eval(Rank rank, Rank numRanks, std::int64_t execution, const std::m
     case Kind::FirstIteration:
       if (children.size() != 2) throw std::logic_error("Expr::eval: a first-iteration choice needs two values");
       return children[isFirst(firstIteration, loop) ? 0 : 1].eval(rank, numRanks, execution, firstIteration);
+    case Kind::ByCall:
+      return value;
     case Kind::Formula:
     case Kind::GridPeer:
     case Kind::Progression:
@@ -69,6 +71,8 @@ Expr Expr::atExecution(std::int64_t execution, const std::map<int, bool>& firstI
     case Kind::FirstIteration:
       if (children.size() != 2) throw std::logic_error("Expr::atExecution: a first-iteration choice needs two values");
       return children[isFirst(firstIteration, loop) ? 0 : 1].atExecution(execution, firstIteration);
+    case Kind::ByCall:
+      return constant(value);
     case Kind::Formula:
     case Kind::GridPeer:
     case Kind::Progression:
@@ -77,7 +81,15 @@ Expr Expr::atExecution(std::int64_t execution, const std::map<int, bool>& firstI
   return *this;
 }
 
+Expr Expr::withoutDrift() const {
+  if (kind == Kind::ByCall) return constant(value);
+  Expr out = *this;
+  for (auto& c : out.children) c = c.withoutDrift();
+  return out;
+}
+
 std::int64_t Expr::executionPeriod() const {
+  if (kind == Kind::ByCall) return 1;  // its mean, for evaluators without its counter
   std::int64_t period = kind == Kind::ByExecution ? std::max<std::int64_t>(static_cast<std::int64_t>(children.size()), 1) : 1;
   for (const auto& c : children) period = std::lcm(period, c.executionPeriod());
   return period;

@@ -58,6 +58,13 @@ struct Expr {
     Formula,         // formula: a function of the rank count and the grid's extents
     GridPeer,        // grid: the rank one grid step away from the caller
     Progression,     // children[0] + children[1] * (k mod children[2]) at the k-th execution
+    // A compute time that drifts over calls (ComputeTime::calls): children[i] for the calls of
+    // index [firsts[i], firsts[i+1]) (the last open-ended), the index counting from 0 the times
+    // the rank takes this value (a counter of its own, as the recorder counted the samples of
+    // one histogram, not the statement's executions). `value` is their mean: what eval(),
+    // atExecution() and backends without counters (coNCePTuaL) take, so for them it is
+    // invariant over executions.
+    ByCall,
   };
   Kind kind = Kind::Const;
   double value = 0;
@@ -67,24 +74,30 @@ struct Expr {
   std::vector<Expr> children;
   ScaleFormula formula;  // Kind::Formula
   GridStep grid;         // Kind::GridPeer
+  std::vector<std::int64_t> firsts;  // Kind::ByCall
 
-  static Expr constant(double v) { return Expr{Kind::Const, v, 0, {}, -1, {}, {}, {}}; }
-  static Expr rankOffset(std::int64_t off) { return Expr{Kind::RankOffset, 0, off, {}, -1, {}, {}, {}}; }
+  static Expr constant(double v) { return Expr{Kind::Const, v, 0, {}, -1, {}, {}, {}, {}}; }
+  static Expr rankOffset(std::int64_t off) { return Expr{Kind::RankOffset, 0, off, {}, -1, {}, {}, {}, {}}; }
   static Expr byRank(std::vector<RankList> groups, std::vector<Expr> children) {
-    return Expr{Kind::ByRank, 0, 0, std::move(groups), -1, std::move(children), {}, {}};
+    return Expr{Kind::ByRank, 0, 0, std::move(groups), -1, std::move(children), {}, {}, {}};
   }
   static Expr byExecution(std::vector<Expr> cycle) {
-    return Expr{Kind::ByExecution, 0, 0, {}, -1, std::move(cycle), {}, {}};
+    return Expr{Kind::ByExecution, 0, 0, {}, -1, std::move(cycle), {}, {}, {}};
   }
   static Expr firstIteration(int loop, Expr first, Expr rest) {
-    return Expr{Kind::FirstIteration, 0, 0, {}, loop, {std::move(first), std::move(rest)}, {}, {}};
+    return Expr{Kind::FirstIteration, 0, 0, {}, loop, {std::move(first), std::move(rest)}, {}, {}, {}};
   }
-  static Expr scaled(const ScaleFormula& f) { return Expr{Kind::Formula, 0, 0, {}, -1, {}, f, {}}; }
-  static Expr gridPeer(const GridStep& g) { return Expr{Kind::GridPeer, 0, 0, {}, -1, {}, {}, g}; }
+  static Expr scaled(const ScaleFormula& f) { return Expr{Kind::Formula, 0, 0, {}, -1, {}, f, {}, {}}; }
+  static Expr gridPeer(const GridStep& g) { return Expr{Kind::GridPeer, 0, 0, {}, -1, {}, {}, g, {}}; }
   static Expr progression(Expr start, Expr step, Expr length) {
-    return Expr{Kind::Progression, 0, 0, {}, -1, {std::move(start), std::move(step), std::move(length)}, {}, {}};
+    return Expr{Kind::Progression, 0, 0, {}, -1, {std::move(start), std::move(step), std::move(length)}, {}, {}, {}};
+  }
+  static Expr byCall(std::vector<std::int64_t> firsts, std::vector<Expr> values, double mean) {
+    return Expr{Kind::ByCall, mean, 0, {}, -1, std::move(values), {}, {}, std::move(firsts)};
   }
   bool isConst() const { return kind == Kind::Const; }
+  // The expression with every ByCall replaced by its mean (a constant).
+  Expr withoutDrift() const;
   // True if the value never changes from one execution to the next for a given rank.
   bool perExecutionInvariant() const;
   // The one evaluator of expressions (gen/Program.cpp), used by the traversal, the backends and

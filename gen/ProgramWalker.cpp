@@ -188,6 +188,8 @@ std::string ExprPrinter::formula(const Expr&) {
 std::string ExprPrinter::gridPeer(const Expr& e) { return formula(e); }
 std::string ExprPrinter::progression(const Expr& e) { return formula(e); }
 
+std::string ExprPrinter::byCall(const Expr& e) { return constant(e.value); }
+
 std::string ExprPrinter::print(const Expr& e) {
   switch (e.kind) {
     case Expr::Kind::Const: return constant(e.value);
@@ -203,6 +205,10 @@ std::string ExprPrinter::print(const Expr& e) {
     case Expr::Kind::FirstIteration:
       if (e.children.size() != 2) throw std::logic_error("Expr: a first-iteration choice needs two values");
       return firstIteration(e);
+    case Expr::Kind::ByCall:
+      if (e.children.empty() || e.children.size() != e.firsts.size())
+        throw std::logic_error("Expr: a choice by call needs one first call per value");
+      return byCall(e);
     case Expr::Kind::Formula: return formula(e);
     case Expr::Kind::GridPeer: return gridPeer(e);
     case Expr::Kind::Progression:

@@ -453,20 +453,31 @@ class Builder {
     std::vector<RankList> groups;
     std::vector<Expr> values;
     RankList rest = ranks;
-    auto take = [&](const RankList& of, double us) {
+    auto take = [&](const RankList& of, double us, const std::vector<ComputeTime::ByCall>& calls) {
       RankList in = of.empty() ? rest : RankList::intersect(rest, of);
       if (in.empty()) return;
       rest = RankList::subtract(rest, in);
       groups.push_back(std::move(in));
-      values.push_back(Expr::constant(us));
+      if (calls.empty()) {
+        values.push_back(Expr::constant(us));
+        return;
+      }
+      // Drift over calls: the time of the range holding each call (Expr::ByCall).
+      std::vector<std::int64_t> firsts;
+      std::vector<Expr> times;
+      for (const auto& b : calls) firsts.push_back(b.first), times.push_back(Expr::constant(b.us));
+      values.push_back(Expr::byCall(std::move(firsts), std::move(times), us));
     };
     if (!e.compute.empty()) {
       for (const auto& c : e.compute)
-        if (c.after == prev) take(c.ranks, c.us);
+        if (c.after == prev) take(c.ranks, c.us, c.calls);
     } else {
       for (const auto& st : e.stats)
-        if (st.phase == Phase::Compute && st.unit == TimeUnit::Microseconds && st.after == prev)
-          take(st.ranks, st.hist.mean());
+        if (st.phase == Phase::Compute && st.unit == TimeUnit::Microseconds && st.after == prev) {
+          std::vector<ComputeTime::ByCall> calls;
+          for (const CallRange& r : st.hist.calls) calls.push_back({r.first, r.avg});
+          take(st.ranks, st.hist.mean(), calls);
+        }
     }
     if (groups.empty()) return Expr::constant(0);
     if (!rest.empty()) {
@@ -487,10 +498,10 @@ class Builder {
   }
 
   // The same for a class expanded call by call (simulatedTree): its ranks' mean, since one
-  // value per execution is kept.
+  // value per execution is kept (and a time that drifts over calls, its mean).
   double meanComputeAfter(const Event& e, SiteId prev, const RankList& ranks) const {
     const Expr x = computeAfter(e, prev, ranks);
-    if (x.isConst()) return x.value;
+    if (x.kind != Expr::Kind::ByRank) return x.value;  // a constant, or a time by call's mean
     double sum = 0, count = 0;
     for (std::size_t i = 0; i < x.groups.size(); ++i) {
       const auto n = static_cast<double>(x.groups[i].size());

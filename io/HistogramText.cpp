@@ -54,7 +54,74 @@ void parseHeader(TokenStream& ts, HistogramSpelling spelling, Rank numRanks, His
   expectKey(ts, "bins");
 }
 
+// `[first` of a call range, checked: ascending firsts from 0, at most kMaxCallRanges ranges.
+std::int64_t callRangeFirst(TokenStream& ts, std::size_t index, std::int64_t previous) {
+  if (index >= kMaxCallRanges)
+    ts.fail(fmt::format("more than {} call ranges", kMaxCallRanges), "merge adjacent ranges of `calls=`");
+  const std::int64_t first = ts.getInt("call range first call");
+  if (index == 0 && first != 0)
+    ts.fail(fmt::format("the first call range starts at call {}", first), "call ranges start at call 0: `calls=[0 ...]`");
+  if (index > 0 && first <= previous)
+    ts.fail(fmt::format("call range starting at call {} after one starting at {}", first, previous),
+            "call ranges are in ascending order of their first call");
+  return first;
+}
+
 }  // namespace
+
+std::vector<CallRange> parseHistogramCallRanges(TokenStream& ts, std::int64_t n) {
+  std::vector<CallRange> calls;
+  ts.expect("calls");
+  ts.expect("=");
+  std::int64_t total = 0;
+  while (!ts.atEnd()) {
+    ts.expect("[");
+    CallRange r;
+    r.first = callRangeFirst(ts, calls.size(), calls.empty() ? -1 : calls.back().first);
+    r.avg = timeValue(ts, "call range mean");
+    r.n = ts.getInt("call range sample count");
+    ts.expect("]");
+    if (r.n < 1) ts.fail(fmt::format("call range with {} samples", r.n), "a range holds at least one sample");
+    if (r.n > n - total) ts.fail(fmt::format("call ranges hold more than the {} samples the histogram's header says", n));
+    total += r.n;
+    calls.push_back(r);
+  }
+  if (calls.empty()) ts.fail("`calls=` without ranges", "leave `calls=` out where every call takes the mean");
+  if (total != n)
+    ts.fail(fmt::format("call ranges hold {} samples but the histogram's header says {}", total, n),
+            "the call ranges' counts add up to n");
+  return calls;
+}
+
+std::vector<ComputeTime::ByCall> parseComputeCallRanges(TokenStream& ts) {
+  std::vector<ComputeTime::ByCall> calls;
+  ts.expect("calls");
+  ts.expect("=");
+  while (!ts.atEnd()) {
+    ts.expect("[");
+    ComputeTime::ByCall b;
+    b.first = callRangeFirst(ts, calls.size(), calls.empty() ? -1 : calls.back().first);
+    b.us = timeValue(ts, "call range compute time");
+    ts.expect("]");
+    calls.push_back(b);
+  }
+  if (calls.empty()) ts.fail("`calls=` without ranges", "leave `calls=` out where every call takes the mean");
+  return calls;
+}
+
+void appendCallRangesText(std::string& out, const std::vector<CallRange>& calls) {
+  if (calls.empty()) return;
+  auto it = std::back_inserter(out);
+  fmt::format_to(it, " calls=");
+  for (const CallRange& r : calls) fmt::format_to(it, "[{} {} {}]", r.first, r.avg, r.n);
+}
+
+void appendCallRangesText(std::string& out, const std::vector<ComputeTime::ByCall>& calls) {
+  if (calls.empty()) return;
+  auto it = std::back_inserter(out);
+  fmt::format_to(it, " calls=");
+  for (const ComputeTime::ByCall& b : calls) fmt::format_to(it, "[{} {}]", b.first, b.us);
+}
 
 Histogram parseHistogram(TokenStream& ts, HistogramSpelling spelling, Rank numRanks) {
   Histogram h;
@@ -63,7 +130,12 @@ Histogram parseHistogram(TokenStream& ts, HistogramSpelling spelling, Rank numRa
   const std::string_view open = st ? "{" : "[", close = st ? "}" : "]";
   std::int64_t total = 0;
   bool written = false;
-  while (!ts.atEnd()) {
+  // tracegen's spelling may end with the call ranges (`calls=[first avg n]...`).
+  auto atCalls = [&] { return !st && ts.peekAt(0) && ts.peekAt(0)->text == "calls"; };
+  auto callRanges = [&] {
+    if (atCalls()) h.calls = parseHistogramCallRanges(ts, h.n);
+  };
+  while (!ts.atEnd() && !atCalls()) {
     ts.expect(open);
     // How many numbers the bin holds: tracegen's spelling also has `[start end]` (the only bin,
     // with the header's statistics) and `[start v end freq]` (min = avg = max = v).
@@ -75,7 +147,7 @@ Histogram parseHistogram(TokenStream& ts, HistogramSpelling spelling, Rank numRa
     if (fields == 2) {
       b.end = timeValue(ts, "bin end");
       ts.expect(close);
-      if (written || !ts.atEnd())
+      if (written || (!ts.atEnd() && !atCalls()))
         ts.fail("a bin written `[start end]` must be the histogram's only bin",
                 "write the other bins in full: `[start min avg max end freq]`");
       b.min = h.min;
@@ -83,6 +155,7 @@ Histogram parseHistogram(TokenStream& ts, HistogramSpelling spelling, Rank numRa
       b.max = h.max;
       b.freq = h.n;
       if (b.freq > 0) h.bins.push_back(b);
+      callRanges();
       return h;
     }
     written = true;
@@ -107,6 +180,7 @@ Histogram parseHistogram(TokenStream& ts, HistogramSpelling spelling, Rank numRa
   if (total != h.n)
     ts.fail(fmt::format("histogram bins hold {} samples but its header says {}", total, h.n),
             "the bin frequencies add up to n");
+  callRanges();
   return h;
 }
 
@@ -122,6 +196,7 @@ void appendHistogramText(std::string& out, const Histogram& h) {
     }
   if (held == 1 && only->freq == h.n && only->min == h.min && only->avg == h.avg && only->max == h.max) {
     fmt::format_to(it, "[{} {}]", only->start, only->end);
+    appendCallRangesText(out, h.calls);
     return;
   }
   for (const Bin& b : h.bins) {
@@ -129,6 +204,7 @@ void appendHistogramText(std::string& out, const Histogram& h) {
     if (b.min == b.avg && b.avg == b.max) fmt::format_to(it, "[{} {} {} {}]", b.start, b.avg, b.end, b.freq);
     else fmt::format_to(it, "[{} {} {} {} {} {}]", b.start, b.min, b.avg, b.max, b.end, b.freq);
   }
+  appendCallRangesText(out, h.calls);
 }
 
 }  // namespace tracegen

@@ -10,10 +10,13 @@
 //
 // In tracegen's spelling a bin whose samples are all equal may be written `[start v end freq]`,
 // and a histogram whose only bin holds every sample and has the header's statistics may write
-// that bin as `[start end]` (docs/trace-format.md, "time").
+// that bin as `[start end]` (docs/trace-format.md, "time"). tracegen's spelling may end with the
+// drift over calls, `calls=[first avg n]...` (ir/Trace.h CallRange); ScalaTrace's histograms
+// have no such dimension.
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "io/TextLines.h"
 #include "ir/Trace.h"
@@ -26,6 +29,15 @@ enum class HistogramSpelling { ScalaTrace, Tracegen };
 // limits of docs/trace-format.md; the ranks of the extremes within 0..numRanks-1; bin
 // frequencies not negative and adding up to n; bins present when n > 0.
 Histogram parseHistogram(TokenStream& ts, HistogramSpelling spelling, Rank numRanks);
+
+// `calls=[first avg n]...` up to the end of the line: ascending firsts from 0, at most
+// kMaxCallRanges ranges, finite non-negative means, counts of at least 1 adding up to n.
+std::vector<CallRange> parseHistogramCallRanges(TokenStream& ts, std::int64_t n);
+// `calls=[first us]...` of a `compute` line, with the same checks on firsts and times.
+std::vector<ComputeTime::ByCall> parseComputeCallRanges(TokenStream& ts);
+// ` calls=...` (with its leading space), nothing for no ranges.
+void appendCallRangesText(std::string& out, const std::vector<CallRange>& calls);
+void appendCallRangesText(std::string& out, const std::vector<ComputeTime::ByCall>& calls);
 
 // Appends the histogram in tracegen's compact spelling (`n=... bins=...`, no leading space):
 // the bins as given (callers leave out empty ones), the single-bin short form where it applies.

@@ -856,6 +856,7 @@ class TracegenTextParser {
     c.ranks = timingGroup(ts, e, sameKey);
     expectKey(ts, "us");
     c.us = timeValue(ts, "compute time");
+    if (ts.peekIs("calls")) c.calls = parseComputeCallRanges(ts);
     expectEnd(ts, "the compute time");
     event_->event.compute.push_back(c);
   }
@@ -1135,10 +1136,11 @@ class TracegenTextWriter {
       buf_.push_back('\n');
     }
     for (const auto& c : e.compute) {
-      if (c.ranks.empty())
-        line("  compute after {} us={}", after(c.after), c.us);
-      else
-        line("  compute after {} @ {} us={}", after(c.after), c.ranks.str(), c.us);
+      fmt::format_to(std::back_inserter(buf_), "  compute after {} ", after(c.after));
+      if (!c.ranks.empty()) fmt::format_to(std::back_inserter(buf_), "@ {} ", c.ranks.str());
+      fmt::format_to(std::back_inserter(buf_), "us={}", c.us);
+      appendCallRangesText(buf_, c.calls);
+      buf_.push_back('\n');
     }
   }
 

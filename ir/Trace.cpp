@@ -1,6 +1,7 @@
 #include "ir/Trace.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace tracegen {
 
@@ -218,6 +219,94 @@ std::vector<Communicator> standardCommunicators(Rank numRanks) {
 bool timesAgree(double a, double b) {
   const double gap = a > b ? a - b : b - a;
   return gap <= kTimingSlackUs || gap <= kTimingTolerance * (a > b ? a : b);
+}
+
+bool driftAgrees(double a, double b) {
+  const double gap = a > b ? a - b : b - a;
+  return gap <= kDriftSlackUs || gap <= kDriftTolerance * (a > b ? a : b);
+}
+
+namespace {
+// Firsts of `shorter` are a prefix of those of `longer`.
+bool prefixOf(const std::vector<CallRange>& shorter, const std::vector<CallRange>& longer) {
+  if (shorter.size() > longer.size()) return false;
+  for (std::size_t i = 0; i < shorter.size(); ++i)
+    if (shorter[i].first != longer[i].first) return false;
+  return true;
+}
+
+// `ranges` with `n` more samples of mean `mean`, spread over them in proportion to their
+// counts (a steady histogram joining a drifting one).
+std::vector<CallRange> spread(std::vector<CallRange> ranges, std::int64_t n, double mean) {
+  std::int64_t total = 0;
+  for (const CallRange& r : ranges) total += r.n;
+  if (total <= 0) return {};
+  std::int64_t left = n;
+  for (std::size_t i = 0; i < ranges.size(); ++i) {
+    CallRange& r = ranges[i];
+    const std::int64_t add = i + 1 == ranges.size()
+                                 ? left
+                                 : static_cast<std::int64_t>(static_cast<double>(n) * static_cast<double>(r.n) /
+                                                             static_cast<double>(total));
+    left -= add;
+    if (add <= 0) continue;
+    r.avg = (r.avg * static_cast<double>(r.n) + mean * static_cast<double>(add)) / static_cast<double>(r.n + add);
+    r.n += add;
+  }
+  return ranges;
+}
+}  // namespace
+
+std::vector<CallRange> mergeCallRanges(const std::vector<CallRange>& a, std::int64_t an, double aMean,
+                                       const std::vector<CallRange>& b, std::int64_t bn, double bMean) {
+  if (bn <= 0) return a;
+  if (an <= 0) return b;
+  if (a.empty() && b.empty()) return {};
+  if (a.empty()) return spread(b, an, aMean);
+  if (b.empty()) return spread(a, bn, bMean);
+  const bool aShorter = a.size() <= b.size();
+  const std::vector<CallRange>& shorter = aShorter ? a : b;
+  const std::vector<CallRange>& longer = aShorter ? b : a;
+  if (!prefixOf(shorter, longer)) return {};
+  std::vector<CallRange> out = longer;
+  for (std::size_t i = 0; i < shorter.size(); ++i) {
+    CallRange& r = out[i];
+    const CallRange& s = shorter[i];
+    const std::int64_t n = r.n + s.n;
+    if (n > 0) r.avg = (r.avg * static_cast<double>(r.n) + s.avg * static_cast<double>(s.n)) / static_cast<double>(n);
+    r.n = n;
+  }
+  return out;
+}
+
+void compactCallRanges(std::vector<CallRange>& calls, double mean) {
+  std::vector<CallRange> runs;
+  for (const CallRange& r : calls) {
+    if (r.n <= 0) continue;
+    if (!runs.empty() && driftAgrees(runs.back().avg, r.avg)) {
+      CallRange& run = runs.back();
+      run.avg = (run.avg * static_cast<double>(run.n) + r.avg * static_cast<double>(r.n)) / static_cast<double>(run.n + r.n);
+      run.n += r.n;
+      continue;
+    }
+    runs.push_back(r);
+  }
+  // Beyond the limit the two adjacent runs whose means are closest merge (keeps the line short
+  // whatever the drift).
+  while (runs.size() > kMaxCallRanges) {
+    std::size_t best = 0;
+    for (std::size_t i = 1; i + 1 < runs.size(); ++i)
+      if (std::abs(runs[i].avg - runs[i + 1].avg) < std::abs(runs[best].avg - runs[best + 1].avg)) best = i;
+    CallRange& run = runs[best];
+    const CallRange& next = runs[best + 1];
+    run.avg = (run.avg * static_cast<double>(run.n) + next.avg * static_cast<double>(next.n)) / static_cast<double>(run.n + next.n);
+    run.n += next.n;
+    runs.erase(runs.begin() + static_cast<std::ptrdiff_t>(best) + 1);
+  }
+  const bool drifts = std::any_of(runs.begin(), runs.end(), [&](const CallRange& r) { return !driftAgrees(r.avg, mean); });
+  if (!drifts || runs.size() < 2) runs.clear();
+  if (!runs.empty()) runs.front().first = 0;
+  calls = std::move(runs);
 }
 
 void normalizeTimingGroups(Event& e) {

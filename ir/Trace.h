@@ -54,6 +54,18 @@ struct Bin {
   bool operator==(const Bin&) const = default;
 };
 
+// Drift of a time over the calls it measures: the mean of the calls whose index lies in
+// [first, the next range's first), the last range open-ended. A call's index counts, per rank
+// from 0, the calls of its event after the same predecessor (the samples of one histogram in
+// the order they were taken), so that a first iteration that is slower, or a phase that grows,
+// keeps its shape and not only its mean.
+struct CallRange {
+  std::int64_t first = 0;  // the index of the range's first call
+  double avg = 0;          // the mean of its calls
+  std::int64_t n = 0;      // samples (calls of all the histogram's ranks) in the range
+  bool operator==(const CallRange&) const = default;
+};
+
 struct Histogram {
   std::int64_t n = 0;
   double avg = 0;  // as written by the tracer (ScalaTrace's is biased, see mean())
@@ -62,6 +74,9 @@ struct Histogram {
   Rank maxRank = 0;
   double max = 0;
   std::vector<Bin> bins;
+  // Empty: no drift (every call takes the mean); otherwise ascending ranges from first 0 whose
+  // counts add up to n (`calls=` in the text format).
+  std::vector<CallRange> calls = {};
 
   // Exact mean from the bins (ScalaTrace's header average counts its first sample twice).
   double mean() const;
@@ -100,6 +115,14 @@ struct ComputeTime {
   SiteId after = kNoSite;
   double us = 0;
   RankList ranks;
+  // Drift (Histogram::calls): the time of the calls from `first` on, up to the next entry's
+  // first, when it differs from `us`; empty: every call takes `us`.
+  struct ByCall {
+    std::int64_t first = 0;
+    double us = 0;
+    bool operator==(const ByCall&) const = default;
+  };
+  std::vector<ByCall> calls = {};
   bool covers(Rank r) const { return ranks.empty() || ranks.contains(r); }
   bool operator==(const ComputeTime&) const = default;
 };
@@ -226,6 +249,25 @@ bool timesAgree(double a, double b);
 // At most this many sub-groups per (phase, unit, predecessor) of an event: beyond it the two
 // closest merge (keeps a trace of imbalanced ranks bounded by the trace, not the rank count).
 constexpr std::size_t kMaxTimingGroups = 8;
+// Drift over calls (Histogram::calls) is kept where some range's mean differs from the
+// histogram's mean by more than kDriftTolerance of the larger and kDriftSlackUs: traces of
+// steady codes do not carry it. (The slack is above the few microseconds a first call of a
+// steady code often takes more, a cold cache or a lazy allocation: the sample codes stencil2d
+// and sweep showed 2-3 us, which no replay needs.) At most kMaxCallRanges ranges per histogram.
+constexpr double kDriftTolerance = 0.20;
+constexpr double kDriftSlackUs = 5.0;
+constexpr std::size_t kMaxCallRanges = 32;
+bool driftAgrees(double a, double b);
+// The call ranges of the union of the samples of two histograms of the same calls made by
+// different ranks (or sites): ranges with the same first add. A histogram without ranges
+// (steady) is spread over the other's ranges in proportion to their counts; ranges that do not
+// line up (neither list's firsts a prefix of the other's) give none. an, bn: the histograms' n.
+std::vector<CallRange> mergeCallRanges(const std::vector<CallRange>& a, std::int64_t an, double aMean,
+                                       const std::vector<CallRange>& b, std::int64_t bn, double bMean);
+// Merges adjacent ranges whose means agree (driftAgrees) and clears the list where every range
+// agrees with `mean`, the histogram's: what a trace keeps of drift.
+void compactCallRanges(std::vector<CallRange>& calls, double mean);
+
 // A statistic or compute time that is the only one of its key and covers every rank of its
 // event is written without ranks (empty: all).
 void normalizeTimingGroups(Event& e);

@@ -190,6 +190,7 @@ Histogram mergeHistograms(const Histogram& a, const Histogram& b) {
     h.max = b.max;
     h.maxRank = b.maxRank;
   }
+  h.calls = mergeCallRanges(a.calls, a.n, a.mean(), b.calls, b.n, b.mean());
   h.bins = a.bins;
   h.bins.insert(h.bins.end(), b.bins.begin(), b.bins.end());
   std::stable_sort(h.bins.begin(), h.bins.end(), [](const Bin& x, const Bin& y) { return x.start < y.start; });
@@ -221,11 +222,21 @@ void addStat(std::vector<TimeStat>& stats, const TimeStat& s) {
 }
 
 // Summarised times carry no sample count: two that agree are averaged, weighted by their ranks;
-// others stay apart as timing sub-groups.
+// others stay apart as timing sub-groups. Their drift over calls is averaged range by range
+// where both have the same ranges, and dropped otherwise (the mean stays).
 void addCompute(std::vector<ComputeTime>& compute, const ComputeTime& c) {
   auto weight = [](const ComputeTime& x) { return x.ranks.empty() ? 1.0 : static_cast<double>(x.ranks.size()); };
   for (auto& x : compute)
     if (x.after == c.after && (x.ranks.empty() || c.ranks.empty() || timesAgree(x.us, c.us))) {
+      const bool sameRanges = x.calls.size() == c.calls.size() &&
+                              std::equal(x.calls.begin(), x.calls.end(), c.calls.begin(),
+                                         [](const ComputeTime::ByCall& p, const ComputeTime::ByCall& q) { return p.first == q.first; });
+      if (sameRanges) {
+        for (std::size_t i = 0; i < x.calls.size(); ++i)
+          x.calls[i].us = (x.calls[i].us * weight(x) + c.calls[i].us * weight(c)) / (weight(x) + weight(c));
+      } else {
+        x.calls.clear();
+      }
       x.us = (x.us * weight(x) + c.us * weight(c)) / (weight(x) + weight(c));
       x.ranks = x.ranks.empty() || c.ranks.empty() ? RankList() : RankList::unite(x.ranks, c.ranks);
       return;
@@ -890,7 +901,7 @@ class Aligner {
           ++it;
           continue;
         }
-        compute.push_back({to, it->us, it->ranks});
+        compute.push_back({to, it->us, it->ranks, it->calls});
         it = stillUsed ? it + 1 : e.compute.erase(it);
       }
       for (const auto& c : compute) addCompute(e.compute, c);

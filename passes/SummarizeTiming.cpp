@@ -7,7 +7,9 @@
 // as they are. Time-independent traces measure thousands of instructions instead: they are
 // turned into time with the instruction rate the user gives (--instruction-rate); without
 // one the pass stops with an error rather than guess. Where a trace has both (ScalaTrace's
-// `tic` variant), the measured time wins.
+// `tic` variant), the measured time wins. A histogram's drift over calls (its call ranges) is
+// carried into the compute time as one time per range, scaled by the statistic over the mean
+// so that --timing=max or median moves the whole shape.
 #include "passes/SummarizeTiming.h"
 
 #include <fmt/format.h>
@@ -49,8 +51,13 @@ class SummarizeTimingPass : public Pass {
       for (const auto& st : e.stats) {
         if (st.phase != Phase::Compute || st.unit != unit) continue;
         double value = statistic(st.hist, ctx.options.timing);
-        if (unit == TimeUnit::KiloInstructions) value = value * 1000.0 / ctx.options.instructionRate * 1e6;
-        e.compute.push_back({st.after, value, st.ranks});
+        const double perUnit = unit == TimeUnit::KiloInstructions ? 1000.0 / ctx.options.instructionRate * 1e6 : 1.0;
+        ComputeTime c{st.after, value * perUnit, st.ranks, {}};
+        const double mean = st.hist.mean();
+        const double scale = mean > 0 ? value / mean : 1.0;
+        for (const CallRange& r : st.hist.calls) c.calls.push_back({r.first, r.avg * scale * perUnit});
+        if (!c.calls.empty()) ++ctx.counter("compute times drifting over calls");
+        e.compute.push_back(std::move(c));
         ++ctx.counter("histograms-summarized");
       }
       if (!e.compute.empty()) ++ctx.counter("events-timed");

@@ -40,7 +40,7 @@ void LoopCompressor::addStat(std::vector<Stat>& stats, Phase phase, std::int64_t
       s.acc.add(us);
       return;
     }
-  stats.emplace_back(phase, after).acc.add(us);  // in place: a Stat is some 280 bytes
+  stats.emplace_back(phase, after).acc.add(us);  // in place: a Stat is some 300 bytes
 }
 
 void LoopCompressor::pushEvent(const CallRecord& call) {
@@ -459,6 +459,9 @@ void LoopCompressor::flatten(const std::vector<Node>& seq, Trace& out, Rank rank
       ts.unit = TimeUnit::Microseconds;
       ts.after = s.after < 0 ? kNoSite : out.internSite(siteNames.at(static_cast<std::size_t>(s.after)));
       ts.hist = toHistogram(s.acc, rank);
+      // Drift over calls is kept for compute times only: times inside MPI calls wait for other
+      // ranks, and their jitter would write ranges into the traces of steady codes.
+      if (s.phase != Phase::Compute) ts.hist.calls.clear();
       // Compute times keep their rank (a timing sub-group of one) until clustering merges the
       // ranks that agree (record/Clustering.cpp, mergeStats).
       if (s.phase == Phase::Compute) ts.ranks = self;

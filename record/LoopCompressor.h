@@ -101,8 +101,8 @@ class LoopCompressor {
   };
   struct Stat {
     // A constructor, so that a new Stat is not zero-filled whole first (value-initialisation of
-    // some 280 bytes, per new predecessor of every event a loop iteration makes anew).
-    Stat(Phase p, std::int64_t a) : phase(p), after(a) {}
+    // some 300 bytes, per new predecessor of every event a loop iteration makes anew).
+    Stat(Phase p, std::int64_t a) : phase(p), after(a) { acc.byCall = p == Phase::Compute; }  // drift: compute only
     Phase phase;
     std::int64_t after;
     TimeAcc acc;
@@ -110,7 +110,7 @@ class LoopCompressor {
   // A node's newest timings, not yet in a TimeAcc, in the order they were taken. A node made in
   // the current loop iteration keeps up to kFresh of them so (and so does a loop body it starts
   // while it has no Stats), and folding it into its loop adds them one by one: no Stat (some
-  // 280 bytes) is made and merged per new node. settle() makes them Stats, in order.
+  // 300 bytes) is made and merged per new node. settle() makes them Stats, in order.
   static constexpr std::size_t kFresh = 16;
   struct Sample {
     Phase phase;

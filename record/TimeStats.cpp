@@ -28,8 +28,74 @@ double roundTime(double v) {
 double timeBinStart(int bin) { return kEdges[static_cast<std::size_t>(bin)]; }
 double timeBinEnd(int bin) { return kEdges[static_cast<std::size_t>(bin) + 1]; }
 
+std::int64_t callRangeFirst(int range) { return range == 0 ? 0 : std::int64_t{1} << (range - 1); }
+
+std::int64_t callsInRange(int range, std::int64_t n) {
+  const std::int64_t first = callRangeFirst(range);
+  if (n <= first) return 0;
+  if (range == kCallRanges - 1) return n - first;
+  return std::min(n, callRangeFirst(range + 1)) - first;
+}
+
+namespace {
+// The first index after range r (none after the last).
+std::int64_t callRangeEnd(int r) {
+  return r == kCallRanges - 1 ? std::numeric_limits<std::int64_t>::max() : callRangeFirst(r + 1);
+}
+}  // namespace
+
+void TimeAcc::closeRange() {
+  if (!byCall) {  // no ranges: never again
+    openEnd = std::numeric_limits<std::int64_t>::max();
+    return;
+  }
+  if (rangeSum.empty()) rangeSum.assign(kCallRanges, 0.0);
+  if (n > 0) rangeSum[static_cast<std::size_t>(callRange(n - 1))] += openSum;
+  openSum = 0;
+  openEnd = callRangeEnd(callRange(n));
+}
+
+double TimeAcc::rangeTotal(int r) const {
+  const double open = n > 0 && r == callRange(n - 1) ? openSum : 0;
+  return (rangeSum.empty() ? 0.0 : rangeSum[static_cast<std::size_t>(r)]) + open;
+}
+
 void TimeAcc::merge(const TimeAcc& o) {
+  if (o.n == 0) return;
+  if (!byCall || !o.byCall) {
+    byCall = false;
+    rangeSum.clear();
+    openEnd = std::numeric_limits<std::int64_t>::max();
+  } else {
+    if (rangeSum.empty()) rangeSum.assign(kCallRanges, 0.0);
+    if (n > 0) rangeSum[static_cast<std::size_t>(callRange(n - 1))] += openSum;
+  }
+  openSum = 0;
+  if (byCall) mergeRanges(o);
   n += o.n;
+  if (byCall) openEnd = callRangeEnd(callRange(n - 1));  // the newest sample's range stays open (openSum 0)
+  mergeBins(o);
+}
+
+void TimeAcc::mergeRanges(const TimeAcc& o) {
+  // o's range r holds its calls [first, first + count); here they are [n + first, ...), which
+  // may straddle this accumulator's ranges: each takes the share of the sum its calls are.
+  for (int r = 0; r < kCallRanges; ++r) {
+    const std::int64_t count = callsInRange(r, o.n);
+    if (count == 0) continue;
+    const double sum = o.rangeTotal(r);
+    std::int64_t from = n + callRangeFirst(r);
+    const std::int64_t end = from + count;
+    while (from < end) {
+      const int t = callRange(from);
+      const std::int64_t stop = t == kCallRanges - 1 ? end : std::min(end, callRangeFirst(t + 1));
+      rangeSum[static_cast<std::size_t>(t)] += sum * static_cast<double>(stop - from) / static_cast<double>(count);
+      from = stop;
+    }
+  }
+}
+
+void TimeAcc::mergeBins(const TimeAcc& o) {
   for (std::size_t i = 0; i < bins.size(); ++i) {
     if (o.bins[i].freq == 0) continue;  // most of the eight bins are empty
     bins[i].freq += o.bins[i].freq;
@@ -62,6 +128,11 @@ Histogram toHistogram(const TimeAcc& acc, Rank rank) {
     h.bins.push_back(out);
   }
   h.avg = acc.n > 0 ? sum / static_cast<double>(acc.n) : 0;
+  for (int r = 0; r < kCallRanges && acc.byCall; ++r) {
+    const std::int64_t count = callsInRange(r, acc.n);
+    if (count == 0) break;  // ranges fill in order
+    h.calls.push_back({callRangeFirst(r), acc.rangeTotal(r) / static_cast<double>(count), count});
+  }
   return h;
 }
 
@@ -71,6 +142,7 @@ void mergeHistogram(Histogram& into, const Histogram& from) {
     into = from;
     return;
   }
+  into.calls = mergeCallRanges(into.calls, into.n, into.mean(), from.calls, from.n, from.mean());
   if (from.min < into.min || (from.min == into.min && from.minRank < into.minRank)) {
     into.min = from.min;
     into.minRank = from.minRank;
@@ -104,6 +176,8 @@ void mergeHistogram(Histogram& into, const Histogram& from) {
 }
 
 void roundHistogram(Histogram& h) {
+  compactCallRanges(h.calls, h.mean());
+  for (CallRange& r : h.calls) r.avg = roundTime(r.avg);
   h.avg = roundTime(h.avg);
   h.min = roundTime(h.min);
   h.max = roundTime(h.max);

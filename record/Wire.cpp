@@ -63,6 +63,12 @@ class Writer {
       d(b.end);
       i(b.freq);
     }
+    u(h.calls.size());
+    for (const CallRange& r : h.calls) {
+      i(r.first);
+      d(r.avg);
+      i(r.n);
+    }
   }
   void trace(const Trace& t) {
     i(t.numRanks);
@@ -122,6 +128,11 @@ class Writer {
         i(c.after);
         d(c.us);
         ranks(c.ranks);
+        u(c.calls.size());
+        for (const ComputeTime::ByCall& b : c.calls) {
+          i(b.first);
+          d(b.us);
+        }
       }
     }
   }
@@ -205,6 +216,12 @@ class Reader {
       b.end = d();
       b.freq = i();
     }
+    h.calls.resize(count());
+    for (CallRange& r : h.calls) {
+      r.first = i();
+      r.avg = d();
+      r.n = i();
+    }
     return h;
   }
   Trace trace() {
@@ -268,6 +285,11 @@ class Reader {
         c.after = site(i(), t);
         c.us = d();
         c.ranks = ranks();
+        c.calls.resize(count());
+        for (ComputeTime::ByCall& b : c.calls) {
+          b.first = i();
+          b.us = d();
+        }
       }
     }
     return t;

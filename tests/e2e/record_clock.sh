@@ -74,8 +74,12 @@ fi
 # The trace states its clock; inspect shows it.
 grep -qx "clock cpu" "$work/cpu8.tgt" || { echo "FAIL: the cpu trace has no 'clock cpu' line"; fail=1; }
 grep -q "^clock" "$work/wall8.tgt" && { echo "FAIL: the wall-clock trace has a clock line"; fail=1; }
-"$tracegen" inspect "$work/cpu8.tgt" | grep -q "^clock *cpu" || { echo "FAIL: inspect does not show the cpu clock"; fail=1; }
-"$tracegen" inspect "$work/cpu8.tgt" --format json | grep -q '"compute_clock": "cpu"' ||
+# Captured, not piped into grep -q: under pipefail, grep leaving at the first match makes the
+# writer of a longer output die of SIGPIPE, and the check fail.
+inspect_text=$("$tracegen" inspect "$work/cpu8.tgt")
+inspect_json=$("$tracegen" inspect "$work/cpu8.tgt" --format json)
+grep -q "^clock *cpu" <<<"$inspect_text" || { echo "FAIL: inspect does not show the cpu clock"; fail=1; }
+grep -q '"compute_clock": "cpu"' <<<"$inspect_json" ||
   { echo "FAIL: inspect --format json does not say compute_clock cpu"; fail=1; }
 
 # An unknown clock: an error on standard error, the run goes on and records wall-clock time.

@@ -53,6 +53,51 @@ std::vector<OpaqueEvent> opaqueEvents(const Trace& trace) {
   return out;
 }
 
+// Compute times that drift over the calls of their event (docs/trace-format.md, `calls=`):
+// one entry per `time comp` or `compute` line that keeps call ranges.
+struct DriftingTime {
+  std::int64_t id;
+  std::string kind;  // of the trace line: `time comp` or `compute`
+  std::string op, after, ranks, unit;
+  double mean;
+  std::vector<std::pair<std::int64_t, double>> ranges;  // (first call, mean)
+  int sourceLine;
+};
+std::vector<DriftingTime> driftingTimes(const Trace& trace) {
+  std::vector<DriftingTime> out;
+  for (const Event& e : trace.events) {
+    const std::string ranksOf = e.ranks.pretty();
+    for (const TimeStat& st : e.stats) {
+      if (st.phase != Phase::Compute || st.hist.calls.empty()) continue;
+      DriftingTime d{e.id, "time comp", std::string(opName(e.op)), std::string(trace.siteName(st.after)),
+                     st.ranks.empty() ? ranksOf : st.ranks.pretty(), std::string(timeUnitName(st.unit)), st.hist.mean(), {}, e.line};
+      for (const CallRange& r : st.hist.calls) d.ranges.push_back({r.first, r.avg});
+      out.push_back(std::move(d));
+    }
+    for (const ComputeTime& c : e.compute) {
+      if (c.calls.empty()) continue;
+      DriftingTime d{e.id, "compute", std::string(opName(e.op)), std::string(trace.siteName(c.after)),
+                     c.ranks.empty() ? ranksOf : c.ranks.pretty(), "us", c.us, {}, e.line};
+      for (const ComputeTime::ByCall& b : c.calls) d.ranges.push_back({b.first, b.us});
+      out.push_back(std::move(d));
+    }
+  }
+  return out;
+}
+
+// `calls 0: 35.2, 1-3: 10.1, 4-: 12`
+std::string rangesText(const DriftingTime& d) {
+  std::string s;
+  for (std::size_t i = 0; i < d.ranges.size(); ++i) {
+    const std::int64_t first = d.ranges[i].first;
+    std::string span = i + 1 == d.ranges.size() ? fmt::format("{}-", first)
+                       : d.ranges[i + 1].first - 1 == first ? fmt::format("{}", first)
+                                                            : fmt::format("{}-{}", first, d.ranges[i + 1].first - 1);
+    s += fmt::format("{}{}: {:.4g}", i == 0 ? "" : ", ", span, d.ranges[i].second);
+  }
+  return s;
+}
+
 nlohmann::ordered_json rankJson(const RankSummary& r) {
   nlohmann::ordered_json o;
   o["rank"] = r.rank;
@@ -94,6 +139,23 @@ void writeJson(std::ostream& out, const std::string& file, const Trace& trace, c
     opaque.push_back(e);
   }
   j["opaque"] = opaque;
+  nlohmann::ordered_json drift = nlohmann::ordered_json::array();
+  for (const auto& d : driftingTimes(trace)) {
+    nlohmann::ordered_json e;
+    e["event"] = d.id;
+    e["op"] = d.op;
+    e["kind"] = d.kind;
+    e["after"] = d.after;
+    e["ranks"] = d.ranks;
+    e["unit"] = d.unit;
+    e["mean"] = d.mean;
+    nlohmann::ordered_json ranges = nlohmann::ordered_json::array();
+    for (const auto& [first, mean] : d.ranges) ranges.push_back({{"first_call", first}, {"mean", mean}});
+    e["calls"] = ranges;
+    e["line"] = d.sourceLine;
+    drift.push_back(e);
+  }
+  j["drift"] = drift;
   std::string head = j.dump(2);
   head.resize(head.size() - 2);  // drop the closing "\n}": per_rank follows
   out << head << ",\n  \"per_rank\": [";
@@ -148,6 +210,13 @@ void printText(std::ostream& out, const std::string& file, const std::string& or
     for (const auto& o : opaque)
       out << fmt::format("  E{} {} at {}, ranks {}{}\n", o.id, o.op, o.sites, o.ranks,
                          o.line > 0 ? fmt::format(" (line {})", o.line) : "");
+  }
+  if (const auto drift = driftingTimes(trace); !drift.empty()) {
+    out << fmt::format("\ncompute times that drift over their calls: {} (time per range of calls, counted per rank "
+                       "from 0)\n", drift.size());
+    for (const auto& d : drift)
+      out << fmt::format("  E{} {} {} after {}, ranks {}: mean {:.4g} {}; calls {}{}\n", d.id, d.op, d.kind, d.after, d.ranks,
+                         d.mean, d.unit, rangesText(d), d.sourceLine > 0 ? fmt::format(" (line {})", d.sourceLine) : "");
   }
   if (perRank) {
     // One row per rank: totals, then one column per operation (names without "MPI_").

@@ -121,6 +121,11 @@ double now_us(void);
    --compute-scale, spent busy-waiting on the monotonic clock. */
 void compute(double us);
 
+/* A computation that drifts over its calls (the first iteration slower, a phase that grows):
+   the time of the range that holds this call, `us[i]` for the calls numbered from[i] up to
+   from[i+1] - 1 (the last range open-ended), counting from 0 in *calls, which it advances. */
+double by_call(long *calls, int n, const long *from, const double *us);
+
 /* --- Message sizes ------------------------------------------------------------------------ */
 
 /* A traced element count scaled by --msg-scale, rounded down, at least 0. */
