@@ -188,7 +188,9 @@ static double compute_spent_us;
    call. Longer ones spin on the clock, whose reading is then a small part of the interval.
    calibrate_spin() (set_up) times the loop: spin_per_us iterations take a microsecond. */
 #define SHORT_COMPUTE_US 4.0
+#define RESPIN_SAMPLE 64
 static double spin_per_us;
+static unsigned long short_computations;
 
 static void spin(long iterations)
 {
@@ -196,16 +198,28 @@ static void spin(long iterations)
     ;
 }
 
+/* The CPU time of the calling thread, in microseconds: what the loop costs while it runs, which
+   a preemption (another process, a rank sharing the core) does not add to. */
+static double thread_cpu_us(void)
+{
+  struct timespec ts;
+  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+    return now_us();
+  return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
+}
+
 static void calibrate_spin(void)
 {
-  /* The fastest of a few timings of a loop of about 200 us, so that a preemption during one
-     does not make the loop look slow. */
+  /* The fastest of a few timings of a loop of 200,000 iterations (50-200 us), in the thread's
+     CPU time: a machine busy with other work could preempt every one of a few wall-clock timings
+     (all within a millisecond), make the loop look slow and every short computation come out
+     short. */
   const long iterations = 200000;
   double best = 0;
   for (int k = 0; k < 5; ++k) {
-    const double start = now_us();
+    const double start = thread_cpu_us();
     spin(iterations);
-    const double took = now_us() - start;
+    const double took = thread_cpu_us() - start;
     if (took > 0 && (best == 0 || took < best))
       best = took;
   }
@@ -218,7 +232,21 @@ void compute(double us)
     return;
   const double want = us * compute_percent / 100.0;
   if (want < SHORT_COMPUTE_US && spin_per_us > 0) {
-    spin((long)(want * spin_per_us));
+    const long iterations = (long)(want * spin_per_us);
+    /* The loop's speed is not the same all run long (a shared machine's cores change pace by a
+       third from one moment to the next): one short computation in RESPIN_SAMPLE of a quarter
+       microsecond or more is timed and moves the calibration a quarter of the way to what it
+       measured, unless a preemption made it more than twice as long as asked. Two clock
+       readings per RESPIN_SAMPLE computations cost well under a nanosecond each. */
+    if (++short_computations % RESPIN_SAMPLE == 0 && want >= 0.25) {
+      const double start = now_us();
+      spin(iterations);
+      const double took = now_us() - start;
+      if (took > 0 && took < 2 * want)
+        spin_per_us += 0.25 * ((double)iterations / took - spin_per_us);
+    } else {
+      spin(iterations);
+    }
     compute_spent_us += want;
     return;
   }
