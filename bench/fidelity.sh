@@ -3,9 +3,9 @@
 # of the benchmark against whole `mpiexec` wall time of the application, median of REPEAT runs
 # each, at NP ranks (2: the most this 2-core machine times honestly).
 #
-# Every sample of samples/apps runs with arguments that make it take about 1-10 s; each is
+# Every sample of samples/apps runs with four times the iterations of bench/sample-args.sh; each is
 # recorded (Open MPI, libtracegen-record.so), its C benchmark generated and compiled, then the
-# application and the benchmark run REPEAT times each without any preloaded library. With
+# application and the benchmark run REPEAT times each, alternately, without any preloaded library. With
 # --mpich the samples and their benchmarks (recorded under Open MPI, as a user records once) are
 # also built with MPICH's compilers and timed under MPICH's mpiexec (Debian's `mpich` package,
 # installed if missing; its alternatives stay below Open MPI's, so `mpicc` is still Open MPI's).
@@ -17,7 +17,7 @@
 # mean within 2%. Timing means nothing on a loaded machine: run it alone.
 #
 # Usage: bench/fidelity.sh [--mpich] [--real] [BUILD_DIR [CASE...]]
-#   REPEAT=5 NP=2 (defaults); ARGS_<sample>="..." overrides a sample's arguments.
+#   REPEAT=5 NP=2 ITERATIONS_FACTOR=4 (defaults); ARGS_<sample>="..." overrides a sample's arguments.
 set -uo pipefail
 mpich=0 real=0
 while [ $# -gt 0 ]; do
@@ -43,12 +43,15 @@ trap 'rm -rf "$work"' EXIT
 table=$work/table
 : >"$table"
 
-# Arguments for about 1-10 s at 2 ranks (bench/sample-args.sh); ARGS_<sample> overrides them.
+# The samples' arguments (bench/sample-args.sh) with the iteration count (the first argument)
+# multiplied by ITERATIONS_FACTOR (default 4): sample-args.sh's runs take 0.3-0.5 s at 2 ranks,
+# much of it mpiexec's start-up; four times the iterations make them about 1-2 s, which the
+# issue's 1-10 s asks for. ARGS_<sample> overrides a sample's arguments as they are.
 source "$(dirname "$0")/sample-args.sh"
 args_of() {
   local override="ARGS_$1"
   if [ -n "${!override:-}" ]; then echo "${!override}"; return; fi
-  sample_args "$1"
+  sample_args "$1" | awk -v f="${ITERATIONS_FACTOR:-4}" '{ $1 = $1 * f; print }'
 }
 samples=(stencil2d stencil_strong halo3d wavefront sweep fft cg ring ring_f apitour polling persist persist_f nbc topo rma
          rma_f mpiio)
@@ -58,17 +61,27 @@ now() { date +%s.%N; }
 median() {
   printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { printf "%.3f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
-# timed_median MPIEXEC CMD...: the median wall time of REPEAT whole runs; status 1 if one fails.
-timed_median() {
-  local mpiexec=$1 k a b times=()
+# timed_pair MPIEXEC APP_CMD... -- BENCH_CMD...: "APP_S BENCH_S", the median wall times of
+# REPEAT whole runs of each, the application's and the benchmark's runs alternated so that a
+# machine whose pace drifts (a shared host: a third from one minute to the next) slows both
+# alike; status 1 if a run fails.
+timed_pair() {
+  local mpiexec=$1 k a b app=() bench=() at=() bt=()
   shift
+  while [ "$1" != "--" ]; do app+=("$1"); shift; done
+  shift
+  bench=("$@")
   for ((k = 0; k < REPEAT; ++k)); do
     a=$(now)
-    timeout 900 "$mpiexec" -n "$np" "$@" >"$work/run.out" 2>&1 || return 1
+    timeout 900 "$mpiexec" -n "$np" "${app[@]}" >"$work/run.out" 2>&1 || return 1
     b=$(now)
-    times+=("$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.3f", b - a }')")
+    at+=("$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.3f", b - a }')")
+    a=$(now)
+    timeout 900 "$mpiexec" -n "$np" "${bench[@]}" >"$work/run.out" 2>&1 || return 1
+    b=$(now)
+    bt+=("$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.3f", b - a }')")
   done
-  median "${times[@]}"
+  echo "$(median "${at[@]}") $(median "${bt[@]}")"
 }
 report() {  # report NAME APP BENCH
   printf '%-22s %10s %10s %8s\n' "$1" "$2" "$3" "$(awk -v a="$2" -v b="$3" 'BEGIN { printf "%+.1f%%", (b / a - 1) * 100 }')"
@@ -96,9 +109,9 @@ for app in "${samples[@]}"; do
     continue
   fi
   mpicc -std=c11 -O2 -o "$d/bench" "$d/bench.c" -lm
-  app_s=$(cd "$d" && timed_median mpiexec --oversubscribe "$apps/$app" "${args[@]}") || { echo "$app: failed"; continue; }
-  bench_s=$(cd "$d" && timed_median mpiexec --oversubscribe "$d/bench") || { echo "$app: benchmark failed"; continue; }
-  report "$app" "$app_s" "$bench_s"
+  pair=$(cd "$d" && timed_pair mpiexec --oversubscribe "$apps/$app" "${args[@]}" -- --oversubscribe "$d/bench") ||
+    { echo "$app: a run failed"; continue; }
+  report "$app" $pair
   if [ $mpich -eq 1 ]; then
     # The same sample and benchmark built with MPICH (the recording stays Open MPI's).
     source_file=$(ls "$src/samples/apps/$app".c "$src/samples/apps/$app".f90 2>/dev/null | head -n 1)
@@ -107,9 +120,9 @@ for app in "${samples[@]}"; do
       *.f90) mpif90.mpich -O2 -o "$d/app.mpich" "$source_file" ;;
     esac
     mpicc.mpich -std=c11 -O2 -o "$d/bench.mpich" "$d/bench.c" -lm
-    app_s=$(cd "$d" && timed_median mpiexec.mpich "$d/app.mpich" "${args[@]}") || { echo "$app (MPICH): failed"; continue; }
-    bench_s=$(cd "$d" && timed_median mpiexec.mpich "$d/bench.mpich") || { echo "$app (MPICH): benchmark failed"; continue; }
-    report "$app@mpich" "$app_s" "$bench_s"
+    pair=$(cd "$d" && timed_pair mpiexec.mpich "$d/app.mpich" "${args[@]}" -- "$d/bench.mpich") ||
+      { echo "$app (MPICH): a run failed"; continue; }
+    report "$app@mpich" $pair
   fi
 done
 
