@@ -80,6 +80,24 @@ check() {  # check NAME COMMAND...: counts a pass or a failure
   fi
 }
 
+# exits_with STATUS NAME PATTERN COMMAND...: the command exits with STATUS and prints a line
+# matching PATTERN (a basic regular expression); refused: status 2.
+exits_with() {
+  local want=$1 name=$2 message=$3 rc
+  shift 3
+  "$@" >"$work/out" 2>&1
+  rc=$?
+  if [ $rc -eq "$want" ] && grep -q -- "$message" "$work/out"; then
+    passed=$((passed + 1))
+    echo "ok: $name"
+  else
+    failures=$((failures + 1))
+    echo "FAIL: $name: status $rc"
+    cat "$work/out"
+  fi
+}
+refused() { exits_with 2 "$@"; }
+
 # IS-like counts that follow the data (docs/extrapolation.md, "Counts that follow the data"):
 # every rank's bytes within 1% of the real recording, at every target and through a benchmark.
 data_dependent() {  # data_dependent APP INPUT...
@@ -95,16 +113,8 @@ data_dependent() {  # data_dependent APP INPUT...
   done
   # Without the tolerance the single ranks' received bytes differ (the keys decide them): exit 1.
   if [ -s "$work/$app-x64.tgt" ] && [ -s "$work/$app-real64.tgt" ]; then
-    "$tracegen" compare "$work/$app-x64.tgt" "$work/$app-real64.tgt" >"$work/out" 2>&1
-    local rc=$?
-    if [ $rc -eq 1 ] && grep -q "collective bytes received" "$work/out"; then
-      passed=$((passed + 1))
-      echo "ok: $app: without --bytes-tolerance the ranks' received bytes differ (status 1)"
-    else
-      failures=$((failures + 1))
-      echo "FAIL: $app: compare without --bytes-tolerance: status $rc"
-      cat "$work/out"
-    fi
+    exits_with 1 "$app: without --bytes-tolerance the ranks' received bytes differ (status 1)" "collective bytes received" \
+      "$tracegen" compare "$work/$app-x64.tgt" "$work/$app-real64.tgt"
   fi
   if [ -s "$work/$app-x48.tgt" ] && [ -s "$work/$app-real48.tgt" ]; then
     check "$app: benchmark at 48 ranks from the extrapolation: recorded calls; bytes within 1% of the application's" bash -c '
@@ -181,22 +191,6 @@ if [ -s "$work/stencil2d-x24.tgt" ]; then
   fi
 fi
 
-# refused NAME PATTERN COMMAND...: the command exits with status 2 and prints a line matching
-# PATTERN (a basic regular expression).
-refused() {
-  local name=$1 message=$2 rc
-  shift 2
-  "$@" >"$work/out" 2>&1
-  rc=$?
-  if [ $rc -eq 2 ] && grep -q -- "$message" "$work/out"; then
-    passed=$((passed + 1))
-    echo "ok: $name"
-  else
-    failures=$((failures + 1))
-    echo "FAIL: $name: status $rc"
-    cat "$work/out"
-  fi
-}
 
 # A rank count the scale-free strong-scaling stencil's formulas do not fit (240/py with py = 7)
 # stops it before any communication, with status 2 and the rank counts that fit.
