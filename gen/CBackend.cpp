@@ -283,6 +283,10 @@ bool tabulatedByRank(const Expr& e) {
   return e.kind == Expr::Kind::ByRank && e.groups.size() > kMaxRankChoices && plainPerRank(e);
 }
 
+// Vectors up to this long read best spelled out (`{ 0, 1, 3, 6 }`); longer constant ones are a
+// loop (one value for every element) or pack_displs (displacements laid out one after another).
+constexpr std::size_t kShortVector = 8;
+
 // A value per rank whose values may drift over the calls (Expr::ByCall of constants).
 bool perRankByCall(const Expr& e) {
   if (e.kind == Expr::Kind::Const) return true;
@@ -1494,7 +1498,6 @@ class CWriter : public ProgramWalker {
     }
     // One value for every rank (an extrapolated sort's even split, `msg_count(256)` 64 times):
     // a loop, where the template has one (`key_each`).
-    constexpr std::size_t kShortVector = 8;
     if (x.c.op == Op::Alltoallv && n > kShortVector) {
       const std::vector<Expr>* v = vec(x.c, p);
       const Expr* e0 = v && !v->empty() ? &v->front() : fallback;
@@ -1525,7 +1528,6 @@ class CWriter : public ProgramWalker {
     if (program_.scaleFree) return false;  // its values are formulas of the scale already
     const std::vector<Expr>* v = vec(x.c, counts);
     auto count = [&](std::size_t i) { return v && i < v->size() ? &(*v)[i] : countsFallback; };
-    constexpr std::size_t kShortVector = 8;  // up to this long, constant displacements read best as they are
     if (d->size() != n ||
         (n <= kShortVector && std::all_of(d->begin(), d->end(), [](const Expr& e) { return e.isConst(); })))
       return false;
