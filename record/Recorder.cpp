@@ -21,6 +21,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "io/Compression.h"
@@ -270,6 +271,10 @@ class Recorder {
     MPI_Comm comm = MPI_COMM_NULL;
   };
   std::unordered_map<MPI_Request, Persistent> persistent_;
+  // Handles of requests made by intercepted calls that the trace does not track (MPI_Comm_idup):
+  // a wait on one completes MPI_REQUEST_NULL without the unknown-request warning. A tracked
+  // creation that reuses the handle takes it out.
+  std::unordered_set<MPI_Request> untracked_;
   std::int64_t offsetOf(std::int64_t index) {
     const std::int64_t k = createdRequests_ - index;
     if (index < 0) return kRequestNull;
@@ -585,7 +590,7 @@ RequestPick Recorder::pickRequest(MPI_Request r, const void* where, const std::v
   if (!chosen) {
     // An inactive persistent request (made, or started and completed): a wait on it returns at
     // once, as on MPI_REQUEST_NULL.
-    if (!persistent_.count(r)) flags |= kFlagUnknownRequest;
+    if (!persistent_.count(r) && !untracked_.count(r)) flags |= kFlagUnknownRequest;
     return p;
   }
   p.index = chosen->index;
@@ -599,6 +604,7 @@ RequestPick Recorder::pickRequest(MPI_Request r, const void* where, const std::v
 
 void Recorder::requestCreated(MPI_Request r, const void* where) {
   if (r != MPI_REQUEST_NULL) {
+    if (!untracked_.empty()) untracked_.erase(r);
     std::vector<LiveRequest>& v = *liveList(r, true);
     if (v.size() >= 64)  // requests never completed through a wrapper: forget the unreachable ones
       std::erase_if(v, [&](const LiveRequest& e) { return createdRequests_ - e.index >= kRequestRing; });
@@ -911,6 +917,9 @@ void CallScope::created(MPI_Request r, const void* where) { rec_->requestCreated
 void CallScope::completed(const RequestPick& p) { rec_->requestCompleted(p); }
 void CallScope::persistentMade(MPI_Request r, bool recv, int source, MPI_Comm c) { rec_->persistentMade(r, recv, source, c); }
 std::int64_t CallScope::persistentOffset(MPI_Request r) { return rec_->persistentOffset(r); }
+void CallScope::untrackedRequest(MPI_Request r) {
+  if (r != MPI_REQUEST_NULL) rec_->untracked_.insert(r);
+}
 void CallScope::persistentStarted(MPI_Request r, const void* where) { rec_->persistentStarted(r, where); }
 std::int64_t CallScope::freeRequest(MPI_Request r, const void* where) { return rec_->freeRequest(r, where); }
 void CallScope::wildcardPosted(MPI_Comm c) { rec_->wildcardPosted(c); }

@@ -86,6 +86,10 @@ class CallScope {
   std::int64_t persistentOffset(MPI_Request r);
   void persistentStarted(MPI_Request r, const void* where);
   std::int64_t freeRequest(MPI_Request r, const void* where);
+  // A request the recorder knows but does not track (MPI_Comm_idup's): a wait on it is
+  // recorded as a wait on MPI_REQUEST_NULL, as on an untracked request, but without the warning
+  // that some waits complete requests of calls the recorder does not intercept.
+  void untrackedRequest(MPI_Request r);
   // Wildcard receives: an MPI_Irecv from MPI_ANY_SOURCE on `c` is about to be created (call
   // before created()); the offset (world source - world rank + P) mod P of the sender a
   // completed request matched, from its status, or -1 if p was no wildcard receive (and, for

@@ -98,7 +98,9 @@ int main(int argc, char** argv)
   /* The ranks of this node, the lower half by group, and a copy of the world made at once. */
   MPI_Comm node, lower, copy;
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  MPI_Allreduce(&sum, &sum, 1, MPI_DOUBLE, MPI_MAX, node);
+  double node_max; /* a buffer of its own: MPI forbids aliased send and receive buffers (MPICH aborts) */
+  MPI_Allreduce(&sum, &node_max, 1, MPI_DOUBLE, MPI_MAX, node);
+  sum = node_max;
   MPI_Group world_group, lower_group;
   MPI_Comm_group(MPI_COMM_WORLD, &world_group);
   const int range[1][3] = {{0, (size - 1) / 2, 1}};
