@@ -6,8 +6,9 @@
 #                               named if KEEP_WORK is set), Open MPI as root
 # enter_rank_dir NP [FILE...]   makes the rank count's directory $work/npNP ($dir), copies the
 #                               FILEs into it and changes to it
-# run_app NAME NP CMD...        runs the application (timed: $t0 to $t1); exits 1 if it fails,
-#                               printing the end of its output
+# run_app NAME NP CMD...        runs the application in the current directory (timed: $t0 to
+#                               $t1) and keeps the command for check_benchmark's timing runs;
+#                               exits 1 if it fails, printing the end of its output
 # record_app NAME NP DIR CMD... runs it again under the recorder into DIR/app.trace (to $t2), then
 #                               sets $events and $size (bytes) of the trace
 # check_benchmark NP DIR        generates DIR/bench.ncptl and DIR/bench.c from DIR/app.trace,
@@ -19,12 +20,11 @@
 #                               recorder does not intercept, apart from local ones; then those it
 #                               intercepts but records as opaque events
 #
-# Timing fidelity (bench/fidelity.sh sets these): with REPEAT=N (N > 1) run_app runs the
-# application N times ($t0 to $t1 is the last run) and sets $app_seconds to the median
-# whole-mpiexec wall time, and
-# check_benchmark runs the benchmark N times as well (without any preloaded library) and prints
-# a `fidelity:` line with both medians and the error; with FIDELITY_TABLE=FILE it also appends
-# `NAME NP APP_SECONDS BENCH_SECONDS` to FILE.
+# Timing fidelity (bench/fidelity.sh sets these): with REPEAT=N (N > 1) check_benchmark runs the
+# application (run_app's command, in its directory) and the benchmark (without any preloaded
+# library) N times each, alternately, so that a host whose pace drifts between minutes slows both
+# alike, and prints a `fidelity:` line with both medians of whole-mpiexec wall time and the
+# error; with FIDELITY_TABLE=FILE it also appends `NAME NP APP_SECONDS BENCH_SECONDS` to FILE.
 #
 # Hooks the sourcing script may set: $bench_cflags (how the C benchmark is compiled), and the
 # functions after_generate NP DIR (a line about the C benchmark; default: its length) and
@@ -67,18 +67,25 @@ now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
 
 run_app() {
-  local name=$1 np=$2 k a b times=()
+  local name=$1 np=$2
   shift 2
-  app_name=$name
-  for ((k = 0; k < ${REPEAT:-1}; ++k)); do
-    a=$(now)
-    timeout 900 mpiexec --oversubscribe -n "$np" "$@" >"$work/run.out" 2>&1 ||
-      { echo "$name failed on $np ranks:"; tail -n 20 "$work/run.out"; exit 1; }
-    b=$(now)
-    times+=("$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.3f", b - a }')")
-  done
-  t0=$a t1=$b  # the last run
-  app_seconds=$(median "${times[@]}")
+  app_name=$name app_cmd=("$@") app_dir=$PWD
+  t0=$(now)
+  timeout 900 mpiexec --oversubscribe -n "$np" "$@" >"$work/run.out" 2>&1 ||
+    { echo "$name failed on $np ranks:"; tail -n 20 "$work/run.out"; exit 1; }
+  t1=$(now)
+}
+
+# whole_run_seconds DIR CMD...: runs CMD under mpiexec in DIR (output to $work/run.out) and
+# prints its wall time in seconds; exits 1 if it fails.
+whole_run_seconds() {
+  local d=$1 a b
+  shift
+  a=$(now)
+  (cd "$d" && timeout 900 mpiexec --oversubscribe "$@" >"$work/run.out" 2>&1) ||
+    { echo "a run failed: $*" >&2; tail -n 20 "$work/run.out" >&2; exit 1; }
+  b=$(now)
+  awk -v a="$a" -v b="$b" 'BEGIN { printf "%.3f", b - a }'
 }
 
 # median X...: the median of the numbers (the mean of the middle two for an even count).
@@ -159,17 +166,14 @@ check_benchmark() {
   echo "  wall time: application $(elapsed "$t0" "$t1") s, benchmark $(elapsed "$t3" "$t4") s under the counting" \
        "library ($(tail -n 1 "$dir/bench.out"))"
   if [ "${REPEAT:-1}" -gt 1 ]; then
-    local k a b times=() app bench
+    local k app_times=() bench_times=() app bench
     for ((k = 0; k < REPEAT; ++k)); do
-      a=$(now)
-      timeout 900 mpiexec --oversubscribe -n "$np" "$dir/bench" >"$dir/bench.out" 2>&1 ||
-        { echo "$np ranks: the benchmark failed"; cat "$dir/bench.out"; exit 1; }
-      b=$(now)
-      times+=("$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.3f", b - a }')")
+      app_times+=("$(whole_run_seconds "$app_dir" -n "$np" "${app_cmd[@]}")") || exit 1
+      bench_times+=("$(whole_run_seconds "$dir" -n "$np" "$dir/bench")") || exit 1
     done
-    app=$app_seconds bench=$(median "${times[@]}")
-    echo "  fidelity: application $app s, benchmark $bench s (median of $REPEAT whole mpiexec runs each)," \
-         "error $(awk -v a="$app" -v b="$bench" 'BEGIN { printf "%+.1f%%", (b / a - 1) * 100 }')"
+    app=$(median "${app_times[@]}") bench=$(median "${bench_times[@]}")
+    echo "  fidelity: application $app s, benchmark $bench s (median of $REPEAT whole mpiexec runs each," \
+         "alternated), error $(awk -v a="$app" -v b="$bench" 'BEGIN { printf "%+.1f%%", (b / a - 1) * 100 }')"
     [ -z "${FIDELITY_TABLE:-}" ] || echo "${app_name:-app} $np $app $bench" >>"$FIDELITY_TABLE"
   fi
 }

@@ -28,6 +28,7 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 realapps_init "$@"
 steps=${STEPS:-200}
+export GMX_MAXBACKUP=-1  # repeated runs overwrite md.* rather than keep numbered backups (99 at most)
 command -v gmx_mpi >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y gromacs >/dev/null
 gmx=$(command -v gmx_mpi)
 

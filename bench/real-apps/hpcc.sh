@@ -4,20 +4,23 @@
 # hpcc completes its RandomAccess test with wildcard receives polled by MPI_Test/MPI_Testany
 # (millions of polls), so it exercises the recorder's compression of polling loops, the
 # simulation of successful and failed polls in resolve-wildcards, and the benchmark's replay of
-# them. For each rank count the script writes a small hpccinf.txt (N=1000, NB=80; P=1 Q=2 at 2
-# ranks, P=2 Q=2 at 4), records hpcc, generates the C and coNCePTuaL benchmarks, compiles the C
-# one and runs it under the PMPI counting library, then once more under the recorder so that
-# `tracegen compare` can check calls and bytes rank by rank (the Test family by its successful
-# calls: polls are timing-dependent and printed apart). It prints the events and size of the
-# trace, whether the calls are identical, and the wall times of the application (without the
-# recorder) and of the benchmark (under the counting library). Installs hpcc with apt-get if it
-# is missing. Every MPI run is wrapped in `timeout`.
+# them. For each rank count the script writes a small hpccinf.txt (N=1000 unless N is set,
+# NB=80; P=1 Q=2 at 2 ranks, P=2 Q=2 at 4), records hpcc, generates the C and coNCePTuaL
+# benchmarks, compiles the C one and runs it under the PMPI counting library, then once more
+# under the recorder so that `tracegen compare` can check calls and bytes rank by rank (the Test
+# family by its successful calls: polls are timing-dependent and printed apart). It prints the
+# events and size of the trace, whether the calls are identical, and the wall times of the
+# application (without the recorder) and of the benchmark (under the counting library).
+# Installs hpcc with apt-get if it is missing. Every MPI run is wrapped in `timeout`.
 #
 # Usage: bench/real-apps/hpcc.sh [BUILD_DIR [NP...]]   (defaults: build, 2 and 4 ranks)
+#        N=3000 bench/real-apps/hpcc.sh ...             (HPL's matrix order, default 1000; it also
+#                                                        sizes the other tests' arrays)
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 bench_cflags="-std=c11 -O2"
 realapps_init "$@"
+order=${N:-1000}
 command -v hpcc >/dev/null || apt-get install -y hpcc >/dev/null
 echo "hpcc: MPI functions hpcc and its libraries call that the recorder does not intercept (local ones aside):" \
      "$(unmodelled_calls "$(command -v hpcc)")"
@@ -34,13 +37,13 @@ for np in "${nps[@]}"; do
   enter_rank_dir "$np"
   p=$((np == 2 ? 1 : 2))
   # Lines 6 (N), 8 (NB), 11 (P) and 12 (Q) of the HPL part of the input.
-  sed -e '6s/^[0-9]*/1000/' -e '8s/^[0-9]*/80/' -e "11s/^[0-9]*/$p/" -e '12s/^[0-9]*/2/' "$template" >"$dir/hpccinf.txt"
+  sed -e "6s/^[0-9]*/$order/" -e '8s/^[0-9]*/80/' -e "11s/^[0-9]*/$p/" -e '12s/^[0-9]*/2/' "$template" >"$dir/hpccinf.txt"
 
   run_app hpcc "$np" hpcc
   rm -f hpccoutf.txt
   record_app hpcc "$np" "$dir" hpcc
 
-  echo "hpcc on $np ranks: $events events, trace $size bytes;" \
+  echo "hpcc (N=$order) on $np ranks: $events events, trace $size bytes;" \
        "application $(elapsed "$t0" "$t1") s (under the recorder $(elapsed "$t1" "$t2") s)"
   check_benchmark "$np" "$dir"
 done
