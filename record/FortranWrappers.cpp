@@ -735,8 +735,11 @@ TG_FORTRAN(start, MPI_START, (Fint * req, Fint* ierr), (req, ierr))
 TG_FORTRAN(startall, MPI_STARTALL, (Fint * count, Fint* reqs, Fint* ierr), (count, reqs, ierr))
 TG_FORTRAN(request_free, MPI_REQUEST_FREE, (Fint * req, Fint* ierr), (req, ierr))
 
-// ---- matched probes: MPI_MPROBE, MPI_IMPROBE, MPI_MRECV, MPI_IMRECV (the wildcard sender a
-// probe found is not recorded from Fortran, as for the receives)
+// ---- matched probes: MPI_MPROBE, MPI_IMPROBE, MPI_MRECV, MPI_IMRECV. A probe from
+// MPI_ANY_SOURCE records the sender it found, from the status (a status of its own when the
+// caller passes MPI_STATUS_IGNORE), as the C probes do: resolve-wildcards then follows the
+// recorded order instead of searching for one (a search over a long run can exhaust its budget).
+// The Fortran receives and waits do not record their wildcard senders yet.
 
 using MprobeF = void (*)(Fint*, Fint*, Fint*, Fint*, Fint*, Fint*);
 using ImprobeF = void (*)(Fint*, Fint*, Fint*, Fint*, Fint*, Fint*, Fint*);
@@ -745,13 +748,30 @@ TG_PMPI(mprobe, MprobeF)
 TG_PMPI(improbe, ImprobeF)
 TG_PMPI(mrecv, MrecvF)
 TG_PMPI(imrecv, MrecvF)
+// A Fortran status big enough for any MPI library's MPI_STATUS_SIZE (Open MPI's is 6, MPICH's 5;
+// Open MPI's mpi.h does not define MPI_F_STATUS_SIZE).
+constexpr int kFortranStatusCapacity = 16;
+// The status to hand the PMPI call: the caller's, or `local` when the caller ignores it.
+static Fint* statusOrLocal(Fint* status, Fint* local) { return status == MPI_F_STATUS_IGNORE ? local : status; }
+// The C form of a Fortran status, or nullptr if it cannot be converted.
+static const MPI_Status* cStatus(const Fint* status, MPI_Status& out) {
+  return PMPI_Status_f2c(status, &out) == MPI_SUCCESS ? &out : nullptr;
+}
 static void mprobe_impl(Fint* source, Fint* tag, Fint* comm, Fint* message, Fint* status, Fint* ierr) {
-  run(Op::Mprobe, [&] { pmpi_mprobe()(source, tag, comm, message, status, ierr); },
-      [&](CallScope& s) { calls::matchedProbe(s, Op::Mprobe, *source, *tag, C(comm), true, nullptr); });
+  Fint local[kFortranStatusCapacity] = {};
+  Fint* st = statusOrLocal(status, local);
+  run(Op::Mprobe, [&] { pmpi_mprobe()(source, tag, comm, message, st, ierr); }, [&](CallScope& s) {
+    MPI_Status c;
+    calls::matchedProbe(s, Op::Mprobe, *source, *tag, C(comm), true, cStatus(st, c));
+  });
 }
 static void improbe_impl(Fint* source, Fint* tag, Fint* comm, Fint* flag, Fint* message, Fint* status, Fint* ierr) {
-  run(Op::Improbe, [&] { pmpi_improbe()(source, tag, comm, flag, message, status, ierr); },
-      [&](CallScope& s) { calls::matchedProbe(s, Op::Improbe, *source, *tag, C(comm), *flag != 0, nullptr); });
+  Fint local[kFortranStatusCapacity] = {};
+  Fint* st = statusOrLocal(status, local);
+  run(Op::Improbe, [&] { pmpi_improbe()(source, tag, comm, flag, message, st, ierr); }, [&](CallScope& s) {
+    MPI_Status c;
+    calls::matchedProbe(s, Op::Improbe, *source, *tag, C(comm), *flag != 0, *flag != 0 ? cStatus(st, c) : nullptr);
+  });
 }
 static void mrecv_impl(void* buf, Fint* count, Fint* type, Fint* message, Fint* status, Fint* ierr) {
   run(Op::Mrecv, [&] { pmpi_mrecv()(buf, count, type, message, status, ierr); },

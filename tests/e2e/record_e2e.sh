@@ -190,6 +190,13 @@ case $mode in
     if grep -q 'tracegen-record: warning' "$work/stderr"; then
       echo "FAIL: the recorder warned while recording $app:"; grep 'tracegen-record: warning' "$work/stderr"; exit 1
     fi
+    # persist and persist_f probe from MPI_ANY_SOURCE (MPI_Mprobe, MPI_Improbe; from Fortran
+    # MPI_MPROBE, MPI_IMPROBE): the trace names the sender each probe found.
+    case $app in
+      persist | persist_f)
+        [ "$(zstdcat -f "$work/app.trace" | grep -E -A12 '^event [0-9]+ MPI_(Mprobe|Improbe) ' | grep -c '^  matched')" -ge 2 ] ||
+          { echo "FAIL: $app's trace records no sender for its wildcard probes"; exit 1; } ;;
+    esac
     # TRACEGEN_E2E_RUNTIME=separate: the runtime as tracegen_runtime.h and tracegen_runtime.c
     # beside bench.c, which includes the header; both are compiled
     runtime=${TRACEGEN_E2E_RUNTIME:-embedded}
