@@ -232,6 +232,21 @@ Expr scaledConsts(Expr e, double factor) {
   return e;
 }
 
+// A count per execution with its long cycles of constants replaced by their mean, rounded: a
+// polling test's failed polls, whose recorded lists (one value per success, hundreds long in
+// HPC Challenge) would be tables of their own, and whose exact sequence is timing anyway.
+// Cycles of up to `shortCycle` values stay exact.
+Expr longCyclesAsMeans(Expr e, std::size_t shortCycle) {
+  const bool constants = std::all_of(e.children.begin(), e.children.end(), [](const Expr& c) { return c.isConst(); });
+  if (e.kind == Expr::Kind::ByExecution && e.children.size() > shortCycle && constants) {
+    double sum = 0;
+    for (const auto& c : e.children) sum += c.value;
+    return Expr::constant(std::round(sum / static_cast<double>(e.children.size())));
+  }
+  for (auto& c : e.children) c = longCyclesAsMeans(std::move(c), shortCycle);
+  return e;
+}
+
 template <typename F>
 void forEachConst(const Expr& e, F&& f) {
   if (e.kind == Expr::Kind::Const) f(e.value);
@@ -400,6 +415,7 @@ class CWriter : public ProgramWalker {
     bool newGroup = false, groupSlot = false, groupOf = false;
     std::int64_t maxGroupId = 999;
     bool bsend = false;
+    bool pollIdle = false;         // polling tests make the application's failed polls (poll_idle)
     bool windows = false;          // one-sided communication
     bool winCreate = false, winAllocate = false, winFree = false;
     std::int64_t maxWinId = 999;
@@ -1053,11 +1069,24 @@ class CWriter : public ProgramWalker {
   // requests are complete and then completes them in one call, as the application's did. tracegen's recorder
   // names only completed requests (docs/recording.md, "Requests"); ScalaTrace names the request
   // tested whatever the outcome, so its tests are made once, as recorded.
-  void pollUntil(mus::data& d, const char* condition) const {
+  // A test polled until it succeeds. With a share of computation per poll (a test the
+  // application polled, see compute()) the loop counts the polls that completed nothing, and
+  // after the success makes the rest of the application's failed polls for this execution
+  // (`failed`, per rank and execution as recorded) as polls that find nothing (poll_idle):
+  // where the application's polls were work of their own (HPC Challenge's RandomAccess polls
+  // once per update it makes, whether or not a message is due), a benchmark whose message came
+  // sooner would otherwise skip them, and their time with them.
+  void pollUntil(const CallCtx& x, mus::data& d, const char* condition) {
     const bool once = program_.origin.rfind("scalatrace", 0) == 0;
     d.set("until", once ? std::string("0") : std::string(condition));
     d.set("poll", flag(!once));
-    if (cur_ && !cur_->pollCompute.empty()) d.set("poll_compute", cur_->pollCompute);
+    if (!cur_ || cur_->pollCompute.empty()) return;
+    d.set("poll_compute", cur_->pollCompute);
+    if (const Expr* failed = param(x.c, Param::Failed)) {
+      // Parenthesised: it is followed by " - failed".
+      d.set("app_failed", expr(longCyclesAsMeans(*failed, kShortVector), intStyle(), at(x, "failed")));
+      uses_.pollIdle = true;
+    }
   }
 
   std::string waitOne(const CallCtx& x, mus::data& d) {
@@ -1065,7 +1094,7 @@ class CWriter : public ProgramWalker {
     d.set("recency", r ? expr(*r, recencyStyle(), at(x, "request")) : "0");
     uses_.recentRequest = true;
     uses_.status = true;
-    if (x.c.op != Op::Wait) pollUntil(d, "!flag");
+    if (x.c.op != Op::Wait) pollUntil(x, d, "!flag");
     return render(x.c.op == Op::Wait ? "call/wait" : "call/test", d);
   }
 
@@ -1137,18 +1166,18 @@ class CWriter : public ProgramWalker {
         return render("call/waitall", d);
       case Op::Testall:
         uses_.statuses = std::max(uses_.statuses, static_cast<std::int64_t>(n));
-        pollUntil(d, "!flag");
+        pollUntil(x, d, "!flag");
         return render("call/testall", d);
       case Op::Waitany:
         uses_.status = true;
         return render("call/waitany", d);
       case Op::Testany:
         uses_.status = true;
-        pollUntil(d, "!flag");
+        pollUntil(x, d, "!flag");
         return render("call/testany", d);
       case Op::Testsome:
         uses_.statuses = std::max(uses_.statuses, static_cast<std::int64_t>(n));
-        pollUntil(d, "0");
+        pollUntil(x, d, "0");
         return render("call/testsome", d);
       default:  // Waitsome
         uses_.statuses = std::max(uses_.statuses, static_cast<std::int64_t>(n));
@@ -2753,6 +2782,7 @@ class CWriter : public ProgramWalker {
         for (const char* n : names) h.push_back(n);
     };
     add(uses_.compute, {"compute()"});
+    add(uses_.pollIdle, {"poll_idle()"});
     add(uses_.counts, {"msg_count()"});
     add(uses_.displs, {"pack_displs()"});
     add(uses_.byteDispls, {"pack_byte_displs()"});

@@ -267,6 +267,23 @@ double by_call(long *calls, int n, const long *from, const double *us)
   return us[i];
 }
 
+/* The communicator poll_idle probes: a duplicate of MPI_COMM_SELF made on first use, freed by
+   finish(). */
+static MPI_Comm idle_comm = MPI_COMM_NULL;
+
+void poll_idle(long polls, double us)
+{
+  if (polls <= 0)
+    return;
+  if (idle_comm == MPI_COMM_NULL)
+    PMPI_Comm_dup(MPI_COMM_SELF, &idle_comm);
+  for (long k = 0; k < polls; ++k) {
+    int found;
+    compute(us);
+    PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, idle_comm, &found, MPI_STATUS_IGNORE);
+  }
+}
+
 /* ===== Message sizes ======================================================================
    --msg-scale acts on element counts, so that datatypes stay the traced ones. The tracer does
    not keep usable displacements of vector collectives: the blocks go one after the other. */
@@ -1006,6 +1023,8 @@ void finish(double start_us)
     if (request_ring[i] != MPI_REQUEST_NULL)
       PMPI_Request_free(&request_ring[i]);
   }
+  if (idle_comm != MPI_COMM_NULL)
+    PMPI_Comm_free(&idle_comm);
   for (int i = 0; i < config.comm_slots; ++i)
     free(comm_positions[i]);
   if (config.bsend_messages > 0) {

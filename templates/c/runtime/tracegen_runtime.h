@@ -126,6 +126,13 @@ void compute(double us);
    from[i+1] - 1 (the last range open-ended), counting from 0 in *calls, which it advances. */
 double by_call(long *calls, int n, const long *from, const double *us);
 
+/* `polls` polls that find nothing, each after `us` of computation: the failed polls of an
+   application's polling loop that the benchmark's loop, its message come sooner, did not make.
+   They probe a communicator of the runtime's own on which nothing is sent (PMPI: neither
+   counted nor recorded), so each costs what a failed test does, the MPI library's progress
+   included. Nothing for polls <= 0. */
+void poll_idle(long polls, double us);
+
 /* --- Message sizes ------------------------------------------------------------------------ */
 
 /* A traced element count scaled by --msg-scale, rounded down, at least 0. */
