@@ -26,7 +26,8 @@
 # alike, and prints a `fidelity:` line with both medians of whole-mpiexec wall time and the
 # error; with FIDELITY_TABLE=FILE it also appends `NAME NP APP_SECONDS BENCH_SECONDS` to FILE.
 #
-# Hooks the sourcing script may set: $bench_cflags (how the C benchmark is compiled), and the
+# Hooks the sourcing script may set: $bench_cflags (how the C benchmark is compiled), the array
+# bench_args (options every run of the benchmark takes, e.g. --all-polls), and the
 # functions after_generate NP DIR (a line about the C benchmark; default: its length) and
 # compare_note NP DIR VERDICT (text that follows the verdict). Each MPI run is wrapped in `timeout`.
 #
@@ -51,6 +52,7 @@ realapps_init() {
   if [ -n "${KEEP_WORK:-}" ]; then echo "work directory (kept): $work"; else trap 'rm -rf "$work"' EXIT; fi
   status=0
   bench_cflags=${bench_cflags:--std=c11 -O2 -Wall -Wextra -Werror}
+  [ -n "${bench_args+set}" ] || bench_args=()
 }
 
 # enter_rank_dir NP [FILE...]: makes $work/npNP ($dir), copies the FILEs into it, changes to it.
@@ -140,10 +142,10 @@ check_benchmark() {
 
   t3=$(now)
   timeout 900 mpiexec --oversubscribe -n "$np" env LD_PRELOAD="$counter" TRACEGEN_COUNT_OUTPUT="$dir/counts.json" \
-    "$dir/bench" >"$dir/bench.out" 2>&1 || { echo "$np ranks: the benchmark failed"; cat "$dir/bench.out"; exit 1; }
+    "$dir/bench" "${bench_args[@]}" >"$dir/bench.out" 2>&1 || { echo "$np ranks: the benchmark failed"; cat "$dir/bench.out"; exit 1; }
   t4=$(now)
   timeout 900 mpiexec --oversubscribe -n "$np" env LD_PRELOAD="$recorder" TRACEGEN_OUTPUT="$dir/bench.trace" \
-    "$dir/bench" >/dev/null 2>&1 || { echo "$np ranks: the benchmark failed under the recorder"; exit 1; }
+    "$dir/bench" "${bench_args[@]}" >/dev/null 2>&1 || { echo "$np ranks: the benchmark failed under the recorder"; exit 1; }
   if "$tracegen" compare "$dir/app.trace" "$dir/bench.trace" >"$dir/compare.txt"; then
     same="identical calls and bytes on all $np ranks"
   elif [ -n "$opaque" ]; then
@@ -169,7 +171,7 @@ check_benchmark() {
     local k app_times=() bench_times=() app bench
     for ((k = 0; k < REPEAT; ++k)); do
       app_times+=("$(whole_run_seconds "$app_dir" -n "$np" "${app_cmd[@]}")") || exit 1
-      bench_times+=("$(whole_run_seconds "$dir" -n "$np" "$dir/bench")") || exit 1
+      bench_times+=("$(whole_run_seconds "$dir" -n "$np" "$dir/bench" "${bench_args[@]}")") || exit 1
     done
     app=$(median "${app_times[@]}") bench=$(median "${bench_times[@]}")
     echo "  fidelity: application $app s, benchmark $bench s (median of $REPEAT whole mpiexec runs each," \

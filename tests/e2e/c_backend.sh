@@ -194,6 +194,18 @@ if [ -x "$work/$ring" ]; then
   status=$?
   if [ "$status" -eq 2 ] && grep -q "unknown option" "$work/bad.err"; then pass; else fail "unknown option: status $status"; fi
   if run "$ring" 4 "$work/nofp" --compute-scale 0 --no-footprint; then pass; else fail "--no-footprint"; fi
+  # --all-polls: a recorded polling loop (tests/data/polling/polling-2.tgt: MPI_Testany with 9
+  # failed polls per success on rank 0) makes at least the application's failed polls, through
+  # poll_idle's PMPI probes; the run completes and reports its region as any other.
+  if "$tracegen" "$src/tests/data/polling/polling-2.tgt" -o "$work/polling-2.c" 2>"$work/polling-2.gen.err" &&
+     grep -q 'owed = poll_idle(owed + ' "$work/polling-2.c" &&
+     mpicc -std=c11 -Wall -Wextra -Werror -O2 -o "$work/polling-2" "$work/polling-2.c" "$countlib" \
+       -Wl,-rpath,"$work" 2>"$work/polling-2.cc.err" &&
+     run polling-2 2 "$work/allpolls" --all-polls && [ -n "$(last_elapsed "$work/allpolls.out")" ]; then
+    pass
+  else
+    fail "--all-polls on a polling trace"; cat "$work/polling-2.gen.err" "$work/polling-2.cc.err" "$work/allpolls.err" 2>/dev/null | head -n 20
+  fi
   # The time after MPI_Finalize (footprint after-finalize-us, appended as the recorder does):
   # spent by the benchmark after MPI_Finalize, not with --no-footprint. The whole mpiexec run
   # is timed; a second of spin stands out from any start-up noise.

@@ -126,12 +126,15 @@ void compute(double us);
    from[i+1] - 1 (the last range open-ended), counting from 0 in *calls, which it advances. */
 double by_call(long *calls, int n, const long *from, const double *us);
 
-/* `polls` polls that find nothing, each after `us` of computation: the failed polls of an
-   application's polling loop that the benchmark's loop, its message come sooner, did not make.
-   They probe a communicator of the runtime's own on which nothing is sent (PMPI: neither
-   counted nor recorded), so each costs what a failed test does, the MPI library's progress
-   included. Nothing for polls <= 0. */
-void poll_idle(long polls, double us);
+/* With --all-polls, the failed polls of an application's polling loop that the benchmark's
+   loops have not made (`owed`, over this loop's executions so far: the application's count
+   minus the benchmark's): when positive, that many polls that find nothing, each after `us` of
+   computation, and 0 is returned; otherwise nothing, and `owed` (the benchmark's extra polls)
+   is returned, to count against later executions. The polls probe a communicator of the
+   runtime's own on which nothing is sent (PMPI: neither counted nor recorded), so each costs
+   what a failed test does, the MPI library's progress included. Without --all-polls, nothing
+   (0). */
+long poll_idle(long owed, double us);
 
 /* --- Message sizes ------------------------------------------------------------------------ */
 
