@@ -1071,11 +1071,13 @@ class CWriter : public ProgramWalker {
   // tested whatever the outcome, so its tests are made once, as recorded.
   // A test polled until it succeeds. With a share of computation per poll (a test the
   // application polled, see compute()) the loop counts the polls that completed nothing, and
-  // after the success makes the rest of the application's failed polls for this execution
-  // (`failed`, per rank and execution as recorded) as polls that find nothing (poll_idle):
-  // where the application's polls were work of their own (HPC Challenge's RandomAccess polls
-  // once per update it makes, whether or not a message is due), a benchmark whose message came
-  // sooner would otherwise skip them, and their time with them.
+  // after the success hands poll_idle the application's failed polls for this execution
+  // (`failed`, per rank and execution as recorded) less its own, plus the balance so far: with
+  // the benchmark's --all-polls it makes what the loop owes as polls that find nothing. Where
+  // the application's polls were work of their own (HPC Challenge's RandomAccess polls once per
+  // update it makes, whether or not a message is due), a benchmark whose message came sooner
+  // would otherwise skip them, and their time with them; where they were waiting (the default),
+  // the extra polls would add time the application did not spend.
   void pollUntil(const CallCtx& x, mus::data& d, const char* condition) {
     const bool once = program_.origin.rfind("scalatrace", 0) == 0;
     d.set("until", once ? std::string("0") : std::string(condition));
