@@ -67,17 +67,23 @@ targets_of() {
   esac
 }
 
+# tally NAME VERDICT: counts a pass (VERDICT 0) or a failure, which shows the command's output.
+tally() {
+  if [ "$2" -eq 0 ]; then
+    passed=$((passed + 1))
+    echo "ok: $1"
+  else
+    failures=$((failures + 1))
+    echo "FAIL: $1"
+    cat "$work/out"
+  fi
+}
+
 check() {  # check NAME COMMAND...: counts a pass or a failure
   local name=$1
   shift
-  if "$@" >"$work/out" 2>&1; then
-    passed=$((passed + 1))
-    echo "ok: $name"
-  else
-    failures=$((failures + 1))
-    echo "FAIL: $name"
-    cat "$work/out"
-  fi
+  "$@" >"$work/out" 2>&1
+  tally "$name" $?
 }
 
 # exits_with STATUS NAME PATTERN COMMAND...: the command exits with STATUS and prints a line
@@ -87,14 +93,8 @@ exits_with() {
   shift 3
   "$@" >"$work/out" 2>&1
   rc=$?
-  if [ $rc -eq "$want" ] && grep -q -- "$message" "$work/out"; then
-    passed=$((passed + 1))
-    echo "ok: $name"
-  else
-    failures=$((failures + 1))
-    echo "FAIL: $name: status $rc"
-    cat "$work/out"
-  fi
+  [ $rc -eq "$want" ] && grep -q -- "$message" "$work/out"
+  tally "$name (status $rc)" $?
 }
 refused() { exits_with 2 "$@"; }
 
