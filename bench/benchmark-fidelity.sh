@@ -2,8 +2,7 @@
 # Timing fidelity of generated benchmarks: each sample application is recorded, its C benchmark
 # generated, compiled and recorded in turn, and `tracegen compare` gives the traced time of both
 # (computation plus time inside MPI, over all ranks) and their ratio; the benchmark's own
-# `elapsed:` line is shown too. Arguments as in bench/recorder-overhead.sh (about a second of
-# run time each). Timing means something only with no more ranks than cores (default NP 2).
+# `elapsed:` line is shown too. Arguments: bench/sample-args.sh's (runs of 0.3-3 s). Timing means something only with no more ranks than cores (default NP 2).
 #
 # Usage: bench/benchmark-fidelity.sh [BUILD_DIR [NP]]   (defaults: build 2)
 set -euo pipefail
@@ -14,7 +13,8 @@ tracegen=$build/tools/tracegen/tracegen
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 TRACEGEN_QUIET=1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-source <(sed -n '/^args_of() {/,/^}/p' "$(dirname "$0")/recorder-overhead.sh")
+source "$(dirname "$0")/sample-args.sh"
+args_of() { sample_args "$@"; }
 
 printf '%-10s %-12s %12s %12s %7s %12s\n' sample arguments "app time s" "bench time s" ratio "bench elapsed"
 for app in stencil2d wavefront sweep fft cg ring ring_f apitour; do

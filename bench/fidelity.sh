@@ -48,69 +48,13 @@ table=$work/table
 : >"$table"
 
 # The samples' arguments: bench/sample-args.sh's, with the iteration count (the first argument)
-# scaled so that a whole run takes about RUN_SECONDS. sample-args.sh's runs take 0.3-3 s at 2 ranks,
-# 0.25 s of it mpiexec's start-up, so their MPI regions are too short to time; the issue asks for
-# runs of 1-10 s. ARGS_<sample> sets a sample's arguments as they are.
+# scaled so that a whole run takes about RUN_SECONDS (scaled_sample_args). sample-args.sh's runs
+# take 0.3-3 s at 2 ranks, 0.3 s of it mpiexec's start-up, so their MPI regions are too short to
+# time; the issue asks for runs of 1-10 s. ARGS_<sample> sets a sample's arguments as they are.
 source "$(dirname "$0")/sample-args.sh"
-startup_seconds() {  # the whole-run time of an MPI program that does nothing but start and stop
-  cat >"$work/empty.c" <<'EOF_C'
-#include <mpi.h>
-int main(int argc, char** argv) { MPI_Init(&argc, &argv); MPI_Finalize(); return 0; }
-EOF_C
-  mpicc -o "$work/empty" "$work/empty.c"
-  local k a b t=()
-  for ((k = 0; k < 3; ++k)); do
-    a=$(now); mpiexec --oversubscribe -n "$np" "$work/empty" >/dev/null 2>&1; b=$(now)
-    t+=("$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.3f", b - a }')")
-  done
-  median "${t[@]}"
-}
-args_of() {
-  local override="ARGS_$1" base a b
-  if [ -n "${!override:-}" ]; then echo "${!override}"; return; fi
-  base=$(sample_args "$1")
-  # apitour's iterations do not repeat exactly (which requests its MPI_Waitsome completes depends
-  # on timing), so they do not fold into a loop and its trace grows with them: 1,200 iterations
-  # make 14,092 events and a C benchmark of 10 MB that gcc -O2 takes minutes and gigabytes to
-  # compile. It keeps sample-args.sh's count.
-  if [ "$1" = apitour ]; then echo "$base"; return; fi
-  a=$(now)
-  # shellcheck disable=SC2086 # the arguments are words
-  timeout 900 mpiexec --oversubscribe -n "$np" "$apps/$1" $base >/dev/null 2>&1 || { echo "$base"; return; }
-  b=$(now)
-  echo "$base" | awk -v t="$(awk -v a="$a" -v b="$b" 'BEGIN { print b - a }')" -v s0="$startup" -v want="$run_seconds" '
-    { f = (want - s0) / (t - s0 > 0.01 ? t - s0 : 0.01); $1 = int($1 * f + 0.5); if ($1 < 1) $1 = 1; print }'
-}
-samples=(stencil2d stencil_strong halo3d wavefront sweep fft cg ring ring_f apitour polling persist persist_f nbc topo rma
-         rma_f mpiio)
+samples=("${all_samples[@]}")
 [ ${#cases[@]} -gt 0 ] && samples=("${cases[@]}")
 
-now() { date +%s.%N; }
-median() {
-  printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { printf "%.3f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
-# timed_pair MPIEXEC APP_CMD... -- BENCH_CMD...: "APP_S BENCH_S", the median wall times of
-# REPEAT whole runs of each, the application's and the benchmark's runs alternated so that a
-# machine whose pace drifts (a shared host: a third from one minute to the next) slows both
-# alike; status 1 if a run fails.
-timed_pair() {
-  local mpiexec=$1 k a b app=() bench=() at=() bt=()
-  shift
-  while [ "$1" != "--" ]; do app+=("$1"); shift; done
-  shift
-  bench=("$@")
-  for ((k = 0; k < REPEAT; ++k)); do
-    a=$(now)
-    timeout 900 "$mpiexec" -n "$np" "${app[@]}" >"$work/run.out" 2>&1 || return 1
-    b=$(now)
-    at+=("$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.3f", b - a }')")
-    a=$(now)
-    timeout 900 "$mpiexec" -n "$np" "${bench[@]}" >"$work/run.out" 2>&1 || return 1
-    b=$(now)
-    bt+=("$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.3f", b - a }')")
-  done
-  echo "$(median "${at[@]}") $(median "${bt[@]}")"
-}
 report() {  # report NAME APP BENCH [ARGS]
   printf '%-22s %10s %10s %8s   %s\n' "$1" "$2" "$3" "$(awk -v a="$2" -v b="$3" 'BEGIN { printf "%+.1f%%", (b / a - 1) * 100 }')" "${4:-}"
   echo "$1 $np $2 $3" >>"$table"
@@ -122,12 +66,12 @@ if [ $mpich -eq 1 ] && ! command -v mpicc.mpich >/dev/null; then
 fi
 
 run_seconds=${RUN_SECONDS:-2}
-startup=$(startup_seconds)
+startup=$(mpi_startup_seconds)
 echo "mpiexec's start-up and shut-down: $startup s; iteration counts scaled to runs of about $run_seconds s"
 printf '%-22s %10s %10s %8s   arguments (%d ranks, median of %d whole mpiexec runs)\n' case "app s" "bench s" error "$np" "$REPEAT"
 for app in "${samples[@]}"; do
   [ -x "$apps/$app" ] || { echo "$app: no such sample in $apps" >&2; continue; }
-  read -r -a args <<<"$(args_of "$app")"
+  read -r -a args <<<"$(scaled_sample_args "$app")"
   d=$work/$app
   mkdir -p "$d"
   if ! (cd "$d" && timeout 900 mpiexec --oversubscribe -n "$np" env LD_PRELOAD="$recorder" TRACEGEN_OUTPUT="$d/app.tgt" \

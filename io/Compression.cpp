@@ -67,6 +67,20 @@ std::string decompressTrace(const std::string& name, std::string_view bytes, std
   return out;
 }
 
+int compressionLevelWithin(std::size_t textBytes, double budgetSeconds, double* nsPerByte) {
+  struct LevelCost {
+    int level;
+    double nsPerByte;
+  };
+  static constexpr LevelCost kCosts[] = {{19, 490}, {17, 150}, {15, 50}, {12, 14}, {9, 7.8}, {6, 5.4}, {3, 1.2}};
+  for (const LevelCost& c : kCosts)
+    if (static_cast<double>(textBytes) * c.nsPerByte * 1e-9 <= budgetSeconds || c.level == 3) {
+      if (nsPerByte) *nsPerByte = c.nsPerByte;
+      return c.level;
+    }
+  return 3;  // not reached: the last entry is taken whatever the budget
+}
+
 std::string compressTrace(std::string_view text, int level) {
   std::unique_ptr<ZSTD_CCtx, CctxFree> cctx(ZSTD_createCCtx());
   if (!cctx) throw std::bad_alloc();

@@ -24,6 +24,16 @@ inline int traceCompressionLevel(std::size_t textBytes) {
   return textBytes > kLargeTraceTextBytes ? kLargeTraceCompressionLevel : kTraceCompressionLevel;
 }
 
+// The highest zstd level (of 19, 17, 15, 12, 9, 6, 3) expected to compress `textBytes` of trace
+// text within `budgetSeconds`, and 3 when none is; `nsPerByte`, if given, receives the level's
+// expected cost. The expected costs are upper figures measured with `zstd -b` on recorded traces
+// on the 2-core test machine (LAMMPS's 435 KB of text and apitour's 2.4 MB, the slower of the
+// two per level): 490 ns per byte at level 19, 150 at 17, 50 at 15, 14 at 12, 7.8 at 9, 5.4 at
+// 6, 1.2 at 3. The recorder compresses within a budget of the run's time (docs/recording.md,
+// "Compressed output"): level 19 took 0.1 s of a 0.4 s LAMMPS run for a file 9% smaller than
+// level 15's, which took 0.01 s.
+int compressionLevelWithin(std::size_t textBytes, double budgetSeconds, double* nsPerByte = nullptr);
+
 // True if the bytes start with a zstd frame's magic number (28 b5 2f fd).
 bool isZstdCompressed(std::string_view bytes);
 

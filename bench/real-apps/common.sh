@@ -26,6 +26,11 @@
 # alike, and prints a `fidelity:` line with both medians of whole-mpiexec wall time and the
 # error; with FIDELITY_TABLE=FILE it also appends `NAME NP APP_SECONDS BENCH_SECONDS` to FILE.
 #
+# Recorder overhead (bench/recorder-overhead.sh sets it): with RECORDER_OVERHEAD_TABLE=FILE,
+# record_app runs the application REPEAT times (default 5) without and with the recorder,
+# alternately, prints an `overhead:` line and appends `NAME NP PLAIN_SECONDS RECORDED_SECONDS
+# CALLS` to FILE; check_benchmark then does nothing (the benchmark is not what is measured).
+#
 # Hooks the sourcing script may set: $bench_cflags (how the C benchmark is compiled), the array
 # bench_args (options every run of the benchmark takes, e.g. --all-polls), and the
 # functions after_generate NP DIR (a line about the C benchmark; default: its length) and
@@ -105,6 +110,27 @@ record_app() {
   t2=$(now)
   events=$("$tracegen" inspect "$dir/app.trace" --format json | python3 -c 'import json,sys; print(json.load(sys.stdin)["events"])')
   size=$(stat -c %s "$dir/app.trace")
+  [ -z "${RECORDER_OVERHEAD_TABLE:-}" ] || recorder_overhead "$name" "$np" "$dir" "$@"
+}
+
+# recorder_overhead NAME NP DIR CMD...: REPEAT whole runs of CMD without and with the recorder,
+# alternated; prints an `overhead:` line (medians, ratio, the recorder's added time per MPI call
+# of a rank) and appends `NAME NP PLAIN_S RECORDED_S CALLS` to $RECORDER_OVERHEAD_TABLE.
+recorder_overhead() {
+  local name=$1 np=$2 dir=$3 k calls plain recorded plain_times=() recorded_times=()
+  shift 3
+  calls=$("$tracegen" inspect "$dir/app.trace" --format json |
+    python3 -c 'import json,sys; print(sum(r["calls"] for r in json.load(sys.stdin)["per_rank"]))')
+  for ((k = 0; k < ${REPEAT:-5}; ++k)); do
+    plain_times+=("$(whole_run_seconds "$PWD" -n "$np" "$@")") || exit 1
+    recorded_times+=("$(whole_run_seconds "$PWD" -n "$np" env LD_PRELOAD="$recorder" TRACEGEN_QUIET=1 \
+      TRACEGEN_OUTPUT="$dir/overhead.trace" "$@")") || exit 1
+  done
+  plain=$(median "${plain_times[@]}") recorded=$(median "${recorded_times[@]}")
+  echo "  overhead: without the recorder $plain s, with it $recorded s (median of ${REPEAT:-5} whole mpiexec runs" \
+       "each, alternated), ratio $(awk -v a="$plain" -v b="$recorded" 'BEGIN { printf "%.3f", b / a }'), $calls MPI" \
+       "calls, $(awk -v a="$plain" -v b="$recorded" -v c="$calls" -v p="$np" 'BEGIN { printf "%.0f", (b - a) * 1e9 / (c / p) }') ns per call of a rank"
+  echo "$name $np $plain $recorded $calls" >>"$RECORDER_OVERHEAD_TABLE"
 }
 
 # Default hooks.
@@ -118,6 +144,7 @@ opaque_ops() {
 
 check_benchmark() {
   local np=$1 dir=$2 same opaque skip=() left=''
+  if [ -n "${RECORDER_OVERHEAD_TABLE:-}" ]; then echo "  (benchmark not checked: measuring the recorder's overhead)"; return 0; fi
   opaque=$(opaque_ops "$dir/app.trace")
   if [ -n "$opaque" ]; then
     skip=(--skip-unknown)

@@ -171,6 +171,27 @@ TEST(CompactTraceTest, CompressedInputReadsTransparently) {
   EXPECT_EQ(readTrace(sourceFromBytes("lu.trace.zst", compressTrace(fileText(lu)))), readTraceFile(lu.string()));
 }
 
+// The recorder's level follows its time budget: small texts get level 19 even on a tiny budget,
+// large ones a lower level, and a budget too small for any level gets the fastest (3).
+TEST(CompactTraceTest, CompressionLevelFollowsTheBudget) {
+  double ns = 0;
+  EXPECT_EQ(compressionLevelWithin(8 << 10, 0.005, &ns), 19);  // 8 KB: 4 ms at 490 ns/B
+  EXPECT_EQ(ns, 490);
+  EXPECT_EQ(compressionLevelWithin(435005, 0.005, &ns), 9);    // LAMMPS's text in a run of seconds
+  EXPECT_LE(435005 * ns * 1e-9, 0.005);
+  EXPECT_EQ(compressionLevelWithin(435005, 0.25), 19);         // and in a run of 100 s
+  EXPECT_EQ(compressionLevelWithin(std::size_t{1} << 30, 0.001, &ns), 3);  // over budget at every level
+  EXPECT_EQ(ns, 1.2);
+  // More budget never lowers the level.
+  int last = 0;
+  for (double budget = 1e-4; budget < 100; budget *= 1.5) {
+    const int level = compressionLevelWithin(2419129, budget);
+    EXPECT_GE(level, last);
+    last = level;
+  }
+  EXPECT_EQ(last, 19);
+}
+
 TEST(CompactTraceTest, CompressedInputErrorsNameTheLineOfTheText) {
   const std::string bad = replaced(kTrace, "min=4@0", "min=4@5");
   expectBytesError("bad.tgt.zst", compressTrace(bad), 9, "histogram min rank 5 outside");
