@@ -42,6 +42,12 @@ constexpr std::int64_t kFormatVersion = 1;
 constexpr std::int64_t kMaxRankDims = 16;
 constexpr Rank kMaxInterleavedSection = Rank{1} << 16;
 constexpr std::int64_t kFirstUserDatatype = 1000;
+// Triplets FIRST:LAST:STRIDE in value lists (docs/trace-format.md, "Value lists"): the writer
+// spells runs of at least kMinTripletRun values with a constant non-zero stride so, and a reader
+// expands at most kMaxTripletValues values from them per file, since a triplet declares its
+// length (written values cost their bytes, which the text limit bounds).
+constexpr std::size_t kMinTripletRun = 4;
+constexpr std::int64_t kMaxTripletValues = std::int64_t{1} << 24;
 // Written where a call site is absent (the ScalaTrace reader's NULL signature).
 constexpr std::string_view kNoSiteName = "-";
 
@@ -710,11 +716,17 @@ class TracegenTextParser {
     if (kind != "iter" && kind != "mem") ts.fail(fmt::format("expected 'iter' or 'mem' but found '{}'", kind));
     const bool iter = kind == "iter";
     ValueGroup g;
-    while (!ts.atEnd() && !ts.peekIs("@")) {
-      std::int64_t v = ts.getInt(iter ? "loop iteration count" : "loop body length");
+    auto check = [&](std::int64_t v) {
       if (iter && v < 0) ts.fail(fmt::format("loop level {} with {} iterations", level, v));
       if (!iter && v < 1) ts.fail(fmt::format("loop level {} with a body of {} events", level, v), "`mem` counts the head, so it is at least 1");
       g.values.push_back(v);
+    };
+    while (!ts.atEnd() && !ts.peekIs("@")) {
+      if (isTriplet(ts.peek())) {
+        expandTriplet(ts, ts.get(), check);
+        continue;
+      }
+      check(ts.getInt(iter ? "loop iteration count" : "loop body length"));
     }
     if (g.values.empty()) ts.fail(fmt::format("loop level {} '{}' without values", level, kind));
     g.ranks = parseGroupRanks(ts, e);
@@ -726,6 +738,35 @@ class TracegenTextParser {
       if (sets.meet(other.ranks, g.ranks))
         ts.fail(fmt::format("loop level {} gives ranks {} two '{}' lists", level, RankList::intersect(other.ranks, g.ranks).pretty(), kind));
     groups.push_back(std::move(g));
+  }
+
+  static bool isTriplet(const Token& tok) { return !tok.punct && tok.text.find(':') != std::string_view::npos; }
+
+  // A triplet FIRST:LAST:STRIDE: each of its values, in order, to `take`. Its length is checked
+  // against the file's budget before any value is made.
+  template <typename F>
+  void expandTriplet(TokenStream& ts, const Token& tok, F&& take) {
+    const std::string_view text = tok.text;
+    const std::size_t a = text.find(':'), b = text.find(':', a + 1);
+    std::int64_t first = 0, last = 0, stride = 0;
+    if (b == std::string_view::npos || text.find(':', b + 1) != std::string_view::npos ||
+        !parseInt(text.substr(0, a), first) || !parseInt(text.substr(a + 1, b - a - 1), last) ||
+        !parseInt(text.substr(b + 1), stride))
+      ts.fail(fmt::format("bad triplet '{}'", text), "a triplet is FIRST:LAST:STRIDE, three integers (`0:12288:4096` is 0 4096 8192 12288)");
+    std::int64_t span = 0;
+    const bool wide = __builtin_sub_overflow(last, first, &span) || span == std::numeric_limits<std::int64_t>::min();
+    if (stride == 0 || span == 0 || (!wide && ((span > 0) != (stride > 0) || span % stride != 0)))
+      ts.fail(fmt::format("triplet '{}' does not step from {} to {}", text, first, last),
+              "the stride is non-zero, has the sign of LAST - FIRST and divides it; FIRST and LAST differ");
+    // A span beyond 64 bits has more values than the budget whatever the stride.
+    const std::int64_t steps = wide ? kMaxTripletValues : span / stride;
+    const std::int64_t count = steps >= kMaxTripletValues ? kMaxTripletValues + 1 : steps + 1;
+    if (count > kMaxTripletValues - tripletValues_)
+      ts.fail(fmt::format("triplet '{}' makes the file's triplets expand to more than {} values", text, kMaxTripletValues),
+              "write the values themselves, or split the trace");
+    tripletValues_ += count;
+    std::int64_t v = first;  // every value lies between first and last: no overflow
+    for (std::int64_t k = 0; k < count; ++k, v += k < count ? stride : 0) take(v);
   }
 
   std::int64_t paramValue(TokenStream& ts, Param p, bool relative) {
@@ -757,10 +798,14 @@ class TracegenTextParser {
       return kProcNull;
     }
     if (!parseInt(tok.text, v)) ts.fail(fmt::format("bad number '{}' for {}", tok.text, paramName(p)));
+    checkParamValue(ts, p, v);
+    return v;
+  }
+
+  void checkParamValue(TokenStream& ts, Param p, std::int64_t v) {
     if ((p == Param::Dest || p == Param::Source || p == Param::Root) && (v < 0 || v >= trace_.numRanks))
       ts.fail(fmt::format("{} {} is outside the trace's ranks 0..{}", paramName(p), v, trace_.numRanks - 1));
     if (auto why = paramValueProblem(p, v)) ts.fail(*why, "see \"Limits\" in docs/trace-format.md");
-    return v;
   }
 
   void parseParam(TokenStream& ts, Param p) {
@@ -771,7 +816,17 @@ class TracegenTextParser {
       relative = true;
     }
     ValueGroup g;
-    while (!ts.atEnd() && !ts.peekIs("@")) g.values.push_back(paramValue(ts, p, relative));
+    while (!ts.atEnd() && !ts.peekIs("@")) {
+      // Triplets hold numbers only: not datatype or operator names, `any` or `null`.
+      if (isTriplet(ts.peek()) && !isDatatypeParam(p)) {
+        expandTriplet(ts, ts.get(), [&](std::int64_t v) {
+          checkParamValue(ts, p, v);
+          g.values.push_back(v);
+        });
+        continue;
+      }
+      g.values.push_back(paramValue(ts, p, relative));
+    }
     if (g.values.empty()) ts.fail(fmt::format("parameter '{}' without values", paramName(p)));
     g.ranks = parseGroupRanks(ts, e);
     auto [it, fresh] = event_->params.try_emplace(p);
@@ -953,6 +1008,7 @@ class TracegenTextParser {
   int ranksLine_ = 0, originLine_ = 0, peersLine_ = 0, clockLine_ = 0, beforeInitLine_ = 0, afterFinalizeLine_ = 0;
   std::vector<PendingDatatype> datatypes_;
   std::map<std::string, std::int64_t> typeIds_;
+  std::int64_t tripletValues_ = 0;  // values expanded from triplets so far (kMaxTripletValues)
   std::vector<const SourceLine*> commLines_;
   std::map<std::int64_t, int> eventLines_;
   std::map<std::int64_t, std::pair<SiteId, int>> siteTable_;  // `site N NAME`: N -> (site, line)
@@ -1097,6 +1153,30 @@ class TracegenTextWriter {
     }
   }
 
+  // A value list: runs of at least kMinTripletRun plain numbers with a constant non-zero stride
+  // as triplets FIRST:LAST:STRIDE, every other value as value() spells it (`plain(v)`: v is
+  // written as a number).
+  template <typename Plain, typename One>
+  void valueList(const std::vector<std::int64_t>& values, Plain&& plain, One&& one) {
+    std::size_t i = 0;
+    while (i < values.size()) {
+      std::size_t j = i + 1;
+      std::int64_t stride = 0;
+      if (plain(values[i]) && i + 1 < values.size() && plain(values[i + 1]) &&
+          !__builtin_sub_overflow(values[i + 1], values[i], &stride) && stride != 0) {
+        std::int64_t d = 0;
+        for (j = i + 2; j < values.size() && plain(values[j]) && !__builtin_sub_overflow(values[j], values[j - 1], &d) && d == stride;)
+          ++j;
+      }
+      if (j - i >= kMinTripletRun) {
+        fmt::format_to(std::back_inserter(buf_), " {}:{}:{}", values[i], values[j - 1], stride);
+        i = j;
+      } else {
+        one(values[i++]);
+      }
+    }
+  }
+
   void groupRanks(const std::vector<ValueGroup>& groups, const ValueGroup& g, const Event& e) {
     if (groups.size() == 1 && g.ranks == e.ranks) return;
     fmt::format_to(std::back_inserter(buf_), " @ {}", g.ranks.str());
@@ -1113,7 +1193,8 @@ class TracegenTextWriter {
       for (const auto* groups : {&e.loops[k].iter, &e.loops[k].mem})
         for (const auto& g : *groups) {
           fmt::format_to(std::back_inserter(buf_), "  loop {} {}", k, groups == &e.loops[k].iter ? "iter" : "mem");
-          for (auto v : g.values) fmt::format_to(std::back_inserter(buf_), " {}", v);
+          valueList(g.values, [](std::int64_t) { return true; },
+                    [&](std::int64_t v) { fmt::format_to(std::back_inserter(buf_), " {}", v); });
           groupRanks(*groups, g, e);
           buf_.push_back('\n');
         }
@@ -1125,7 +1206,10 @@ class TracegenTextWriter {
     for (const ParamValues* pv : params)
       for (const auto& g : pv->groups) {
         fmt::format_to(std::back_inserter(buf_), "  {}{}", paramName(pv->param), pv->relative ? " rel" : "");
-        for (auto v : g.values) value(pv->param, pv->relative, v);
+        const Param p = pv->param;
+        const bool numbers = !isDatatypeParam(p) && p != Param::ReduceOp;
+        valueList(g.values, [&](std::int64_t v) { return numbers && !((p == Param::Source || p == Param::Dest) && (v == kAnySource || v == kProcNull)); },
+                  [&](std::int64_t v) { value(p, pv->relative, v); });
         groupRanks(pv->groups, g, e);
         buf_.push_back('\n');
       }

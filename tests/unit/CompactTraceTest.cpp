@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <random>
 #include <sstream>
 #include <zstd.h>
@@ -151,6 +152,95 @@ TEST(CompactTraceTest, OneHistogramReaderForBothFormats) {
   expectError(replaced(kTrace, "bins=[1 4 5 6 10 2]", "bins=[1 4 5 6 10 1]"), 9, "histogram bins hold 1 samples but its header says 2");
   expectError(replaced(kTrace, "bins=[1 4 5 6 10 2]", "bins="), 9, "histogram without bins");
   expectError(replaced(kTrace, "avg=5 min", "avg=1e16 min"), 9, "histogram average: time 1e+16 beyond the limit");
+}
+
+// ---- triplets in value lists ------------------------------------------------------------------
+
+// Four ranks sending in a loop; COUNTS and ITERS are replaced by each test.
+const std::string kSendLoop =
+    "tracegen-trace 1\n"
+    "ranks 4\n"
+    "datatype MPI_DOUBLE 8\n"
+    "comm 2 world (<1 0 {4 1}>)\n"
+    "event 0 MPI_Init @ <1 0 {4 1}>\n"
+    "event 1 MPI_Send @ <1 0 {4 1}>\n"
+    "  loop 0 iter ITERS\n"
+    "  loop 0 mem 1\n"
+    "  comm 2\n"
+    "  count COUNTS\n"
+    "  datatype MPI_DOUBLE\n"
+    "  dest rel 1\n"
+    "  tag 7\n"
+    "event 2 MPI_Finalize @ <1 0 {4 1}>\n";
+
+std::string sendLoop(const std::string& counts, const std::string& iters = "100") {
+  return replaced(replaced(kSendLoop, "COUNTS", counts), "ITERS", iters);
+}
+
+std::vector<std::int64_t> countsOf(const Trace& t) {
+  for (const ParamValues& pv : t.events[1].params)
+    if (pv.param == Param::Count) return pv.groups.front().values;
+  return {};
+}
+
+TEST(CompactTraceTest, TripletsReadAsTheirValues) {
+  const Trace t = readTrace(sourceFromString("t.tgt", sendLoop("5 0:12:4 100 12:0:-6", "1:4:1 9")));
+  EXPECT_EQ(countsOf(t), (std::vector<std::int64_t>{5, 0, 4, 8, 12, 100, 12, 6, 0}));
+  EXPECT_EQ(t.events[1].loops[0].iter.front().values, (std::vector<std::int64_t>{1, 2, 3, 4, 9}));
+  // The same trace written with the values themselves reads the same.
+  EXPECT_EQ(t, readTrace(sourceFromString("u.tgt", sendLoop("5 0 4 8 12 100 12 6 0", "1 2 3 4 9"))));
+}
+
+// The writer spells runs of four or more values with one non-zero stride as triplets, shorter
+// runs and the rest value by value, and what it writes reads back to the same trace.
+TEST(CompactTraceTest, WriterSpellsRunsAsTripletsAndReadsThemBack) {
+  const Trace t = readTrace(sourceFromString("t.tgt", sendLoop("0 4096 8192 12288 16384 7 7 7 7 1 2 3 2147483647 0", "3 2 1 0")));
+  const std::string text = tracegenText(t);
+  EXPECT_NE(text.find("  count 0:16384:4096 7 7 7 7 1 2 3 2147483647 0\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("  loop 0 iter 3:0:-1\n"), std::string::npos) << text;
+  EXPECT_EQ(readTrace(sourceFromString("again.tgt", text)), t);
+  // Random lists: runs of random strides (extremes included) among random values.
+  std::mt19937_64 rng(20261126);
+  for (int round = 0; round < 300; ++round) {
+    std::vector<std::int64_t> values;
+    while (values.size() < 40) {
+      const std::int64_t start = static_cast<std::int64_t>(rng() % 1000000);
+      if (rng() % 3 == 0) {
+        values.push_back(start);
+        continue;
+      }
+      const std::int64_t stride = static_cast<std::int64_t>(rng() % 2001) - 1000;
+      for (std::uint64_t k = 0, n = 1 + rng() % 7; k < n; ++k) values.push_back(std::max<std::int64_t>(0, start + static_cast<std::int64_t>(k) * stride));
+    }
+    if (round % 10 == 0) values.push_back(std::numeric_limits<std::int32_t>::max());  // the largest count
+    std::string counts;
+    for (std::int64_t v : values) counts += (counts.empty() ? "" : " ") + std::to_string(v);
+    const Trace r = readTrace(sourceFromString("r.tgt", sendLoop(counts)));
+    const std::string written = tracegenText(r);
+    const Trace back = readTrace(sourceFromString("back.tgt", written));
+    ASSERT_EQ(countsOf(back), values) << written;
+    EXPECT_EQ(back, r);
+  }
+}
+
+TEST(CompactTraceTest, BadTripletsAreRefusedWithTheirLine) {
+  expectError(sendLoop("0:10:3"), 10, "triplet '0:10:3' does not step from 0 to 10");
+  expectError(sendLoop("0:10:0"), 10, "does not step");
+  expectError(sendLoop("5:5:1"), 10, "does not step");
+  expectError(sendLoop("0:10:-1"), 10, "does not step");
+  expectError(sendLoop("0:10"), 10, "bad triplet '0:10'");
+  expectError(sendLoop("0:1:1:1"), 10, "bad triplet");
+  expectError(sendLoop("a:b:c"), 10, "bad triplet");
+  expectError(sendLoop("4", "0:5:-1"), 7, "does not step");
+  expectError(sendLoop("4", "2:-2:-1"), 7, "loop level 0 with -1 iterations");
+  // A triplet declares its length: beyond the file's budget it is refused before any value is made.
+  expectError(sendLoop("0:100000000:1"), 10, "expand to more than 16777216 values");
+  expectError(sendLoop("0:9223372036854775807:1"), 10, "expand to more than");
+  expectError(sendLoop("-9223372036854775808:9223372036854775807:1"), 10, "expand to more than");
+  expectError(sendLoop("0:9000000:1 0:9000000:1"), 10, "expand to more than");  // the budget is the file's
+  // Values a triplet makes are checked as written ones are.
+  expectError(replaced(sendLoop("4"), "dest rel 1", "dest 0:8:2"), 12, "dest 4 is outside the trace's ranks 0..3");
+  expectError(replaced(sendLoop("4"), "datatype MPI_DOUBLE\n  dest", "datatype 1:4:1\n  dest"), 11, "unknown datatype '1:4:1'");
 }
 
 // ---- compressed input -------------------------------------------------------------------------
