@@ -326,8 +326,19 @@ class Aligner {
            (a.kind == Expr::Kind::ByExecution || a.children.size() == b.children.size());
   }
 
+  // A fixed-scale program's list of values with one stride is a progression of constants
+  // (gen/Traversal.cpp, listExpr); across scales it is the cycle it stands for, whose length and
+  // values progression() below fits.
+
   // One expression over the templates, for the classes `where` executes it.
   Expr expr(const std::vector<const Expr*>& xs, const RankList& classesHere, const std::string& what) {
+    if (std::any_of(xs.begin(), xs.end(), [](const Expr* x) { return x->constantProgression(); })) {
+      std::vector<Expr> cycles;
+      for (const Expr* x : xs) cycles.push_back(x->constantProgression() ? x->progressionCycle() : *x);
+      std::vector<const Expr*> ys;
+      for (const Expr& c : cycles) ys.push_back(&c);
+      return expr(ys, classesHere, what);
+    }
     const Expr& e0 = *xs[0];
     bool choices = true;  // by rank at every template: a colour may have a group per row
     for (const Expr* x : xs) choices = choices && x->kind == Expr::Kind::ByRank;

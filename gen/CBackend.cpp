@@ -247,9 +247,14 @@ Expr longCyclesAsMeans(Expr e, std::size_t shortCycle) {
   return e;
 }
 
+// Every value a constant can give: a constant progression's values are its positions'.
 template <typename F>
 void forEachConst(const Expr& e, F&& f) {
   if (e.kind == Expr::Kind::Const) f(e.value);
+  if (e.constantProgression()) {
+    for (std::int64_t k = 0; k < e.progressionLength(); ++k) f(e.progressionValue(k));
+    return;
+  }
   for (const auto& c : e.children) forEachConst(c, f);
 }
 
@@ -515,6 +520,10 @@ class CWriter : public ProgramWalker {
       std::vector<std::int64_t> counts;
       for (const auto& c : l.iterations.children) counts.push_back(asInt(c.value));
       what = fmt::format("{} iterations on successive entries", fmt::join(counts, ", "));
+    } else if (l.iterations.constantProgression()) {
+      what = fmt::format("{}, {}, ..., {} iterations on successive entries", asInt(l.iterations.progressionValue(0)),
+                         asInt(l.iterations.progressionValue(1)),
+                         asInt(l.iterations.progressionValue(l.iterations.progressionLength() - 1)));
     } else if (l.iterations.kind == Expr::Kind::Formula) {
       what = fmt::format("{} iterations", trips);
     } else {
@@ -2052,8 +2061,9 @@ class CWriter : public ProgramWalker {
       const std::string start = print(e.children[0]), step = print(e.children[1]), length = print(e.children[2]);
       const bool simple = length.find(' ') == std::string::npos;
       std::string k = fmt::format("{} % {}", scope_.counter, simple ? length : "(" + length + ")");
-      if (step != "1") k = fmt::format("{} * ({})", step, k);
-      return start == "0" ? "(" + k + ")" : fmt::format("({} + {})", start, k);
+      const auto is = [](const Expr& c, double v) { return c.isConst() && c.value == v; };
+      if (!is(e.children[1], 1)) k = fmt::format("{} * ({})", step, k);
+      return is(e.children[0], 0) ? "(" + k + ")" : fmt::format("({} + {})", start, k);
     }
 
     std::string firstIteration(const Expr& e) override {

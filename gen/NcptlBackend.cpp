@@ -401,7 +401,10 @@ class Renderer : public ProgramWalker {
 
   // ----------------------------------------------------------------------- cases
   // Replaces per-execution choices that no loop index can select by a single value (§5.6).
+  // At one scale, a list of values with one stride (gen/Traversal.cpp, listExpr) is the cycle of
+  // its values here: this backend selects per-execution values by cases.
   Expr approximate(const Expr& e, const std::string& what, bool peer, const std::string& where = kNoConstantTrips) {
+    if (!scaleFree() && e.constantProgression()) return approximate(e.progressionCycle(), what, peer, where);
     Expr out = e;
     if (e.kind == Expr::Kind::ByExecution) {
       if (peer)
@@ -476,9 +479,16 @@ class Renderer : public ProgramWalker {
         c.values[key] = Expr::constant(e.value);
         out.push_back(std::move(c));
         return;
+      case Expr::Kind::Progression:
+        // At one scale, a list of values with one stride (gen/Traversal.cpp, listExpr): its
+        // executions are cases, as a list's are.
+        if (!scaleFree() && e.constantProgression()) {
+          refineOne(std::move(c), key, e.progressionCycle(), index, out);
+          return;
+        }
+        [[fallthrough]];
       case Expr::Kind::Formula:
       case Expr::Kind::GridPeer:
-      case Expr::Kind::Progression:
         // Scale-free values are leaves: their text is spelled where they are used.
         if (!scaleFree()) throw std::logic_error("NcptlBackend: a scale-free expression in a program of one scale");
         c.values[key] = e;

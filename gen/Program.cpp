@@ -47,9 +47,11 @@ double Expr::eval(Rank rank, Rank numRanks, std::int64_t execution, const std::m
       return children[isFirst(firstIteration, loop) ? 0 : 1].eval(rank, numRanks, execution, firstIteration);
     case Kind::ByCall:
       return value;
+    case Kind::Progression:
+      if (constantProgression()) return progressionValue(static_cast<std::int64_t>(cycleIndex(execution, static_cast<std::size_t>(progressionLength()))));
+      [[fallthrough]];
     case Kind::Formula:
     case Kind::GridPeer:
-    case Kind::Progression:
       throw std::logic_error("Expr::eval: a scale-free expression has no value before the scale is known");
   }
   return 0;
@@ -73,12 +75,21 @@ Expr Expr::atExecution(std::int64_t execution, const std::map<int, bool>& firstI
       return children[isFirst(firstIteration, loop) ? 0 : 1].atExecution(execution, firstIteration);
     case Kind::ByCall:
       return constant(value);
+    case Kind::Progression:
+      if (constantProgression())
+        return constant(progressionValue(static_cast<std::int64_t>(cycleIndex(execution, static_cast<std::size_t>(progressionLength())))));
+      [[fallthrough]];
     case Kind::Formula:
     case Kind::GridPeer:
-    case Kind::Progression:
       throw std::logic_error("Expr::atExecution: a scale-free expression");
   }
   return *this;
+}
+
+Expr Expr::progressionCycle() const {
+  std::vector<Expr> cycle;
+  for (std::int64_t k = 0; k < progressionLength(); ++k) cycle.push_back(constant(progressionValue(k)));
+  return byExecution(std::move(cycle));
 }
 
 Expr Expr::withoutDrift() const {
@@ -90,6 +101,7 @@ Expr Expr::withoutDrift() const {
 
 std::int64_t Expr::executionPeriod() const {
   if (kind == Kind::ByCall) return 1;  // its mean, for evaluators without its counter
+  if (constantProgression()) return progressionLength();
   std::int64_t period = kind == Kind::ByExecution ? std::max<std::int64_t>(static_cast<std::int64_t>(children.size()), 1) : 1;
   for (const auto& c : children) period = std::lcm(period, c.executionPeriod());
   return period;

@@ -96,6 +96,19 @@ struct Expr {
     return Expr{Kind::ByCall, mean, 0, {}, -1, std::move(values), {}, {}, std::move(firsts)};
   }
   bool isConst() const { return kind == Kind::Const; }
+  // A progression of constants: a fixed-scale list of values with one stride (gen/Traversal.cpp,
+  // listExpr), whose value at execution k is start + step * (k mod length). A scale-free
+  // progression's parts are formulas in the scale instead.
+  bool constantProgression() const {
+    return kind == Kind::Progression && children.size() == 3 && children[0].isConst() && children[1].isConst() &&
+           children[2].isConst() && children[2].value >= 1;
+  }
+  // A constant progression's value at its k-th position (0 <= k < length).
+  double progressionValue(std::int64_t k) const { return children[0].value + static_cast<double>(k) * children[1].value; }
+  std::int64_t progressionLength() const { return static_cast<std::int64_t>(children[2].value); }
+  // A constant progression as the cycle over executions of its values (for what selects values
+  // by execution case by case: the coNCePTuaL backend, extrapolation across scales).
+  Expr progressionCycle() const;
   // The expression with every ByCall replaced by its mean (a constant).
   Expr withoutDrift() const;
   // True if the value never changes from one execution to the next for a given rank.

@@ -90,6 +90,11 @@ struct Node {
 // The longest cycle of per-execution values a statement is given, and the most calls one
 // class's representative is run for to build a tree whose loops change shape per entry.
 constexpr std::size_t kMaxCycle = 4096;
+// A list of at least this many values with one non-zero stride is a progression (a formula in
+// the execution counter), as the trace's triplets are (docs/trace-format.md).
+constexpr std::size_t kMinProgression = 4;
+// Expressions hold doubles: integers up to 2^53 are exact.
+constexpr std::int64_t kExactInDouble = std::int64_t{1} << 53;
 constexpr std::int64_t kSimulatedCalls = std::int64_t{1} << 22;
 
 // The shortest prefix p of `seq` with seq[i] == p[i mod |p|] for every i. Of the cycles that
@@ -629,6 +634,20 @@ Expr listExpr(const std::vector<std::int64_t>& values, bool relative) {
   };
   bool allSame = std::adjacent_find(values.begin(), values.end(), std::not_equal_to<>()) == values.end();
   if (allSame) return one(values.front());
+  // Values with one stride (MPI-IO offsets that advance by the block size, the trace's triplets)
+  // are a formula in the execution counter, not a table: `offset = 2048 + 4096 * (calls % 2000)`.
+  if (!relative && values.size() >= kMinProgression) {
+    std::int64_t stride = 0;
+    bool progression = !__builtin_sub_overflow(values[1], values[0], &stride);
+    for (std::size_t i = 2; i < values.size() && progression; ++i) {
+      std::int64_t d = 0;
+      progression = !__builtin_sub_overflow(values[i], values[i - 1], &d) && d == stride;
+    }
+    const auto exact = [](std::int64_t v) { return v >= -kExactInDouble && v <= kExactInDouble; };
+    if (progression && stride != 0 && exact(values.front()) && exact(values.back()))
+      return Expr::progression(Expr::constant(static_cast<double>(values.front())), Expr::constant(static_cast<double>(stride)),
+                               Expr::constant(static_cast<double>(values.size())));
+  }
   std::vector<Expr> cycle;
   for (auto v : values) cycle.push_back(one(v));
   return Expr::byExecution(std::move(cycle));

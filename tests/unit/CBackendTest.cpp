@@ -511,7 +511,7 @@ TEST(CBackend, ProcNullPeersAndRanksOutsideACreatedCommunicator) {
 // The whole pipeline on the bundled samples: read, lower, traverse, render, compile.
 TEST(CBackend, SamplesThroughThePipeline) {
   for (const char* name : {"ring-4.tgt", "stencil-2d-4.tgt", "master-worker-3.tgt", "shift-null-4.tgt", "vector-loop-4.tgt",
-                           "lcs-nested-2.tgt"}) {
+                           "lcs-nested-2.tgt", "progression-2.tgt"}) {
     const std::string path = std::string(TRACEGEN_SOURCE_DIR) + "/samples/traces/" + name;
     Trace trace = readTraceFile(path);
     PassContext ctx;
@@ -531,6 +531,14 @@ TEST(CBackend, SamplesThroughThePipeline) {
       EXPECT_TRUE(contains(c, "/* loop 1: 2, 0, 0, 0, 0 iterations on successive entries, headed by E2 MPI_Allreduce"))
           << c;
       EXPECT_TRUE(contains(c, "trips2 = ((const int[]){ 0, 1, 1, 0, 0 })[entries % 5]")) << c;
+    }
+    if (std::string(name) == "progression-2.tgt") {
+      // Values with one stride are formulas of the statement's counters, not tables.
+      EXPECT_TRUE(contains(c, "MPI_Sendrecv(send_buf, msg_count(1024 + 1024 * (calls % 8)), MPI_DOUBLE, (rank + 1) % nranks,\n"
+                              "                   (calls % 8), recv_buf,")) << c;
+      EXPECT_TRUE(contains(c, "/* loop 2: 1, 2, ..., 4 iterations on successive entries, headed by E2 MPI_Barrier")) << c;
+      EXPECT_TRUE(contains(c, "trips2 = (1 + entries % 4)")) << c;
+      EXPECT_FALSE(contains(c, "_values[")) << c;
     }
     if (std::string(name) == "shift-null-4.tgt") {
       EXPECT_TRUE(contains(c, "MPI_PROC_NULL")) << c;
