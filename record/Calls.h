@@ -388,6 +388,10 @@ inline void groupPair(CallScope& s, MPI_Group group1, MPI_Group group2, MPI_Grou
 // completed request in the order the calls name them.
 inline void completeOne(CallScope& s, const RequestPick& p, bool done, const MPI_Status* status = nullptr) {
   const bool real = done && p.handle != MPI_REQUEST_NULL;
+  if (!real && s.isPoll()) {  // a failed poll: counted, not recorded
+    s.completions(0);
+    return;
+  }
   s.set(Param::Request, real ? p.offset : kRequestNull);
   if (real && status) s.matched({s.wildcardMatched(p, *status)});
   if (real) s.completed(p);
@@ -405,7 +409,7 @@ inline std::vector<std::int64_t>& scratch(int which) {
 inline void completeAll(CallScope& s, const std::vector<RequestPick>& picks, bool done,
                         const MPI_Status* statuses = nullptr) {
   if (!done) {
-    s.offsets(nullptr, 0);
+    if (!s.isPoll()) s.offsets(nullptr, 0);  // a failed poll is counted, not recorded
     s.completions(0);
     return;
   }
@@ -431,6 +435,10 @@ inline void completeAll(CallScope& s, const std::vector<RequestPick>& picks, boo
 // MPI_Waitany, MPI_Testany, MPI_Waitsome, MPI_Testsome: the requests at the (0-based) indices.
 inline void completeSome(CallScope& s, const std::vector<RequestPick>& picks, const int* indices, int n,
                          const MPI_Status* statuses = nullptr) {
+  if (n == 0 && s.isPoll()) {  // a failed poll: counted, not recorded
+    s.completions(0);
+    return;
+  }
   std::vector<std::int64_t>& done = scratch(0);
   std::vector<std::int64_t>& matched = scratch(1);
   done.clear();

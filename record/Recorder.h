@@ -104,6 +104,9 @@ class CallScope {
   // of millions of calls costs one value per success; polls no success follows are recorded
   // at MPI_Finalize.
   void completions(std::size_t n) { completions_ = static_cast<std::int64_t>(n); }
+  // A test (or MPI_Improbe): a call that completes nothing is a failed poll, counted and not
+  // recorded, so its parameters need not be set (hpcc makes millions).
+  bool isPoll() const;
   // Communicators made or freed by the call.
   std::int64_t newComm(MPI_Comm c, const char* kind);  // 0 for MPI_COMM_NULL
   // A communicator whose members and order are those of `parent` (MPI_Comm_idup: the new one
