@@ -627,7 +627,14 @@ class Builder {
 // ---------------------------------------------------------------------------------------------
 // Parameter values
 
-Expr listExpr(const std::vector<std::int64_t>& values, bool relative) {
+// Parameters that are quantities (sizes, tags, file offsets), whose lists with one stride are
+// progressions; identifiers (datatypes, communicators, requests, operators, groups) and peers
+// are not, whatever their values.
+bool quantityParam(Param p) {
+  return p == Param::Count || p == Param::RecvCount || p == Param::Tag || p == Param::RecvTag || p == Param::Offset;
+}
+
+Expr listExpr(const std::vector<std::int64_t>& values, bool relative, bool quantity) {
   auto one = [&](std::int64_t v) {
     if (relative && v != kAnySource) return Expr::rankOffset(v);
     return Expr::constant(static_cast<double>(v));
@@ -636,7 +643,7 @@ Expr listExpr(const std::vector<std::int64_t>& values, bool relative) {
   if (allSame) return one(values.front());
   // Values with one stride (MPI-IO offsets that advance by the block size, the trace's triplets)
   // are a formula in the execution counter, not a table: `offset = 2048 + 4096 * (calls % 2000)`.
-  if (!relative && values.size() >= kMinProgression) {
+  if (quantity && !relative && values.size() >= kMinProgression) {
     std::int64_t stride = 0;
     bool progression = !__builtin_sub_overflow(values[1], values[0], &stride);
     for (std::size_t i = 2; i < values.size() && progression; ++i) {
@@ -669,7 +676,7 @@ Expr paramExpr(const ParamValues& pv, const RankList& ranks) {
   std::vector<Expr> children;
   for (auto& [r, g] : groupsFor(pv, ranks)) {
     groups.push_back(r);
-    children.push_back(listExpr(g->values, pv.relative));
+    children.push_back(listExpr(g->values, pv.relative, quantityParam(pv.param)));
   }
   return simplifyByRank(std::move(groups), std::move(children));
 }
@@ -693,13 +700,13 @@ Expr nodeParamExpr(const ParamValues& pv, const Node& n) {
                                                 "repeats only after more than {} executions",
                                                 paramName(pv.param), kMaxCycle));
       groups.push_back(r);
-      children.push_back(listExpr(cycle, pv.relative));
+      children.push_back(listExpr(cycle, pv.relative, quantityParam(pv.param)));
     }
   }
   if (!rest.empty())
     for (auto& [r, g] : groupsFor(pv, rest)) {
       groups.push_back(r);
-      children.push_back(listExpr(g->values, pv.relative));
+      children.push_back(listExpr(g->values, pv.relative, quantityParam(pv.param)));
     }
   return simplifyByRank(std::move(groups), std::move(children));
 }
@@ -719,7 +726,7 @@ class ProgramWriter {
         s.kind = Stmt::Kind::Loop;
         s.loop.id = n.loopId;
         s.loop.head = &trace_.events[n.event];
-        s.loop.iterations = listExpr(n.iterations, false);
+        s.loop.iterations = listExpr(n.iterations, false, true);  // trip counts are quantities
         ++program_.loops;
         // Loops with one trip count keep the execution index of their body computable.
         std::vector<std::pair<int, std::int64_t>> inner;
