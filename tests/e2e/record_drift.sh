@@ -13,7 +13,7 @@
 # Wall-clock times on a shared machine: a rank that loses its core for a time slice (4 ms, while
 # its partner spins in MPI_Allreduce) makes a 200 us computation look like 5 ms, and one such
 # slice moves the mean of the steady calls by a fifth. So MPI waits yield the core
-# (mpi_yield_when_idle), and a comparison that misses is retried, up to ATTEMPTS times in all,
+# (mpi_yield_when_idle), and a comparison that misses is retried, up to ATTEMPTS (5) times in all,
 # with a new recording of both (as tests/e2e/extrapolate.sh retries its comparisons); the shape
 # checks themselves (a calls= field, by_call in the benchmark) are not retried.
 set -uo pipefail
@@ -22,7 +22,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 TRACEGEN_QUIET=1 TRACEGEN_COMPRESS=0
 export OMPI_MCA_mpi_yield_when_idle=1
-attempts=${ATTEMPTS:-3}
+attempts=${ATTEMPTS:-5}
 
 record() {  # record OUTPUT PROGRAM ARGS...
   local out=$1
