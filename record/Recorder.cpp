@@ -816,7 +816,14 @@ void Recorder::finish() {
 // ---------------------------------------------------------------------------------------------
 // CallScope
 
-CallScope::CallScope(Op op) : op_(op) {
+namespace {
+// The tests, and MPI_Improbe: calls whose failed polls are folded (CallScope::completions).
+bool isTest(Op op) {
+  return op == Op::Test || op == Op::Testany || op == Op::Testall || op == Op::Testsome || op == Op::Improbe;
+}
+}  // namespace
+
+CallScope::CallScope(Op op) : op_(op), test_(isTest(op)) {
   nested_ = t_depth++ > 0;
   if (nested_ || !g_recorder) return;
   rec_ = g_recorder;
@@ -836,13 +843,6 @@ CallScope::CallScope(Op op) : op_(op) {
 
 CallScope::~CallScope() { --t_depth; }
 
-namespace {
-// The tests, and MPI_Improbe: calls whose failed polls are folded (CallScope::completions).
-bool isTest(Op op) {
-  return op == Op::Test || op == Op::Testany || op == Op::Testall || op == Op::Testsome || op == Op::Improbe;
-}
-}  // namespace
-
 // Four clock readings per call: the compute time runs from the end of the recorder's work on
 // the rank's previous recorded call (its commit) to the entry of this call's wrapper, before
 // its call-site capture, so that the recorder's own work (some 150 ns a call) does not pass
@@ -853,19 +853,18 @@ bool isTest(Op op) {
 // nanoseconds, count as the call's), since most tests are failed polls, whose MPI time is not
 // recorded (hpcc makes 34 million a rank; a clock reading is about 9 ns). Either way the
 // recorder's work stays out of the compute time.
-void CallScope::begin() { t0_ = isTest(op_) ? entry_ : tickUs(); }
+void CallScope::begin() { t0_ = test_ ? entry_ : tickUs(); }
 
 void CallScope::end() {
-  if (!isTest(op_)) t1_ = tickUs();  // a test's: in commit()
+  if (!test_) t1_ = tickUs();  // a test's: in commit()
   if (rec_->multi) lock_ = std::unique_lock<std::mutex>(rec_->mutex);
   rec_->call.clear();
 }
 
-
 void CallScope::commit() {
   CallRecord& c = rec_->call;
-  if (isTest(op_)) t1_ = tickUs();
-  if (isTest(op_) && completions_ >= 0) {
+  if (test_) t1_ = tickUs();
+  if (test_ && completions_ >= 0) {
     auto key = std::make_pair(op_, site_);
     if (completions_ == 0) {
       // A failed poll: counted, not recorded. The computation around it stays in the compute
@@ -909,8 +908,6 @@ void CallScope::commit() {
   if (rec_->cpuClock) rec_->lastCpuEnd = cpuUs();
   if (lock_.owns_lock()) lock_.unlock();
 }
-
-bool CallScope::isPoll() const { return isTest(op_); }
 
 void CallScope::set(Param p, std::int64_t v) { rec_->call.set(p, v); }
 void CallScope::comm(MPI_Comm c) { rec_->call.set(Param::Comm, rec_->commId(c)); }

@@ -106,7 +106,7 @@ class CallScope {
   void completions(std::size_t n) { completions_ = static_cast<std::int64_t>(n); }
   // A test (or MPI_Improbe): a call that completes nothing is a failed poll, counted and not
   // recorded, so its parameters need not be set (hpcc makes millions).
-  bool isPoll() const;
+  bool isPoll() const { return test_; }
   // Communicators made or freed by the call.
   std::int64_t newComm(MPI_Comm c, const char* kind);  // 0 for MPI_COMM_NULL
   // A communicator whose members and order are those of `parent` (MPI_Comm_idup: the new one
@@ -126,6 +126,7 @@ class CallScope {
  private:
   Recorder* rec_ = nullptr;
   Op op_;
+  bool test_;  // a test (or MPI_Improbe): its failed polls are counted, not recorded
   bool active_ = false;
   bool nested_ = false;
   std::uint32_t site_ = 0;
