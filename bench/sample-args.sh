@@ -14,8 +14,7 @@
 #                        $np ranks, so that a whole run takes about $run_seconds, $startup of it
 #                        being start-up; ARGS_<APP> in the environment sets the arguments as
 #                        they are. apitour keeps its base count (its iterations do not fold, see
-#                        below); so does a sample whose timed run fails; persist_f stops at
-#                        300,000 iterations (below).
+#                        below); so does a sample whose timed run fails.
 sample_args() {
   case $1 in
     stencil2d) echo "30000 64" ;;
@@ -76,13 +75,8 @@ scaled_sample_args() {
   # shellcheck disable=SC2086 # the arguments are words
   timeout 900 mpiexec --oversubscribe -n "$np" "$apps/$1" $base >/dev/null 2>&1 || { echo "$base"; return; }
   b=$(now)
-  # persist_f's wildcard receives are resolved by simulating every iteration (tracegen's
-  # resolve-wildcards pass, 10 million calls at most by default): beyond about 300,000
-  # iterations it has no benchmark (836,500 and 1,069,998 were refused), so its count stops there.
-  local most=0
-  [ "$1" = persist_f ] && most=300000
-  echo "$base" | awk -v t="$(awk -v a="$a" -v b="$b" 'BEGIN { print b - a }')" -v s0="$startup" -v want="$run_seconds" -v most="$most" '
-    { f = (want - s0) / (t - s0 > 0.01 ? t - s0 : 0.01); $1 = int($1 * f + 0.5); if ($1 < 1) $1 = 1; if (most > 0 && $1 > most) $1 = most; print }'
+  echo "$base" | awk -v t="$(awk -v a="$a" -v b="$b" 'BEGIN { print b - a }')" -v s0="$startup" -v want="$run_seconds" '
+    { f = (want - s0) / (t - s0 > 0.01 ? t - s0 : 0.01); $1 = int($1 * f + 0.5); if ($1 < 1) $1 = 1; print }'
 }
 
 # timed_pair MPIEXEC A_CMD... -- B_CMD...: "A_S B_S", the median wall times of $REPEAT whole

@@ -39,7 +39,7 @@ RankCursor::RankCursor(const Trace& trace, Rank rank, std::string fileName)
     }
     items_.push_back(std::move(item));
   }
-  stack_.push_back(Frame{0, -1, items_.size(), 1, 0, false});
+  stack_.push_back(Frame{0, -1, items_.size(), 1, 0, false, 1});
 }
 
 std::vector<std::size_t> RankCursor::eventIndices() const {
@@ -52,6 +52,14 @@ bool RankCursor::mayReturnTo(std::size_t pos) const {
   for (const Frame& f : stack_)
     if (f.pos <= pos || (f.level >= 0 && f.head <= pos)) return true;
   return false;
+}
+
+RankCursor::OutermostLoop RankCursor::outermostLoop() const {
+  // Frames are popped lazily, by the call after the one that ends their loop, so the stack
+  // still holds the loops around the call returned last. stack_[0] is the whole trace.
+  if (stack_.size() < 2) return {};
+  const Frame& f = stack_[1];
+  return {items_[f.head].event, f.iters - f.itersLeft};
 }
 
 void RankCursor::fail(const Event& e, const std::string& what) const {
@@ -79,7 +87,7 @@ bool RankCursor::pushLoop(std::size_t head, int level, std::size_t limit) {
     stack_.back().pos = head + static_cast<std::size_t>(m);
     return false;
   }
-  stack_.push_back(Frame{head, level, head + static_cast<std::size_t>(m), n, head, true});
+  stack_.push_back(Frame{head, level, head + static_cast<std::size_t>(m), n, head, true, n});
   return true;
 }
 

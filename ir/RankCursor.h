@@ -103,6 +103,14 @@ class RankCursor {
   bool mayReturnTo(std::size_t pos) const;
   // The rank's compressed trace: indices into trace.events.
   std::vector<std::size_t> eventIndices() const;
+  // Where the call next() returned last lies: the head event of the outermost loop around it
+  // and that loop's iteration, from 0 ({nullptr, -1} outside every loop). An outermost loop is
+  // entered once, so the pair names one iteration of the rank's run.
+  struct OutermostLoop {
+    const Event* head = nullptr;
+    std::int64_t iteration = -1;
+  };
+  OutermostLoop outermostLoop() const;
 
  private:
   struct LevelState {
@@ -132,6 +140,7 @@ class RankCursor {
     std::int64_t itersLeft;
     std::size_t pos;
     bool atHead;
+    std::int64_t iters;  // the loop's trip count on this entry
   };
 
   [[noreturn]] void fail(const Event& e, const std::string& what) const;

@@ -100,6 +100,11 @@ struct PassContext {
   // Collective events left partial by align-collectives (it warns about each), so that the
   // verifier can tell a later pass that splits a collective call.
   std::int64_t partialCollectivesAfterAlignment = 0;
+  // Outermost loops resolve-wildcards showed to be closed (no message, request or collective
+  // crosses their iterations, and their bodies repeat with a period dividing the count): event
+  // id of the head -> the iterations that stand for all. The verifier's point-to-point balance
+  // walks the trace with them folded, so that it costs the folded calls, not every timestep.
+  std::map<std::int64_t, std::int64_t> closedLoopFolds;
 
   std::int64_t& counter(const std::string& name) { return stats[currentPass][name]; }
   void warn(std::string message) { warnings.push_back(std::move(message)); }

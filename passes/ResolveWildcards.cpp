@@ -49,6 +49,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <numeric>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -56,6 +57,7 @@
 
 #include "ir/RankCursor.h"
 #include "ir/Periodic.h"
+#include "ir/RankClasses.h"
 #include "passes/CommunicationAnalysis.h"
 
 namespace tracegen {
@@ -94,6 +96,15 @@ struct CommKey {
   auto operator<=>(const CommKey&) const = default;
 };
 
+// Which iteration of which folded loop a call lies in (see foldableLoops): messages, requests
+// and collectives must begin and end in the same one for the folded run to stand for the
+// whole program. loop -1: outside every folded loop.
+struct Phase {
+  std::int64_t loop = -1;
+  std::int64_t iteration = -1;
+  bool operator==(const Phase&) const = default;
+};
+
 struct Message {
   Rank sender = 0, receiver = 0;
   CommKey key;
@@ -101,6 +112,7 @@ struct Message {
   std::int64_t seq = 0;  // send order, which is taken as arrival order
   bool sync = false;     // MPI_Ssend/MPI_Issend: the sender waits for the match
   bool matched = false;
+  Phase phase{};  // of the sending call
 };
 
 struct Receive {
@@ -114,6 +126,7 @@ struct Receive {
   std::size_t slot = 0;
   bool matched = false;
   std::size_t msg = 0;
+  Phase phase{};  // of the posting call
 };
 
 enum class ReqKind { Done, SyncSend, Recv, Collective };
@@ -125,6 +138,7 @@ struct Request {
   // whose request it is; complete once every member has started it.
   CommKey collKey{};
   std::int64_t collIndex = 0;
+  Phase phase{};  // of the creating call
 };
 
 // One decision at a quiescent point: a pending wildcard receive takes a message.
@@ -220,6 +234,13 @@ RecordedMatches recordedMatches(const Trace& trace, const std::string& fileName)
   return out;
 }
 
+// An outermost loop folded for the simulation (see foldableLoops below).
+struct LoopFold {
+  std::size_t head = 0;        // index of the event heading the loop (its loops[0])
+  std::int64_t iterations = 0;  // the trip count, the same on every rank
+  std::int64_t folded = 0;      // K
+};
+
 class Simulation {
  public:
   enum class Outcome { Completed, Failed, Pruned, OutOfBudget };
@@ -290,6 +311,20 @@ class Simulation {
     follow_ = follow;
   }
   void keepAlive(std::shared_ptr<const RecordedMatches> m) { recordedOwner_ = std::move(m); }
+  // Tags every call with its phase (the iteration of the folded loop it lies in, named by the
+  // head's event index: folds[e] is that loop's fold, iterations 0 where e heads none) and
+  // checks that every message, request and collective begins and ends within one iteration.
+  // The loops of different ranks may differ (a receive loop fed by a send loop) if they run
+  // as many iterations and are folded alike: then iteration i of one pairs with iteration i of
+  // the other. brokenLoops() names the folded loops where that did not hold (empty: the run
+  // stands for the whole program).
+  void checkPhases(std::vector<LoopFold> folds) { folds_ = std::move(folds); }
+  std::set<std::int64_t> brokenLoops() const {
+    std::set<std::int64_t> out = broken_;
+    for (const auto& m : msgs_)
+      if (!m.matched && m.phase.loop >= 0) out.insert(m.phase.loop);  // its receive lies beyond the fold
+    return out;
+  }
   const Failure& failure() const { return failure_; }
   std::int64_t callsSimulated() const { return calls_; }
   // Messages sent that no receive took, one line each (at most kMaxListedRanks).
@@ -323,11 +358,13 @@ class Simulation {
     Rank arrived = 0, departed = 0, size = 0;
     Op op = Op::Barrier;
     Rank firstRank = 0;
+    Phase phase{};  // of the first arrival
   };
   struct RankState {
     RankState(const Trace& t, Rank r, const std::string& f) : cursor(t, r, f) { cursor.setComputeTimes(false); }
     RankCursor cursor;
     Call call;
+    Phase phase;  // of `call`, when phases are checked
     bool hasCall = false, started = false, finished = false, queued = false;
     std::size_t recv = 0, msg = 0;  // what the current call waits for
     CommKey collKey;
@@ -426,6 +463,7 @@ class Simulation {
     R.matched = true;
     R.msg = msgId;
     m.matched = true;
+    crossing(R.phase, m.phase);
     auto q = box.inbox.find(m.sender);
     q->second.erase(std::find(q->second.begin(), q->second.end(), msgId));
     if (q->second.empty()) box.inbox.erase(q);
@@ -463,7 +501,7 @@ class Simulation {
       msgs_.push_back(Message{r, to, key, tag, seq_++, sync, true});
       return id;
     }
-    msgs_.push_back(Message{r, to, key, tag, seq_++, sync, false});
+    msgs_.push_back(Message{r, to, key, tag, seq_++, sync, false, state(r).phase});
     state(to).boxes[key].inbox[r].push_back(id);
     matchPending(to, key);
     wake(to);  // a probe may wait for it
@@ -482,6 +520,7 @@ class Simulation {
     R.tag = tag;
     R.event = c.event;
     R.callIndex = c.index;
+    R.phase = state(r).phase;
     if ((R.record = recordFor(r, c))) {
       R.slot = R.record->size();
       R.record->push_back(from == kAnySource ? kUnresolved : from == kProcNull ? kProcNull : storedPeer(key, from));
@@ -517,7 +556,11 @@ class Simulation {
       c.size = mem.size();
       c.op = s.call.op;
       c.firstRank = r;
-    } else if (c.op != s.call.op && !mismatch_) {
+      c.phase = s.phase;
+    } else {
+      crossing(c.phase, s.phase);
+    }
+    if (c.arrived > 0 && c.op != s.call.op && !mismatch_) {
       // Members of a communicator must call its collectives in the same order: MPI pairs the
       // k-th collective of each, and a Bcast paired with a Barrier never completes.
       Failure f;
@@ -576,6 +619,7 @@ class Simulation {
       if (requestDone(it->second)) ++done;
     }
     if (live > 0 && (any ? done == 0 : done < live)) return false;
+    samePhase(s, c.completes);
     // Waitany/Waitsome do not say which request finished, so theirs stay known.
     if (!any)
       for (auto idx : c.completes) s.requests.erase(idx);
@@ -598,8 +642,18 @@ class Simulation {
       auto it = idx < 0 ? s.requests.end() : s.requests.find(idx);
       if (it != s.requests.end() && !requestDone(it->second)) return false;
     }
+    samePhase(s, c.completes);
     for (auto idx : c.completes) s.requests.erase(idx);
     return true;
+  }
+
+  // Requests completed in another phase than the one that made them: the folded loop's
+  // iterations overlap.
+  void samePhase(const RankState& s, const std::vector<std::int64_t>& completes) {
+    if (folds_.empty()) return;
+    for (auto idx : completes)
+      if (auto it = idx < 0 ? s.requests.end() : s.requests.find(idx); it != s.requests.end())
+        crossing(it->second.phase, s.phase);
   }
 
   bool probeDone(Rank r, RankState& s) {
@@ -628,6 +682,7 @@ class Simulation {
         }
     }
     if (!best) return false;
+    crossing(msgs_[*best].phase, s.phase);
     if (auto* rec = recordFor(r, c)) rec->push_back(storedPeer(key, msgs_[*best].sender));
     if (c.peer == kAnySource) ++wildcardsResolved_;
     return true;
@@ -670,6 +725,7 @@ class Simulation {
     if (!best) return false;
     Message& m = msgs_[*best];
     m.matched = true;
+    crossing(m.phase, s.phase);
     auto q = box.inbox.find(m.sender);
     q->second.erase(std::find(q->second.begin(), q->second.end(), *best));
     if (q->second.empty()) box.inbox.erase(q);
@@ -785,6 +841,35 @@ class Simulation {
     }
   }
 
+  // Something began in phase a and ended in phase b: if they differ, the folded loops of both
+  // do not fold.
+  void crossing(const Phase& a, const Phase& b) {
+    if (a == b) return;
+    if (a.loop >= 0 && b.loop >= 0 && a.iteration == b.iteration) {
+      const LoopFold& fa = folds_[static_cast<std::size_t>(a.loop)];
+      const LoopFold& fb = folds_[static_cast<std::size_t>(b.loop)];
+      if (fa.iterations == fb.iterations && fa.folded == fb.folded) return;
+    }
+    if (a.loop >= 0) broken_.insert(a.loop);
+    if (b.loop >= 0) broken_.insert(b.loop);
+  }
+
+  Phase phaseOf(const RankCursor& cursor) const {
+    const auto at = cursor.outermostLoop();
+    if (!at.head) return {};
+    const auto head = at.head - trace_.events.data();
+    if (folds_[static_cast<std::size_t>(head)].iterations == 0) return {};
+    return {head, at.iteration};
+  }
+
+  // The requests the current call made (keyed by its index, or by the keys of the persistent
+  // requests it started) belong to its phase.
+  void stampRequests(RankState& s) {
+    if (auto it = s.requests.find(s.call.index); it != s.requests.end()) it->second.phase = s.phase;
+    for (const StartedRequest& p : s.call.started)
+      if (auto it = s.requests.find(p.key); it != s.requests.end()) it->second.phase = s.phase;
+  }
+
   void advance(Rank r) {
     RankState& s = state(r);
     while (!s.finished) {
@@ -801,10 +886,12 @@ class Simulation {
         ++calls_;
         s.hasCall = true;
         s.started = false;
+        if (!folds_.empty()) s.phase = phaseOf(s.cursor);
       }
       if (!s.started) {
         s.started = true;
         start(r);
+        if (!folds_.empty()) stampRequests(s);
       }
       if (!complete(r)) break;
       s.hasCall = false;
@@ -1043,15 +1130,126 @@ class Simulation {
   Failure failure_;
   std::int64_t callBudget_ = -1;
   std::int64_t calls_ = 0;
+  std::vector<LoopFold> folds_;  // by head event index; empty: phases are not checked
+  std::set<std::int64_t> broken_;  // folded loops an exchange crossed the iterations of
   bool outOfCalls_ = false;
   std::optional<Failure> mismatch_;
 };
+
+// Folding. A simulation costs the program's calls, and a time-step loop makes them many:
+// persist's 1,000,000 iterations, or any run longer than the call budget, for wildcards that may
+// lie outside the loop altogether. An outermost loop (one no other loop holds, on every rank
+// that runs it) whose body repeats exactly with a period of Q iterations (every value list of
+// its events and of its inner loops returns to its start) behaves the same in iteration i as
+// in iteration i mod K for any multiple K of Q, provided no message, request or collective
+// crosses from one iteration into another: then every iteration starts from the same state
+// of the loop's ranks (nothing in flight), and a matching found for iterations 0..K-1 is one
+// for all N. So the loop is simulated K times (K >= 2, so that an overlap of iterations shows)
+// with every call tagged by its iteration (Phase), and the run counts only if it completed
+// and every message, request and collective began and ended within one iteration. Otherwise
+// the whole program is simulated, as without folding.
+
+const ValueGroup* loopGroup(const std::vector<ValueGroup>& groups, Rank r) {
+  for (const auto& g : groups)
+    if (g.ranks.contains(r)) return &g;
+  return nullptr;
+}
+
+constexpr std::int64_t kMaxFoldPeriod = 4096;  // longer periods are not worth a second simulation
+constexpr std::int64_t kFoldGain = 4;  // a loop is folded when that cuts its iterations 4-fold at least
+
+std::int64_t lcmCapped(std::int64_t a, std::int64_t b) {
+  if (a > kMaxFoldPeriod || b > kMaxFoldPeriod) return kMaxFoldPeriod + 1;
+  return std::min<std::int64_t>(std::lcm(a, b), kMaxFoldPeriod + 1);
+}
+
+std::vector<LoopFold> foldableLoops(const Trace& trace, const std::string& fileName) {
+  const std::size_t n = trace.events.size();
+  std::vector<char> top(n, 0), nested(n, 0), irregular(n, 0);
+  std::vector<std::int64_t> trips(n, -1), period(n, 1);
+  for (const RankList& cls : rankClasses(trace, false)) {
+    const Rank r = *cls.first();  // ranks of a class share their events and loops
+    const std::vector<std::size_t> own = RankCursor(trace, r, fileName).eventIndices();
+    for (std::size_t pos = 0; pos < own.size();) {
+      const std::size_t h = own[pos];
+      const Event& head = trace.events[h];
+      const ValueGroup* mem = head.loops.empty() ? nullptr : loopGroup(head.loops[0].mem, r);
+      const ValueGroup* iter = head.loops.empty() ? nullptr : loopGroup(head.loops[0].iter, r);
+      if (!mem && !iter) {  // no loop of this event holds this rank (RankCursor's rule)
+        ++pos;
+        continue;
+      }
+      // A malformed loop is the cursor's to report, in the simulation proper.
+      if (!mem || !iter || mem->values.empty() || iter->values.empty() || mem->values[0] < 1 ||
+          pos + static_cast<std::size_t>(mem->values[0]) > own.size())
+        return {};
+      const auto end = pos + static_cast<std::size_t>(mem->values[0]);
+      top[h] = 1;
+      if (trips[h] < 0) trips[h] = iter->values[0];
+      else if (trips[h] != iter->values[0]) irregular[h] = 1;
+      std::int64_t scalars = 1, vectors = 1;
+      for (std::size_t k = pos; k < end; ++k) {
+        const Event& e = trace.events[own[k]];
+        if (k > pos) nested[own[k]] = 1;
+        // Inner loops must run the same way every iteration.
+        for (std::size_t lv = k == pos ? 1 : 0; lv < e.loops.size(); ++lv) {
+          const ValueGroup* i = loopGroup(e.loops[lv].iter, r);
+          const ValueGroup* m = loopGroup(e.loops[lv].mem, r);
+          if (!i && !m) break;  // the rank's loops of this event end here
+          if (!i || !m || i->values.size() != 1 || m->values.size() != 1) irregular[h] = 1;
+        }
+        for (const auto& pv : e.params) {
+          // What the simulation does not read: failed polls, and recorded senders (only their
+          // cancellations count).
+          if (pv.param == Param::Failed) continue;
+          const ValueGroup* g = pv.groupFor(r);
+          if (!g || g->values.empty()) continue;
+          if (pv.param == Param::Matched && std::find(g->values.begin(), g->values.end(), kCancelled) == g->values.end())
+            continue;
+          const auto len = static_cast<std::int64_t>(g->values.size());
+          // A scalar list of length L returns to its start within L iterations; a vector list
+          // within L times the period of the scalars that say how much of it a call takes.
+          if (isVectorParam(pv.param)) vectors = lcmCapped(vectors, len);
+          else scalars = lcmCapped(scalars, len);
+        }
+      }
+      const std::int64_t body = scalars > kMaxFoldPeriod || vectors > kMaxFoldPeriod
+                                    ? kMaxFoldPeriod + 1
+                                    : std::min<std::int64_t>(scalars * vectors, kMaxFoldPeriod + 1);
+      period[h] = lcmCapped(period[h], body);
+      pos = end;
+    }
+  }
+  // Loops of equal trip count may be one loop split over ranks (a receive loop fed by a send
+  // loop): they fold alike, to a multiple of all their periods, where that still pays.
+  std::map<std::int64_t, std::int64_t> periodByTrips;
+  for (std::size_t h = 0; h < n; ++h)
+    if (top[h] && !nested[h] && !irregular[h] && trips[h] > 0)
+      periodByTrips[trips[h]] = lcmCapped(periodByTrips.count(trips[h]) ? periodByTrips[trips[h]] : 2, period[h]);
+  std::vector<LoopFold> folds;
+  for (std::size_t h = 0; h < n; ++h) {
+    if (!top[h] || nested[h] || irregular[h] || trips[h] <= 0) continue;
+    // Alike where that still pays, else each to its own period.
+    const std::int64_t alike = periodByTrips[trips[h]];
+    const std::int64_t k = alike <= kMaxFoldPeriod && trips[h] >= kFoldGain * alike ? alike : std::max<std::int64_t>(2, period[h]);
+    if (k <= kMaxFoldPeriod && trips[h] >= kFoldGain * k) folds.push_back({h, trips[h], k});
+  }
+  return folds;
+}
+
+Trace foldTrace(const Trace& trace, const std::vector<LoopFold>& folds) {
+  Trace folded = trace;
+  for (const auto& f : folds)
+    for (auto& g : folded.events[f.head].loops[0].iter)
+      for (auto& v : g.values) v = std::min(v, f.folded);
+  return folded;
+}
 
 std::int64_t toOffset(std::int64_t stored, Rank r, Rank P) { return ((stored - r) % P + P) % P; }
 
 // Rewrites the Source parameter of one event from the resolved senders; returns true if it
 // changed.
-bool rewriteSource(Event& e, std::size_t index, const ResolutionMap& resolved, Rank P) {
+bool rewriteSource(Event& e, std::size_t index, const ResolutionMap& resolved, Rank P, bool folded) {
   ParamValues& src = *e.param(Param::Source);
   // MPI_PROC_NULL is no offset from any rank, so an event that receives from it keeps its
   // senders absolute (as the trace stores them; such a list is never relative).
@@ -1079,7 +1277,12 @@ bool rewriteSource(Event& e, std::size_t index, const ResolutionMap& resolved, R
       auto it = wild ? resolved.find({index, r}) : resolved.end();
       if (it != resolved.end() && !it->second.empty()) {
         for (auto v : it->second) values.push_back(v == kUnresolved ? kAnySource : encode(v, r));
-        values.resize(shortestPeriod(values));
+        // After a folded run the list stands for every iteration only as a whole repetition
+        // (iteration i of the program takes folded iteration i mod K): a period that does not
+        // divide it would shift the senders of later iterations.
+        std::size_t period = shortestPeriod(values);
+        if (folded && values.size() % period != 0) period = values.size();
+        values.resize(period);
       } else {
         // No execution to learn from (or no wildcard): the list as it is, as offsets.
         for (auto v : g.values) values.push_back(v == kAnySource || src.relative ? v : encode(v, r));
@@ -1141,6 +1344,67 @@ std::unique_ptr<Simulation> followRecordedOrder(const Trace& trace, PassContext&
   return sim;
 }
 
+// A completed search: the run whose matching is taken, the decisions that led to it, the
+// restarts it took and the first run's failure (when there were restarts).
+struct SearchResult {
+  std::unique_ptr<Simulation> sim;
+  std::vector<Node> path;
+  std::int64_t restarts = 0;
+  std::optional<Failure> first;
+};
+
+// Runs the depth-first search over wildcard matchings on `simulated` (the trace, or its folded
+// form when foldedHeads is given). On the whole trace a failure is thrown as the user's error
+// and a search out of budget falls back on the recorded order. Of a folded program only the
+// earliest-arrival run is tried, and nullopt says that it did not complete.
+std::optional<SearchResult> searchMatching(const Trace& simulated, PassContext& ctx, const std::vector<char>& resolvableEvent,
+                                           const std::vector<LoopFold>* foldedHeads, std::int64_t& callsSimulated) {
+  const std::int64_t budget = ctx.options.wildcardSearchBudget;
+  // Every run counts its calls against one budget, so restarts (each replays its prefix) and
+  // the first run alike are bounded.
+  const std::int64_t callBudget = ctx.options.callBudget;
+  SearchResult out;
+  std::int64_t states = 0, firstRunStates = 0;  // decisions of later runs / of the first
+  // Cancelled receives, which match nothing, as the recording saw them (empty for other traces).
+  const auto recorded = std::make_shared<const RecordedMatches>(recordedMatches(simulated, ctx.fileName));
+  auto giveUp = [&](const std::string& why) {
+    std::string msg = out.first->message + "\n  " + why;
+    if (out.first->deadlock) throw DeadlockError(msg, out.first->blocked, out.first->cycle);
+    throw ProgramError(msg);
+  };
+  for (;;) {
+    out.sim = std::make_unique<Simulation>(simulated, ctx.fileName, resolvableEvent,
+                                           callBudget < 0 ? -1 : std::max<std::int64_t>(0, callBudget - callsSimulated));
+    out.sim->useRecording(recorded.get(), false);
+    out.sim->keepAlive(recorded);
+    if (foldedHeads) out.sim->checkPhases(*foldedHeads);
+    // The earliest-arrival run is bounded by the trace itself; the budget bounds the search.
+    const bool firstRun = out.restarts == 0;
+    const auto outcome = firstRun ? out.sim->run(out.path, firstRunStates, -1) : out.sim->run(out.path, states, budget);
+    callsSimulated += out.sim->callsSimulated();
+    ctx.counter("calls-simulated") = callsSimulated;
+    if (outcome == Simulation::Outcome::Completed) break;
+    if (outcome == Simulation::Outcome::Failed && !out.first) out.first = out.sim->failure();
+    const std::string tried = fmt::format("{} restart{}", out.restarts, out.restarts == 1 ? "" : "s");
+    if (outcome == Simulation::Outcome::OutOfBudget) {
+      if (foldedHeads) return std::nullopt;
+      out.sim = followRecordedOrder(simulated, ctx, resolvableEvent, *out.sim, out.path, budget, callBudget, tried);
+      out.path.clear();  // the search's decisions are not the fallback run's: nothing to explain below
+      break;
+    }
+    // A folded program that does not complete at once may owe that to the folding (a loop
+    // whose iterations overlap can deadlock when cut short): the whole program decides.
+    if (foldedHeads) return std::nullopt;
+    if (!backtrack(out.path)) {
+      if (out.restarts == 0) giveUp("(the wildcard receives had no other sender to choose from)");
+      giveUp(fmt::format("(no matching of the wildcard receives completes: the search ended after {})", tried));
+    }
+    ++out.restarts;
+    ctx.counter("search-restarts") = out.restarts;
+  }
+  return out;
+}
+
 }  // namespace
 
 void ResolveWildcardsPass::run(Trace& trace, PassContext& ctx) {
@@ -1161,46 +1425,50 @@ void ResolveWildcardsPass::run(Trace& trace, PassContext& ctx) {
   std::vector<char> resolvableEvent(trace.events.size(), 0);
   for (std::size_t i = 0; i < trace.events.size(); ++i) resolvableEvent[i] = resolvable(trace.events[i]) ? 1 : 0;
 
-  const std::int64_t budget = ctx.options.wildcardSearchBudget;
-  // Every run counts its calls against one budget, so restarts (each replays its prefix) and
-  // the first run alike are bounded.
-  const std::int64_t callBudget = ctx.options.callBudget;
+  // First the program with its long outermost loops folded (see foldableLoops); if that run
+  // does not stand for the whole program, the whole program.
   std::int64_t callsSimulated = 0;
-  std::vector<Node> path;
-  std::int64_t states = 0, restarts = 0, firstRunStates = 0;  // decisions of later runs / of the first
-  std::optional<Failure> first;
-  std::unique_ptr<Simulation> sim;
-  // Cancelled receives, which match nothing, as the recording saw them (empty for other traces).
-  const RecordedMatches recorded = recordedMatches(trace, ctx.fileName);
-  auto giveUp = [&](const std::string& why) {
-    std::string msg = first->message + "\n  " + why;
-    if (first->deadlock) throw DeadlockError(msg, first->blocked, first->cycle);
-    throw ProgramError(msg);
-  };
-  for (;;) {
-    sim = std::make_unique<Simulation>(trace, ctx.fileName, resolvableEvent,
-                                       callBudget < 0 ? -1 : std::max<std::int64_t>(0, callBudget - callsSimulated));
-    sim->useRecording(&recorded, false);
-    // The earliest-arrival run is bounded by the trace itself; the budget bounds the search.
-    const bool firstRun = restarts == 0;
-    const auto outcome = firstRun ? sim->run(path, firstRunStates, -1) : sim->run(path, states, budget);
-    callsSimulated += sim->callsSimulated();
-    ctx.counter("calls-simulated") = callsSimulated;
-    if (outcome == Simulation::Outcome::Completed) break;
-    if (outcome == Simulation::Outcome::Failed && !first) first = sim->failure();
-    const std::string tried = fmt::format("{} restart{}", restarts, restarts == 1 ? "" : "s");
-    if (outcome == Simulation::Outcome::OutOfBudget) {
-      sim = followRecordedOrder(trace, ctx, resolvableEvent, *sim, path, budget, callBudget, tried);
-      path.clear();  // the search's decisions are not the fallback run's: nothing to explain below
-      break;
+  std::optional<SearchResult> found;
+  bool folded = false;
+  Trace foldedTrace;  // the simulation refers to its events
+  // A loop whose exchanges cross its iterations (or reach into another folded loop, as a
+  // rank's receive loop fed by other ranks' send loop does) is dropped and the rest tried
+  // again; each attempt drops at least one loop, and the attempts cost folded runs only.
+  std::vector<LoopFold> folds = foldableLoops(trace, ctx.fileName);
+  std::int64_t attempts = 0;
+  while (!folds.empty()) {
+    ++attempts;
+    std::vector<LoopFold> heads(trace.events.size());
+    for (const auto& f : folds) heads[f.head] = f;
+    foldedTrace = foldTrace(trace, folds);
+    try {
+      found = searchMatching(foldedTrace, ctx, resolvableEvent, &heads, callsSimulated);
+    } catch (const std::exception&) {
+      found.reset();  // whatever went wrong, the whole program's simulation says it properly
     }
-    if (!backtrack(path)) {
-      if (restarts == 0) giveUp("(the wildcard receives had no other sender to choose from)");
-      giveUp(fmt::format("(no matching of the wildcard receives completes: the search ended after {})", tried));
-    }
-    ++restarts;
-    ctx.counter("search-restarts") = restarts;
+    if (!found) break;
+    const std::set<std::int64_t> broken = found->sim->brokenLoops();
+    if (broken.empty()) break;
+    found.reset();
+    std::erase_if(folds, [&](const LoopFold& f) { return broken.count(static_cast<std::int64_t>(f.head)) > 0; });
   }
+  if (attempts > 0) ctx.counter("fold-attempts") = attempts;
+  if (found) {
+    std::int64_t skipped = 0;
+    for (const auto& f : folds) skipped += f.iterations - f.folded;
+    ctx.counter("loops-folded") = static_cast<std::int64_t>(folds.size());
+    ctx.counter("iterations-not-simulated") = skipped;
+    for (const auto& f : folds) ctx.closedLoopFolds[trace.events[f.head].id] = f.folded;
+    folded = true;
+  }
+  if (!found) {
+    // The whole program's run has the call budget to itself: what the folded attempts cost is
+    // counted in calls-simulated but not held against it.
+    std::int64_t wholeCalls = 0;
+    found = searchMatching(trace, ctx, resolvableEvent, nullptr, wholeCalls);
+    ctx.counter("calls-simulated") = callsSimulated + wholeCalls;
+  }
+  auto& [sim, path, restarts, first] = *found;
 
   if (restarts > 0) {
     // The shallowest decision the search changed is the receive whose choice matters.
@@ -1225,7 +1493,7 @@ void ResolveWildcardsPass::run(Trace& trace, PassContext& ctx) {
 
   std::int64_t rewritten = 0;
   for (std::size_t i = 0; i < trace.events.size(); ++i)
-    if (resolvableEvent[i] && rewriteSource(trace.events[i], i, sim->resolutions(), trace.numRanks)) ++rewritten;
+    if (resolvableEvent[i] && rewriteSource(trace.events[i], i, sim->resolutions(), trace.numRanks, folded)) ++rewritten;
   ctx.counter("wildcards-resolved") = sim->wildcardsResolved();
   // The run that completed simulated the whole program: every rank finished, every receive
   // was matched. What it left unreceived is said once, here.

@@ -17,6 +17,7 @@
 #include "ir/Verify.h"
 #include "passes/PointToPointCheck.h"
 #include "passes/CheckCommunication.h"
+#include "passes/PassManager.h"
 #include "passes/ResolveWildcards.h"
 
 namespace tracegen {
@@ -749,6 +750,126 @@ TEST(ResolveWildcards, CancelledWildcardReceiveMatchesNothing) {
   EXPECT_EQ(sources(t, 0, 4), std::vector<Rank>{1});
   EXPECT_TRUE(ctx.warnings.empty());
   EXPECT_NO_THROW(verifyPointToPoint(t, "unit"));
+}
+
+
+// Folding (foldableLoops in ResolveWildcards.cpp). Ranks 1 and 2 send to rank 0 in a time-step
+// loop of N iterations (head: their Send), rank 0 receives twice from MPI_ANY_SOURCE in its
+// own loop of N (head: its Recv, with an inner loop of 2), every iteration ends in a barrier;
+// after the loops each sender sends once more and rank 0 takes both from anyone. With
+// `early`, ranks 1 and 2 send once before their loops, so rank 0's first iteration takes
+// messages sent outside the loop: the iterations are not self-contained.
+Trace timeStepLoops(std::int64_t iterations, std::vector<std::int64_t> sendTags = {0}, bool early = false) {
+  Trace t = newTrace(3);
+  if (early) addEvent(t, Op::Send, onRanks({1, 2}, sendTo({0})));
+  Part send = sendTo({0}, {{iterations, 2}});
+  send.params[Param::Tag] = std::move(sendTags);
+  Part recv = recvFrom({kAnySource}, {{iterations, 2}, {2, 1}});
+  recv.params[Param::Tag] = {-1};  // MPI_ANY_TAG
+  // The Send loop's body on ranks 1 and 2 is Send, Barrier; rank 0's is Recv, Barrier.
+  addEvent(t, Op::Send, onRanks({1, 2}, send));
+  addEvent(t, Op::Recv, onRanks({0}, recv));
+  addEvent(t, Op::Barrier, onAll(3, barrier()));
+  addEvent(t, Op::Send, onRanks({1, 2}, sendTo({0})));
+  addEvent(t, Op::Recv, onRanks({0}, recvFrom({kAnySource}, {{2, 1}})));
+  if (early) addEvent(t, Op::Recv, onRanks({0}, recvFrom({kAnySource}, {{2, 1}})));
+  finish(t);
+  return t;
+}
+
+// Every iteration of rank 0's loop heard ranks 1 and 2 once each.
+void expectEachIterationHearsBoth(const Trace& t, std::int64_t recvEventId, std::int64_t iterations) {
+  const auto got = sources(t, 0, recvEventId);
+  ASSERT_EQ(got.size(), static_cast<std::size_t>(2 * iterations));
+  for (std::size_t i = 0; i < got.size(); i += 2)
+    ASSERT_EQ(std::multiset<Rank>({got[i], got[i + 1]}), (std::multiset<Rank>{1, 2})) << "iteration " << i / 2;
+}
+
+PassContext runPassWithCallBudget(Trace& t, std::int64_t callBudget) {
+  PassContext ctx;
+  ctx.fileName = "unit";
+  ctx.currentPass = "resolve-wildcards";
+  ctx.options.callBudget = callBudget;
+  createResolveWildcardsPass()->run(t, ctx);
+  return ctx;
+}
+
+TEST(ResolveWildcardsFolding, ClosedTimeStepLoopsAreSimulatedTwice) {
+  // 100,000 iterations make 700,000 calls; the budget allows 1,000, so only the folded
+  // program (2 iterations of each loop) can be simulated.
+  constexpr std::int64_t kIters = 100'000;
+  Trace t = timeStepLoops(kIters);
+  PassContext ctx = runPassWithCallBudget(t, 1000);
+  EXPECT_EQ(counter(ctx, "loops-folded"), 2);  // rank 0's loop and the senders', folded alike
+  EXPECT_EQ(counter(ctx, "iterations-not-simulated"), 2 * (kIters - 2));
+  EXPECT_LT(counter(ctx, "calls-simulated"), 100);
+  EXPECT_FALSE(anyWildcardLeft(t));
+  expectEachIterationHearsBoth(t, 2, kIters);
+  auto after = sources(t, 0, 5);
+  std::sort(after.begin(), after.end());
+  EXPECT_EQ(after, (std::vector<Rank>{1, 2}));
+  // The verifier walks the folded loops too (ctx.closedLoopFolds), and the whole trace
+  // balances.
+  EXPECT_EQ(ctx.closedLoopFolds.size(), 2u);
+  EXPECT_NO_THROW(verifyPointToPoint(t, "unit"));
+  EXPECT_TRUE(ctx.established.has(IrProperty::CommunicationChecked));
+  // Loops stay as they were: the folding is the simulation's only.
+  EXPECT_EQ(t.events[1].loops[0].iter[0].values, std::vector<std::int64_t>{kIters});
+}
+
+TEST(ResolveWildcardsFolding, FoldedLikeTheWholeProgram) {
+  // Small enough to simulate whole: the folded run resolves every execution as the whole
+  // one's does, here with the senders' tags cycling with period 3 (folded to 6 iterations).
+  constexpr std::int64_t kIters = 50;
+  Trace t = timeStepLoops(kIters, {5, 6, 7});
+  PassContext ctx = runPass(t);
+  EXPECT_EQ(counter(ctx, "loops-folded"), 2);
+  EXPECT_EQ(counter(ctx, "iterations-not-simulated"), 2 * (kIters - 6));
+  expectEachIterationHearsBoth(t, 2, kIters);
+  EXPECT_EQ(ctx.closedLoopFolds.at(1), 6);  // the senders' loop (event 1) and rank 0's (event 2)
+  EXPECT_EQ(ctx.closedLoopFolds.at(2), 6);
+}
+
+TEST(ResolveWildcardsFolding, IterationsThatTakeEarlierMessagesAreNotFolded) {
+  // Rank 0's first iteration takes what ranks 1 and 2 sent before their loops, so every
+  // iteration takes the previous one's messages: no fold stands for the program, which is
+  // simulated whole (and the budget must allow it).
+  constexpr std::int64_t kIters = 1000;
+  Trace t = timeStepLoops(kIters, {0}, /*early=*/true);
+  PassContext ctx = runPassWithCallBudget(t, 100'000);
+  EXPECT_GE(counter(ctx, "fold-attempts"), 1);
+  EXPECT_EQ(counter(ctx, "loops-folded"), -1);
+  EXPECT_GT(counter(ctx, "calls-simulated"), 7 * kIters);
+  EXPECT_TRUE(ctx.closedLoopFolds.empty());
+  EXPECT_FALSE(anyWildcardLeft(t));
+  EXPECT_NO_THROW(verifyPointToPoint(t, "unit"));
+  Trace big = timeStepLoops(kIters, {0}, /*early=*/true);
+  EXPECT_THROW(runPassWithCallBudget(big, 1000), std::invalid_argument);  // out of budget, not folded
+}
+
+TEST(ResolveWildcardsFolding, ShortLoopsAreNotFolded) {
+  Trace t = timeStepLoops(7);  // fewer than 4 times the 2 iterations a fold keeps
+  PassContext ctx = runPass(t);
+  EXPECT_EQ(counter(ctx, "fold-attempts"), -1);
+  expectEachIterationHearsBoth(t, 2, 7);
+}
+
+TEST(ResolveWildcardsFolding, RecordingWithMoreCallsThanTheBudget) {
+  // A real recording: 14 million calls, wildcards after the loop. The default pipeline
+  // (verifier included) resolves them with the loop folded, within the default call budget.
+  const std::string path = std::string(TRACEGEN_TEST_DATA_DIR) + "/wildcards/persist-1000000-2.tgt";
+  Trace t = readTraceFile(path);
+  PassContext ctx;
+  ctx.fileName = path;
+  PassManager(defaultPipeline()).run(t, ctx);
+  auto& stats = ctx.stats["resolve-wildcards"];
+  EXPECT_EQ(stats["loops-folded"], 1);
+  EXPECT_EQ(stats["iterations-not-simulated"], 1'000'000 - 4);  // its request vectors have period 4
+  EXPECT_LT(stats["calls-simulated"], 1000);
+  EXPECT_GT(stats["wildcards-resolved"], 0);
+  EXPECT_TRUE(ctx.warnings.empty()) << ctx.warnings.front();
+  // Only the persistent receive keeps MPI_ANY_SOURCE (one source serves all its starts).
+  for (const Event& e : t.events) EXPECT_FALSE(hasUnresolvedWildcard(e)) << "event " << e.id;
 }
 
 }  // namespace
