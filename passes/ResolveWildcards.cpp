@@ -1167,8 +1167,8 @@ std::vector<LoopFold> foldableLoops(const Trace& trace, const std::string& fileN
   const std::size_t n = trace.events.size();
   std::vector<char> top(n, 0), nested(n, 0), irregular(n, 0);
   std::vector<std::int64_t> trips(n, -1), period(n, 1);
-  for (const RankList& cls : rankClasses(trace, false)) {
-    const Rank r = *cls.first();  // ranks of a class share their events and loops
+  for (const RankList& cls : rankClasses(trace)) {
+    const Rank r = *cls.first();  // ranks of a class share their events, loops and value lists
     const std::vector<std::size_t> own = RankCursor(trace, r, fileName).eventIndices();
     for (std::size_t pos = 0; pos < own.size();) {
       const std::size_t h = own[pos];
@@ -1200,11 +1200,12 @@ std::vector<LoopFold> foldableLoops(const Trace& trace, const std::string& fileN
         }
         for (const auto& pv : e.params) {
           // What the simulation does not read: failed polls, and recorded senders (only their
-          // cancellations count).
+          // cancellations count, and the senders of matched probes, which take them).
           if (pv.param == Param::Failed) continue;
           const ValueGroup* g = pv.groupFor(r);
           if (!g || g->values.empty()) continue;
-          if (pv.param == Param::Matched && std::find(g->values.begin(), g->values.end(), kCancelled) == g->values.end())
+          if (pv.param == Param::Matched && opInfo(e.op).kind != OpKind::MatchedProbe &&
+              std::find(g->values.begin(), g->values.end(), kCancelled) == g->values.end())
             continue;
           const auto len = static_cast<std::int64_t>(g->values.size());
           // A scalar list of length L returns to its start within L iterations; a vector list
