@@ -100,7 +100,8 @@ Histogram toHistogram(const TimeAcc& acc, Rank rank);
 // are weighted. Bins are matched by their start; a bin only one side has is inserted in order.
 // Call ranges add (mergeCallRanges).
 void mergeHistogram(Histogram& into, const Histogram& from);
-// Rounds every time to three significant digits (at most two decimals) and writes empty bins
+// Rounds every time to three significant digits (means to at most four decimals of a
+// microsecond, extremes to two) and writes empty bins
 // as their lower edge (see above); keeps the call ranges only where they drift
 // (compactCallRanges). Applied once, to the global trace.
 void roundHistogram(Histogram& h);

@@ -397,6 +397,30 @@ TEST(RecordTimeStats, FixedBinsMergeInAnyOrder) {
   EXPECT_DOUBLE_EQ(ab.bins[2].avg, 40.0);
 }
 
+TEST(RecordTimeStats, MeansOfNanosecondIntervalsKeepTheirDigits) {
+  // Two million intervals of 6.3 ns between back-to-back calls: written as 0.01 us (two
+  // decimals) they replayed 7.4 ms too long; the mean keeps three significant digits down to
+  // 0.1 ns, the extremes two decimals, never past the mean.
+  TimeAcc a;
+  for (int i = 0; i < 1000; ++i) a.add(i % 2 ? 0.0046 : 0.008);
+  Histogram h = toHistogram(a, 0);
+  roundHistogram(h);
+  EXPECT_DOUBLE_EQ(h.avg, 0.0063);
+  ASSERT_EQ(h.bins.size(), 1u);
+  EXPECT_DOUBLE_EQ(h.bins[0].avg, 0.0063);
+  EXPECT_NEAR(h.mean(), 0.0063, 1e-12);
+  EXPECT_DOUBLE_EQ(h.min, 0.0);     // 0.0046 to two decimals
+  EXPECT_DOUBLE_EQ(h.max, 0.01);    // 0.008
+  EXPECT_DOUBLE_EQ(h.bins[0].min, 0.0);
+  TimeAcc b;
+  for (int i = 0; i < 10; ++i) b.add(0.0061);
+  Histogram one = toHistogram(b, 0);
+  roundHistogram(one);
+  EXPECT_DOUBLE_EQ(one.avg, 0.0061);
+  EXPECT_LE(one.min, one.avg);  // 0.01 to two decimals would pass the mean
+  EXPECT_GE(one.max, one.avg);
+}
+
 TEST(RecordLoopCompressor, VectorParametersAreWrittenAsWholeVectors) {
   // Waitall(3) whose offsets are all -1: the shortest period is one value, but the list must
   // hold whole vectors of three; a Waitsome whose count varies keeps its shortest period.
