@@ -1345,6 +1345,17 @@ std::unique_ptr<Simulation> followRecordedOrder(const Trace& trace, PassContext&
   return sim;
 }
 
+// What a completed run left unreceived, as one message (empty if nothing).
+std::string unreceivedText(const Simulation& sim) {
+  std::size_t count = 0;
+  auto lines = sim.unreceivedMessages(count);
+  if (count == 0) return {};
+  std::string msg = fmt::format("{} message{} sent but never received:", count, count == 1 ? "" : "s");
+  for (const auto& l : lines) msg += "\n  " + l;
+  if (count > lines.size()) msg += fmt::format("\n  ... and {} more", count - lines.size());
+  return msg;
+}
+
 // A completed search: the run whose matching is taken, the decisions that led to it, the
 // restarts it took and the first run's failure (when there were restarts).
 struct SearchResult {
@@ -1500,14 +1511,7 @@ void ResolveWildcardsPass::run(Trace& trace, PassContext& ctx) {
   // was matched. What it left unreceived is said once, here.
   ctx.established.add(IrProperty::CommunicationChecked);
   ctx.counter("events-simulated") = static_cast<std::int64_t>(trace.events.size());
-  std::size_t unreceived = 0;
-  auto lines = sim->unreceivedMessages(unreceived);
-  if (unreceived > 0) {
-    std::string msg = fmt::format("{} message{} sent but never received:", unreceived, unreceived == 1 ? "" : "s");
-    for (const auto& l : lines) msg += "\n  " + l;
-    if (unreceived > lines.size()) msg += fmt::format("\n  ... and {} more", unreceived - lines.size());
-    ctx.warn(msg);
-  }
+  if (std::string unreceived = unreceivedText(*sim); !unreceived.empty()) ctx.warn(std::move(unreceived));
   ctx.counter("events-rewritten") = rewritten;
   ctx.counter("search-restarts") = restarts;
 }
@@ -1533,15 +1537,51 @@ SimulationResult simulateCommunication(const Trace& trace, const std::string& fi
     if (f.deadlock) throw DeadlockError(f.message, f.blocked, f.cycle);
     throw ProgramError(f.message);
   }
-  std::size_t count = 0;
-  auto lines = sim.unreceivedMessages(count);
-  if (count > 0) {
-    std::string msg = fmt::format("{} message{} sent but never received:", count, count == 1 ? "" : "s");
-    for (const auto& l : lines) msg += "\n  " + l;
-    if (count > lines.size()) msg += fmt::format("\n  ... and {} more", count - lines.size());
-    result.unreceived = std::move(msg);
-  }
+  result.unreceived = unreceivedText(sim);
   return result;
+}
+
+std::optional<SimulationResult> simulateCommunicationFolded(const Trace& trace, const std::string& fileName,
+                                                            std::int64_t callBudget,
+                                                            std::map<std::int64_t, std::int64_t>& folds) {
+  folds.clear();
+  std::vector<LoopFold> candidates;
+  try {
+    candidates = foldableLoops(trace, fileName);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  const std::vector<char> noWildcards(trace.events.size(), 0);
+  std::int64_t calls = 0;
+  while (!candidates.empty()) {
+    std::vector<LoopFold> heads(trace.events.size());
+    for (const auto& f : candidates) heads[f.head] = f;
+    const Trace folded = foldTrace(trace, candidates);
+    Simulation sim(folded, fileName, noWildcards, callBudget < 0 ? -1 : std::max<std::int64_t>(0, callBudget - calls));
+    const RecordedMatches recorded = recordedMatches(folded, fileName);
+    sim.useRecording(&recorded, false);
+    sim.checkPhases(heads);
+    std::vector<Node> path;
+    std::int64_t states = 0;
+    Simulation::Outcome outcome;
+    try {
+      outcome = sim.run(path, states, -1);
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+    calls += sim.callsSimulated();
+    if (outcome != Simulation::Outcome::Completed) return std::nullopt;
+    const std::set<std::int64_t> broken = sim.brokenLoops();
+    if (broken.empty()) {
+      SimulationResult result;
+      result.calls = calls;
+      result.unreceived = unreceivedText(sim);
+      for (const auto& f : candidates) folds[trace.events[f.head].id] = f.folded;
+      return result;
+    }
+    std::erase_if(candidates, [&](const LoopFold& f) { return broken.count(static_cast<std::int64_t>(f.head)) > 0; });
+  }
+  return std::nullopt;
 }
 
 bool hasUnresolvedWildcard(const Event& e) { return resolvable(e); }

@@ -2,7 +2,9 @@
 // potential deadlock. See ResolveWildcards.cpp for the algorithm.
 #pragma once
 
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -67,5 +69,15 @@ struct SimulationResult {
   std::string unreceived;  // messages no receive took, or empty
 };
 SimulationResult simulateCommunication(const Trace& trace, const std::string& fileName, std::int64_t callBudget);
+
+// The same run with the trace's closed time-step loops folded (resolve-wildcards' folding,
+// ResolveWildcards.cpp): the result of a folded run that completed at once and in which no
+// message, request or collective crossed an iteration, so that it stands for the whole
+// program; nullopt when no loop folds so. `folds` receives the loops folded (head event id ->
+// iterations simulated). Throws nothing for the program's own problems: the whole program's
+// run reports them.
+std::optional<SimulationResult> simulateCommunicationFolded(const Trace& trace, const std::string& fileName,
+                                                            std::int64_t callBudget,
+                                                            std::map<std::int64_t, std::int64_t>& folds);
 
 }  // namespace tracegen
