@@ -2,7 +2,10 @@
 # Cost of the default pipeline (checks included) on the compressed form, printed as figures:
 #   1. the synthetic 2-D stencil at 1,024 / 16,384 / 1,048,576 ranks (1,000 timesteps);
 #   2. an LU-like wavefront with wildcard receives at 16,384 ranks (250 timesteps);
-#   3. generation of C from every bundled trace (and ../shared/traces when present): wall time
+#   3. a ring time-step loop ended by a gather from MPI_ANY_SOURCE at 1,024 ranks, 1,000 to
+#      10,000,000 timesteps: resolve-wildcards simulates the loop folded, so time and memory do
+#      not follow the timesteps;
+#   4. generation of C from every bundled trace (and ../shared/traces when present): wall time
 #      and peak memory of the whole `tracegen` process.
 # Usage: bash bench/run-scale.sh [BUILD_DIR]
 set -euo pipefail
@@ -16,6 +19,8 @@ echo "== synthetic stencil (time grows <= 4x from 1,024 to 1,048,576 ranks; each
 for ranks in 1024 16384 1048576; do measure "$bin" stencil "$ranks" 1000 2>&1 | grep -E "^stencil|check-communication|decided|simulated|pipeline total|peak memory| s  .*KiB"; done
 echo "== LU-like wavefront with wildcard receives (< 10 s, < 1 GiB at 16,384 ranks)"
 for ranks in 1024 16384; do measure "$bin" wavefront "$ranks" 250 2>&1 | grep -E "^wavefront|resolve-wildcards|check-communication|decided|symbolically|simulated|folded|pipeline total|peak memory| s  .*KiB"; done
+echo "== ring time-step loop and wildcard gather at 1,024 ranks (the same time at every timestep count)"
+for steps in 1000 100000 10000000; do measure "$bin" gather 1024 "$steps" 2>&1 | grep -E "^gather|resolve-wildcards |calls-simulated|loops-folded|pipeline total|peak memory| s  .*KiB"; done
 echo "== every trace, tracegen TRACE -o OUT.c (< 100 ms, < 50 MB each)"
 shopt -s nullglob
 for t in samples/traces/*.tgt tests/data/scalatrace/*.trace ../shared/traces/*.trace; do
