@@ -83,6 +83,12 @@ struct PassOptions {
   // all restarts of the wildcard search): what the compressed-form analysis cannot decide is
   // simulated up to this size, and said undecided beyond it.
   std::int64_t callBudget = 10'000'000;
+  // Upper bound on the options (pending wildcard receive, message it may take) the wildcard
+  // matcher keeps for backtracking, over all its decisions: a gather of P ranks to one
+  // MPI_ANY_SOURCE receive makes P decisions of up to P options each (16,384 ranks: 2 GiB).
+  // Beyond it a decision keeps only its choice, and a search that would have to revisit one
+  // gives up as it does at the end of its budget. 4,194,304 options are 64 MiB.
+  std::int64_t wildcardStoredOptions = 4'194'304;
 };
 
 struct PassContext {

@@ -149,9 +149,12 @@ struct Option {
 
 // A decision point of the depth-first search over matchings.
 struct Node {
-  std::vector<Option> options;  // in arrival order of their messages
+  std::vector<Option> options;  // in arrival order of their messages (only the chosen one if unstored)
   std::size_t chosen = 0;
   std::vector<Option> sleep;  // options whose subtrees an earlier sibling of an ancestor covers
+  // Options not kept (PassOptions::wildcardStoredOptions): the node's alternatives cannot be
+  // explored, and a backtrack that reaches it ends the search as an exhausted budget does.
+  std::size_t unstored = 0;
 };
 
 bool asleep(const Node& n, std::size_t i) {
@@ -177,17 +180,20 @@ std::vector<Option> childSleep(const Node& n) {
   return s;
 }
 
-// Moves the search to the next unexplored option, deepest first; false when none is left.
-bool backtrack(std::vector<Node>& path) {
+// Moves the search to the next unexplored option, deepest first: Next, or Exhausted when
+// none is left, or Incomplete when the deepest node left did not keep its options.
+enum class Backtrack { Next, Exhausted, Incomplete };
+Backtrack backtrack(std::vector<Node>& path) {
   while (!path.empty()) {
     Node& n = path.back();
+    if (n.unstored > 0) return Backtrack::Incomplete;
     if (auto next = nextAwake(n, n.chosen + 1)) {
       n.chosen = *next;
-      return true;
+      return Backtrack::Next;
     }
     path.pop_back();
   }
-  return false;
+  return Backtrack::Exhausted;
 }
 
 struct Failure {
@@ -259,9 +265,12 @@ class Simulation {
   // Runs the program to its end. Decisions follow `path` as far as it goes and extend it with
   // the earliest-arrived awake option beyond; each decision counts one state, and the run
   // stops once `states` reaches `budget` (negative: unbounded).
-  Outcome run(std::vector<Node>& path, std::int64_t& states, std::int64_t budget) {
+  Outcome run(std::vector<Node>& path, std::int64_t& states, std::int64_t budget,
+              std::int64_t maxStoredOptions = std::numeric_limits<std::int64_t>::max()) {
     for (Rank r = 0; r < trace_.numRanks; ++r) wake(r);
     std::size_t depth = 0;
+    std::int64_t stored = 0;  // options the path keeps
+    for (const Node& n : path) stored += static_cast<std::int64_t>(n.options.size());
     for (;;) {
       while (!queue_.empty() && !outOfCalls_ && !mismatch_) {
         Rank r = queue_.front();
@@ -281,8 +290,15 @@ class Simulation {
       std::size_t pick = 0;
       if (depth < path.size()) {
         // Replays are deterministic; a divergence is a bug in this file, not in the input.
-        if (path[depth].options != opts) throw std::logic_error("resolve-wildcards: replay diverged");
-        pick = path[depth].chosen;
+        const Node& n = path[depth];
+        if (n.unstored == 0) {
+          if (n.options != opts) throw std::logic_error("resolve-wildcards: replay diverged");
+          pick = n.chosen;
+        } else {
+          auto it = std::find(opts.begin(), opts.end(), n.options.front());
+          if (opts.size() != n.unstored + 1 || it == opts.end()) throw std::logic_error("resolve-wildcards: replay diverged");
+          pick = static_cast<std::size_t>(it - opts.begin());
+        }
       } else {
         Node n;
         n.options = opts;
@@ -290,6 +306,14 @@ class Simulation {
         auto first = nextAwake(n, 0);
         if (!first) return Outcome::Pruned;
         n.chosen = pick = *first;
+        if (n.options.size() > 1 && stored + static_cast<std::int64_t>(n.options.size()) > maxStoredOptions) {
+          // Keep the choice only (the earlier options were asleep, so the child's sleep set
+          // is the same).
+          n.unstored = n.options.size() - 1;
+          n.options = std::vector<Option>(1, n.options[n.chosen]);  // a new buffer: the old one goes
+          n.chosen = 0;
+        }
+        stored += static_cast<std::int64_t>(n.options.size());
         path.push_back(std::move(n));
       }
       decide(opts[pick]);
@@ -1310,7 +1334,7 @@ bool rewriteSource(Event& e, std::size_t index, const ResolutionMap& resolved, R
 // not complete, that run's deadlock is reported.
 std::unique_ptr<Simulation> followRecordedOrder(const Trace& trace, PassContext& ctx, const std::vector<char>& resolvableEvent,
                                                 const Simulation& exhausted, const std::vector<Node>& path,
-                                                std::int64_t budget, std::int64_t callBudget, const std::string& tried) {
+                                                const std::string& limit, std::int64_t callBudget, const std::string& tried) {
   // The deepest decision the exhausted run reached (the path may go deeper than the run got:
   // receives are numbered in posting order, the same in every replay).
   std::string receive = "(none decided yet)";
@@ -1320,9 +1344,9 @@ std::unique_ptr<Simulation> followRecordedOrder(const Trace& trace, PassContext&
       break;
     }
   const std::string undecided = fmt::format(
-      "resolve-wildcards: could not decide the matching of the wildcard receives: the search ran out of its budget "
-      "({} states, --search-budget; {} calls, --call-budget) after {} while trying the wildcard receive {}",
-      budget, callBudget, tried, receive);
+      "resolve-wildcards: could not decide the matching of the wildcard receives: the search ran out of {} after {} "
+      "while trying the wildcard receive {}",
+      limit, tried, receive);
   auto recorded = std::make_shared<RecordedMatches>(recordedMatches(trace, ctx.fileName));
   if (std::none_of(recorded->begin(), recorded->end(), [](const auto& m) { return m.second >= 0; }))
     throw std::invalid_argument(undecided + "; the trace records no matched senders to follow instead (record it with "
@@ -1392,22 +1416,35 @@ std::optional<SearchResult> searchMatching(const Trace& simulated, PassContext& 
     if (foldedHeads) out.sim->checkPhases(*foldedHeads);
     // The earliest-arrival run is bounded by the trace itself; the budget bounds the search.
     const bool firstRun = out.restarts == 0;
-    const auto outcome = firstRun ? out.sim->run(out.path, firstRunStates, -1) : out.sim->run(out.path, states, budget);
+    const std::int64_t keep = ctx.options.wildcardStoredOptions;
+    const auto outcome = firstRun ? out.sim->run(out.path, firstRunStates, -1, keep) : out.sim->run(out.path, states, budget, keep);
     callsSimulated += out.sim->callsSimulated();
     ctx.counter("calls-simulated") = callsSimulated;
     if (outcome == Simulation::Outcome::Completed) break;
     if (outcome == Simulation::Outcome::Failed && !out.first) out.first = out.sim->failure();
     const std::string tried = fmt::format("{} restart{}", out.restarts, out.restarts == 1 ? "" : "s");
+    const std::string budgets =
+        fmt::format("its budget ({} states, --search-budget; {} calls, --call-budget)", budget, callBudget);
+    auto fallBack = [&](const std::string& limit) {
+      out.sim = followRecordedOrder(simulated, ctx, resolvableEvent, *out.sim, out.path, limit, callBudget, tried);
+      out.path.clear();  // the search's decisions are not the fallback run's: nothing to explain below
+    };
     if (outcome == Simulation::Outcome::OutOfBudget) {
       if (foldedHeads) return std::nullopt;
-      out.sim = followRecordedOrder(simulated, ctx, resolvableEvent, *out.sim, out.path, budget, callBudget, tried);
-      out.path.clear();  // the search's decisions are not the fallback run's: nothing to explain below
+      fallBack(budgets);
       break;
     }
     // A folded program that does not complete at once may owe that to the folding (a loop
     // whose iterations overlap can deadlock when cut short): the whole program decides.
     if (foldedHeads) return std::nullopt;
-    if (!backtrack(out.path)) {
+    const Backtrack next = backtrack(out.path);
+    if (next == Backtrack::Incomplete) {
+      const std::int64_t kept = ctx.options.wildcardStoredOptions;
+      fallBack(fmt::format("the memory it keeps to revisit decisions ({} option{}, --search-options)", kept,
+                           kept == 1 ? "" : "s"));
+      break;
+    }
+    if (next == Backtrack::Exhausted) {
       if (out.restarts == 0) giveUp("(the wildcard receives had no other sender to choose from)");
       giveUp(fmt::format("(no matching of the wildcard receives completes: the search ended after {})", tried));
     }
@@ -1481,6 +1518,9 @@ void ResolveWildcardsPass::run(Trace& trace, PassContext& ctx) {
     ctx.counter("calls-simulated") = callsSimulated + wholeCalls;
   }
   auto& [sim, path, restarts, first] = *found;
+  std::int64_t notKept = 0;
+  for (const Node& n : path) notKept += static_cast<std::int64_t>(n.unstored);
+  if (notKept > 0) ctx.counter("options-not-kept") = notKept;
 
   if (restarts > 0) {
     // The shallowest decision the search changed is the receive whose choice matters.

@@ -212,6 +212,41 @@ TEST(ResolveWildcards, BudgetExhaustionIsNoDeadlock) {
   EXPECT_TRUE(t == before);  // nothing written on failure
 }
 
+TEST(ResolveWildcards, DecisionsBeyondTheKeptOptionsKeepTheirChoiceOnly) {
+  // PassOptions::wildcardStoredOptions bounds what the search keeps to backtrack (a gather of
+  // P ranks makes P decisions of up to P options). With room for one option, the first
+  // decision (two senders) keeps its choice only: a run that completes needs nothing more...
+  Trace t = newTrace(3);
+  addEvent(t, Op::Send, onRanks({0, 2}, sendTo({1})));
+  addEvent(t, Op::Recv, onRanks({1}, recvFrom({kAnySource}, {{2, 1}})));
+  finish(t);
+  PassContext ctx;
+  ctx.fileName = "unit";
+  ctx.currentPass = "resolve-wildcards";
+  ctx.options.wildcardStoredOptions = 1;
+  createResolveWildcardsPass()->run(t, ctx);
+  EXPECT_EQ(sources(t, 1, 2), (std::vector<Rank>{0, 2}));
+  EXPECT_EQ(counter(ctx, "options-not-kept"), 1);
+  // ...but one that must revisit that decision cannot: it stops as at the end of its budget,
+  // naming the limit (and, without recorded senders to follow, as a usage error).
+  Trace later = onlyLaterMessageCompletes();
+  PassContext small;
+  small.fileName = "unit";
+  small.currentPass = "resolve-wildcards";
+  small.options.wildcardStoredOptions = 1;
+  try {
+    createResolveWildcardsPass()->run(later, small);
+    ADD_FAILURE() << "no error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("ran out of the memory it keeps to revisit decisions (1 option, --search-options)"), std::string::npos)
+        << e.what();
+  }
+  // With the default room it finds the matching that completes.
+  Trace again = onlyLaterMessageCompletes();
+  runPass(again);
+  EXPECT_EQ(sources(again, 1, 2), std::vector<Rank>{2});
+}
+
 TEST(ResolveWildcards, MixedListInOneEventIsRewrittenPerExecution) {
   // The same program with both receives in one event: values ANY, 0 consumed cyclically.
   Trace t = newTrace(3);

@@ -22,6 +22,7 @@ struct PipelineOptions {
   std::string timing = "avg";
   double instructionRate = 0;
   std::int64_t searchBudget = 100000;
+  std::int64_t searchOptions = 4'194'304;  // PassOptions::wildcardStoredOptions
   std::int64_t callBudget = 10'000'000;
 };
 void addPipelineOptions(CLI::App& cmd, PipelineOptions& opts);

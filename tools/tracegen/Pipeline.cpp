@@ -25,6 +25,10 @@ void addPipelineOptions(CLI::App& cmd, PipelineOptions& opts) {
   cmd.add_option("--search-budget", opts.searchBudget,
                  "states the wildcard matcher may explore looking for a matching that completes")
       ->capture_default_str();
+  cmd.add_option("--search-options", opts.searchOptions,
+                 "options (receive, message) the wildcard matcher keeps to revisit its decisions (16 bytes each)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   cmd.add_option("--call-budget", opts.callBudget,
                  "calls a simulation may expand where the compressed-form checks cannot decide (over all ranks)")
       ->check(CLI::NonNegativeNumber)
@@ -51,6 +55,7 @@ Trace readAndLower(const std::string& input, const PipelineOptions& opts, PassCo
   ctx.options.timing = opts.timing == "max" ? TimingMode::Max : opts.timing == "median" ? TimingMode::Median : TimingMode::Avg;
   ctx.options.instructionRate = opts.instructionRate;
   ctx.options.wildcardSearchBudget = opts.searchBudget;
+  ctx.options.wildcardStoredOptions = opts.searchOptions;
   ctx.options.callBudget = opts.callBudget;
   PassManager pm(names);
   pm.setVerify(opts.verify);
