@@ -29,7 +29,15 @@
 // the application itself can deadlock under another matching: a warning names the receive.
 // If none completes, the first run's state is reported as a DeadlockError: each blocked rank
 // with the event, operation and call site it waits in and the peer it waits for, and a
-// cycle of the wait-for graph (Boost.Graph depth-first search, first back edge).
+// cycle of the wait-for graph (Boost.Graph depth-first search, first back edge). The options of
+// each decision are kept for backtracking up to PassOptions::wildcardStoredOptions in all
+// (--search-options); beyond, a decision keeps its choice only, and a search that would have
+// to revisit it stops as at the end of its budget.
+//
+// Folding. Before all this the program is run with its closed time-step loops folded to a few
+// iterations (foldableLoops, below): when that run completes at once and nothing crosses an
+// iteration, it stands for the whole program, and a loop of a million steps costs the calls
+// of a few. check-communication uses the same folded run (simulateCommunicationFolded).
 //
 // The resolved senders are written back per event: for each rank, the sequence of senders
 // of its executions of the event, as offsets (sender - rank + P) mod P in the numbering the
