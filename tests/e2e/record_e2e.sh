@@ -198,8 +198,12 @@ case $mode in
           { echo "FAIL: $app's trace records no sender for its wildcard probes"; exit 1; }
         # Its wildcards are decided on the time-step loop folded to a few iterations (the
         # benchmark's calls are compared with the application's below).
-        "$tracegen" "$work/app.trace" -o "$work/folded.c" --stats 2>&1 | grep -Eq '^ +1 +loops-folded$' ||
-          { echo "FAIL: resolve-wildcards did not fold $app's time-step loop"; "$tracegen" "$work/app.trace" -o "$work/folded.c" --stats; exit 1; } ;;
+        # (The statistics go to a file first: grep -q would stop reading early, and under
+        # pipefail tracegen's broken pipe would fail the check.)
+        "$tracegen" "$work/app.trace" -o "$work/folded.c" --stats >"$work/folded.stats" 2>&1 ||
+          { echo "FAIL: tracegen --stats on $app"; cat "$work/folded.stats"; exit 1; }
+        grep -Eq '^ +1 +loops-folded$' "$work/folded.stats" ||
+          { echo "FAIL: resolve-wildcards did not fold $app's time-step loop"; cat "$work/folded.stats"; exit 1; } ;;
     esac
     # TRACEGEN_E2E_RUNTIME=separate: the runtime as tracegen_runtime.h and tracegen_runtime.c
     # beside bench.c, which includes the header; both are compiled
