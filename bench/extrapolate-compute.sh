@@ -10,14 +10,17 @@
 # comparison is measured again, from new recordings, up to ATTEMPTS times (default 3); every
 # attempt is printed. A model that is wrong fails every attempt.
 #
-# A measurement, not a test in ctest: on this 2-core machine the recording at 64 ranks (32 per
-# core) charges each rank CPU time the inputs' scales do not show (its caches refilled after
-# every switch between ranks), and the extrapolation then falls 18-22% short of it while 36
-# ranks agree within 6.5% (docs/extrapolation.md).
+# Also the ctest `extrapolate_compute` (ATTEMPTS=5). The default global grid, 3840 x 3840, keeps
+# every rank's arrays larger than a core's L2 cache at every scale (2 x 8 bytes x 480 x 480 =
+# 3.7 MB a rank at 64 ranks; 2 MB of L2 a core here), so that a point costs the same at every
+# scale and on machines with one rank per core. With 1920 x 1920 (0.9 MB a rank at 64 ranks),
+# one rank's arrays fit in L2 but 32 ranks taking turns on a core refill it after every switch,
+# and the recording at 64 ranks charged 38% more CPU time per point than the inputs showed: the
+# extrapolation fell 18-23% short of it (docs/extrapolation.md, "Compute time at scale").
 #
-#   bench/extrapolate-compute.sh [BUILD_DIR [ITERATIONS [G]]]   (defaults build 50 1920)
+#   bench/extrapolate-compute.sh [BUILD_DIR [ITERATIONS [G]]]   (defaults build 50 3840)
 set -uo pipefail
-build=${1:-build} iters=${2:-50} g=${3:-1920}
+build=${1:-build} iters=${2:-50} g=${3:-3840}
 tracegen=$build/tools/tracegen/tracegen recorder=$build/record/libtracegen-record.so apps=$build/samples/apps
 tolerance=${TOLERANCE:-10}
 work=$(mktemp -d)

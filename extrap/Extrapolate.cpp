@@ -972,7 +972,7 @@ class Extrapolator {
         o.push_back({grids_[i].scale(), h->mean()});
         seen += fmt::format("{}{:.4g} at {}", seen.empty() ? "" : ", ", h->mean(), at(i));
       }
-      const RealFit f = fitReal(o, vars_);
+      const RealFit f = fitReal(o, vars_, kTimeFit);
       double mean = f.model ? f.model->at(target_.scale()) : 0;
       std::string model = f.model ? f.model->str() : "none";
       // The best model whose time at the target is a time (finite, not negative): a model that
@@ -992,13 +992,23 @@ class Extrapolator {
         }
       }
       // A model is taken only where it predicted the held-back scales within kTimeTolerance;
-      // noisy times (MPI waits on an oversubscribed machine) keep the inputs' mean.
+      // noisy times keep their mean at the largest input scale, the nearest to the target (MPI
+      // waits on an oversubscribed machine grow with the scale, and a strong-scaling code's
+      // one-time work shrinks with it: the mean over every input would miss both).
       if (!f.model || !std::isfinite(mean) || mean < 0 || f.crossValidationError > kTimeTolerance) {
         model = f.model ? f.model->str() : "none";
+        std::size_t largest = 0;
+        for (std::size_t j = 1; j < obs.size(); ++j)
+          if (grids_[obs[j].first].size() > grids_[obs[largest].first].size()) largest = j;
         double sum = 0;
-        for (const auto& x : o) sum += x.value;
-        mean = sum / static_cast<double>(o.size());
-        model = fmt::format("mean of the inputs ({} gave {:.4g}, cross-validation error {:.0f}%)", model,
+        int count = 0;
+        for (std::size_t j = 0; j < obs.size(); ++j)
+          if (grids_[obs[j].first].size() == grids_[obs[largest].first].size()) {
+            sum += o[j].value;
+            ++count;
+          }
+        mean = sum / count;
+        model = fmt::format("mean at the largest input scale ({} gave {:.4g}, cross-validation error {:.0f}%)", model,
                             f.model ? f.model->at(target_.scale()) : 0.0, 100 * f.crossValidationError);
       }
       const auto [li, lh] = obs.back();

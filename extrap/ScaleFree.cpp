@@ -501,7 +501,7 @@ class Aligner {
     }
     std::vector<Observation<double>> obs;
     for (std::size_t t = 0; t < xs.size(); ++t) obs.push_back({grids_[t].scale(), xs[t]->value});
-    const RealFit f = fitReal(obs, vars_);
+    const RealFit f = fitReal(obs, vars_, timeMode_ ? kTimeFit : RealFitOptions{});
     std::optional<RealModel> exact;
     for (const auto& [m, err] : f.ranked) {
       bool ok = true;

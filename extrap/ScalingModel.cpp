@@ -297,32 +297,36 @@ ExactFit fitExact(std::span<const Observation<std::int64_t>> in, std::span<const
 
 namespace {
 
-// Least squares of the model shape (constant, c1*t, c0 + c1*t) over the given inputs.
+// Least squares of the model shape (constant, c1*t, c0 + c1*t) over the given inputs, of the
+// relative residuals (each row weighted by 1/|value|): models are judged by their relative
+// errors (cross-validation below), and plain least squares would let the largest input (the
+// smallest scale of a strong-scaling time) pull the fit away from the others.
 std::optional<RealModel> solveReal(std::span<const Observation<double>> in, const Term& term, int parameters) {
   RealModel m;
   m.term = term;
   m.parameters = parameters;
   const auto n = static_cast<Eigen::Index>(in.size());
-  Eigen::VectorXd y(n), t(n);
+  Eigen::VectorXd y(n), t(n), w(n);
   for (Eigen::Index i = 0; i < n; ++i) {
-    y(i) = in[static_cast<std::size_t>(i)].value;
-    t(i) = term.real(static_cast<double>(in[static_cast<std::size_t>(i)].scale.value(term.var)));
+    const auto& o = in[static_cast<std::size_t>(i)];
+    y(i) = o.value;
+    w(i) = 1.0 / std::max(std::abs(o.value), 1e-12);
+    t(i) = term.real(static_cast<double>(o.scale.value(term.var)));
     if (!std::isfinite(t(i))) return std::nullopt;
   }
+  Eigen::MatrixXd x(n, term.isOne() ? 1 : parameters);
   if (term.isOne()) {
-    m.c0 = y.mean();
-    return m;
-  }
-  Eigen::MatrixXd x(n, parameters);
-  if (parameters == 1) {
+    x.col(0).setOnes();
+  } else if (parameters == 1) {
     x.col(0) = t;
   } else {
     x.col(0).setOnes();
     x.col(1) = t;
   }
-  Eigen::VectorXd c = x.colPivHouseholderQr().solve(y);
+  Eigen::VectorXd c = (w.asDiagonal() * x).colPivHouseholderQr().solve(w.asDiagonal() * y);
   if (!c.allFinite()) return std::nullopt;
-  if (parameters == 1) m.c1 = c(0);
+  if (term.isOne()) m.c0 = c(0);
+  else if (parameters == 1) m.c1 = c(0);
   else {
     m.c0 = c(0);
     m.c1 = c(1);
@@ -337,19 +341,30 @@ double relativeError(double predicted, double actual) {
 
 }  // namespace
 
-RealFit fitReal(std::span<const Observation<double>> in, std::span<const ScaleVar> vars) {
+RealFit fitReal(std::span<const Observation<double>> in, std::span<const ScaleVar> vars, const RealFitOptions& options) {
   RealFit best;
   if (in.empty()) return best;
   const std::size_t n = in.size();
+  // Simplest first: the constant, every c*t, then every a + c*t.
   std::vector<std::pair<Term, int>> shapes{{Term{}, 1}};
+  std::vector<Term> varying;
   for (const Term& t : candidateTerms(vars)) {
     bool varies = false;
     for (const auto& o : in) varies = varies || o.scale.value(t.var) != in.front().scale.value(t.var);
-    if (!varies) continue;
-    shapes.emplace_back(t, 1);
-    if (n >= 3) shapes.emplace_back(t, 2);
+    if (varies) varying.push_back(t);
   }
-  double bestError = std::numeric_limits<double>::infinity();
+  for (const Term& t : varying) shapes.emplace_back(t, 1);
+  if (n >= 3)
+    for (const Term& t : varying) shapes.emplace_back(t, 2);
+  // Each candidate with its error and its score: the error plus the complexity margin per degree of
+  // complexity (0 for the constant, 1 for c*t, 2 for a + c*t), so that a model with more freedom
+  // is taken only where it predicts the held-back inputs better by more than the margin.
+  struct Candidate {
+    RealModel model;
+    double error;
+    double score;
+  };
+  std::vector<Candidate> candidates;
   for (const auto& [term, parameters] : shapes) {
     double error = 0;
     if (n >= 3) {  // leave one out: fit without input i, judge at input i
@@ -369,24 +384,24 @@ RealFit fitReal(std::span<const Observation<double>> in, std::span<const ScaleVa
     }
     if (!std::isfinite(error)) continue;
     auto m = solveReal(in, term, parameters);
-    if (!m) continue;
-    best.ranked.emplace_back(*m, error);
-    // A more complex model must predict clearly better (by 1% of the values) to be taken.
-    if (error + 0.01 < bestError || !best.model) {
-      best.model = *m;
-      bestError = error;
-    }
+    if (!m || (options.nonNegative && (m->c0 < 0 || m->c1 < 0))) continue;
+    const int complexity = term.isOne() ? 0 : parameters;
+    candidates.push_back({*m, error, error + options.complexityMargin * complexity});
   }
-  best.crossValidationError = bestError;
-  // Best first, with the same preference for the simpler model (shapes come simplest first and
-  // the sort is stable): a model ranks above an earlier one only when it is better by 1%.
-  std::vector<std::pair<RealModel, double>> ordered;
-  for (auto& candidate : best.ranked) {
+  // Best first; a candidate ranks above an earlier (simpler or equally simple) one only when
+  // its score is lower by 1% of the values, so that among models of one complexity the simpler
+  // term (1/P before 1/cbrt(px)) keeps near-ties.
+  std::vector<Candidate> ordered;
+  for (auto& candidate : candidates) {
     auto at = ordered.begin();
-    while (at != ordered.end() && at->second <= candidate.second + 0.01) ++at;
+    while (at != ordered.end() && at->score <= candidate.score + 0.01) ++at;
     ordered.insert(at, std::move(candidate));
   }
-  best.ranked = std::move(ordered);
+  for (auto& c : ordered) best.ranked.emplace_back(c.model, c.error);
+  if (!ordered.empty()) {
+    best.model = ordered.front().model;
+    best.crossValidationError = ordered.front().error;
+  }
   return best;
 }
 

@@ -121,8 +121,27 @@ struct RealFit {
   std::vector<std::pair<RealModel, double>> ranked;
 };
 
-// Fits real values by least squares; with three or more inputs the model is chosen by
-// leave-one-out cross-validation, with two among the one-parameter models by residual.
-RealFit fitReal(std::span<const Observation<double>> inputs, std::span<const ScaleVar> vars);
+// How fitReal chooses among its models.
+struct RealFitOptions {
+  // A model with more freedom (c*t over a constant, a + c*t over c*t) must predict the held-back
+  // inputs better by this much (a fraction of the values) to be taken.
+  double complexityMargin = 0.01;
+  // Only models whose coefficients are all zero or positive: a time is a sum of non-negative
+  // parts, and a fit such as 99.7 - 35.0*sqrt(px) or -193 + 30,370/P describes the inputs' noise
+  // and falls towards zero (or below) at a larger scale.
+  bool nonNegative = false;
+};
+
+// For measured times (compute and MPI time per event). A strong-scaling stencil's compute per
+// step, recorded with CPU time at 4, 9 and 16 ranks on 2 cores, scatters by about 5% around c/P;
+// with a margin of 1% and negative coefficients allowed, a + c/P fitted that scatter in one run
+// out of three and missed the recording at 64 ranks by 20-40% (bench/extrapolate-compute.sh).
+constexpr RealFitOptions kTimeFit{0.05, true};
+
+// Fits real values by least squares of the relative residuals; with three or more inputs the
+// model is chosen by leave-one-out cross-validation, with two among the one-parameter models by
+// residual.
+RealFit fitReal(std::span<const Observation<double>> inputs, std::span<const ScaleVar> vars,
+                const RealFitOptions& options = {});
 
 }  // namespace tracegen::extrap
