@@ -21,7 +21,8 @@
 # mean within 2%. Timing means nothing on a loaded machine: run it alone.
 #
 # Usage: bench/fidelity.sh [--mpich] [--real] [BUILD_DIR [CASE...]]
-#   REPEAT=5 NP=2 RUN_SECONDS=2 (defaults); ARGS_<sample>="..." sets a sample's arguments as they are.
+#   REPEAT=5 NP=2 RUN_SECONDS=2 (defaults); ARGS_<sample>="..." sets a sample's arguments as they are;
+#   BENCH_ARGS="..." are given to every sample's benchmark (a knob's effect: --no-produce).
 set -uo pipefail
 mpich=0 real=0
 while [ $# -gt 0 ]; do
@@ -84,7 +85,7 @@ for app in "${samples[@]}"; do
     continue
   fi
   mpicc -std=c11 -O2 -o "$d/bench" "$d/bench.c" -lm
-  pair=$(cd "$d" && timed_pair mpiexec --oversubscribe "$apps/$app" "${args[@]}" -- --oversubscribe "$d/bench") ||
+  pair=$(cd "$d" && timed_pair mpiexec --oversubscribe "$apps/$app" "${args[@]}" -- --oversubscribe "$d/bench" ${BENCH_ARGS:-}) ||
     { echo "$app: a run failed"; continue; }
   report "$app" $pair "${args[*]}"
   if [ $mpich -eq 1 ]; then
@@ -95,7 +96,7 @@ for app in "${samples[@]}"; do
       *.f90) mpif90.mpich -O2 -o "$d/app.mpich" "$source_file" ;;
     esac
     mpicc.mpich -std=c11 -O2 -o "$d/bench.mpich" "$d/bench.c" -lm
-    pair=$(cd "$d" && timed_pair mpiexec.mpich "$d/app.mpich" "${args[@]}" -- "$d/bench.mpich") ||
+    pair=$(cd "$d" && timed_pair mpiexec.mpich "$d/app.mpich" "${args[@]}" -- "$d/bench.mpich" ${BENCH_ARGS:-}) ||
       { echo "$app (MPICH): a run failed"; continue; }
     report "$app@mpich" $pair
   fi

@@ -404,6 +404,7 @@ class CWriter : public ProgramWalker {
  private:
   struct Uses {
     bool compute = false, counts = false, displs = false, status = false;
+    bool computeSending = false, computeSendingBlocks = false;  // compute_sending(), _blocks()
     std::int64_t statuses = 0;
     bool newRequest = false, recentRequest = false, requestLists = false;
     bool persistent = false;  // MPI_Start, MPI_Startall
@@ -601,6 +602,12 @@ class CWriter : public ProgramWalker {
     std::vector<Table> tables;
     mus::data inner;
     std::string pollCompute;  // a polling test's computation per poll (see pollsPerExecution)
+    std::string compute;      // the computation before the call (compute()'s argument)
+    // The count and datatype of the call's message (message()), and, for a call that sends them
+    // from send_buf, the arguments compute_sending() takes (see sendsMessage()).
+    std::string count, datatype, comm;
+    std::string sending;
+    bool sendingBlocks = false;  // one message per member of the communicator (MPI_Alltoall)
   };
   std::unique_ptr<Current> cur_;
   CallCtx ctx(const CallStmt& c) { return CallCtx{c, cur_->counter, &cur_->tables}; }
@@ -651,7 +658,30 @@ class CWriter : public ProgramWalker {
           withoutParens(expr(scaledConsts(c.computeUs.withoutDrift(), 1 / polls), computeStyle(), at(x, "compute_us")));
       return;
     }
-    cur_->inner.set("compute", withoutParens(expr(c.computeUs, computeStyle(), at(x, "compute_us"))));
+    cur_->compute = withoutParens(expr(c.computeUs, computeStyle(), at(x, "compute_us")));
+  }
+
+  // The call sends the message message() set from send_buf: the computation before it writes
+  // those bytes within its time (compute_sending(), templates/c/runtime), as the application's
+  // computation produced the data it sends; MPI_Alltoall sends one such message to every member.
+  void sendsMessage(bool blocks = false) {
+    cur_->sending = cur_->count + ", " + cur_->datatype;
+    cur_->sendingBlocks = blocks;
+  }
+
+  // The statement's computation: compute(), or compute_sending() before a call that sends.
+  void setComputeCall() {
+    if (cur_->compute.empty()) return;
+    uses_.compute = true;
+    if (cur_->sending.empty()) {
+      cur_->inner.set("compute_call", fmt::format("compute({})", cur_->compute));
+      return;
+    }
+    (cur_->sendingBlocks ? uses_.computeSendingBlocks : uses_.computeSending) = true;
+    cur_->inner.set("compute_call",
+                    cur_->sendingBlocks
+                        ? fmt::format("compute_sending_blocks({}, {}, {})", cur_->compute, cur_->sending, cur_->comm)
+                        : fmt::format("compute_sending({}, {})", cur_->compute, cur_->sending));
   }
 
   // Calls per recorded execution of a test that the benchmark polls until it succeeds: 1 plus
@@ -676,6 +706,7 @@ class CWriter : public ProgramWalker {
   }
 
   void endCall(const CallStmt& c, const RankList&) override {
+    setComputeCall();
     const std::string counter = cur_->counter;
     const std::vector<Table>& tables = cur_->tables;
     mus::data& inner = cur_->inner;
@@ -1015,6 +1046,7 @@ class CWriter : public ProgramWalker {
       case OpKind::Isend:
       case OpKind::SendInit:
         message(x, d);
+        if (kind != OpKind::SendInit) sendsMessage();  // a persistent send sends at MPI_Start
         d.set("dest", peer(x, need(c, Param::Dest), "dest"));
         d.set("tag", tag(x, Param::Tag, false));
         if (c.op == Op::Bsend || c.op == Op::Ibsend) uses_.bsend = true;
@@ -1041,6 +1073,7 @@ class CWriter : public ProgramWalker {
         d.set("recvtag", tag(x, param(c, Param::RecvTag) ? Param::RecvTag : Param::Tag, true));
         uses_.status = true;
         if (c.op == Op::SendrecvReplace) return render("call/sendrecv_replace", d);
+        sendsMessage();
         receiveSide(x, d);
         return render("call/sendrecv", d);
       case OpKind::Probe:
@@ -1059,10 +1092,13 @@ class CWriter : public ProgramWalker {
   // ignores (a scatter's send type on the ranks that only receive): the other side's stands in.
   void message(const CallCtx& x, mus::data& d) {
     const Expr* recvType = param(x.c, Param::RecvType);
-    d.set("count", count(x, param(x.c, Param::Count), "count"));
-    d.set("datatype", datatype(x, recvType && !param(x.c, Param::Datatype) ? *recvType : need(x.c, Param::Datatype),
-                               "datatype"));
-    d.set("comm", comm(x));
+    cur_->count = count(x, param(x.c, Param::Count), "count");
+    cur_->datatype = datatype(x, recvType && !param(x.c, Param::Datatype) ? *recvType : need(x.c, Param::Datatype),
+                              "datatype");
+    cur_->comm = comm(x);
+    d.set("count", cur_->count);
+    d.set("datatype", cur_->datatype);
+    d.set("comm", cur_->comm);
   }
 
   void receiveSide(const CallCtx& x, mus::data& d) {
@@ -1211,31 +1247,38 @@ class CWriter : public ProgramWalker {
         return render("call/bcast", d);
       case Op::Reduce:
         message(x, d);
+        sendsMessage();
         reduction();
         root();
         return render("call/reduce", d);
       case Op::Allreduce:
         message(x, d);
+        sendsMessage();
         reduction();
         return render("call/allreduce", d);
       case Op::Scan:
         message(x, d);
+        sendsMessage();
         reduction();
         return render("call/scan", d);
       case Op::Exscan:
       case Op::ReduceScatterBlock:  // count: the block each member receives
         message(x, d);
+        if (c.op == Op::Exscan) sendsMessage();
+        else sendsMessage(/*blocks=*/true);
         reduction();
         return render(c.op == Op::Exscan ? "call/exscan" : "call/reduce_scatter_block", d);
       case Op::Gather:
       case Op::Scatter:
         message(x, d);
+        if (c.op == Op::Gather) sendsMessage();  // a scatter's root sends; its time is the root's
         receiveSide(x, d);
         root();
         return render("call/gather", d);
       case Op::Allgather:
       case Op::Alltoall:
         message(x, d);
+        sendsMessage(/*blocks=*/c.op == Op::Alltoall);
         receiveSide(x, d);
         return render("call/allgather", d);
       case Op::Gatherv:
@@ -2794,6 +2837,8 @@ class CWriter : public ProgramWalker {
         for (const char* n : names) h.push_back(n);
     };
     add(uses_.compute, {"compute()"});
+    add(uses_.computeSending, {"compute_sending()"});
+    add(uses_.computeSendingBlocks, {"compute_sending_blocks()"});
     add(uses_.pollIdle, {"poll_idle()"});
     add(uses_.counts, {"msg_count()"});
     add(uses_.displs, {"pack_displs()"});

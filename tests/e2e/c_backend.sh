@@ -255,9 +255,15 @@ imbalanced=imbalanced-2
 if [ -x "$work/$imbalanced" ]; then
   # --compute-scale acts on each rank's own computation (200 ms on rank 0, 50 ms on rank 1 in
   # the trace): at 100 the busiest and least busy ranks replay those, at 50 half of each,
-  # within 2% (a spin overshoots its end by a clock read). The spins are wall-clock time: a
-  # machine busy with other work preempts them past their end, so a miss is measured again, up
-  # to three times; a knob that does not scale misses every time.
+  # within 2% (a spin overshoots its end by a clock read). Rank 0's computations come before its
+  # MPI_Send and write the message first (compute_sending), within the same time.
+  if grep -q "compute_sending(" "$work/$imbalanced.c"; then
+    pass
+  else
+    fail "$imbalanced: the computation before MPI_Send is not compute_sending()"
+  fi
+  # The spins are wall-clock time: a machine busy with other work preempts them past their end,
+  # so a miss is measured again, up to three times; a knob that does not scale misses every time.
   verdict=""
   for attempt in 1 2 3; do
     if ! run "$imbalanced" 2 "$work/full" --compute-scale 100 || ! run "$imbalanced" 2 "$work/half" --compute-scale 50; then

@@ -379,7 +379,10 @@ TEST(CBackend, ExpressionsRender) {
   EXPECT_TRUE(contains(c, "static const struct tracegen_type trace_types[] = {\n  {&type1001, 24},\n};"));
   EXPECT_TRUE(contains(c, "  .types = trace_types,"));  // set_up makes them with PMPI_Type_contiguous
   EXPECT_TRUE(contains(c, "MPI_Send(send_buf, msg_count(2), type1001,"));
-  EXPECT_TRUE(contains(c, evenFirst ? "compute(" + evenC + " ? 10 : 0.5);" : "compute(" + oddC + " ? 0.5 : 10);")) << c;
+  // The computation before a send writes its message (compute_sending: 2 elements of type1001).
+  EXPECT_TRUE(contains(c, evenFirst ? "compute_sending(" + evenC + " ? 10 : 0.5, msg_count(2), type1001);"
+                                    : "compute_sending(" + oddC + " ? 0.5 : 10, msg_count(2), type1001);"))
+      << c;
   EXPECT_TRUE(contains(c, evenFirst ? "msg_count(" + evenC + " ? 4 : 8)" : "msg_count(" + oddC + " ? 8 : 4)")) << c;
   EXPECT_FALSE(contains(c, "compute((")) << c;
   EXPECT_FALSE(contains(c, "msg_count((")) << c;

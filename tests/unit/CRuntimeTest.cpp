@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <sstream>
 #include <string>
 
 #include "gen/Backend.h"
@@ -126,3 +127,79 @@ TEST(CRuntime, SeparateIncludesTheHeaderAndBuildsWithTheSource) {
     EXPECT_EQ(run(dir, "mpicc -std=c11 -O2 -o bench bench.c tracegen_runtime.c"), "");
   }
 }
+
+namespace {
+
+// A driver of the runtime alone: one rank, a trace whose largest message is 1,000 doubles; prints
+// how many bytes of send_buf (8,064: the message and 64) are non-zero after each computation, and
+// how long each took.
+constexpr const char* kProduceDriver = R"(#include "tracegen_runtime.h"
+#include <stdio.h>
+
+static const struct tracegen_trace trace = {.ranks = 1, .source = "driver", .largest_message_bytes = 8000};
+
+static int written(void)
+{
+  int n = 0;
+  for (int i = 0; i < 8064; ++i)
+    n += send_buf[i] != 0;
+  return n;
+}
+
+int main(int argc, char **argv)
+{
+  MPI_Init(&argc, &argv);
+  set_up(argc, argv, &trace);
+  double t = now_us();
+  compute_sending(500, 500, MPI_DOUBLE);
+  printf("message %d %.0f\n", written(), now_us() - t);
+  compute_sending(0.5, 1000, MPI_DOUBLE);
+  compute(300);
+  t = now_us();
+  compute_sending_blocks(400, 1000, MPI_DOUBLE, MPI_COMM_WORLD);
+  printf("blocks %d %.0f\n", written(), now_us() - t);
+  finish(now_us());
+  MPI_Finalize();
+  return 0;
+}
+)";
+
+}  // namespace
+
+// compute_sending() writes the message the next call sends (4,000 bytes of 500 doubles, and not
+// a byte beyond; then 8,000 bytes as one block per member of a world of one), within the
+// computation's time; --no-produce leaves send_buf as calloc made
+// it. Run with mpiexec on one rank.
+TEST(CRuntime, ComputationBeforeASendWritesTheMessageWithinItsTime) {
+  if (!haveMpicc() || std::system("command -v mpiexec > /dev/null 2>&1") != 0) GTEST_SKIP() << "no mpicc or mpiexec";
+  ScratchDir dir("runtime-produce");
+  writeRuntime(dir);
+  dir.write("driver.c", kProduceDriver);
+  ASSERT_EQ(run(dir, std::string("mpicc ") + kWarnings + " -o driver driver.c tracegen_runtime.c"), "");
+  auto runDriver = [&](const std::string& args) {
+    const std::string mpiexec =
+        "env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 60 mpiexec -n 1 ./driver " + args;
+    EXPECT_EQ(run(dir, mpiexec), "") << args;
+    std::ifstream in(dir.path / "log.txt");  // run()'s record of the command's output
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  auto field = [](const std::string& out, const std::string& name, int k) {
+    const std::size_t at = out.find(name + " ");
+    if (at == std::string::npos) return -1.0;
+    std::istringstream line(out.substr(at + name.size() + 1));
+    double v[2] = {-1, -1};
+    line >> v[0] >> v[1];
+    return v[k];
+  };
+  const std::string out = runDriver("");
+  EXPECT_EQ(field(out, "message", 0), 4000) << out;
+  // At least the time asked for (a spin ends on the clock), and not much more on an idle core.
+  EXPECT_GE(field(out, "message", 1), 499) << out;
+  EXPECT_EQ(field(out, "blocks", 0), 8000) << out;
+  EXPECT_GE(field(out, "blocks", 1), 399) << out;
+  const std::string off = runDriver("--no-produce");
+  EXPECT_EQ(field(off, "message", 0), 0) << off;
+  EXPECT_EQ(field(off, "blocks", 0), 0) << off;
+  EXPECT_GE(field(off, "message", 1), 499) << off;
+}
+

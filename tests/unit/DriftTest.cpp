@@ -296,7 +296,7 @@ TEST(Drift, CBenchmarkReplaysTheTimeOfEachCallsRange) {
   EXPECT_TRUE(contains(c, "static long compute_calls = 0;")) << c;
   EXPECT_TRUE(contains(c, "static const long compute_calls_from[2] = { 0, 1 };")) << c;
   EXPECT_TRUE(contains(c, "static const double compute_us_by_call[2] = { 2000, 200 };")) << c;
-  EXPECT_TRUE(contains(flat, "compute(by_call(&compute_calls, 2, compute_calls_from, compute_us_by_call));")) << c;
+  EXPECT_TRUE(contains(flat, "compute_sending(by_call(&compute_calls, 2, compute_calls_from, compute_us_by_call), msg_count(1), MPI_DOUBLE);")) << c;
   tracegen::testing::expectCompilesUnderBothMpis(c, "drift");
   // The runtime's by_call: calls 0 | 1-3 | 4- take 35 | 10 | 12, and the counter advances.
   namespace fs = std::filesystem;
