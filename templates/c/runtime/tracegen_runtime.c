@@ -231,6 +231,27 @@ static double spin_on_clock(double want)
   return t - start;
 }
 
+/* The median of the last RESPIN_KEPT speeds of the spin loop measured (iterations per us),
+   `latest` included. */
+#define RESPIN_KEPT 7
+static double median_speed(double latest)
+{
+  static double kept[RESPIN_KEPT];
+  static int count, next;
+  kept[next] = latest;
+  next = (next + 1) % RESPIN_KEPT;
+  if (count < RESPIN_KEPT)
+    ++count;
+  double sorted[RESPIN_KEPT];
+  for (int i = 0; i < count; ++i) {
+    int j = i;
+    for (; j > 0 && sorted[j - 1] > kept[i]; --j)
+      sorted[j] = sorted[j - 1];
+    sorted[j] = kept[i];
+  }
+  return sorted[count / 2];
+}
+
 static void spin(long iterations)
 {
   for (volatile long i = 0; i < iterations; ++i)
@@ -287,16 +308,18 @@ void compute(double us)
   if (want < SHORT_COMPUTE_US && spin_per_us > 0) {
     const long iterations = (long)(want * spin_per_us);
     /* The loop's speed is not the same all run long (a shared machine's cores change pace by a
-       third from one moment to the next): one short computation in RESPIN_SAMPLE of a quarter
-       microsecond or more is timed and moves the calibration a quarter of the way to what it
-       measured, unless a preemption made it more than twice as long as asked. Two clock
-       readings per RESPIN_SAMPLE computations cost well under a nanosecond each. */
+       third from one moment to the next, and a rank polling on the other hardware thread of a
+       core can slow it threefold): one short computation in RESPIN_SAMPLE of a quarter
+       microsecond or more is timed, and the calibration moves a quarter of the way to the median
+       of the last RESPIN_KEPT speeds measured, so that a preemption (one slow sample) does not
+       move it and a lasting change does. Two clock readings per RESPIN_SAMPLE computations cost
+       well under a nanosecond each. */
     if (++short_computations % RESPIN_SAMPLE == 0 && want >= 0.25) {
       const double start = now_us();
       spin(iterations);
       const double took = now_us() - start;
-      if (took > 0 && took < 2 * want)
-        spin_per_us += 0.25 * ((double)iterations / took - spin_per_us);
+      if (took > 0 && iterations > 0)
+        spin_per_us += 0.25 * (median_speed((double)iterations / took) - spin_per_us);
     } else {
       spin(iterations);
     }
