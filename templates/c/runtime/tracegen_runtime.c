@@ -308,12 +308,12 @@ void compute(double us)
   if (want < SHORT_COMPUTE_US && spin_per_us > 0) {
     const long iterations = (long)(want * spin_per_us);
     /* The loop's speed is not the same all run long (a shared machine's cores change pace by a
-       third from one moment to the next, and a rank polling on the other hardware thread of a
-       core can slow it threefold): one short computation in RESPIN_SAMPLE of a quarter
-       microsecond or more is timed, and the calibration moves a quarter of the way to the median
-       of the last RESPIN_KEPT speeds measured, so that a preemption (one slow sample) does not
-       move it and a lasting change does. Two clock readings per RESPIN_SAMPLE computations cost
-       well under a nanosecond each. */
+       third from one moment to the next, and on one test machine the loop ran about three
+       times slower than at start-up for a whole run): one short computation in RESPIN_SAMPLE of
+       a quarter microsecond or more is timed, and the calibration moves a quarter of the way to
+       the median of the last RESPIN_KEPT speeds measured, so that a preemption (one slow sample)
+       does not move it and a lasting change does. Two clock readings per RESPIN_SAMPLE
+       computations cost well under a nanosecond each. */
     if (++short_computations % RESPIN_SAMPLE == 0 && want >= 0.25) {
       const double start = now_us();
       spin(iterations);

@@ -125,8 +125,8 @@ void compute(double us);
    compute(), but it first writes those bytes of send_buf, within its time (what the time does
    not allow is left unwritten), since the application's computation produced the data it sends.
    An MPI_Alltoall of data just written takes longer than one of a buffer left alone (fft at 2
-   ranks: a benchmark that only spun ran 15-20% faster than the application, one that wrote its
-   messages within 2%). compute_sending_blocks(): one such message to every member of `comm`
+   ranks: a benchmark that only spun ran 10-25% faster than the application, one that wrote its
+   messages 0-15% faster). compute_sending_blocks(): one such message to every member of `comm`
    (MPI_Alltoall, MPI_Reduce_scatter_block). --no-produce makes both plain compute(). */
 void compute_sending(double us, int count, MPI_Datatype type);
 void compute_sending_blocks(double us, int count, MPI_Datatype type, MPI_Comm comm);
