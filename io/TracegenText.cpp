@@ -802,6 +802,21 @@ class TracegenTextParser {
     return v;
   }
 
+  bool paramValuePasses(Param p, std::int64_t v) const {
+    if ((p == Param::Dest || p == Param::Source || p == Param::Root) && (v < 0 || v >= trace_.numRanks)) return false;
+    return !paramValueProblem(p, v);
+  }
+
+  // Whether FIRST and LAST of a well-formed triplet are valid values of `p` (false for a
+  // malformed one, which expandTriplet then refuses).
+  bool tripletEndsPass(const Token& tok, Param p) const {
+    const std::string_view text = tok.text;
+    const std::size_t a = text.find(':'), b = text.find(':', a + 1);
+    std::int64_t first = 0, last = 0;
+    return b != std::string_view::npos && parseInt(text.substr(0, a), first) &&
+           parseInt(text.substr(a + 1, b - a - 1), last) && paramValuePasses(p, first) && paramValuePasses(p, last);
+  }
+
   void checkParamValue(TokenStream& ts, Param p, std::int64_t v) {
     if ((p == Param::Dest || p == Param::Source || p == Param::Root) && (v < 0 || v >= trace_.numRanks))
       ts.fail(fmt::format("{} {} is outside the trace's ranks 0..{}", paramName(p), v, trace_.numRanks - 1));
@@ -819,8 +834,13 @@ class TracegenTextParser {
     while (!ts.atEnd() && !ts.peekIs("@")) {
       // Triplets hold numbers only: not datatype or operator names, `any` or `null`.
       if (isTriplet(ts.peek()) && !isDatatypeParam(p)) {
-        expandTriplet(ts, ts.get(), [&](std::int64_t v) {
-          checkParamValue(ts, p, v);
+        const Token tok = ts.get();
+        // Every check of a parameter's value is a range, and a triplet's values lie between its
+        // ends: when both ends pass, every value does. Otherwise each is checked, so that the
+        // error names the first value out of range.
+        const bool endsPass = tripletEndsPass(tok, p);
+        expandTriplet(ts, tok, [&](std::int64_t v) {
+          if (!endsPass) checkParamValue(ts, p, v);
           g.values.push_back(v);
         });
         continue;

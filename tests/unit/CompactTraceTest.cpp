@@ -240,6 +240,9 @@ TEST(CompactTraceTest, BadTripletsAreRefusedWithTheirLine) {
   expectError(sendLoop("0:9000000:1 0:9000000:1"), 10, "expand to more than");  // the budget is the file's
   // Values a triplet makes are checked as written ones are.
   expectError(replaced(sendLoop("4"), "dest rel 1", "dest 0:8:2"), 12, "dest 4 is outside the trace's ranks 0..3");
+  // Ends in range: every value is (the reader checks only the ends then). An end out of range
+  // makes the reader name the first value out of range, whichever end it is.
+  expectError(replaced(sendLoop("4"), "dest rel 1", "dest 6:0:-2"), 12, "dest 6 is outside the trace's ranks 0..3");
   expectError(replaced(sendLoop("4"), "datatype MPI_DOUBLE\n  dest", "datatype 1:4:1\n  dest"), 11, "unknown datatype '1:4:1'");
 }
 
