@@ -5,6 +5,7 @@
 #include "ir/Checked.h"
 #include "ir/Diagnostics.h"
 #include "ir/Limits.h"
+#include "ir/RankClasses.h"
 
 namespace tracegen {
 
@@ -679,13 +680,26 @@ bool topologyNeighbours(const Trace& trace, Rank rank, std::int64_t comm, std::v
   return false;
 }
 
+std::int64_t estimateCalls(const Trace& trace, std::int64_t budget, const std::string& fileName) {
+  std::int64_t total = 0;
+  for (const auto& cls : rankClasses(trace)) {
+    const Rank size = cls.size();
+    const std::int64_t perRankLimit = (budget - total) / size + 1;
+    RankCursor cursor(trace, *cls.first(), fileName);
+    cursor.setComputeTimes(false);
+    Call c;
+    std::int64_t calls = 0;
+    while (calls < perRankLimit && cursor.next(c)) ++calls;
+    if (calls >= perRankLimit) return budget + 1;
+    total += calls * size;
+    if (total > budget) return total;
+  }
+  return total;
+}
+
+
 bool expansionWithinBudget(const Trace& trace, std::int64_t budget, const std::string& fileName) {
-  const std::int64_t perRank = budget / std::max<Rank>(trace.numRanks, 1);
-  std::int64_t calls = 0;
-  RankCursor cursor(trace, 0, fileName);
-  Call call;
-  while (calls <= perRank && cursor.next(call)) ++calls;
-  return calls <= perRank;
+  return estimateCalls(trace, budget, fileName) <= budget;
 }
 
 }  // namespace tracegen

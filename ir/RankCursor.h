@@ -212,9 +212,13 @@ class RankCursor {
 bool topologyNeighbours(const Trace& trace, Rank rank, std::int64_t comm, std::vector<Rank>& sources,
                         std::vector<Rank>& destinations, const std::string& fileName = "<trace>");
 
-// Whether expanding every rank's calls stays within `budget` calls, estimated from rank 0 (SPMD
-// ranks make similar numbers of calls) by expanding at most budget / P of its calls. For the
-// whole-run walks (point-to-point matching) that are worth doing only up to a size.
+// The calls all ranks make, computed per rank class (ir/RankClasses.h: a representative's calls
+// times the class size); stops once the count exceeds `budget` and returns a number above it.
+std::int64_t estimateCalls(const Trace& trace, std::int64_t budget, const std::string& fileName = "<trace>");
+// Whether expanding every rank's calls stays within `budget` calls (estimateCalls: every rank
+// class counts, not rank 0 alone, whose two calls once let a loop of 10^12 calls on rank 1
+// through; shared fuzz finding H5). For the whole-run walks (point-to-point matching, the
+// coNCePTuaL backend's map of persistent starts) that are worth doing only up to a size.
 bool expansionWithinBudget(const Trace& trace, std::int64_t budget, const std::string& fileName = "<trace>");
 
 }  // namespace tracegen

@@ -27,6 +27,7 @@
 
 #include <map>
 
+#include "ir/RankCursor.h"
 #include "passes/CommunicationAnalysis.h"
 #include "passes/ResolveWildcards.h"
 

@@ -828,21 +828,4 @@ Trace foldLoops(const Trace& trace, std::int64_t maxIterations) {
   return folded;
 }
 
-std::int64_t estimateCalls(const Trace& trace, std::int64_t budget, const std::string& fileName) {
-  std::int64_t total = 0;
-  for (const auto& cls : rankClasses(trace)) {
-    const Rank size = cls.size();
-    const std::int64_t perRankLimit = (budget - total) / size + 1;
-    RankCursor cursor(trace, *cls.first(), fileName);
-    cursor.setComputeTimes(false);
-    Call c;
-    std::int64_t calls = 0;
-    while (calls < perRankLimit && cursor.next(c)) ++calls;
-    if (calls >= perRankLimit) return budget + 1;
-    total += calls * size;
-    if (total > budget) return total;
-  }
-  return total;
-}
-
 }  // namespace tracegen

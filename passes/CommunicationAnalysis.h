@@ -49,8 +49,4 @@ std::int64_t resolveForcedWildcards(Trace& trace);
 // of a trace whose channels are aligned; see CommunicationVerdict::channelsAligned).
 Trace foldLoops(const Trace& trace, std::int64_t maxIterations);
 
-// Upper bound on the calls all ranks make, computed per rank class (representative's calls
-// times the class size), stopping once it exceeds `budget`.
-std::int64_t estimateCalls(const Trace& trace, std::int64_t budget, const std::string& fileName);
-
 }  // namespace tracegen

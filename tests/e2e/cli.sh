@@ -161,6 +161,8 @@ finding D1-no-fileline-missing-param.tgt 63 "$tracegen" "$ff/D1-no-fileline-miss
 # H2: resolve-comms no longer expands the 10^12-trip loop after the split; generation is quick.
 expect_status "fuzz finding H2: generate" 0 "" -- timeout 60 "$tracegen" "$ff/H2-resolve-comms-split-then-huge-loop.tgt" -o "$work/h2.c"
 expect_status "fuzz finding H2: lower" 0 "" -- timeout 60 "$tracegen" lower "$ff/H2-resolve-comms-split-then-huge-loop.tgt" -o "$work/h2.tgt"
+# H5: 10^12 waits on rank 1 only; coNCePTuaL generation walks every call up to its budget only.
+expect_status "fuzz finding H5: generate coNCePTuaL" 0 "" -- timeout 60 "$tracegen" "$ff/H5-p2p-check-budget-from-rank0.tgt" -o "$work/h5.ncptl"
 # C2: 4,000,000 ranks stream out of inspect --format json in bounded memory (1 GB of address
 # space; the unbounded version needed 5.2 GB).
 c2_rows() {  # prints the number of per-rank rows; fails if inspect fails

@@ -10,6 +10,7 @@
 #include "bench/SyntheticStencil.h"
 #include "bench/SyntheticWavefront.h"
 #include "ir/Diagnostics.h"
+#include "ir/RankCursor.h"
 #include "io/Readers.h"
 #include "passes/CommunicationAnalysis.h"
 #include "passes/PassManager.h"
@@ -288,6 +289,19 @@ TEST(CheckCommunicationFuzzFindings, BudgetIsEstimatedPerRankClass) {
   PassContext ctx = lowerFile("fuzz-findings/H5-p2p-check-budget-from-rank0.tgt");
   EXPECT_EQ(counter(ctx, "check-communication", "events-decided-symbolically"), 3);
   EXPECT_EQ(estimateCalls(readTraceFile(dataPath("fuzz-findings/H5-p2p-check-budget-from-rank0.tgt")), 1000, "H5"), 1001);
+}
+
+TEST(CheckCommunicationFuzzFindings, WholeRunWalksCountEveryRankClass) {
+  // H5 again: the coNCePTuaL backend's walks over every call (received sizes, persistent
+  // starts) asked only rank 0 whether the run fits the budget, and then walked rank 1's 10^12
+  // waits. Rank 1 counts now.
+  const Trace t = readTraceFile(dataPath("fuzz-findings/H5-p2p-check-budget-from-rank0.tgt"));
+  EXPECT_FALSE(expansionWithinBudget(t, 10'000'000, "H5"));
+  Trace small = t;
+  small.events[1].loops[0].iter[0].values = {1000};
+  // Rank 0's MPI_Init and MPI_Finalize, rank 1's with its 1,000 waits: 1,004 calls.
+  EXPECT_TRUE(expansionWithinBudget(small, 1004, "H5"));
+  EXPECT_FALSE(expansionWithinBudget(small, 1003, "H5"));
 }
 
 TEST(CheckCommunicationFuzzFindings, FirstWildcardSimulationIsBounded) {
