@@ -91,12 +91,7 @@ void verifyAfterPass(const Trace& trace, PassContext& ctx, const std::string& pa
         verifyPointToPoint(trace, ctx.fileName);  // reports an unresolved receive
       } else {
         // Each iteration of a closed loop balances on its own, so K of them balance as N do.
-        Trace folded = trace;
-        for (auto& e : folded.events)
-          if (auto it = ctx.closedLoopFolds.find(e.id); it != ctx.closedLoopFolds.end() && !e.loops.empty())
-            for (auto& g : e.loops[0].iter)
-              for (auto& v : g.values) v = std::min(v, it->second);
-        verifyPointToPoint(folded, ctx.fileName);
+        verifyPointToPoint(foldClosedLoops(trace, ctx.closedLoopFolds), ctx.fileName);
       }
     } else {
       const CommunicationVerdict v = analyseCommunication(trace);

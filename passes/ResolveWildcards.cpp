@@ -1287,11 +1287,40 @@ std::vector<LoopFold> foldableLoops(const Trace& trace, const std::string& fileN
 }
 
 Trace foldTrace(const Trace& trace, const std::vector<LoopFold>& folds) {
-  Trace folded = trace;
-  for (const auto& f : folds)
-    for (auto& g : folded.events[f.head].loops[0].iter)
-      for (auto& v : g.values) v = std::min(v, f.folded);
-  return folded;
+  std::map<std::int64_t, std::int64_t> byId;
+  for (const auto& f : folds) byId[trace.events[f.head].id] = f.folded;
+  return foldClosedLoops(trace, byId);
+}
+
+// The loops of `folds` by their head's event index (the Simulation's phase table).
+std::vector<LoopFold> foldsByHead(const std::vector<LoopFold>& folds, std::size_t events) {
+  std::vector<LoopFold> heads(events);
+  for (const auto& f : folds) heads[f.head] = f;
+  return heads;
+}
+
+// The retry loop of folding, shared by resolve-wildcards and check-communication: `attempt`
+// simulates the trace with `folds` folded and gives its result and the loops an exchange
+// crossed the iterations of (or nullopt: the folded run did not complete, and the whole
+// program's run decides). Those loops are dropped and the rest tried again, so each attempt
+// drops one at least. Returns the result of the first attempt that broke none; `folds` are
+// then the loops it folded. Whatever an attempt throws is the whole program's run to report.
+template <class Result, class Attempt>
+std::optional<Result> foldWhileClosed(std::vector<LoopFold>& folds, std::int64_t& attempts, Attempt attempt) {
+  while (!folds.empty()) {
+    ++attempts;
+    std::optional<std::pair<Result, std::set<std::int64_t>>> tried;
+    try {
+      tried = attempt(folds);
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+    if (!tried) return std::nullopt;
+    if (tried->second.empty()) return std::move(tried->first);
+    const std::set<std::int64_t>& broken = tried->second;
+    std::erase_if(folds, [&](const LoopFold& f) { return broken.count(static_cast<std::int64_t>(f.head)) > 0; });
+  }
+  return std::nullopt;
 }
 
 std::int64_t toOffset(std::int64_t stored, Rank r, Rank P) { return ((stored - r) % P + P) % P; }
@@ -1509,22 +1538,16 @@ void ResolveWildcardsPass::run(Trace& trace, PassContext& ctx) {
   // again; each attempt drops at least one loop, and the attempts cost folded runs only.
   std::vector<LoopFold> folds = foldableLoops(trace, ctx.fileName);
   std::int64_t attempts = 0;
-  while (!folds.empty()) {
-    ++attempts;
-    std::vector<LoopFold> heads(trace.events.size());
-    for (const auto& f : folds) heads[f.head] = f;
-    foldedTrace = foldTrace(trace, folds);
-    try {
-      found = searchMatching(foldedTrace, ctx, resolvableEvent, &heads, callsSimulated);
-    } catch (const std::exception&) {
-      found.reset();  // whatever went wrong, the whole program's simulation says it properly
+  found = foldWhileClosed<SearchResult>(folds, attempts, [&](const std::vector<LoopFold>& fs) {
+    foldedTrace = foldTrace(trace, fs);  // the previous attempt's run is gone by now
+    const std::vector<LoopFold> heads = foldsByHead(fs, trace.events.size());
+    std::optional<std::pair<SearchResult, std::set<std::int64_t>>> out;
+    if (auto r = searchMatching(foldedTrace, ctx, resolvableEvent, &heads, callsSimulated)) {
+      std::set<std::int64_t> broken = r->sim->brokenLoops();
+      out.emplace(std::move(*r), std::move(broken));
     }
-    if (!found) break;
-    const std::set<std::int64_t> broken = found->sim->brokenLoops();
-    if (broken.empty()) break;
-    found.reset();
-    std::erase_if(folds, [&](const LoopFold& f) { return broken.count(static_cast<std::int64_t>(f.head)) > 0; });
-  }
+    return out;
+  });
   if (attempts > 0) ctx.counter("fold-attempts") = attempts;
   if (found) {
     std::int64_t skipped = 0;
@@ -1605,6 +1628,15 @@ SimulationResult simulateCommunication(const Trace& trace, const std::string& fi
   return result;
 }
 
+Trace foldClosedLoops(const Trace& trace, const std::map<std::int64_t, std::int64_t>& folds) {
+  Trace folded = trace;
+  for (auto& e : folded.events)
+    if (auto it = folds.find(e.id); it != folds.end() && !e.loops.empty())
+      for (auto& g : e.loops[0].iter)
+        for (auto& v : g.values) v = std::min(v, it->second);
+  return folded;
+}
+
 std::optional<SimulationResult> simulateCommunicationFolded(const Trace& trace, const std::string& fileName,
                                                             std::int64_t callBudget,
                                                             std::map<std::int64_t, std::int64_t>& folds) {
@@ -1616,36 +1648,29 @@ std::optional<SimulationResult> simulateCommunicationFolded(const Trace& trace, 
     return std::nullopt;
   }
   const std::vector<char> noWildcards(trace.events.size(), 0);
-  std::int64_t calls = 0;
-  while (!candidates.empty()) {
-    std::vector<LoopFold> heads(trace.events.size());
-    for (const auto& f : candidates) heads[f.head] = f;
-    const Trace folded = foldTrace(trace, candidates);
+  std::int64_t calls = 0, attempts = 0;
+  auto result = foldWhileClosed<SimulationResult>(candidates, attempts, [&](const std::vector<LoopFold>& fs) {
+    const Trace folded = foldTrace(trace, fs);
     Simulation sim(folded, fileName, noWildcards, callBudget < 0 ? -1 : std::max<std::int64_t>(0, callBudget - calls));
     const RecordedMatches recorded = recordedMatches(folded, fileName);
     sim.useRecording(&recorded, false);
-    sim.checkPhases(heads);
+    sim.checkPhases(foldsByHead(fs, trace.events.size()));
     std::vector<Node> path;
     std::int64_t states = 0;
-    Simulation::Outcome outcome;
-    try {
-      outcome = sim.run(path, states, -1);
-    } catch (const std::exception&) {
-      return std::nullopt;
-    }
+    const auto outcome = sim.run(path, states, -1);
     calls += sim.callsSimulated();
-    if (outcome != Simulation::Outcome::Completed) return std::nullopt;
-    const std::set<std::int64_t> broken = sim.brokenLoops();
-    if (broken.empty()) {
-      SimulationResult result;
-      result.calls = calls;
-      result.unreceived = unreceivedText(sim);
-      for (const auto& f : candidates) folds[trace.events[f.head].id] = f.folded;
-      return result;
+    std::optional<std::pair<SimulationResult, std::set<std::int64_t>>> out;
+    if (outcome == Simulation::Outcome::Completed) {
+      SimulationResult r;
+      r.calls = calls;
+      r.unreceived = unreceivedText(sim);
+      out.emplace(std::move(r), sim.brokenLoops());
     }
-    std::erase_if(candidates, [&](const LoopFold& f) { return broken.count(static_cast<std::int64_t>(f.head)) > 0; });
-  }
-  return std::nullopt;
+    return out;
+  });
+  if (result)
+    for (const auto& f : candidates) folds[trace.events[f.head].id] = f.folded;
+  return result;
 }
 
 bool hasUnresolvedWildcard(const Event& e) { return resolvable(e); }

@@ -70,6 +70,10 @@ struct SimulationResult {
 };
 SimulationResult simulateCommunication(const Trace& trace, const std::string& fileName, std::int64_t callBudget);
 
+// The trace with the outermost loops that `folds` names (head event id -> iterations) running
+// at most that many iterations: what a folded run simulates (PassContext::closedLoopFolds).
+Trace foldClosedLoops(const Trace& trace, const std::map<std::int64_t, std::int64_t>& folds);
+
 // The same run with the trace's closed time-step loops folded (resolve-wildcards' folding,
 // ResolveWildcards.cpp): the result of a folded run that completed at once and in which no
 // message, request or collective crossed an iteration, so that it stands for the whole
