@@ -697,7 +697,6 @@ std::int64_t estimateCalls(const Trace& trace, std::int64_t budget, const std::s
   return total;
 }
 
-
 bool expansionWithinBudget(const Trace& trace, std::int64_t budget, const std::string& fileName) {
   return estimateCalls(trace, budget, fileName) <= budget;
 }

@@ -378,7 +378,7 @@ TEST(FuzzFindings, N1NcptlRefusesAnUnreceivedSend) {
 // An MPI_Waitsome whose request list (7,201 offsets) outgrows its counts, so that one wait
 // names thousands of requests: the coNCePTuaL backend split it into cases request by request,
 // every case copying a value per request, for minutes (a fuzz_pipeline timeout in CI). A wait
-// on more requests than the backend splits completes those that vary as not completed here.
+// on more requests than the backend splits into cases counts those that vary as not completed.
 TEST(FuzzFindings, T1NcptlWaitOnThousandsOfRequestsIsQuick) {
   const Trace t = lower(readFinding("T1-ncptl-wait-on-7201-requests.tgt"), "T1");
   const gen::Program p = gen::buildProgram(t, "T1", nullptr);
