@@ -716,17 +716,20 @@ class TracegenTextParser {
     if (kind != "iter" && kind != "mem") ts.fail(fmt::format("expected 'iter' or 'mem' but found '{}'", kind));
     const bool iter = kind == "iter";
     ValueGroup g;
+    auto valid = [&](std::int64_t v) { return iter ? v >= 0 : v >= 1; };
     auto check = [&](std::int64_t v) {
       if (iter && v < 0) ts.fail(fmt::format("loop level {} with {} iterations", level, v));
       if (!iter && v < 1) ts.fail(fmt::format("loop level {} with a body of {} events", level, v), "`mem` counts the head, so it is at least 1");
-      g.values.push_back(v);
     };
+    auto take = [&](std::int64_t v) { g.values.push_back(v); };
     while (!ts.atEnd() && !ts.peekIs("@")) {
       if (isTriplet(ts.peek())) {
-        expandTriplet(ts, ts.get(), check);
+        expandTriplet(ts, ts.get(), valid, check, take);
         continue;
       }
-      check(ts.getInt(iter ? "loop iteration count" : "loop body length"));
+      const std::int64_t v = ts.getInt(iter ? "loop iteration count" : "loop body length");
+      check(v);
+      take(v);
     }
     if (g.values.empty()) ts.fail(fmt::format("loop level {} '{}' without values", level, kind));
     g.ranks = parseGroupRanks(ts, e);
@@ -743,9 +746,13 @@ class TracegenTextParser {
   static bool isTriplet(const Token& tok) { return !tok.punct && tok.text.find(':') != std::string_view::npos; }
 
   // A triplet FIRST:LAST:STRIDE: each of its values, in order, to `take`. Its length is checked
-  // against the file's budget before any value is made.
-  template <typename F>
-  void expandTriplet(TokenStream& ts, const Token& tok, F&& take) {
+  // against the file's budget before any value is made. `valid` says whether a value is in
+  // range and `check` refuses one that is not; every such check is a range, and a triplet's
+  // values lie between its ends, so when both ends are valid no other value is checked (a
+  // 20-byte triplet of 2^24 values was checked value by value). Otherwise each is, so that the
+  // error names the first value out of range.
+  template <typename Valid, typename Check, typename Take>
+  void expandTriplet(TokenStream& ts, const Token& tok, Valid&& valid, Check&& check, Take&& take) {
     const std::string_view text = tok.text;
     const std::size_t a = text.find(':'), b = text.find(':', a + 1);
     std::int64_t first = 0, last = 0, stride = 0;
@@ -765,8 +772,12 @@ class TracegenTextParser {
       ts.fail(fmt::format("triplet '{}' makes the file's triplets expand to more than {} values", text, kMaxTripletValues),
               "write the values themselves, or split the trace");
     tripletValues_ += count;
+    const bool checkEach = !valid(first) || !valid(last);
     std::int64_t v = first;  // every value lies between first and last: no overflow
-    for (std::int64_t k = 0; k < count; ++k, v += k < count ? stride : 0) take(v);
+    for (std::int64_t k = 0; k < count; ++k, v += k < count ? stride : 0) {
+      if (checkEach) check(v);
+      take(v);
+    }
   }
 
   std::int64_t paramValue(TokenStream& ts, Param p, bool relative) {
@@ -802,23 +813,14 @@ class TracegenTextParser {
     return v;
   }
 
-  bool paramValuePasses(Param p, std::int64_t v) const {
-    if ((p == Param::Dest || p == Param::Source || p == Param::Root) && (v < 0 || v >= trace_.numRanks)) return false;
-    return !paramValueProblem(p, v);
+  bool peerOutsideTrace(Param p, std::int64_t v) const {
+    return (p == Param::Dest || p == Param::Source || p == Param::Root) && (v < 0 || v >= trace_.numRanks);
   }
 
-  // Whether FIRST and LAST of a well-formed triplet are valid values of `p` (false for a
-  // malformed one, which expandTriplet then refuses).
-  bool tripletEndsPass(const Token& tok, Param p) const {
-    const std::string_view text = tok.text;
-    const std::size_t a = text.find(':'), b = text.find(':', a + 1);
-    std::int64_t first = 0, last = 0;
-    return b != std::string_view::npos && parseInt(text.substr(0, a), first) &&
-           parseInt(text.substr(a + 1, b - a - 1), last) && paramValuePasses(p, first) && paramValuePasses(p, last);
-  }
+  bool paramValuePasses(Param p, std::int64_t v) const { return !peerOutsideTrace(p, v) && !paramValueProblem(p, v); }
 
   void checkParamValue(TokenStream& ts, Param p, std::int64_t v) {
-    if ((p == Param::Dest || p == Param::Source || p == Param::Root) && (v < 0 || v >= trace_.numRanks))
+    if (peerOutsideTrace(p, v))
       ts.fail(fmt::format("{} {} is outside the trace's ranks 0..{}", paramName(p), v, trace_.numRanks - 1));
     if (auto why = paramValueProblem(p, v)) ts.fail(*why, "see \"Limits\" in docs/trace-format.md");
   }
@@ -834,15 +836,9 @@ class TracegenTextParser {
     while (!ts.atEnd() && !ts.peekIs("@")) {
       // Triplets hold numbers only: not datatype or operator names, `any` or `null`.
       if (isTriplet(ts.peek()) && !isDatatypeParam(p)) {
-        const Token tok = ts.get();
-        // Every check of a parameter's value is a range, and a triplet's values lie between its
-        // ends: when both ends pass, every value does. Otherwise each is checked, so that the
-        // error names the first value out of range.
-        const bool endsPass = tripletEndsPass(tok, p);
-        expandTriplet(ts, tok, [&](std::int64_t v) {
-          if (!endsPass) checkParamValue(ts, p, v);
-          g.values.push_back(v);
-        });
+        expandTriplet(
+            ts, ts.get(), [&](std::int64_t v) { return paramValuePasses(p, v); },
+            [&](std::int64_t v) { checkParamValue(ts, p, v); }, [&](std::int64_t v) { g.values.push_back(v); });
         continue;
       }
       g.values.push_back(paramValue(ts, p, relative));
