@@ -8,6 +8,7 @@
 #include <set>
 #include <tuple>
 
+#include "extrap/ComposeClasses.h"
 #include "ir/Diagnostics.h"
 
 namespace tracegen::extrap {
@@ -119,16 +120,12 @@ class Extrapolator {
                        fmt::format("{} ranks make a {}-D grid of {}, with an extent below 2", target_.size(), dims_,
                                    target_.str()));
     for (int c = 0; c < nc; ++c) targetClasses_.push_back(classRanks(target_, c));
-    // Every class of the target must be shown by some input.
-    for (int c = 0; c < nc; ++c) {
-      if (targetClasses_[c].empty()) continue;
-      bool shown = false;
-      for (std::size_t i = 0; i < in_.size(); ++i) shown = shown || !classes_[i][c].empty();
-      if (!shown)
-        throw InputError(in_.back().file, 0,
-                         fmt::format("no input shows the ranks of class {} of the {} grid{}", className(dims_, c),
-                                     target_.str(), settleHint(c)));
-    }
+    // Classes of the target that no input shows are composed from the others once these are
+    // extrapolated (extrap/ComposeClasses.h).
+    std::vector<bool> shown(static_cast<std::size_t>(nc), false);
+    for (int c = 0; c < nc; ++c)
+      for (std::size_t i = 0; i < in_.size(); ++i)
+        if (!classes_[i][static_cast<std::size_t>(c)].empty()) shown[static_cast<std::size_t>(c)] = true;
 
     res_.target = target_;
     res_.descending = descending_;
@@ -158,6 +155,7 @@ class Extrapolator {
       out.events.push_back(std::move(e));
       progress_ = static_cast<int>(k) + 1;
     }
+    composeClasses(out, shown);
     res_.stats["events"] = static_cast<std::int64_t>(out.events.size());
     communicators(out);
     for (auto& [key, classes] : explained_) {
@@ -231,16 +229,6 @@ class Extrapolator {
     return member;
   }
 
-  static Values period(const Values& v) {
-    for (std::size_t p = 1; p < v.size(); ++p) {
-      if (v.size() % p != 0) continue;
-      bool ok = true;
-      for (std::size_t k = p; k < v.size() && ok; ++k) ok = v[k] == v[k % p];
-      if (ok) return Values(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(p));
-    }
-    return v;
-  }
-
   // Whether the lists have one length, after reducing scalar lists to their period (the values
   // are consumed cyclically, so [5 5] is [5]).
   static bool equalLengths(std::vector<std::pair<std::size_t, Values>>& obs, const SlotDesc& slot) {
@@ -251,7 +239,7 @@ class Extrapolator {
     };
     if (same()) return true;
     if (slot.vector) return false;
-    for (auto& [i, v] : obs) v = period(v);
+    for (auto& [i, v] : obs) v = shortestPeriod(v);
     return same();
   }
 
@@ -373,52 +361,10 @@ class Extrapolator {
     return out;
   }
 
-  // A relative peer as a grid direction: per dimension -1, 0 or +1, and whether it wraps.
-  struct Direction {
-    std::array<int, 3> d{0, 0, 0};
-    std::array<bool, 3> wrap{false, false, false};
-    bool operator==(const Direction&) const = default;
-  };
-
-  std::optional<Direction> direction(const Grid& g, int cls, std::int64_t stored) const {
-    if (stored < 0 || stored >= g.size()) return std::nullopt;
-    std::optional<Direction> found;
-    for (Rank rep : {classFirst(g, cls), classLast(g, cls)}) {
-      const Rank peer = (rep + stored) % g.size();
-      const auto cr = g.coords(rep), cp = g.coords(peer);
-      Direction dir;
-      for (int d = 0; d < 3; ++d) {
-        const auto du = static_cast<std::size_t>(d);
-        const Rank delta = cp[du] - cr[du], n = g.ext[du];
-        if (delta >= -1 && delta <= 1) dir.d[du] = static_cast<int>(delta);
-        else if (delta == n - 1) dir.d[du] = -1, dir.wrap[du] = true;
-        else if (delta == -(n - 1)) dir.d[du] = 1, dir.wrap[du] = true;
-        else return std::nullopt;
-      }
-      if (found && !(*found == dir)) return std::nullopt;
-      found = dir;
-    }
-    return found;
-  }
-
-  static std::string directionStr(const Direction& dir) {
-    static constexpr std::array<std::string_view, 3> kUnit{"1", "px", "px*py"};
-    std::string s;
-    for (std::size_t d = 0; d < 3; ++d)
-      if (dir.d[d] != 0) s += fmt::format("{}{}{}", dir.d[d] < 0 ? "-" : "+", kUnit[d], dir.wrap[d] ? " (wrapping)" : "");
-    return s.empty() ? "0" : s;
-  }
-
   std::int64_t storedAtTarget(const Direction& dir, int cls) {
-    const Rank rep = classFirst(target_, cls);
-    auto c = target_.coords(rep);
-    for (std::size_t d = 0; d < 3; ++d) {
-      const Rank n = target_.ext[d];
-      c[d] = ((c[d] + dir.d[d]) % n + n) % n;
+    for (std::size_t d = 0; d < 3; ++d)
       if (dir.wrap[d]) res_.periodic[d] = true;
-    }
-    const Rank P = target_.size();
-    return ((target_.rankOf(c) - rep) % P + P) % P;
+    return storedOffset(target_, cls, dir);
   }
 
   // Relative peers of one class: as grid directions where every input shows the same one,
@@ -439,7 +385,7 @@ class Extrapolator {
       bool allDirections = true, allSpecial = true;
       for (const auto& [i, v] : obs) {
         allSpecial = allSpecial && v[k] < 0 && v[k] == obs.front().second[k];
-        auto d = direction(grids_[i], cls, v[k]);
+        auto d = peerDirection(grids_[i], cls, v[k]);
         if (!d || (common && !(*common == *d))) allDirections = false;
         if (d && !common) common = d;
       }
@@ -548,14 +494,16 @@ class Extrapolator {
           const auto cu = static_cast<std::size_t>(c);
           if (!present[cu]) continue;
           ++res_.stats["fits per class"];
-          predicted[cu] = fitList(obs[cu], slot, className(dims_, c), c);
+          predicted[cu] = obs[cu].size() == 1 && constantElsewhere(obs, c)
+                               ? obs[cu].front().second
+                               : fitList(obs[cu], slot, className(dims_, c), c);
         }
       }
     }
     // Group the classes with equal lists (scalar lists reduced to their period).
     if (!slot.vector)
       for (auto& p : predicted)
-        if (p) p = period(*p);
+        if (p) p = shortestPeriod(*p);
     std::vector<ValueGroup> out;
     for (int c = 0; c < nc; ++c) {
       const auto cu = static_cast<std::size_t>(c);
@@ -566,6 +514,26 @@ class Extrapolator {
     }
     std::sort(out.begin(), out.end(), [](const ValueGroup& a, const ValueGroup& b) { return *a.ranks.first() < *b.ranks.first(); });
     return out;
+  }
+
+  // Whether class c, seen at one scale only (the edge of a grid that is 2 wide at every other
+  // input), may keep its value there: every class seen at several scales keeps its own list
+  // unchanged over them, so the slot does not change with the scale.
+  bool constantElsewhere(const std::vector<std::vector<std::pair<std::size_t, Values>>>& obs, int c) {
+    bool some = false;
+    for (const auto& o : obs) {
+      if (o.size() < 2) continue;
+      some = true;
+      for (const auto& [i, v] : o)
+        if (shortestPeriod(v) != shortestPeriod(o.front().second)) return false;
+    }
+    if (!some) return false;
+    ++res_.stats["values seen at one scale, constant over the others"];
+    explain(fmt::format("{}: class {} is shown at {} only; its values are taken as they are there, as every class shown "
+                        "at several scales keeps its own",
+                        describe(0), className(dims_, c), at(obs[static_cast<std::size_t>(c)].front().first)),
+            "");
+    return true;
   }
 
   // ---- Counts that follow the application's data ----
@@ -888,6 +856,41 @@ class Extrapolator {
       ++res_.stats["communicators"];
       out.comms.push_back(std::move(t));
     }
+  }
+
+  // Adds the classes no input shows, composed from the shown ones; an error when they do not
+  // follow (naming the event, what is open, and the scale whose recording would show them).
+  void composeClasses(Trace& out, const std::vector<bool>& shown) {
+    bool all = true;
+    for (std::size_t c = 0; c < shown.size(); ++c) all = all && (shown[c] || targetClasses_[c].empty());
+    if (all) return;
+    CompositionInput ci{target_, targetClasses_, shown, res_.periodic};
+    try {
+      CompositionResult r = composeUnshownClasses(out, ci);
+      for (auto& [k, v] : r.stats) res_.stats[k] += v;
+      for (std::string& line : r.explanation) explain(line, "");
+    } catch (const CompositionError& e) {
+      const int cls = e.cls >= 0 ? e.cls : firstUnshown(shown);
+      std::string where = in_.back().file;
+      int line = 0;
+      std::string what;
+      if (e.event < out.events.size()) {
+        const Event& oe = out.events[e.event];
+        for (const Event& ie : in_.back().trace.events)
+          if (ie.id == oe.id) line = ie.line;
+        what = fmt::format("event {} {} at {}: ", oe.id, opName(oe.op), out.siteName(oe.site));
+      }
+      throw InputError(where, line,
+                       fmt::format("{}no input shows the ranks of class {} of the {} grid, and they do not follow from "
+                                   "the classes the inputs show: {}{}",
+                                   what, className(dims_, cls), target_.str(), e.message, settleHint(cls)));
+    }
+  }
+
+  int firstUnshown(const std::vector<bool>& shown) const {
+    for (std::size_t c = 0; c < shown.size(); ++c)
+      if (!shown[c] && !targetClasses_[c].empty()) return static_cast<int>(c);
+    return 0;
   }
 
   Event extrapolateEvent() {

@@ -139,6 +139,45 @@ Rank classLast(const Grid& g, int cls) {
   return g.rankOf(c);
 }
 
+std::optional<Direction> peerDirection(const Grid& g, int cls, std::int64_t stored) {
+  if (stored < 0 || stored >= g.size()) return std::nullopt;
+  std::optional<Direction> found;
+  for (Rank rep : {classFirst(g, cls), classLast(g, cls)}) {
+    const Rank peer = (rep + stored) % g.size();
+    const auto cr = g.coords(rep), cp = g.coords(peer);
+    Direction dir;
+    for (std::size_t d = 0; d < 3; ++d) {
+      const Rank delta = cp[d] - cr[d], n = g.ext[d];
+      if (delta >= -1 && delta <= 1) dir.d[d] = static_cast<int>(delta);
+      else if (delta == n - 1) dir.d[d] = -1, dir.wrap[d] = true;
+      else if (delta == -(n - 1)) dir.d[d] = 1, dir.wrap[d] = true;
+      else return std::nullopt;
+    }
+    if (found && !(*found == dir)) return std::nullopt;
+    found = dir;
+  }
+  return found;
+}
+
+std::int64_t storedOffset(const Grid& g, int cls, const Direction& dir) {
+  const Rank rep = classFirst(g, cls);
+  auto c = g.coords(rep);
+  for (std::size_t d = 0; d < 3; ++d) {
+    const Rank n = g.ext[d];
+    c[d] = ((c[d] + dir.d[d]) % n + n) % n;
+  }
+  const Rank P = g.size();
+  return ((g.rankOf(c) - rep) % P + P) % P;
+}
+
+std::string directionStr(const Direction& dir) {
+  static constexpr std::array<std::string_view, 3> kUnit{"1", "px", "px*py"};
+  std::string s;
+  for (std::size_t d = 0; d < 3; ++d)
+    if (dir.d[d] != 0) s += fmt::format("{}{}{}", dir.d[d] < 0 ? "-" : "+", kUnit[d], dir.wrap[d] ? " (wrapping)" : "");
+  return s.empty() ? "0" : s;
+}
+
 std::optional<Grid> smallestGridWith(int dims, int cls, Rank limit, const std::vector<Rank>& exclude,
                                      bool descending) {
   for (Rank p = 2; p <= limit; ++p) {

@@ -48,6 +48,22 @@ RankList classRanks(const Grid& g, int cls);
 // The first and last rank of a (non-empty) class.
 Rank classFirst(const Grid& g, int cls);
 Rank classLast(const Grid& g, int cls);
+// A step from a rank to a grid neighbour: per dimension -1, 0 or +1, and whether it wraps
+// around the grid's edge (the ring's left neighbour of rank 0 is P-1).
+struct Direction {
+  std::array<int, 3> d{0, 0, 0};
+  std::array<bool, 3> wrap{false, false, false};
+  auto operator<=>(const Direction&) const = default;
+};
+// The direction of a relative peer, stored as (peer - rank + P) mod P, from the ranks of class
+// `cls` (the same at its first and last rank); nullopt when it is no grid neighbour.
+std::optional<Direction> peerDirection(const Grid& g, int cls, std::int64_t stored);
+// The stored relative peer of the neighbour in direction `dir` of the ranks of class `cls`
+// (the wrap flags are not needed: the step is taken modulo the extents).
+std::int64_t storedOffset(const Grid& g, int cls, const Direction& dir);
+// "+px", "-1", "+1 (wrapping)", "+1-px" (a diagonal); "0" for no step.
+std::string directionStr(const Direction& dir);
+
 // The smallest rank count up to `limit`, not in `exclude`, whose default grid has the class.
 std::optional<Grid> smallestGridWith(int dims, int cls, Rank limit, const std::vector<Rank>& exclude,
                                      bool descending = false);
