@@ -194,11 +194,17 @@ class Composer {
     return n;
   }
 
+  // Peers that are MPI_PROC_NULL where a neighbour is missing (maskedPeers).
+  struct Masked {
+    std::vector<std::vector<std::optional<Direction>>> dirs;  // [relative param][position]
+  };
+
   // What class c does at one event.
   struct Plan {
     bool member = false;
     bool neighbour = false;               // a neighbour event (step 1)
     std::vector<Token> tokens;            // c's tokens, in order (neighbour events)
+    std::optional<Masked> masked;         // peers MPI_PROC_NULL where a neighbour is missing
     std::vector<std::optional<Values>> iter, mem;  // per loop level; nullopt: c has no such level
     std::vector<std::optional<Values>> params;     // per entry of the event's params
   };
@@ -249,6 +255,51 @@ class Composer {
                                          name(a), strs(have), strs(want))};
     }
     return n;
+  }
+
+  // Peers that are MPI_PROC_NULL where a neighbour is missing (a loop over every direction, as
+  // MPI_Cart_shift gives them): per relative parameter and position in the value list, the one
+  // direction of the classes that have the neighbour, and MPI_PROC_NULL exactly for those that
+  // do not. nullopt when the event is no such thing.
+  std::optional<Masked> maskedPeers(std::size_t k) const {
+    const Event& e = t_.events[k];
+    Masked m;
+    std::size_t n = 0;
+    bool anyNull = false;
+    for (const ParamValues& pv : e.params) {
+      if (!pv.relative) continue;
+      std::vector<std::optional<Direction>> dirs;
+      for (int a = 0; a < nc_; ++a) {
+        if (!available_[uc(a)] || !makes(e, a)) continue;
+        const ValueGroup* g = groupOf(pv.groups, rep(a));
+        if (!g || g->values.empty() || (n && g->values.size() != n)) return std::nullopt;
+        n = g->values.size();
+        dirs.resize(n);
+        for (std::size_t j = 0; j < n; ++j) {
+          if (g->values[j] == kProcNull) {
+            anyNull = true;
+            continue;
+          }
+          const auto dir = peerDirection(in_.target, a, g->values[j]);
+          if (!dir || (dirs[j] && *dirs[j] != unwrapped(*dir))) return std::nullopt;
+          dirs[j] = unwrapped(*dir);
+        }
+      }
+      m.dirs.push_back(std::move(dirs));
+    }
+    if (!anyNull || m.dirs.empty()) return std::nullopt;
+    // MPI_PROC_NULL exactly where the class has no neighbour that way.
+    for (std::size_t p = 0, q = 0; q < e.params.size(); ++q) {
+      if (!e.params[q].relative) continue;
+      for (int a = 0; a < nc_; ++a) {
+        if (!available_[uc(a)] || !makes(e, a)) continue;
+        const Values& v = groupOf(e.params[q].groups, rep(a))->values;
+        for (std::size_t j = 0; j < v.size(); ++j)
+          if (v[j] == kProcNull && m.dirs[p][j] && hasNeighbour(*m.dirs[p][j], a)) return std::nullopt;
+      }
+      ++p;
+    }
+    return m;
   }
 
   // The tokens of class c in the order the available classes put them in.
@@ -402,8 +453,8 @@ class Composer {
       std::string seen;
       for (const auto& [a, v] : refs)
         seen += fmt::format("{}{} for {} ({} neighbours)", seen.empty() ? "" : ", ", listStr(v), name(a), neighbourCount(a));
-      throw CompositionError{k, c, fmt::format("{} differs between the classes the inputs show ({}) in a way neither their "
-                                               "neighbour count nor their calls per loop explain",
+      throw CompositionError{k, c, fmt::format("its {} is {}: no line through the classes' neighbour counts, nor through "
+                                               "their calls per loop, gives it",
                                                what, seen)};
     }
     ++res_.stats["values fitted by neighbour count"];
@@ -454,6 +505,7 @@ class Composer {
         p.member = !p.tokens.empty();
       } else {
         p.member = latticeMember(e, f, l);
+        if (p.member && hasRelativePeers(e)) p.masked = maskedPeers(k);
       }
       member[k] = p.member;
     }
@@ -545,6 +597,21 @@ class Composer {
             for (const Token& t : p.tokens) v.push_back(perToken.at(t));
           else
             v = byFeatures(k, c, what, lists, tokenCounts);
+        } else if (p.masked && pv.relative) {
+          std::size_t at = 0;
+          for (std::size_t r = 0; r < q; ++r) at += e.params[r].relative ? 1 : 0;
+          for (const auto& dir : p.masked->dirs[at])
+            v.push_back(dir && hasNeighbour(*dir, c) ? storedOffset(in_.target, c, *dir) : kProcNull);
+          ++res_.stats["peers composed as MPI_PROC_NULL where a neighbour is missing"];
+        } else if (pv.relative) {
+          // Peers that are no grid neighbours compose only where every class has the same.
+          for (const auto& [a, list] : lists)
+            if (list != lists.front().second)
+              throw CompositionError{k, c, fmt::format("its {} is {} for class {} and {} for class {}: peers that are not "
+                                                       "grid neighbours of every class are not composed",
+                                                       what, listStr(lists.front().second), name(lists.front().first),
+                                                       listStr(list), name(a))};
+          v = lists.front().second;
         } else {
           v = byFeatures(k, c, what, lists, tokenCounts);
         }

@@ -8,7 +8,9 @@
 # rank count by `tracegen compare`: identical calls and bytes on every rank, or the test fails.
 # Every extrapolated trace is turned into a C benchmark (compiled with -Wall -Wextra -Werror, and
 # against MPICH's header when TRACEGEN_MPICH_INCLUDE is set) and a coNCePTuaL one; the stencil2d
-# benchmark at 24 ranks is run under the recorder and compared with the trace in turn. And a structure no model
+# benchmark at 24 ranks is run under the recorder and compared with the trace in turn. With
+# stencil2d, recordings at 2x2 and 2x4 (halo3d: 2x2x2 and 2x2x3) are extrapolated to grids with
+# ranks no input shows, and checked the same way. And a structure no model
 # explains (two different applications given as one) is refused with status 2 and a
 # `file:line: error:`.
 #
@@ -219,6 +221,35 @@ if [ -s "$work/stencil2d-x24.tgt" ] && [ -s "$work/bench24.c" ]; then
     diff <(sed -n "/^int main/,\$p" "$5/direct24.c") <(sed -n "/^int main/,\$p" "$5/bench24.c") &&
     mpicc -std=c11 -O2 -Wall -Wextra -Werror -c -o "$5/direct24.o" "$5/direct24.c"' \
     _ "$tracegen" "$work/stencil2d-9.tgt" "$work/stencil2d-12.tgt" "$work/stencil2d-16.tgt" "$work"
+fi
+
+# Classes no input shows: recordings at 2x2 and 2x4 never have a rank with neighbours on both
+# sides in x (3-D: 2x2x2 and 2x2x3, neither x nor y). The new classes follow from per-direction
+# neighbour predicates: exact at the target (compare) and in the scale-free benchmark (counts).
+composed() {  # composed APP "ARGS" TARGET-RANKS INPUT-RANKS...
+  local app=$1 np=$3 n ins=() a
+  read -r -a a <<<"$2"
+  shift 3
+  for n in "$@"; do
+    record "$n" "$work/$app-c$n.tgt" "$apps/$app" "${a[@]}" || { failures=$((failures + 1)); return; }
+    ins+=("$work/$app-c$n.tgt")
+  done
+  record "$np" "$work/$app-cx$np.real.tgt" "$apps/$app" "${a[@]}" || { failures=$((failures + 1)); return; }
+  check "$app: from $* ranks to $np, with classes no input shows: extrapolated = recorded" bash -c '
+    "$1" extrapolate "${@:4}" --ranks "$3" -o "$2.tgt" --explain >"$2.log" &&
+    grep "no input shows it): composed from classes" "$2.log" && "$1" compare "$2.tgt" "$2.real.tgt"' \
+    _ "$tracegen" "$work/$app-cx$np" "$np" "${ins[@]}"
+  check "$app: scale-free benchmark from $* ranks, run at $np = recorded (PMPI counts on every rank)" bash -c '
+    "$1" extrapolate "${@:7}" -o "$2.c" >/dev/null && mpicc -std=c11 -O2 -Wall -Wextra -Werror -o "$2" "$2.c" &&
+    "$1" inspect --per-rank --format json "$3" >"$2.want.json" &&
+    LD_PRELOAD="$4" TRACEGEN_COUNT_OUTPUT="$2.json" timeout 600 mpiexec --oversubscribe -n "$5" "$2" \
+      --compute-scale 0 >"$2.out" 2>&1 &&
+    python3 "$6/tests/support/compare_counts.py" "$2.want.json" "$2.json"' \
+    _ "$tracegen" "$work/$app-csf" "$work/$app-cx$np.real.tgt" "$countlib" "$np" "$src" "${ins[@]}"
+}
+if [[ " ${selected[*]} " == *" stencil2d "* ]]; then
+  composed stencil2d "10 16" 36 4 8
+  composed halo3d "5 6" 27 8 12
 fi
 
 # Different applications given as one: the first event that differs, at its line, status 2.

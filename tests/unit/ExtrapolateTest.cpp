@@ -53,8 +53,8 @@ void expectSameCalls(const Trace& a, const Trace& b) {
 // A halo exchange on a grid, built per rank as a recorder would cluster it: every rank posts
 // one MPI_Irecv per existing neighbour (west, east, south, north, down, up; one call site, a
 // loop of as many iterations) and completes them with one MPI_Waitall. Ranks with the same
-// peers form one group.
-Trace haloTrace(const Grid& g, bool periodic) {
+// peers form one group. With `procNull`, a missing neighbour is MPI_PROC_NULL instead.
+Trace haloTrace(const Grid& g, bool periodic, bool procNull = false) {
   Trace t;
   const Rank p = g.size();
   t.numRanks = p;
@@ -71,6 +71,10 @@ Trace haloTrace(const Grid& g, bool periodic) {
         const auto du = static_cast<std::size_t>(d);
         n[du] += s;
         if (n[du] < 0 || n[du] >= g.ext[du]) {
+          if (procNull) {
+            sources.push_back(kProcNull);
+            continue;
+          }
           if (!periodic) continue;
           n[du] = (n[du] + g.ext[du]) % g.ext[du];
         }
@@ -346,10 +350,99 @@ TEST(Extrapolate, UndecidedModelsNameTheScaleThatWouldSettleThem) {
   EXPECT_NE(e.find("a recording at P="), std::string::npos) << e;
 }
 
-TEST(Extrapolate, AClassNoInputShowsIsAnError) {
+// Every rank makes the same events with the same loops and parameter values in both traces.
+void expectSameEventsPerRank(const Trace& got, const Trace& want) {
+  ASSERT_EQ(got.numRanks, want.numRanks);
+  ASSERT_EQ(got.events.size(), want.events.size());
+  auto values = [](const std::vector<ValueGroup>& groups, Rank r) {
+    for (const ValueGroup& g : groups)
+      if (g.ranks.contains(r)) return g.values;
+    return Values{-999};
+  };
+  for (std::size_t k = 0; k < got.events.size(); ++k) {
+    const Event &a = got.events[k], &b = want.events[k];
+    ASSERT_EQ(a.op, b.op) << k;
+    ASSERT_EQ(a.loops.size(), b.loops.size()) << k;
+    ASSERT_EQ(a.params.size(), b.params.size()) << k;
+    for (Rank r = 0; r < got.numRanks; ++r) {
+      ASSERT_EQ(a.ranks.contains(r), b.ranks.contains(r)) << "event " << k << " rank " << r;
+      if (!a.ranks.contains(r)) continue;
+      for (std::size_t l = 0; l < a.loops.size(); ++l) {
+        EXPECT_EQ(values(a.loops[l].iter, r), values(b.loops[l].iter, r)) << "event " << k << " loop " << l << " rank " << r;
+        EXPECT_EQ(values(a.loops[l].mem, r), values(b.loops[l].mem, r)) << "event " << k << " loop " << l << " rank " << r;
+      }
+      for (std::size_t q = 0; q < a.params.size(); ++q)
+        EXPECT_EQ(values(a.params[q].groups, r), values(b.params[q].groups, r))
+            << "event " << k << " " << paramName(a.params[q].param) << " rank " << r;
+    }
+  }
+}
+
+TEST(Extrapolate, ClassesNoInputShowsFollowFromNeighbourPredicates) {
+  // 2x2 and 2x4 never show a rank with neighbours on both sides in x; 4x4 and 8x8 have them.
   std::vector<ExtrapolateInput> in{stencil(2, 2), stencil(2, 4)};
+  for (Rank px : {4, 8}) {
+    const ExtrapolateResult r = extrapolate(in, ExtrapolateOptions{px * px, {}});
+    verifyStructure(r.trace, "out");
+    expectSameEventsPerRank(r.trace, makeStencilTrace(px, px, 20));
+    expectSameCalls(r.trace, makeStencilTrace(px, px, 20));
+    EXPECT_EQ(r.stats.at("classes composed from neighbour predicates"), 3);
+    const std::string explained = fmt::format("{}", fmt::join(r.explanation, "\n"));
+    EXPECT_NE(explained.find("class x:interior y:interior (no input shows it): composed from classes x:first y:interior "
+                             "and x:last y:interior by per-direction neighbour predicates, 4 grid neighbours"),
+              std::string::npos)
+        << explained;
+  }
+}
+
+TEST(Extrapolate, ThreeDimensionalClassesAreComposedFromOnesComposedBefore) {
+  // 2x2x2 and 2x2x4: neither x nor y is ever interior. One loop over the neighbours per rank,
+  // in the order -x +x -y +y -z +z: no input orders -x against +x, nor -y against +y; z does.
+  const std::vector<ExtrapolateInput> in{{"h8.tgt", haloTrace(defaultGrid(8, 3), false)},
+                                         {"h16.tgt", haloTrace(defaultGrid(16, 3), false)}};
+  const ExtrapolateResult r = extrapolate(in, ExtrapolateOptions{64, {}});
+  ASSERT_EQ(r.target.str(), "4x4x4");
+  verifyStructure(r.trace, "out");
+  expectSameEventsPerRank(r.trace, haloTrace(defaultGrid(64, 3), false));
+  EXPECT_EQ(r.stats.at("classes composed from neighbour predicates"), 27 - 12);
+  const std::string explained = fmt::format("{}", fmt::join(r.explanation, "\n"));
+  EXPECT_NE(explained.find("-1 before +1 for class x:interior y:first z:first (no input shows both; they take the order "
+                           "of -px*py before +px*py)"),
+            std::string::npos)
+      << explained;
+}
+
+TEST(Extrapolate, PeersThatAreProcNullWhereANeighbourIsMissingAreComposed) {
+  const std::vector<ExtrapolateInput> in{{"n4.tgt", haloTrace(defaultGrid(4, 2), false, true)},
+                                         {"n8.tgt", haloTrace(defaultGrid(8, 2), false, true)}};
+  const ExtrapolateResult r = extrapolate(in, ExtrapolateOptions{16, {}});
+  verifyStructure(r.trace, "out");
+  expectSameEventsPerRank(r.trace, haloTrace(defaultGrid(16, 2), false, true));
+  EXPECT_GT(r.stats.at("peers composed as MPI_PROC_NULL where a neighbour is missing"), 0);
+}
+
+TEST(Extrapolate, AClassThatDoesNotFollowIsAnErrorNamingTheScaleThatWouldShowIt) {
+  // The last row's corners complete 5 requests, the first row's 4, with 2 neighbours each: no
+  // line through the neighbour counts gives the new class's count.
+  std::vector<ExtrapolateInput> in{stencil(2, 2), stencil(2, 4)};
+  for (ExtrapolateInput& i : in) {
+    const Rank P = i.trace.numRanks;
+    for (Event& e : i.trace.events)
+      if (e.op == Op::Waitall)
+        for (ValueGroup& g : e.param(Param::Count)->groups)
+          if (g.ranks.contains(P - 1)) {
+            g.ranks = RankList::subtract(g.ranks, RankList::progression(P - 2, 2));
+            e.param(Param::Count)->groups.push_back({RankList::progression(P - 2, 2), {5}});
+            break;
+          }
+  }
   const std::string e = errorOf(in, 16);
-  EXPECT_NE(e.find("no input shows the ranks of class x:interior"), std::string::npos) << e;
+  EXPECT_NE(e.find("stencil-2x4.tgt:"), std::string::npos) << e;
+  EXPECT_NE(e.find("no input shows the ranks of class x:interior y:first of the 4x4 grid, and they do not follow from "
+                   "the classes the inputs show: its count is [4] for x:first y:first (2 neighbours)"),
+            std::string::npos)
+      << e;
+  EXPECT_NE(e.find("[5] for x:first y:last (2 neighbours)"), std::string::npos) << e;
   EXPECT_NE(e.find("a recording at P=9 (3x3) would show it"), std::string::npos) << e;
 }
 
