@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bitset>
 #include <functional>
 #include <optional>
 #include <set>
 
+#include "extrap/ScalingModel.h"
 #include "ir/Ops.h"
 
 namespace tracegen::extrap {
@@ -29,6 +31,9 @@ constexpr std::size_t kNpos = static_cast<std::size_t>(-1);
 // The most distinct tokens of one event that are ordered (the order's closure is cubic in them;
 // a stencil has at most 26 directions).
 constexpr std::size_t kMaxTokens = 128;
+// The most events the loop bodies of one composition may walk (a trace of thousands of events,
+// each heading a long loop, would otherwise walk its events once per loop and class).
+constexpr std::int64_t kMaxBodySteps = std::int64_t{1} << 26;
 // The most values a progression fitted by a feature may have.
 constexpr std::int64_t kMaxProgression = std::int64_t{1} << 22;
 
@@ -64,11 +69,13 @@ std::optional<std::int64_t> exactLine(const std::vector<std::pair<std::int64_t, 
   const auto other = std::find_if(pts.begin(), pts.end(), [&](const auto& p) { return p.first != pts.front().first; });
   if (other == pts.end()) return std::nullopt;
   const auto [f1, v1] = pts.front();
-  const std::int64_t num = other->second - v1, den = other->first - f1;
+  const Int128 num = Int128{other->second} - v1, den = Int128{other->first} - f1;
   for (const auto& [f, v] : pts)
-    if ((v - v1) * den != num * (f - f1)) return std::nullopt;
-  if ((num * (at - f1)) % den != 0) return std::nullopt;
-  return v1 + num * (at - f1) / den;
+    if ((Int128{v} - v1) * den != num * (Int128{f} - f1)) return std::nullopt;
+  if ((num * (Int128{at} - f1)) % den != 0) return std::nullopt;
+  const Int128 y = v1 + num * (Int128{at} - f1) / den;
+  if (y < INT64_MIN || y > INT64_MAX) return std::nullopt;
+  return static_cast<std::int64_t>(y);
 }
 
 class Composer {
@@ -154,7 +161,7 @@ class Composer {
       lists.push_back(&g->values);
       k = std::max(k, g->values.size());
     }
-    if (lists.empty()) return std::nullopt;
+    if (lists.empty() || k > kMaxTokens) return std::nullopt;
     std::map<std::vector<Direction>, int> seen;
     std::vector<Token> out;
     for (std::size_t j = 0; j < k; ++j) {
@@ -175,16 +182,20 @@ class Composer {
     return std::any_of(e.params.begin(), e.params.end(), [](const ParamValues& pv) { return pv.relative; });
   }
 
-  // The grid directions the shown classes' neighbour events use anywhere in the trace.
+  // The grid directions the shown classes' relative peers take anywhere in the trace (lists of
+  // up to kMaxTokens values, as composed).
   void collectDirections() {
-    for (const Event& e : t_.events) {
-      if (!hasRelativePeers(e)) continue;
-      for (int c = 0; c < nc_; ++c) {
-        if (!available_[uc(c)] || !makes(e, c)) continue;
-        if (const auto toks = tokensOf(e, c))
-          for (const Token& t : *toks) directions_.insert(t.dirs.begin(), t.dirs.end());
+    for (const Event& e : t_.events)
+      for (const ParamValues& pv : e.params) {
+        if (!pv.relative) continue;
+        for (int c = 0; c < nc_; ++c) {
+          if (!available_[uc(c)] || !makes(e, c)) continue;
+          const ValueGroup* g = groupOf(pv.groups, rep(c));
+          if (!g || g->values.size() > kMaxTokens) continue;
+          for (std::int64_t v : g->values)
+            if (const auto dir = peerDirection(in_.target, c, v)) directions_.insert(unwrapped(*dir));
+        }
       }
-    }
   }
 
   // A class's number of grid neighbours among the directions the trace uses.
@@ -305,15 +316,13 @@ class Composer {
   // The tokens of class c in the order the available classes put them in.
   std::vector<Token> orderFor(std::size_t k, const Neighbours& n, int c) {
     const std::size_t m = n.all.size();
-    std::vector<std::vector<char>> before(m, std::vector<char>(m, 0));
+    std::vector<std::bitset<kMaxTokens>> before(m);
     for (const auto& [a, seq] : n.seqs)
-      for (std::size_t j = 1; j < seq.size(); ++j) before[seq[j - 1]][seq[j]] = 1;
+      for (std::size_t j = 1; j < seq.size(); ++j) before[seq[j - 1]][seq[j]] = true;
     auto close = [&] {
       for (std::size_t x = 0; x < m; ++x)
         for (std::size_t i = 0; i < m; ++i)
-          if (before[i][x])
-            for (std::size_t j = 0; j < m; ++j)
-              if (before[x][j]) before[i][j] = 1;
+          if (before[i][x]) before[i] |= before[x];
       for (std::size_t i = 0; i < m; ++i)
         if (before[i][i])
           throw CompositionError{k, c, fmt::format("the classes the inputs show make its calls toward {} in different "
@@ -341,23 +350,22 @@ class Composer {
     std::vector<std::size_t> mine;
     for (std::size_t i = 0; i < m; ++i)
       if (hasNeighbours(n.all[i], c)) mine.push_back(i);
-    bool added = false;
+    // Evidence for the order of opposite directions: the pairs the classes do order.
+    std::set<bool> minusFirst;
+    std::string shown;
+    for (std::size_t p = 0; p < m; ++p)
+      for (std::size_t q = 0; q < m; ++q) {
+        if (!before[p][q]) continue;
+        const auto e = signFlip(p, q);
+        if (!e) continue;
+        minusFirst.insert(minusStep(p, *e));
+        if (shown.empty()) shown = fmt::format("{} before {}", tokenStr(n.all[p]), tokenStr(n.all[q]));
+      }
     for (std::size_t x = 0; x < mine.size(); ++x)
       for (std::size_t y = x + 1; y < mine.size(); ++y) {
         const std::size_t i = mine[x], j = mine[y];
         if (before[i][j] || before[j][i]) continue;
         const auto dim = signFlip(i, j);
-        // Evidence: opposite directions of one dimension that the classes do order.
-        std::set<bool> minusFirst;
-        std::string shown;
-        for (std::size_t p = 0; p < m && dim; ++p)
-          for (std::size_t q = 0; q < m; ++q) {
-            if (!before[p][q]) continue;
-            const auto e = signFlip(p, q);
-            if (!e) continue;
-            minusFirst.insert(minusStep(p, *e));
-            if (shown.empty()) shown = fmt::format("{} before {}", tokenStr(n.all[p]), tokenStr(n.all[q]));
-          }
         if (!dim || minusFirst.size() != 1)
           throw CompositionError{k, c, fmt::format("no class the inputs show makes calls toward both {} and {}, so their "
                                                    "order is not shown{}",
@@ -366,16 +374,14 @@ class Composer {
                                                        ? " (opposite directions come in either order elsewhere)"
                                                        : "")};
         const bool iFirst = minusStep(i, *dim) == *minusFirst.begin();
-        before[iFirst ? i : j][iFirst ? j : i] = 1;
-        added = true;
+        before[iFirst ? i : j][iFirst ? j : i] = true;
         ++res_.stats["orders taken from another dimension"];
         explainOnce(fmt::format("{}: {} before {} for class {} (no input shows both; they take the order of {})",
                                 describe(k), tokenStr(n.all[iFirst ? i : j]), tokenStr(n.all[iFirst ? j : i]), name(c),
                                 shown));
         close();
       }
-    if (added) close();
-    std::sort(mine.begin(), mine.end(), [&](std::size_t i, std::size_t j) { return before[i][j] != 0; });
+    std::sort(mine.begin(), mine.end(), [&](std::size_t i, std::size_t j) { return before[i][j]; });
     std::vector<Token> out;
     for (std::size_t i : mine) out.push_back(n.all[i]);
     return out;
@@ -463,7 +469,7 @@ class Composer {
 
   // Body length of loop level `l` headed by event k for class c: the events c makes within the
   // trace range that the available classes' bodies span.
-  std::optional<Values> countedBody(std::size_t k, std::size_t l, int c, const std::vector<bool>& member) const {
+  std::optional<Values> countedBody(std::size_t k, std::size_t l, int c, const std::vector<bool>& member) {
     std::optional<std::size_t> end;
     for (int a = 0; a < nc_; ++a) {
       if (!available_[uc(a)] || !makes(t_.events[k], a)) continue;
@@ -472,8 +478,11 @@ class Composer {
       if (g->values.size() != 1) return std::nullopt;
       std::int64_t left = g->values[0];
       std::size_t j = k;
-      for (; j < t_.events.size(); ++j)
+      for (; j < t_.events.size(); ++j) {
+        if (++bodySteps_ > kMaxBodySteps)
+          throw CompositionError{k, c, fmt::format("its loop bodies take more than {} steps to count", kMaxBodySteps)};
         if (makes(t_.events[j], a) && --left == 0) break;
+      }
       if (j == t_.events.size() || (end && *end != j))
         throw CompositionError{k, c, fmt::format("the body of its loop {} ends at different events for the classes the "
                                                  "inputs show",
@@ -653,6 +662,7 @@ class Composer {
   int nc_;
   std::vector<bool> available_;
   std::set<Direction> directions_;
+  std::int64_t bodySteps_ = 0;
   CompositionResult res_;
 };
 
