@@ -261,8 +261,8 @@ class Composer {
         return out.empty() ? std::string("none") : fmt::format("{}", fmt::join(out, " "));
       };
       throw CompositionError{k, -1,
-                             fmt::format("class {} sends or receives in the directions {}, but its neighbours are {}: "
-                                         "its peers are not the neighbours a rank has",
+                             fmt::format("class {} makes it toward {}, while of the directions the event takes it "
+                                         "has neighbours toward {}: its peers are not simply the neighbours a rank has",
                                          name(a), strs(have), strs(want))};
     }
     return n;
