@@ -684,47 +684,66 @@ class Renderer : public ProgramWalker {
     return cs;
   }
 
-  // Merges cases back where the split made no difference.
+  // Merges cases back where the split made no difference: the first pair that merges (in the
+  // order i < j, by i then j) is joined, until no pair does. After a join only pairs with the
+  // case that grew can have become mergeable, so the scan resumes there rather than from the
+  // first pair (a restart per join made thousands of cases cubic): first the cases before it,
+  // then the rest of its row.
   void merge(std::vector<Case>& cs) {
-    bool changed = true;
-    while (changed) {
-      changed = false;
-      for (std::size_t i = 0; i < cs.size() && !changed; ++i) {
-        for (std::size_t j = i + 1; j < cs.size() && !changed; ++j) {
-          Case& a = cs[i];
-          Case& b = cs[j];
-          if (a.values != b.values) continue;
-          // Same conditions: one case for both rank sets.
-          if (a.conds == b.conds) {
-            a.ranks = RankList::unite(a.ranks, b.ranks);
-            cs.erase(cs.begin() + static_cast<std::ptrdiff_t>(j));
-            changed = true;
-            break;
-          }
-          if (!(a.ranks == b.ranks) || a.conds.size() != b.conds.size()) continue;
-          // Conditions that differ in one test only: residues unite, first/other iteration cancel.
-          std::size_t diff = a.conds.size(), ndiff = 0;
-          for (std::size_t k = 0; k < a.conds.size(); ++k)
-            if (!(a.conds[k] == b.conds[k])) {
-              diff = k;
-              ++ndiff;
-            }
-          if (ndiff != 1) continue;
-          Cond& ca = a.conds[diff];
-          const Cond& cb = b.conds[diff];
-          if (ca.kind == Cond::Kind::Exec) {
-            if (!ca.sameTest(cb)) continue;
-            ca.residues.insert(cb.residues.begin(), cb.residues.end());
-            if (normalize(ca) == Truth::Always) a.conds.erase(a.conds.begin() + static_cast<std::ptrdiff_t>(diff));
-          } else {
-            if (ca.loop != cb.loop || ca.first == cb.first) continue;
-            a.conds.erase(a.conds.begin() + static_cast<std::ptrdiff_t>(diff));
-          }
-          cs.erase(cs.begin() + static_cast<std::ptrdiff_t>(j));
-          changed = true;
-        }
+    std::size_t i = 0, j = 1;
+    while (i < cs.size()) {
+      if (j >= cs.size()) {
+        ++i;
+        j = i + 1;
+        continue;
       }
+      if (!join(cs, i, j)) {
+        ++j;
+        continue;
+      }
+      for (;;) {
+        std::size_t p = 0;
+        while (p < i && !join(cs, p, i)) ++p;
+        if (p == i) break;
+        i = p;
+      }
+      j = i + 1;
     }
+  }
+
+  // Joins case j into case i (i < j) and erases it, when both give the same values and their
+  // conditions or ranks make one case; false (and nothing changed) otherwise.
+  bool join(std::vector<Case>& cs, std::size_t i, std::size_t j) {
+    Case& a = cs[i];
+    Case& b = cs[j];
+    if (a.values != b.values) return false;
+    // Same conditions: one case for both rank sets.
+    if (a.conds == b.conds) {
+      a.ranks = RankList::unite(a.ranks, b.ranks);
+      cs.erase(cs.begin() + static_cast<std::ptrdiff_t>(j));
+      return true;
+    }
+    if (!(a.ranks == b.ranks) || a.conds.size() != b.conds.size()) return false;
+    // Conditions that differ in one test only: residues unite, first/other iteration cancel.
+    std::size_t diff = a.conds.size(), ndiff = 0;
+    for (std::size_t k = 0; k < a.conds.size(); ++k)
+      if (!(a.conds[k] == b.conds[k])) {
+        diff = k;
+        ++ndiff;
+      }
+    if (ndiff != 1) return false;
+    Cond& ca = a.conds[diff];
+    const Cond& cb = b.conds[diff];
+    if (ca.kind == Cond::Kind::Exec) {
+      if (!ca.sameTest(cb)) return false;
+      ca.residues.insert(cb.residues.begin(), cb.residues.end());
+      if (normalize(ca) == Truth::Always) a.conds.erase(a.conds.begin() + static_cast<std::ptrdiff_t>(diff));
+    } else {
+      if (ca.loop != cb.loop || ca.first == cb.first) return false;
+      a.conds.erase(a.conds.begin() + static_cast<std::ptrdiff_t>(diff));
+    }
+    cs.erase(cs.begin() + static_cast<std::ptrdiff_t>(j));
+    return true;
   }
 
   std::string rangeText(const std::vector<std::int64_t>& v) {
