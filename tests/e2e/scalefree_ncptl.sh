@@ -21,6 +21,7 @@
 #   fft             inputs 4, 8, 16      args 5 32      targets 32, 64
 #   wavefront       inputs 9, 12, 16     args 3 4 16    refused: its wildcard receives name no sender
 #   rowcol          inputs 8, 16, 32     args 10 1024   refused: collectives on row and column communicators
+#   stencil2d       inputs 4, 8          args 10 16     targets 16, 36 (classes no input shows composed)
 set -uo pipefail
 tracegen=$(realpath "$1") check=$(realpath "$2") recorder=$(realpath "$3") apps=$4
 shift 4
@@ -161,6 +162,27 @@ if [ -s "$work/stencil2d.ncptl" ] && [ -s "$work/stencil2d-real24.json" ]; then
     ok "stencil2d with doubled messages: the traffic comparison names the bytes that differ"
   else
     fail "stencil2d with doubled messages: the comparison fails for another reason:"; cat "$work/cmp"
+  fi
+fi
+
+# Classes no input shows (docs/extrapolation.md, 3b): stencil2d recorded at 2x2 and 2x4 only
+# gives a program for 4x4 and 6x6 whose interior ranks follow from neighbour predicates; at 16
+# tasks its simulated traffic is a recording's.
+if [[ " ${selected[*]} " == *" stencil2d "* ]]; then
+  read -r -a a <<<"$(args_of stencil2d)"
+  if record 4 "$work/c4.tgt" "$apps/stencil2d" "${a[@]}" && record 8 "$work/c8.tgt" "$apps/stencil2d" "${a[@]}" &&
+      record 16 "$work/c16.tgt" "$apps/stencil2d" "${a[@]}"; then
+    if ! "$tracegen" extrapolate "$work/c4.tgt" "$work/c8.tgt" -o "$work/composed.ncptl" >"$work/out" 2>&1; then
+      fail "stencil2d from 4 and 8 ranks: no scale-free program:"; cat "$work/out"
+    elif ! "$check" --generated --tasks 16,36 --traffic "$work/composed.ncptl" >"$work/composed.json" 2>"$work/log"; then
+      fail "stencil2d from 4 and 8 ranks: ncptl-check --tasks 16,36 rejects the program:"; head -20 "$work/log"
+    elif "$tracegen" inspect --per-rank --format json "$work/c16.tgt" >"$work/c16.json" &&
+        head -1 "$work/composed.json" >"$work/composed16.json" &&
+        compare_traffic "$work/composed16.json" "$work/c16.json" >"$work/cmp" 2>&1; then
+      ok "stencil2d from 4 and 8 ranks (classes no input shows): simulated at 16 tasks = recorded"
+    else
+      fail "stencil2d from 4 and 8 ranks: simulated traffic at 16 tasks differs from the recording:"; cat "$work/cmp"
+    fi
   fi
 fi
 
