@@ -272,7 +272,7 @@ class Extrapolator {
   void explain(const std::string& key, const std::string& cls) {
     for (auto& [k, classes] : explained_)
       if (k == key) {
-        if (!cls.empty()) classes.push_back(cls);
+        if (!cls.empty() && std::find(classes.begin(), classes.end(), cls) == classes.end()) classes.push_back(cls);
         return;
       }
     explained_.push_back({key, cls.empty() ? std::vector<std::string>{} : std::vector<std::string>{cls}});
@@ -529,10 +529,10 @@ class Extrapolator {
     }
     if (!some) return false;
     ++res_.stats["values seen at one scale, constant over the others"];
-    explain(fmt::format("{}: class {} is shown at {} only; its values are taken as they are there, as every class shown "
-                        "at several scales keeps its own",
-                        describe(0), className(dims_, c), at(obs[static_cast<std::size_t>(c)].front().first)),
-            "");
+    explain(fmt::format("class {} is shown at {} only; its values are taken as they are there, as every class shown at "
+                        "several scales keeps its own",
+                        className(dims_, c), at(obs[static_cast<std::size_t>(c)].front().first)),
+            describe(0));
     return true;
   }
 
