@@ -395,6 +395,27 @@ TEST(Extrapolate, ClassesNoInputShowsFollowFromNeighbourPredicates) {
   }
 }
 
+TEST(Extrapolate, AnEventOfOneEdgeOnlyIsNotMadeByComposedClasses) {
+  // Rank 0 alone (the first corner) calls MPI_Comm_group before the timestep loop: the classes
+  // beside a composed one in x do not both make it, so the composed classes do not either.
+  auto withRankZeroCall = [](Trace t) {
+    Event e;
+    e.op = Op::CommGroup;
+    e.site = t.internSite("stencil.c:21");
+    e.ranks = RankList::single(0);
+    e.setParam(Param::Comm, {{e.ranks, {kCommWorld}}});
+    t.events.insert(t.events.begin() + 1, e);
+    for (std::size_t k = 0; k < t.events.size(); ++k) t.events[k].id = static_cast<std::int64_t>(k);
+    return t;
+  };
+  std::vector<ExtrapolateInput> in{{"a.tgt", withRankZeroCall(makeStencilTrace(2, 2, 20))},
+                                   {"b.tgt", withRankZeroCall(makeStencilTrace(2, 4, 20))}};
+  const ExtrapolateResult r = extrapolate(in, ExtrapolateOptions{16, {}});
+  verifyStructure(r.trace, "out");
+  expectSameEventsPerRank(r.trace, withRankZeroCall(makeStencilTrace(4, 4, 20)));
+  EXPECT_EQ(r.trace.events[1].ranks, RankList::single(0));
+}
+
 TEST(Extrapolate, ThreeDimensionalClassesAreComposedFromOnesComposedBefore) {
   // 2x2x2 and 2x2x4: neither x nor y is ever interior. One loop over the neighbours per rank,
   // in the order -x +x -y +y -z +z: no input orders -x against +x, nor -y against +y; z does.
