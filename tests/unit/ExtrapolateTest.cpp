@@ -442,6 +442,22 @@ TEST(Extrapolate, PeersThatAreProcNullWhereANeighbourIsMissingAreComposed) {
   EXPECT_GT(r.stats.at("peers composed as MPI_PROC_NULL where a neighbour is missing"), 0);
 }
 
+TEST(Extrapolate, APeriodicDimensionTwoWideIsNotComposed) {
+  // On a torus 2 wide in x, a rank's west and east neighbours are one rank: which message went
+  // which way is not in the inputs, so 4x4 is refused, not guessed.
+  const std::vector<ExtrapolateInput> in{{"t4.tgt", haloTrace(defaultGrid(4, 2), true)},
+                                         {"t8.tgt", haloTrace(defaultGrid(8, 2), true)}};
+  std::string e;
+  try {
+    const ExtrapolateResult r = extrapolate(in, ExtrapolateOptions{16, {}});
+    expectSameEventsPerRank(r.trace, haloTrace(defaultGrid(16, 2), true));
+    e = "composed";
+  } catch (const InputError& x) {
+    e = x.render();
+  }
+  EXPECT_NE(e.find("t8.tgt: error: event 1 MPI_Irecv"), std::string::npos) << e;
+}
+
 TEST(Extrapolate, AClassThatDoesNotFollowIsAnErrorNamingTheScaleThatWouldShowIt) {
   // The last row's corners complete 5 requests, the first row's 4, with 2 neighbours each: no
   // line through the neighbour counts gives the new class's count.
