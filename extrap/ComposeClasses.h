@@ -18,7 +18,10 @@
 //     dimension, which no shown class orders, take the order that opposite directions of another
 //     dimension show ("-px before +px, so -1 before +1"); otherwise the order is undetermined
 //     and an error. Other parameters of a neighbour event are taken per token: a tag per
-//     direction, the same for every class that sends that way.
+//     direction, the same for every class that sends that way. Peers that are MPI_PROC_NULL
+//     where a neighbour is missing (a loop over every direction) keep their positions: each
+//     position has one direction, MPI_PROC_NULL exactly for the classes without it (checked),
+//     and c gets the neighbour where it has one.
 //  2. Membership of the other events, and whether c has a loop level, by the grid lattice: the
 //     classes F and L that differ from c only in a dimension d where c is interior (first and
 //     last in d; each shown or already composed). Both make it: c does; neither: c does not; one
