@@ -8,7 +8,15 @@
  * MPI_Waitall): g/px doubles north and south, g/py doubles west and east; then it relaxes its
  * block and joins an MPI_Allreduce. g must be divisible by px and py.
  *
- * Usage: stencil_strong [iterations=100] [g=240]
+ * work > 0 adds that many steps of arithmetic per cell and timestep (a dependent chain of
+ * divisions, c = 1 / (1 + c)), as a code with an expensive cell update (chemistry, an equation of
+ * state) has: with a long chain (128) a cell costs the divider's latency times the steps whether
+ * the rank's block fits in a cache or not, so that compute per rank follows the cell count alone
+ * (bench/extrapolate-compute.sh). The plain five-point update (work = 0) moves 16 bytes per cell
+ * for 6 flops: its cost per cell depends on which cache level the block fits in, and so on the
+ * rank count.
+ *
+ * Usage: stencil_strong [iterations=100] [g=240] [work=0]
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -23,6 +31,7 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   const int iters = argc > 1 ? atoi(argv[1]) : 100;
   const int g = argc > 2 ? atoi(argv[2]) : 240;
+  const int work = argc > 3 ? atoi(argv[3]) : 0;
 
   int px = 1;
   for (int d = 1; d * d <= size; ++d)
@@ -54,7 +63,7 @@ int main(int argc, char** argv) {
   }
   for (int j = 1; j <= by; ++j) u[j * w + 1] = rank + 1.0;
 
-  double residual = 0;
+  double residual = 0, chain = 0; /* chain: the sum of the work steps' results, kept live */
   for (int it = 0; it < iters; ++it) {
     MPI_Request req[2 * DIRS];
     int nreq = 0;
@@ -85,6 +94,9 @@ int main(int argc, char** argv) {
         v[j * w + i] = 0.25 * (u[(j - 1) * w + i] + u[(j + 1) * w + i] + u[j * w + i - 1] + u[j * w + i + 1]);
         const double diff = v[j * w + i] - u[j * w + i];
         local += diff * diff;
+        double c = v[j * w + i];
+        for (int k = 0; k < work; ++k) c = 1.0 / (1.0 + c); /* stays in (0.5, 1]: no denormals */
+        chain += c;
       }
     double* t = u;
     u = v;
@@ -92,8 +104,8 @@ int main(int argc, char** argv) {
     MPI_Allreduce(&local, &residual, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   }
   if (rank == 0)
-    printf("stencil_strong: %d ranks (%dx%d), %dx%d cells each, %d iterations, residual %.6e\n", size, px, py, bx, by,
-           iters, residual);
+    printf("stencil_strong: %d ranks (%dx%d), %dx%d cells each, %d iterations, residual %.6e, work %d (%.6e)\n",
+           size, px, py, bx, by, iters, residual, work, chain);
 
   for (int d = 0; d < DIRS; ++d) {
     free(sendbuf[d]);
