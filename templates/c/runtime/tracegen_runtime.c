@@ -411,12 +411,8 @@ long poll_idle(long owed, double us)
    --msg-scale acts on element counts, so that datatypes stay the traced ones. The tracer does
    not keep usable displacements of vector collectives: the blocks go one after the other. */
 
-int msg_count(long long count)
+int msg_count_scaled(long long count)
 {
-  /* The default scale without a floating-point division on every call (topo: a call every
-     115 ns). */
-  if (msg_percent == 100)
-    return count <= 0 ? 0 : count >= INT_MAX ? INT_MAX : (int)count;
   const double scaled = (double)count * msg_percent / 100.0;
   if (scaled <= 0)
     return 0;
@@ -680,8 +676,9 @@ MPI_Op user_op(int k)
    communicator the library made for its own numbering (split keys, a reordering topology),
    once per communicator. */
 
-static MPI_Comm *comm_table;
-static int **comm_positions; /* world rank -> rank in the communicator */
+MPI_Comm *comm_table;
+int **comm_positions;
+int comm_slots;
 static int comms_made;
 
 /* The handle a communicator-creating call fills for communicator `id`. Id 0: the call makes
@@ -709,7 +706,7 @@ MPI_Comm *comm_slot(int id)
   return &comm_table[slot_of(id, config.comm_slots, "communicators")];
 }
 
-MPI_Comm comm_of(int id)
+MPI_Comm comm_of_any(int id)
 {
   if (id == 0)
     return MPI_COMM_NULL;
@@ -720,8 +717,7 @@ MPI_Comm comm_of(int id)
   return *comm_slot(id);
 }
 
-/* MPI_ANY_SOURCE and MPI_PROC_NULL pass through. */
-int comm_rank(int id, int world_rank)
+int comm_rank_any(int id, int world_rank)
 {
   if (world_rank == MPI_ANY_SOURCE || world_rank == MPI_PROC_NULL || id == 2)
     return world_rank;
@@ -754,7 +750,7 @@ int comm_rank(int id, int world_rank)
     free(world);
     comm_positions[slot] = positions;
   }
-  if (world_rank >= nranks || comm_positions[slot][world_rank] < 0) {
+  if (world_rank < 0 || world_rank >= nranks || comm_positions[slot][world_rank] < 0) {
     fprintf(stderr, "bench: rank %d: world rank %d is not in its communicator %d\n", rank,
             world_rank, id);
     PMPI_Abort(MPI_COMM_WORLD, 3);
@@ -1095,6 +1091,7 @@ void set_up(int argc, char **argv, const struct tracegen_trace *trace)
     request_aint_sizes = allocate(2 * n, sizeof *request_aint_sizes, "the request ring");
   }
   if (config.comm_slots > 0) {
+    comm_slots = config.comm_slots;
     comm_table = allocate((size_t)config.comm_slots, sizeof *comm_table, "communicators");
     comm_positions = allocate((size_t)config.comm_slots, sizeof *comm_positions, "communicators");
     for (int i = 0; i < config.comm_slots; ++i)

@@ -25,6 +25,7 @@
 #define _POSIX_C_SOURCE 200809L /* clock_gettime; before any system header */
 #endif
 
+#include <limits.h>
 #include <mpi.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -148,8 +149,16 @@ long poll_idle(long owed, double us);
 
 /* --- Message sizes ------------------------------------------------------------------------ */
 
-/* A traced element count scaled by --msg-scale, rounded down, at least 0. */
-int msg_count(long long count);
+/* A traced element count scaled by --msg-scale, rounded down, at least 0. Inline, as comm_of()
+   and comm_rank() below: a benchmark of a code that calls MPI every microsecond (topo) spent
+   1-2% of its run in calls to these helpers. msg_count_scaled(): any --msg-scale. */
+int msg_count_scaled(long long count);
+static inline int msg_count(long long count)
+{
+  if (msg_percent != 100)
+    return msg_count_scaled(count);
+  return count <= 0 ? 0 : count >= INT_MAX ? INT_MAX : (int)count;
+}
 
 /* Displacements that lay the blocks of a vector collective out one after the other, in
    elements (pack_displs) or, for MPI_Alltoallw, in bytes (pack_byte_displs). */
@@ -205,8 +214,31 @@ MPI_Op user_op(int k);
 MPI_Comm *new_comm(void);        /* the handle of the rank's next communicator */
 MPI_Comm *new_comm_at(int id);   /* the handle for communicator `id` (0: none kept) */
 MPI_Comm *comm_slot(int id);     /* communicator `id` (1000 and up) */
-MPI_Comm comm_of(int id);        /* communicator `id`, or a predefined one (0, 1, 2) */
-int comm_rank(int id, int world_rank); /* a world rank's rank in communicator `id` */
+/* Communicator `id`, or a predefined one (0, 1, 2); a world rank's rank in communicator `id`
+   (MPI_ANY_SOURCE and MPI_PROC_NULL pass through). Their common case is inline: a communicator
+   of the table, and a rank comm_rank() has asked the library about before. The rest, and every
+   error, is comm_of_any() and comm_rank_any(). */
+extern MPI_Comm *comm_table; /* communicators 1000 and up, by slot (id - 1000 where it fits) */
+extern int **comm_positions; /* by slot: world rank -> rank in the communicator, -1 outside;
+                                NULL until comm_rank_any() asks the library */
+extern int comm_slots;       /* the table's slots */
+MPI_Comm comm_of_any(int id);
+int comm_rank_any(int id, int world_rank);
+static inline MPI_Comm comm_of(int id)
+{
+  return id >= 1000 && id - 1000 < comm_slots ? comm_table[id - 1000] : comm_of_any(id);
+}
+static inline int comm_rank(int id, int world_rank)
+{
+  if (id == 2 || world_rank == MPI_ANY_SOURCE || world_rank == MPI_PROC_NULL)
+    return world_rank;
+  if (id >= 1000 && id - 1000 < comm_slots && world_rank >= 0 && world_rank < nranks) {
+    const int *positions = comm_positions[id - 1000];
+    if (positions && positions[world_rank] >= 0)
+      return positions[world_rank];
+  }
+  return comm_rank_any(id, world_rank);
+}
 
 MPI_Group *new_group(void);      /* the handle of the rank's next group */
 MPI_Group *group_slot(int id);   /* group `id` (1000 and up) */
