@@ -43,10 +43,11 @@ void LoopCompressor::addStat(std::vector<Stat>& stats, Phase phase, std::int64_t
   stats.emplace_back(phase, after).acc.add(us);  // in place: a Stat is some 300 bytes
 }
 
-void LoopCompressor::pushEvent(const CallRecord& call) {
-  if (pool_.empty()) {
-    seq_.emplace_back();
-  } else {
+void LoopCompressor::pushEvent(const CallRecord& call) { seq_.push_back(eventNode(call)); }
+
+LoopCompressor::Node LoopCompressor::eventNode(const CallRecord& call) {
+  Node n;
+  if (!pool_.empty()) {
     // A kept node of the same call site if one is near the top of the pool: its buffers have
     // the sizes this site's calls need (another site's node may have fewer slots, or shorter
     // value lists, to grow again).
@@ -56,11 +57,12 @@ void LoopCompressor::pushEvent(const CallRecord& call) {
         pick = i;
         break;
       }
-    seq_.push_back(std::move(pool_[pick]));
+    n = std::move(pool_[pick]);
     if (pick + 1 != pool_.size()) pool_[pick] = std::move(pool_.back());
     pool_.pop_back();
   }
-  makeEvent(call, seq_.back());
+  makeEvent(call, n);
+  return n;
 }
 
 void LoopCompressor::makeEvent(const CallRecord& call, Node& n) {
@@ -354,10 +356,127 @@ void LoopCompressor::append(const CallRecord& call) {
   ++calls_;
   Probe p;
   if (direct_) probe(call, p);
-  if (p.direct && foldCall(call, p)) return;
+  if (staging_) {
+    if (p.direct && stageNext(call, p)) return;
+    flush();
+  }
+  if (!p.direct) {
+    ++topVersion_;
+    pushEvent(call);
+    compressTail();
+    return;
+  }
+  if (foldCall(call, p)) {
+    ++topVersion_;
+    return;
+  }
+  if (stageStart(call, p)) return;  // instead of the node no rule folded
+  ++topVersion_;
   pushEvent(call);
-  // A direct probe ran compressTail's tests already, and none applied.
-  if (!p.direct) compressTail();
+}
+
+void LoopCompressor::flush() {
+  if (!staging_) return;
+  staging_ = false;
+  ++topVersion_;
+  const std::size_t n = nStaged_;
+  nStaged_ = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    if (!foldCall(staged_[i].call, staged_[i].probe)) pushEvent(staged_[i].call);
+}
+
+bool LoopCompressor::stageable() {
+  if (stageableVersion_ == topVersion_) return stageableCached_;
+  stageableVersion_ = topVersion_;
+  stageableCached_ = false;
+  if (seq_.empty() || !seq_.back().loop) return false;
+  const Node& loop = seq_.back();
+  if (loop.body.size() < 2 || loop.body.size() > window_) return false;
+  for (const Node& b : loop.body)
+    if (b.loop && (b.body.size() != 1 || b.body[0].loop)) return false;  // events and runs only
+  // No node within reach of rules (a) and (b) may have the loop's shape.
+  const std::size_t last = seq_.size() - 1;
+  for (std::size_t i = last > 2 * window_ ? last - 2 * window_ : 0; i < last; ++i) {
+    const Node& n = seq_[i];
+    if (n.shape == loop.shape) return false;
+    if (n.loop && n.body.size() >= 2)
+      for (const Node& b : n.body)
+        if (b.shape == loop.shape) return false;
+  }
+  stageableCached_ = true;
+  return true;
+}
+
+bool LoopCompressor::stageStart(const CallRecord& call, const Probe& p) {
+  if (!stageable() || !matchesCall(seq_.back().body[0], call, p)) return false;
+  staging_ = true;
+  nStaged_ = 0;
+  stage(call, p, 0);
+  return true;
+}
+
+void LoopCompressor::stage(const CallRecord& call, const Probe& p, std::uint32_t position) {
+  if (nStaged_ == staged_.size()) staged_.emplace_back();
+  Staged& s = staged_[nStaged_++];
+  s.call = call;  // copy-assignment: the kept record's buffers are reused
+  s.probe = p;
+  s.position = position;
+}
+
+// The call of a staged iteration after the first: false if it matches neither the body position
+// of the previous call (a run goes on) nor the next one.
+bool LoopCompressor::stageNext(const CallRecord& call, const Probe& p) {
+  if (nStaged_ >= kMaxStaged) return false;
+  const std::vector<Node>& body = seq_.back().body;
+  const std::uint32_t j = staged_[nStaged_ - 1].position;
+  if (matchesCall(body[j], call, p)) {
+    stage(call, p, j);
+    return true;
+  }
+  if (j + 1 >= body.size() || !matchesCall(body[j + 1], call, p)) return false;
+  if (j + 2 == body.size()) {
+    completeStaged(call, p);
+    return true;
+  }
+  stage(call, p, j + 1);
+  return true;
+}
+
+// Rule (a) on the tail the staged calls would have made: a node per position, a run of r > 1
+// calls a loop around the node of its first call (rule (b), then rule (a) with w = 1), each
+// folded into its body position, the completing call into the last.
+void LoopCompressor::completeStaged(const CallRecord& call, const Probe& p) {
+  Node& loop = seq_.back();
+  std::size_t i = 0;
+  for (std::uint32_t j = 0; j + 1 < loop.body.size(); ++j) {
+    std::size_t k = i + 1;
+    while (k < nStaged_ && staged_[k].position == j) ++k;
+    if (k == i + 1) {
+      mergeCall(loop.body[j], staged_[i].call, staged_[i].probe);
+    } else if (2 * (k - i) <= kFresh) {
+      // What folding the run's loop does when its node holds its samples unsettled: one trip
+      // count (the body position becomes a loop first if it was an event), and each call's
+      // values and samples in order.
+      if (!loop.body[j].loop) wrapInLoop(loop.body[j]);
+      commit(loop.body[j]);
+      loop.body[j].iters.push(static_cast<std::int64_t>(k - i));
+      for (std::size_t m = i; m < k; ++m) mergeCall(loop.body[j].body[0], staged_[m].call, staged_[m].probe);
+    } else {
+      Node run = takeLoop();
+      run.body.push_back(eventNode(staged_[i].call));
+      for (std::size_t m = i + 1; m < k; ++m) mergeCall(run.body[0], staged_[m].call, staged_[m].probe);
+      run.open = static_cast<std::int64_t>(k - i);
+      run.shape = run.body[0].shape;
+      mergeInto(loop.body[j], run);
+      recycle(std::move(run));
+    }
+    i = k;
+  }
+  mergeCall(loop.body.back(), call, p);
+  ++loop.open;
+  nStaged_ = 0;
+  staging_ = false;
+  ++stagedIterations_;
 }
 
 void LoopCompressor::compressTail() {
@@ -401,7 +520,10 @@ std::size_t LoopCompressor::countNodes(const std::vector<Node>& seq) {
   return n;
 }
 
-std::size_t LoopCompressor::totalNodes() const { return countNodes(seq_); }
+std::size_t LoopCompressor::totalNodes() {
+  flush();
+  return countNodes(seq_);
+}
 
 void LoopCompressor::flatten(const std::vector<Node>& seq, Trace& out, Rank rank, Rank numRanks,
                              const std::vector<std::string>& siteNames) const {
@@ -471,7 +593,8 @@ void LoopCompressor::flatten(const std::vector<Node>& seq, Trace& out, Rank rank
   }
 }
 
-Trace LoopCompressor::toTrace(Rank rank, Rank numRanks, const std::vector<std::string>& siteNames) const {
+Trace LoopCompressor::toTrace(Rank rank, Rank numRanks, const std::vector<std::string>& siteNames) {
+  flush();
   Trace t;
   t.numRanks = numRanks;
   t.origin = "tracegen-record";

@@ -27,6 +27,20 @@
 // appended, so every loop body ends with an event; inner loops are complete before an enclosing
 // window can match, which keeps nesting (PRSDs) well formed.
 //
+// Inside a loop that repeats, the tail matching above is not even run: once the top level ends
+// with a loop L whose body is events and runs of one event (a loop around one event), a call that
+// would start a new node and matches L's first body node begins a *staged* iteration. Each later
+// call is compared with the body node it must match (the same position again for a run, or the
+// next position), and is kept aside (copied, no node made) until the call matching L's last
+// body node completes the iteration: the kept calls are then folded into L's body position by
+// position, exactly as rule (a) would fold the nodes made from them. A call that matches neither
+// ends the staging: the kept calls are appended again one by one, the ordinary way, and the
+// trace is that of never having staged. Staging is exact because nothing else can happen in
+// between: a body's prefixes hold no square (rule (b) folded any), so no rule but a run's and
+// L's own applies to the tail, provided no node before L has L's shape (at the top level or
+// in a loop body there), which is checked once per change of the top level; L's body must be
+// no longer than the window, and at most kMaxStaged calls are kept.
+//
 // The compressor knows nothing of MPI: the recorder hands it CallRecords, tests build them by
 // hand. toTrace() flattens the tree into the trace model: events in order, loop levels on their
 // head events (outermost first, `mem` counting the head), peers relative to the rank.
@@ -78,6 +92,9 @@ class LoopCompressor {
   explicit LoopCompressor(std::size_t window = 256, bool direct = true) : window_(window), direct_(direct) {}
 
   void append(const CallRecord& call);
+  // Appends the calls of a staged iteration the ordinary way (a no-op when none is staged);
+  // toTrace() and the node counts do it first.
+  void flush();
 
   // The rank's trace in the trace model, all ranklists {rank}. siteNames maps the CallRecord
   // site indices to names. Dest, source and key become relative, (peer - rank + P) mod P, on
@@ -85,11 +102,15 @@ class LoopCompressor {
   // which no offset names) they stay absolute.
   // Empty vector parameters (a Testall that never completed) are left out; a vector parameter of
   // constant length n is written as whole vectors (its list's length a multiple of n).
-  Trace toTrace(Rank rank, Rank numRanks, const std::vector<std::string>& siteNames) const;
+  Trace toTrace(Rank rank, Rank numRanks, const std::vector<std::string>& siteNames);
 
   std::int64_t calls() const { return calls_; }
-  std::size_t topLevelNodes() const { return seq_.size(); }
-  std::size_t totalNodes() const;  // events and loops, nested ones included
+  std::size_t topLevelNodes() {
+    flush();
+    return seq_.size();
+  }
+  std::size_t totalNodes();  // events and loops, nested ones included
+  std::int64_t stagedIterations() const { return stagedIterations_; }  // folded by staging
 
  private:
   struct Slot {
@@ -148,6 +169,7 @@ class LoopCompressor {
   bool foldCall(const CallRecord& call, const Probe& p);
   Node takeLoop();
   void pushEvent(const CallRecord& call);  // appends the call's node to seq_
+  Node eventNode(const CallRecord& call);  // a node made from the call (from the pool if it can)
   void makeEvent(const CallRecord& call, Node& n);
   static void settle(Node& n);
   // Adds k samples taken after all of into's.
@@ -166,6 +188,29 @@ class LoopCompressor {
   static std::size_t countNodes(const std::vector<Node>& seq);
   void flatten(const std::vector<Node>& seq, Trace& out, Rank rank, Rank numRanks,
                const std::vector<std::string>& siteNames) const;
+
+  // Staging (above): the calls kept since the staged iteration began, with the body position
+  // each matched; staged_ keeps its capacity (and its CallRecords theirs) between iterations.
+  static constexpr std::size_t kMaxStaged = 256;
+  struct Staged {
+    CallRecord call;
+    Probe probe;
+    std::uint32_t position = 0;
+  };
+  bool stageable();
+  bool stageStart(const CallRecord& call, const Probe& p);
+  bool stageNext(const CallRecord& call, const Probe& p);
+  void stage(const CallRecord& call, const Probe& p, std::uint32_t position);
+  void completeStaged(const CallRecord& call, const Probe& p);
+  std::vector<Staged> staged_;
+  std::size_t nStaged_ = 0;
+  bool staging_ = false;
+  std::int64_t stagedIterations_ = 0;
+  // Changes of the top level other than a staged iteration's fold bump topVersion_; stageable()
+  // is computed again only then.
+  std::uint64_t topVersion_ = 0;
+  std::uint64_t stageableVersion_ = ~std::uint64_t{0};
+  bool stageableCached_ = false;
 
   std::vector<Node> seq_;
   std::vector<Node> pool_;

@@ -51,7 +51,7 @@ class SimRank {
     return t;
   }
   RankInput input() const { return RankInput{trace(), comms, 0}; }
-  const LoopCompressor& compressor() const { return lc_; }
+  LoopCompressor& compressor() const { return lc_; }
   Rank rank() const { return rank_; }
 
   std::vector<CommEntry> comms;
@@ -63,7 +63,7 @@ class SimRank {
     return it->second;
   }
   Rank rank_, size_;
-  LoopCompressor lc_;
+  mutable LoopCompressor lc_;  // reading it appends a staged iteration first (LoopCompressor::flush)
   std::vector<std::string> sites_;
   std::map<std::string, std::uint32_t> index_;
   std::int64_t prev_ = -1;
