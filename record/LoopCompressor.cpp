@@ -103,6 +103,7 @@ void LoopCompressor::makeEvent(const CallRecord& call, Node& n) {
       memo.n = static_cast<std::uint8_t>(n.slots.size());
       std::memcpy(memo.params, params, sizeof params);
       memo.shape = hash();
+      memo.rawValid = false;
     }
     n.shape = memo.shape;
   } else {
@@ -238,10 +239,23 @@ void LoopCompressor::probe(const CallRecord& call, Probe& p) {
   p.direct = false;
   if (count > kProbeSlots) return;
   p.n = static_cast<std::uint8_t>(count);
+  auto paramAt = [&](std::size_t i) {
+    return static_cast<std::uint8_t>(i < call.scalars.size() ? call.scalars[i].first : call.vectors[i - call.scalars.size()].param);
+  };
+  ShapeMemo& memo = shapes_[(call.site * 31u + static_cast<std::uint32_t>(call.op)) & 255u];
+  std::uint64_t raw[2] = {0, 0};
+  for (std::size_t i = 0; i < count; ++i) raw[i >> 3] |= static_cast<std::uint64_t>(paramAt(i)) << (8 * (i & 7));
+  if (memo.rawValid && memo.op == call.op && memo.site == call.site && memo.n == count && memo.raw[0] == raw[0] &&
+      memo.raw[1] == raw[1]) {  // the site's parameters in the order its previous call gave them
+    std::memcpy(p.params, memo.params, sizeof p.params);
+    std::memcpy(p.from, memo.from, sizeof p.from);
+    p.shape = memo.shape;
+    p.direct = true;
+    return;
+  }
   // Insertion sort by parameter (a handful of slots, nearly always in order already).
   for (std::size_t i = 0; i < count; ++i) {
-    const auto param = static_cast<std::uint8_t>(i < call.scalars.size() ? call.scalars[i].first
-                                                                          : call.vectors[i - call.scalars.size()].param);
+    const std::uint8_t param = paramAt(i);
     std::size_t j = i;
     for (; j > 0 && p.params[j - 1] > param; --j) {
       p.params[j] = p.params[j - 1];
@@ -254,7 +268,6 @@ void LoopCompressor::probe(const CallRecord& call, Probe& p) {
     if (p.params[i] == p.params[i - 1]) return;  // a parameter twice: makeEvent's order decides
   for (std::size_t i = count; i < kProbeSlots; ++i) p.params[i] = 0;
   // The same memo makeEvent uses (and fills the same way).
-  ShapeMemo& memo = shapes_[(call.site * 31u + static_cast<std::uint32_t>(call.op)) & 255u];
   // Byte by byte: p.params was just written so, and a wider load of it would wait for the
   // stores (no store forwarding); both arrays are zero beyond `count`.
   bool same = memo.op == call.op && memo.site == call.site && memo.n == count;
@@ -269,6 +282,10 @@ void LoopCompressor::probe(const CallRecord& call, Probe& p) {
     std::memcpy(memo.params, p.params, sizeof p.params);
     memo.shape = h;
   }
+  memo.rawValid = true;
+  memo.raw[0] = raw[0];
+  memo.raw[1] = raw[1];
+  std::memcpy(memo.from, p.from, sizeof p.from);
   p.shape = memo.shape;
   p.direct = true;
 }

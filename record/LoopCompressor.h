@@ -223,6 +223,12 @@ class LoopCompressor {
     std::uint8_t n = 0;
     std::uint8_t params[16] = {};
     std::uint64_t shape = 0;
+    // The order in which the site's latest probed call gave its parameters (packed, a byte
+    // each) and the probe's `from` for it, so that a call giving them in the same order is not
+    // sorted again (rawValid: params came from such a probe, not from makeEvent).
+    bool rawValid = false;
+    std::uint64_t raw[2] = {};
+    std::uint8_t from[16] = {};
   };
   ShapeMemo shapes_[256];
   std::size_t window_;
