@@ -57,12 +57,6 @@ std::string tokenStr(const Token& t) {
   return t.occurrence ? fmt::format("{} (#{})", s, t.occurrence + 1) : s;
 }
 
-std::string listStr(const Values& v) {
-  if (v.size() > 8)
-    return fmt::format("[{} ... {}] ({} values)", fmt::join(v.begin(), v.begin() + 4, " "), v.back(), v.size());
-  return fmt::format("[{}]", fmt::join(v, " "));
-}
-
 // a + b * f through the points (f, v), exact in integers; the value at `at`, or nullopt when
 // the points do not lie on one such line (or two distinct f are missing).
 std::optional<std::int64_t> exactLine(const std::vector<std::pair<std::int64_t, std::int64_t>>& pts, std::int64_t at) {
@@ -452,13 +446,13 @@ class Composer {
       if (chosen && *chosen != *v)
         throw CompositionError{k, c, fmt::format("{}: {} by its {}, {} by its {}: the classes the inputs show do not "
                                                  "decide",
-                                                 what, listStr(*chosen), by, listStr(*v), feature)};
+                                                 what, valueListStr(*chosen), by, valueListStr(*v), feature)};
       if (!chosen) chosen = v, by = feature;
     }
     if (!chosen) {
       std::string seen;
       for (const auto& [a, v] : refs)
-        seen += fmt::format("{}{} for {} ({} neighbours)", seen.empty() ? "" : ", ", listStr(v), name(a), neighbourCount(a));
+        seen += fmt::format("{}{} for {} ({} neighbours)", seen.empty() ? "" : ", ", valueListStr(v), name(a), neighbourCount(a));
       throw CompositionError{k, c, fmt::format("its {} is {}: no line through the classes' neighbour counts, nor through "
                                                "their calls per loop, gives it",
                                                what, seen)};
@@ -583,13 +577,12 @@ class Composer {
         if (lists.size() != refs.size())
           throw CompositionError{k, c, fmt::format("{} is given for some of the classes that make it only", what)};
         Values v;
+        // The position of this parameter among the relative ones (a token's directions and a
+        // masked list's positions are in that order).
+        const auto at = static_cast<std::size_t>(
+            std::count_if(e.params.begin(), e.params.begin() + static_cast<std::ptrdiff_t>(q), [](const ParamValues& r) { return r.relative; }));
         if (p.neighbour && pv.relative) {
-          for (const Token& t : p.tokens) {
-            // The position of this parameter among the relative ones.
-            std::size_t at = 0;
-            for (std::size_t r = 0; r < q; ++r) at += e.params[r].relative ? 1 : 0;
-            v.push_back(storedOffset(in_.target, c, t.dirs[at]));
-          }
+          for (const Token& t : p.tokens) v.push_back(storedOffset(in_.target, c, t.dirs[at]));
         } else if (p.neighbour && !isVectorParam(pv.param)) {
           // Per token, the same value for every class that makes it; else as a plain value.
           std::map<Token, std::int64_t> perToken;
@@ -607,8 +600,6 @@ class Composer {
           else
             v = byFeatures(k, c, what, lists, tokenCounts);
         } else if (p.masked && pv.relative) {
-          std::size_t at = 0;
-          for (std::size_t r = 0; r < q; ++r) at += e.params[r].relative ? 1 : 0;
           for (const auto& dir : p.masked->dirs[at])
             v.push_back(dir && hasNeighbour(*dir, c) ? storedOffset(in_.target, c, *dir) : kProcNull);
           ++res_.stats["peers composed as MPI_PROC_NULL where a neighbour is missing"];
@@ -618,8 +609,8 @@ class Composer {
             if (list != lists.front().second)
               throw CompositionError{k, c, fmt::format("its {} is {} for class {} and {} for class {}: peers that are not "
                                                        "grid neighbours of every class are not composed",
-                                                       what, listStr(lists.front().second), name(lists.front().first),
-                                                       listStr(list), name(a))};
+                                                       what, valueListStr(lists.front().second), name(lists.front().first),
+                                                       valueListStr(list), name(a))};
           v = lists.front().second;
         } else {
           v = byFeatures(k, c, what, lists, tokenCounts);

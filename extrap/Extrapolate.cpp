@@ -263,12 +263,6 @@ class Extrapolator {
     return true;
   }
 
-  static std::string listStr(const Values& v) {
-    if (v.size() > 8)
-      return fmt::format("[{} ... {}] ({} values)", fmt::join(v.begin(), v.begin() + 4, " "), v.back(), v.size());
-    return fmt::format("[{}]", fmt::join(v, " "));
-  }
-
   void explain(const std::string& key, const std::string& cls) {
     for (auto& [k, classes] : explained_)
       if (k == key) {
@@ -320,7 +314,7 @@ class Extrapolator {
       for (std::size_t k = 2; k < v.size() && ap; ++k) ap = v[k] - v[k - 1] == v[1] - v[0];
       if (!ap) {
         std::string lens;
-        for (const auto& [j, w] : obs) lens += fmt::format("{}{} at {}", lens.empty() ? "" : ", ", listStr(w), at(j));
+        for (const auto& [j, w] : obs) lens += fmt::format("{}{} at {}", lens.empty() ? "" : ", ", valueListStr(w), at(j));
         throw error(i, fmt::format("{}{}: its value list changes length with scale ({}) and is no arithmetic progression: "
                                    "the structure changes with scale in a way no model explains",
                                    what, cls.empty() ? "" : " of class " + cls, lens));
@@ -373,7 +367,7 @@ class Extrapolator {
     const std::string cname = className(dims_, cls);
     if (!equalLengths(obs, slot) && !expandCyclic(obs, slot)) {
       std::string lens;
-      for (const auto& [j, w] : obs) lens += fmt::format("{}{} at {}", lens.empty() ? "" : ", ", listStr(w), at(j));
+      for (const auto& [j, w] : obs) lens += fmt::format("{}{} at {}", lens.empty() ? "" : ", ", valueListStr(w), at(j));
       throw error(obs.back().first, fmt::format("{} of class {}: its peers change in number with scale ({}): the structure "
                                                 "changes with scale in a way no model explains",
                                                 slot.name, cname, lens));
@@ -462,7 +456,7 @@ class Extrapolator {
         for (const auto& [i, v] : obs[cu])
           if (v != obs[cu].front().second)
             throw error(i, fmt::format("{} of class {} is {} at {} but {} at {}: identifiers must not change with scale",
-                                       slot.name, className(dims_, c), listStr(v), at(i), listStr(obs[cu].front().second),
+                                       slot.name, className(dims_, c), valueListStr(v), at(i), valueListStr(obs[cu].front().second),
                                        at(obs[cu].front().first)));
         predicted[cu] = obs[cu].front().second;
       }

@@ -405,4 +405,11 @@ RealFit fitReal(std::span<const Observation<double>> in, std::span<const ScaleVa
   return best;
 }
 
+std::string valueListStr(const std::vector<std::int64_t>& values) {
+  if (values.size() > 8)
+    return fmt::format("[{} ... {}] ({} values)", fmt::join(values.begin(), values.begin() + 4, " "), values.back(),
+                       values.size());
+  return fmt::format("[{}]", fmt::join(values, " "));
+}
+
 }  // namespace tracegen::extrap

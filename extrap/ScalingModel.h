@@ -144,4 +144,8 @@ constexpr RealFitOptions kTimeFit{0.05, true};
 RealFit fitReal(std::span<const Observation<double>> inputs, std::span<const ScaleVar> vars,
                 const RealFitOptions& options = {});
 
+// A value list as the messages and --explain show it: "[8 8 16]", or past eight values its
+// first four, its last and its length.
+std::string valueListStr(const std::vector<std::int64_t>& values);
+
 }  // namespace tracegen::extrap
