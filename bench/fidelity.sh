@@ -6,24 +6,31 @@
 # Every sample of samples/apps runs long enough that its whole run takes about RUN_SECONDS (default 2)
 # under Open MPI: one run with bench/sample-args.sh's arguments is timed, and the iteration count
 # (the first argument) is scaled so that the run beyond mpiexec's start-up (timed on a program that
-# does nothing) fills RUN_SECONDS. Each sample is then recorded RECORDINGS times (Open MPI,
-# libtracegen-record.so; the recording with the median total compute is kept), its C
-# benchmark generated and compiled, and the application and the benchmark run REPEAT times each,
-# alternately, without any preloaded library. With
-# --mpich the samples and their benchmarks (recorded under Open MPI, as a user records once) are
-# also built with MPICH's compilers and timed under MPICH's mpiexec (Debian's `mpich` package,
-# installed if missing; its alternatives stay below Open MPI's, so `mpicc` is still Open MPI's).
+# does nothing) fills RUN_SECONDS. Each sample then goes through REPEAT rounds. A round records the
+# application (Open MPI, libtracegen-record.so), generates the C benchmark of that recording and
+# compiles it, then times one whole run of the application and one of that benchmark, without any
+# preloaded library, back to back (the application first in even rounds, the benchmark first in
+# odd ones). A benchmark replays the computation times of its recording, while the application
+# runs at the machine's pace of the moment: on a shared host whose pace drifts by 10-40% over
+# seconds to minutes, a benchmark made once and timed minutes later measures that drift, not the
+# tool. Timing each recording's benchmark next to a run of the application keeps both at one pace.
+# The error of a case is the median over the rounds of (benchmark / application - 1); the times
+# printed are the medians of each side. With --mpich the samples and their benchmarks (recorded
+# under Open MPI, as a user records once) are also built with MPICH's compilers and timed in the
+# same rounds under MPICH's mpiexec (Debian's `mpich` package, installed if missing; its
+# alternatives stay below Open MPI's, so `mpicc` is still Open MPI's).
 # With --real the Debian-packaged applications follow through bench/real-apps/ (LAMMPS's
 # Lennard-Jones melt on a 20^3 box, HPC Challenge with N=3000, GROMACS on a water box for 2000
-# steps: runs of 2-10 s; BOX, HPCC_N and GMX_STEPS change them), timed the same way.
+# steps: runs of 2-10 s; BOX, HPCC_N and GMX_STEPS change them), timed by their scripts (median of
+# REPEAT alternated runs from one recording).
 #
 # Prints one line per case (application s, benchmark s, error) and the mean and worst absolute
 # error; the goal (issue "Timing that matches the application") is every case within 5%, the
 # mean within 2%. Timing means nothing on a loaded machine: run it alone.
 #
 # Usage: bench/fidelity.sh [--mpich] [--real] [BUILD_DIR [CASE...]]
-#   REPEAT=5 NP=2 RUN_SECONDS=2 RECORDINGS=3 (defaults: each sample is recorded RECORDINGS times and
-#   the recording with the median total compute time is kept; the list of totals is printed);
+#   REPEAT=5 NP=2 RUN_SECONDS=2 (defaults; REPEAT rounds a sample, each with its own recording,
+#   whose total compute over all ranks is printed);
 #   ARGS_<sample>="..." sets a sample's arguments as they are;
 #   BENCH_ARGS="..." are given to every sample's benchmark (a knob's effect: --no-produce).
 set -uo pipefail
@@ -59,9 +66,12 @@ source "$(dirname "$0")/sample-args.sh"
 samples=("${all_samples[@]}")
 [ ${#cases[@]} -gt 0 ] && samples=("${cases[@]}")
 
-report() {  # report NAME APP BENCH [ARGS]
-  printf '%-22s %10s %10s %8s   %s\n' "$1" "$2" "$3" "$(awk -v a="$2" -v b="$3" 'BEGIN { printf "%+.1f%%", (b / a - 1) * 100 }')" "${4:-}"
-  echo "$1 $np $2 $3" >>"$table"
+# report NAME APP BENCH [ERROR [ARGS]]: a line of the table; ERROR (a fraction) defaults to
+# BENCH / APP - 1. The table file keeps NAME NP APP BENCH ERROR.
+report() {
+  local err=${4:-$(awk -v a="$2" -v b="$3" 'BEGIN { print b / a - 1 }')}
+  printf '%-22s %10s %10s %8s   %s\n' "$1" "$2" "$3" "$(awk -v e="$err" 'BEGIN { printf "%+.1f%%", e * 100 }')" "${5:-}"
+  echo "$1 $np $2 $3 $err" >>"$table"
 }
 
 total_compute_s() {  # the compute time of all ranks in a trace, in seconds
@@ -69,22 +79,39 @@ total_compute_s() {  # the compute time of all ranks in a trace, in seconds
     python3 -c 'import json, sys; print("%.4f" % (json.load(sys.stdin)["compute_us"] / 1e6))' 2>/dev/null || echo 0
 }
 
-# record_median APP DIR ARGS...: records the sample RECORDINGS times and keeps, as DIR/app.tgt, the
-# recording whose total compute time is the median. On this host one recorded run in a few lands
-# in a slow phase (every computation of the run 20-40% longer, seen as a shifted main histogram
-# bin, not as outliers), and a benchmark made from it replays that phase: one recording would
-# measure the host's pace at that moment rather than the tool.
-record_median() {
-  local app=$1 d=$2 k totals=() picked
+# timed_run MPIEXEC ARGS...: the whole wall time of one run, in seconds; status 1 if it fails
+# (its output in $work/run.out).
+timed_run() {
+  local a b
+  a=$(now)
+  timeout 900 "$@" >"$work/run.out" 2>&1 || return 1
+  b=$(now)
+  seconds_between "$a" "$b"
+}
+
+# timed_round ROUND MPIEXEC APP_CMD... -- BENCH_CMD...: "APP_S BENCH_S", one run of each under
+# MPIEXEC at $np ranks, the application first in even rounds.
+timed_round() {
+  local round=$1 mpiexec=$2 app=() bench=() ta tb
   shift 2
-  for ((k = 0; k < ${RECORDINGS:-3}; ++k)); do
-    (cd "$d" && timeout 900 mpiexec --oversubscribe -n "$np" env LD_PRELOAD="$recorder" TRACEGEN_OUTPUT="$d/app.$k.tgt" \
-      "$apps/$app" "$@" >/dev/null 2>&1) || return 1
-    totals+=("$(total_compute_s "$d/app.$k.tgt") $k")
-  done
-  picked=$(printf '%s\n' "${totals[@]}" | sort -g | awk '{ v[NR] = $2 } END { print v[int((NR + 1) / 2)] }')
-  cp "$d/app.$picked.tgt" "$d/app.tgt"
-  echo "$app: recorded compute over all ranks: $(printf '%s\n' "${totals[@]}" | sort -g | awk '{ printf "%s%s", (NR > 1 ? ", " : ""), $1 }') s; kept the median" >>"$work/recordings"
+  while [ "$1" != "--" ]; do app+=("$1"); shift; done
+  shift
+  bench=("$@")
+  if ((round % 2 == 0)); then
+    ta=$(timed_run "$mpiexec" -n "$np" "${app[@]}") && tb=$(timed_run "$mpiexec" -n "$np" "${bench[@]}") || return 1
+  else
+    tb=$(timed_run "$mpiexec" -n "$np" "${bench[@]}") && ta=$(timed_run "$mpiexec" -n "$np" "${app[@]}") || return 1
+  fi
+  echo "$ta $tb"
+}
+
+# The medians of a case's rounds ("APP_S BENCH_S ERROR"), from lines "APP_S BENCH_S".
+round_medians() {
+  local at=() bt=() et=() ta tb
+  while read -r ta tb; do
+    at+=("$ta") bt+=("$tb") et+=("$(awk -v a="$ta" -v b="$tb" 'BEGIN { printf "%.6f", b / a - 1 }')")
+  done <"$1"
+  echo "$(median "${at[@]}") $(median "${bt[@]}") $(printf '%s\n' "${et[@]}" | sort -g | awk '{ v[NR] = $1 } END { printf "%.6f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')"
 }
 
 if [ $mpich -eq 1 ] && ! command -v mpicc.mpich >/dev/null; then
@@ -95,36 +122,54 @@ fi
 run_seconds=${RUN_SECONDS:-2}
 startup=$(mpi_startup_seconds)
 echo "mpiexec's start-up and shut-down: $startup s; iteration counts scaled to runs of about $run_seconds s"
-printf '%-22s %10s %10s %8s   arguments (%d ranks, median of %d whole mpiexec runs)\n' case "app s" "bench s" error "$np" "$REPEAT"
+printf '%-22s %10s %10s %8s   arguments (%d ranks, %d rounds: a recording, then a run of the application and one of its benchmark; medians)\n' \
+  case "app s" "bench s" error "$np" "$REPEAT"
 for app in "${samples[@]}"; do
   [ -x "$apps/$app" ] || { echo "$app: no such sample in $apps" >&2; continue; }
   read -r -a args <<<"$(scaled_sample_args "$app")"
   d=$work/$app
   mkdir -p "$d"
-  if ! record_median "$app" "$d" "${args[@]}"; then
-    echo "$app: does not run under the recorder on $np ranks"
-    continue
-  fi
-  if ! "$tracegen" "$d/app.tgt" -o "$d/bench.c" 2>"$d/gen.err"; then
-    echo "$app: no benchmark: $(head -n 1 "$d/gen.err")"
-    continue
-  fi
-  mpicc -std=c11 -O2 -o "$d/bench" "$d/bench.c" -lm
-  pair=$(cd "$d" && timed_pair mpiexec --oversubscribe "$apps/$app" "${args[@]}" -- --oversubscribe "$d/bench" ${BENCH_ARGS:-}) ||
-    { echo "$app: a run failed"; continue; }
-  report "$app" $pair "${args[*]}"
   if [ $mpich -eq 1 ]; then
-    # The same sample and benchmark built with MPICH (the recording stays Open MPI's).
+    # The same sample built with MPICH (the recordings stay Open MPI's).
     source_file=$(ls "$src/samples/apps/$app".c "$src/samples/apps/$app".f90 2>/dev/null | head -n 1)
+    # (Its warnings are MPICH's header's: GCC 12 flags MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE).)
     case $source_file in
-      *.c) mpicc.mpich -std=c11 -O2 -o "$d/app.mpich" "$source_file" -lm ;;
-      *.f90) mpif90.mpich -O2 -o "$d/app.mpich" "$source_file" ;;
-    esac
-    mpicc.mpich -std=c11 -O2 -o "$d/bench.mpich" "$d/bench.c" -lm
-    pair=$(cd "$d" && timed_pair mpiexec.mpich "$d/app.mpich" "${args[@]}" -- "$d/bench.mpich" ${BENCH_ARGS:-}) ||
-      { echo "$app (MPICH): a run failed"; continue; }
-    report "$app@mpich" $pair
+      *.c) mpicc.mpich -std=c11 -O2 -o "$d/app.mpich" "$source_file" -lm 2>"$d/app.mpich.log" ;;
+      *.f90) mpif90.mpich -O2 -o "$d/app.mpich" "$source_file" 2>"$d/app.mpich.log" ;;
+    esac || { echo "$app: does not compile with MPICH: $(head -n 1 "$d/app.mpich.log")"; continue; }
   fi
+  : >"$d/rounds" ; : >"$d/rounds.mpich"
+  totals=() failed=""
+  for ((k = 0; k < REPEAT; ++k)); do
+    if ! (cd "$d" && timeout 900 mpiexec --oversubscribe -n "$np" env LD_PRELOAD="$recorder" TRACEGEN_OUTPUT="$d/app.$k.tgt" \
+      "$apps/$app" "${args[@]}" >/dev/null 2>&1); then
+      failed="does not run under the recorder on $np ranks"; break
+    fi
+    totals+=("$(total_compute_s "$d/app.$k.tgt")")
+    if ! "$tracegen" "$d/app.$k.tgt" -o "$d/bench.$k.c" 2>"$d/gen.err"; then
+      failed="no benchmark: $(head -n 1 "$d/gen.err")"; break
+    fi
+    mpicc -std=c11 -O2 -o "$d/bench.$k" "$d/bench.$k.c" -lm || { failed="the benchmark does not compile"; break; }
+    (cd "$d" && timed_round "$k" mpiexec --oversubscribe "$apps/$app" "${args[@]}" -- --oversubscribe "$d/bench.$k" ${BENCH_ARGS:-}) >>"$d/rounds" ||
+      { failed="a run failed"; break; }
+    if [ $mpich -eq 1 ]; then
+      mpicc.mpich -std=c11 -O2 -o "$d/bench.$k.mpich" "$d/bench.$k.c" -lm || { failed="the benchmark does not compile with MPICH"; break; }
+      (cd "$d" && timed_round "$k" mpiexec.mpich "$d/app.mpich" "${args[@]}" -- "$d/bench.$k.mpich" ${BENCH_ARGS:-}) >>"$d/rounds.mpich" ||
+        { failed="a run under MPICH failed"; break; }
+    fi
+  done
+  [ -z "$failed" ] || { echo "$app: $failed"; continue; }
+  read -r ta tb err <<<"$(round_medians "$d/rounds")"
+  report "$app" "$ta" "$tb" "$err" "${args[*]}"
+  if [ $mpich -eq 1 ]; then
+    read -r ta tb err <<<"$(round_medians "$d/rounds.mpich")"
+    report "$app@mpich" "$ta" "$tb" "$err"
+  fi
+  {
+    echo "$app, by round: recorded compute over all ranks $(printf '%s\n' "${totals[@]}" | paste -sd, | sed 's/,/, /g') s;" \
+      "application and benchmark $(awk '{ printf "%s%s/%s", (NR > 1 ? ", " : ""), $1, $2 }' "$d/rounds") s"
+    [ $mpich -eq 1 ] && echo "  under MPICH: $(awk '{ printf "%s%s/%s", (NR > 1 ? ", " : ""), $1, $2 }' "$d/rounds.mpich") s"
+  } >>"$work/recordings"
 done
 
 if [ $real -eq 1 ]; then
@@ -137,5 +182,5 @@ if [ $real -eq 1 ]; then
 fi
 
 [ -s "$work/recordings" ] && cat "$work/recordings"
-awk '{ e = ($4 / $3 - 1) * 100; if (e < 0) e = -e; s += e; if (e > m) { m = e; w = $1 } n++ }
+awk '{ e = (NF >= 5 ? $5 : $4 / $3 - 1) * 100; if (e < 0) e = -e; s += e; if (e > m) { m = e; w = $1 } n++ }
      END { if (n) printf "%d cases: mean absolute error %.1f%%, worst %.1f%% (%s)\n", n, s / n, m, w }' "$table"
