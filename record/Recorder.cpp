@@ -212,6 +212,13 @@ class Recorder {
   // Failed polls since the rank's previous recorded call: their time (wall and CPU), which is
   // not the application's computation (CallScope::commit).
   double pollUs = 0, pollCpuUs = 0;
+  // The recorder's own wall time on the calls it recorded, from the clock readings it takes
+  // anyway: wrapper entry to the PMPI call, and the PMPI call's return to the end of commit().
+  // Failed polls are left out (their MPI time cannot be told from the recorder's). Reported at
+  // MPI_Finalize (Recorder::finish) as the recorder's cost per call, which a whole-run
+  // comparison on a shared host cannot resolve.
+  double ownUs = 0;
+  std::int64_t ownCalls = 0;
   CallSites sites;
   LoopCompressor compressor;
   CallRecord call;  // the call being recorded, reused (guarded as the rest of the recorder)
@@ -707,6 +714,12 @@ void Recorder::finish() {
     if (rank == 0) std::fprintf(stderr, "tracegen-record: no trace written: recording failed on some rank\n");
     return;
   }
+  // The recorder's own time per call, summed over the ranks (rank 0 reports it): a collective
+  // every rank reaches here, before the paths below part.
+  const double ownLocal[2] = {ownUs, static_cast<double>(ownCalls)};
+  double ownAll[2] = {0, 0}, ownMaxUs = 0;
+  PMPI_Reduce(ownLocal, ownAll, 2, MPI_DOUBLE, MPI_SUM, 0, comm_);
+  PMPI_Reduce(&ownUs, &ownMaxUs, 1, MPI_DOUBLE, MPI_MAX, 0, comm_);
   // 0. The process footprint up a binomial tree to rank 0: each rank's peak resident memory,
   // grouped where the peaks agree, and the longest time before MPI_Init (docs/recording.md).
   Trace footprint;
@@ -810,6 +823,11 @@ void Recorder::finish() {
                  path.c_str(), static_cast<long long>(in.tellg()),
                  level > 0 ? fmt::format(" (zstd level {})", level).c_str() : "", global.events.size(), ownEvents, size,
                  table.clusters.size(), table.mainClusters(), (nowUs() - start) / 1e6);
+    if (ownAll[1] > 0)
+      std::fprintf(stderr,
+                   "tracegen-record: own time per recorded call: %.0f ns (%.0f calls over all ranks; %.3f s on "
+                   "the busiest rank, failed polls not counted)\n",
+                   ownAll[0] * 1e3 / ownAll[1], ownAll[1], ownMaxUs / 1e6);
   }
 }
 
@@ -905,6 +923,8 @@ void CallScope::commit() {
   }
   rec_->prevSite = site_;
   rec_->lastEnd = tickUs();  // after the recorder's own work on this call
+  rec_->ownUs += (t0_ - entry_) + (rec_->lastEnd - t1_);
+  ++rec_->ownCalls;
   if (rec_->cpuClock) rec_->lastCpuEnd = cpuUs();
   if (lock_.owns_lock()) lock_.unlock();
 }

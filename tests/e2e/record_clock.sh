@@ -15,7 +15,8 @@
 # taken under the same oversubscription, rather than the 2-rank one: a 2-rank run slowed by the
 # machine once made the two look alike.) Also: the trace says `clock cpu` (and a wall-clock trace has no clock line), inspect
 # shows it, and an unknown TRACEGEN_CLOCK is an error on standard error while the run goes on
-# with wall-clock time.
+# with wall-clock time. Last, the recorder's report of its own time per call counts every
+# recorded call.
 set -uo pipefail
 recorder=$1 tracegen=$2 apps=$3
 work=$(mktemp -d)
@@ -93,6 +94,23 @@ if [ $rc -ne 0 ] || ! grep -q "TRACEGEN_CLOCK=cycles is neither" "$work/err" || 
   fail=1
 else
   echo "ok: TRACEGEN_CLOCK=cycles: $(grep -m1 TRACEGEN_CLOCK "$work/err")"
+fi
+# The recorder's report of its own time per call (MPI_Finalize, not quiet): every recorded call
+# but MPI_Init and MPI_Finalize is counted (stencil2d makes no tests, so no failed polls), and the
+# time is positive.
+timeout 300 mpiexec --oversubscribe -n 2 env LD_PRELOAD="$recorder" TRACEGEN_QUIET=0 TRACEGEN_OUTPUT="$work/own.tgt" \
+  "$apps/stencil2d" 5 16 >"$work/out" 2>"$work/err"
+own_line=$(grep "own time per recorded call" "$work/err")
+own_ns=$(sed -n 's/.*own time per recorded call: \([0-9]*\) ns (\([0-9]*\) calls.*/\1/p' <<<"$own_line")
+own_calls=$(sed -n 's/.*own time per recorded call: \([0-9]*\) ns (\([0-9]*\) calls.*/\2/p' <<<"$own_line")
+trace_calls=$("$tracegen" inspect "$work/own.tgt" --format json |
+  python3 -c 'import json, sys; print(sum(r["calls"] for r in json.load(sys.stdin)["per_rank"]) - 2 * 2)')
+if [ -n "$own_ns" ] && [ "$own_ns" -gt 0 ] && [ "$own_calls" = "$trace_calls" ]; then
+  echo "ok: $own_line"
+else
+  echo "FAIL: expected the recorder's own time per call over $trace_calls calls, got: '${own_line}'"
+  cat "$work/err"
+  fail=1
 fi
 [ $fail -eq 0 ] && echo PASS
 exit $fail
