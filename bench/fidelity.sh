@@ -109,9 +109,9 @@ timed_round() {
 round_medians() {
   local at=() bt=() et=() ta tb
   while read -r ta tb; do
-    at+=("$ta") bt+=("$tb") et+=("$(awk -v a="$ta" -v b="$tb" 'BEGIN { printf "%.6f", b / a - 1 }')")
+    at+=("$ta") bt+=("$tb") et+=("$(awk -v a="$ta" -v b="$tb" 'BEGIN { printf "%.4f", b / a - 1 }')")
   done <"$1"
-  echo "$(median "${at[@]}") $(median "${bt[@]}") $(printf '%s\n' "${et[@]}" | sort -g | awk '{ v[NR] = $1 } END { printf "%.6f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')"
+  echo "$(median "${at[@]}") $(median "${bt[@]}") $(median "${et[@]}")"
 }
 
 if [ $mpich -eq 1 ] && ! command -v mpicc.mpich >/dev/null; then
