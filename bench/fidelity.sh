@@ -79,18 +79,9 @@ total_compute_s() {  # the compute time of all ranks in a trace, in seconds
     python3 -c 'import json, sys; print("%.4f" % (json.load(sys.stdin)["compute_us"] / 1e6))' 2>/dev/null || echo 0
 }
 
-# timed_run MPIEXEC ARGS...: the whole wall time of one run, in seconds; status 1 if it fails
-# (its output in $work/run.out).
-timed_run() {
-  local a b
-  a=$(now)
-  timeout 900 "$@" >"$work/run.out" 2>&1 || return 1
-  b=$(now)
-  seconds_between "$a" "$b"
-}
-
 # timed_round ROUND MPIEXEC APP_CMD... -- BENCH_CMD...: "APP_S BENCH_S", one run of each under
-# MPIEXEC at $np ranks, the application first in even rounds.
+# MPIEXEC at $np ranks (sample-args.sh's timed_pair with one repeat), the application first in
+# even rounds.
 timed_round() {
   local round=$1 mpiexec=$2 app=() bench=() ta tb
   shift 2
@@ -98,11 +89,12 @@ timed_round() {
   shift
   bench=("$@")
   if ((round % 2 == 0)); then
-    ta=$(timed_run "$mpiexec" -n "$np" "${app[@]}") && tb=$(timed_run "$mpiexec" -n "$np" "${bench[@]}") || return 1
+    REPEAT=1 timed_pair "$mpiexec" "${app[@]}" -- "${bench[@]}"
   else
-    tb=$(timed_run "$mpiexec" -n "$np" "${bench[@]}") && ta=$(timed_run "$mpiexec" -n "$np" "${app[@]}") || return 1
+    read -r tb ta <<<"$(REPEAT=1 timed_pair "$mpiexec" "${bench[@]}" -- "${app[@]}")" || return 1
+    [ -n "$ta" ] || return 1
+    echo "$ta $tb"
   fi
-  echo "$ta $tb"
 }
 
 # The medians of a case's rounds ("APP_S BENCH_S ERROR"), from lines "APP_S BENCH_S".
