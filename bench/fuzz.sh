@@ -26,8 +26,12 @@ targets=("$@")
 build=${TRACEGEN_FUZZ_BUILD:-build-fuzz}
 jobs=${TRACEGEN_FUZZ_BUILD_JOBS:-2}
 
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang-14 \
-  -DCMAKE_CXX_COMPILER=clang++-14 -DTRACEGEN_FUZZ=ON -DTRACEGEN_BUILD_TESTS=OFF >/dev/null
+# A build directory configured before (scripts/test.sh's, which also builds the unit tests in
+# it) keeps its configuration.
+if [ ! -f "$build/CMakeCache.txt" ]; then
+  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang-14 \
+    -DCMAKE_CXX_COMPILER=clang++-14 -DTRACEGEN_FUZZ=ON -DTRACEGEN_BUILD_TESTS=OFF >/dev/null
+fi
 cmake --build "$build" -j"$jobs" --target "${targets[@]}"
 
 dict_for() {

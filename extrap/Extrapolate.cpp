@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "extrap/ComposeClasses.h"
+#include "extrap/Correspondence.h"
 #include "ir/Diagnostics.h"
 
 namespace tracegen::extrap {
@@ -34,10 +35,13 @@ constexpr Rank kMaxColorCheckRanks = Rank{1} << 16;
 constexpr double kTimeTolerance = 0.25;
 
 // Counts that follow the application's data (docs/extrapolation.md, "Counts that follow the
-// data"): every rank's total may differ from the mean total by at most this much at an input,
-// and the mean's model must predict the held-back inputs within it, so that every rank's
-// bytes at the target stay within 1% of the application's.
+// data"): the mean total per rank must fit a model that predicts the held-back inputs within
+// kDataTotalSpread, so that the bytes of all ranks together stay within 1% of the
+// application's; every rank then moves the mean, which keeps it within kDataRankSpread of its
+// own total as long as the inputs' totals spread no further (a sort's keys fall unevenly into
+// the buckets: NPB IS-like codes spread 1-3%). The benchmark says it is approximate there.
 constexpr double kDataTotalSpread = 0.01;
+constexpr double kDataRankSpread = 0.05;
 // The per-pair count at the target is the total over the ranks, rounded: at most this far off.
 constexpr double kDataRounding = 0.005;
 
@@ -625,6 +629,7 @@ class Extrapolator {
     std::vector<Observation<double>> real;
     bool integral = true;
     std::string seen, spreads;  // spreads: "sent 16384..16384, received 16381..16387 at P=8 (8) (pairs ...)"
+    double worstSpread = 0;     // of a rank's total from the mean, over the inputs
     for (std::size_t i = 0; i < in_.size(); ++i) {
       const Rank Pi = grids_[i].size();
       const RowTotals send = rowTotals(i, Param::SendCounts), recv = rowTotals(i, Param::RecvCounts);
@@ -637,12 +642,13 @@ class Extrapolator {
       for (const auto& [what, t] : {std::pair{"sent", send}, std::pair{"received", recv}}) {
         const double spread =
             mean > 0 ? std::max(mean - static_cast<double>(t.min), static_cast<double>(t.max) - mean) / mean : 0;
-        if (spread > kDataTotalSpread)
+        if (spread > kDataRankSpread)
           throw error(i, fmt::format("its counts follow the data (they differ for every pair of ranks), and the ranks' "
                                      "totals {} range from {} to {} at {}, {:.2g}% off their mean {:.6g}: a benchmark "
-                                     "could not keep every rank's bytes within 1% at another scale (totals must agree "
-                                     "within {:g}%; a code that balances its data, as NPB IS does, has them)",
-                                     what, t.min, t.max, at(i), 100 * spread, mean, 100 * kDataTotalSpread));
+                                     "whose ranks all move the mean could not keep every rank's bytes within {:g}% "
+                                     "(a code that balances its data, as NPB IS does, has totals that agree)",
+                                     what, t.min, t.max, at(i), 100 * spread, mean, 100 * kDataRankSpread));
+        worstSpread = std::max(worstSpread, spread);
         totals += fmt::format("{}{} {}..{}", totals.empty() ? "" : ", ", what, t.min, t.max);
       }
       spreads += fmt::format("{}{} at {} (pairs {:g}..{:g})", spreads.empty() ? "" : "; ", totals, at(i),
@@ -699,7 +705,12 @@ class Extrapolator {
       out.setParam(displs, {{out.ranks, std::move(d)}}, false);
     }
     ++res_.stats["vectors that follow the data"];
-    explain(fmt::format("{}: counts follow the data (every pair of ranks differs); mean total per rank {} -> {} = {:.6g} "
+    res_.approximations.push_back(fmt::format(
+        "Approximate: event {} {}'s counts follow the application's data (every pair of ranks differs); every pair "
+        "moves the mean, {} elements at {} (the mean total per rank {}), where the recorded ranks' totals spread up "
+        "to {:.2g}% from their mean.",
+        event(0).id, opName(event(0).op), pair, atTarget(), model, 100 * worstSpread));
+    explain(fmt::format("{}: counts follow the data (every pair of ranks differs; approximate); mean total per rank {} -> {} = {:.6g} "
                         "at {}, {} per pair, {:.2g}% off by rounding; every rank's totals at the inputs: {}",
                         describe(0), seen, model, total, atTarget(), pair, 100 * rounding, spreads),
             "");
@@ -1052,20 +1063,23 @@ std::string ExtrapolateResult::summary() const {
   std::string periodicDims;
   for (int d = 0; d < target.dims; ++d)
     if (periodic[static_cast<std::size_t>(d)]) periodicDims += kAxes[static_cast<std::size_t>(d)];
-  return fmt::format("extrapolated {} to P={} ({}): {}-D grid{}, {}; {} events\n", inputs, target.size(), target.str(),
-                     target.dims, descending ? " (x the longest side)" : "",
+  std::string aside;
+  for (Rank p : setAside) aside += fmt::format("{}P={}", aside.empty() ? "" : ", ", p);
+  if (!aside.empty()) aside = fmt::format(" ({} set aside: another structure; --explain says where)", aside);
+  return fmt::format("extrapolated {}{} to P={} ({}): {}-D grid{}, {}; {} events\n", inputs, aside, target.size(),
+                     target.str(), target.dims, descending ? " (x the longest side)" : "",
                      periodicDims.empty() ? "not periodic" : "periodic in " + periodicDims, trace.events.size());
 }
 
-ExtrapolateResult extrapolate(const std::vector<ExtrapolateInput>& inputs, const ExtrapolateOptions& options) {
-  if (inputs.size() < 2)
+ExtrapolateResult extrapolate(const std::vector<ExtrapolateInput>& given, const ExtrapolateOptions& options) {
+  if (given.size() < 2)
     throw InputError("extrapolate", 0, "extrapolation needs traces recorded at two or more rank counts");
   std::set<Rank> sizes;
-  for (const auto& i : inputs) {
+  for (const auto& i : given) {
     if (!sizes.insert(i.trace.numRanks).second)
       throw InputError(i.file, 0, fmt::format("two inputs were recorded at {} ranks; give one trace per rank count",
                                               i.trace.numRanks));
-    if (i.trace.worldPeers != inputs.front().trace.worldPeers)
+    if (i.trace.worldPeers != given.front().trace.worldPeers)
       throw InputError(i.file, 0, "the inputs number peers differently (peers comm and peers world)");
     for (const Communicator& c : i.trace.comms)
       if (c.id != kCommNull && c.id != kCommSelf && c.id != kCommWorld && c.kind != "dup" && c.kind != "split")
@@ -1073,33 +1087,23 @@ ExtrapolateResult extrapolate(const std::vector<ExtrapolateInput>& inputs, const
                          fmt::format("communicator {} ({}): extrapolating communicators other than MPI_COMM_WORLD, "
                                      "MPI_COMM_SELF, duplicates and splits is not supported yet",
                                      c.id, c.kind));
-    // Correspondence: the same events, by operation and call site, in the same order.
-    const auto& a = inputs.front().trace.events;
-    const auto& b = i.trace.events;
-    std::size_t k = 0;
-    while (k < a.size() && k < b.size() && a[k].op == b[k].op &&
-           inputs.front().trace.siteName(a[k].site) == i.trace.siteName(b[k].site))
-      ++k;
-    if (k == a.size() && k == b.size()) continue;
-    const std::string other = k < a.size() ? fmt::format("event {} {} at {} of {}", a[k].id, opName(a[k].op),
-                                                         inputs.front().trace.siteName(a[k].site), inputs.front().file)
-                                           : fmt::format("the end of {}", inputs.front().file);
-    const std::string counts = fmt::format("{} events at {} ranks, {} at {}", b.size(), i.trace.numRanks, a.size(),
-                                           inputs.front().trace.numRanks);
-    if (k < b.size())
-      throw InputError(i.file, b[k].line,
-                       fmt::format("event {} {} at {} corresponds to {}{}: the traces differ from event number {} on "
-                                   "({}); the structure changes with scale in a way no model explains",
-                                   b[k].id, opName(b[k].op), i.trace.siteName(b[k].site), other,
-                                   k >= a.size()                ? ""
-                                   : a[k].op != b[k].op         ? " (another operation)"
-                                                                : " (another call site)",
-                                   k + 1, counts));
-    throw InputError(i.file, 0,
-                     fmt::format("the trace ends where {} has {} ({}); the structure changes with scale in a way no "
-                                 "model explains",
-                                 inputs.front().file, other, counts));
   }
+  // Correspondence: which event of one input is which of another (extrap/Correspondence.h); the
+  // inputs from here on have the reference's call sites, and those whose structure differs
+  // from the larger inputs' are set aside.
+  CorrespondenceResult corresponding = correspond(given);
+  const std::vector<ExtrapolateInput>& inputs = corresponding.inputs;
+  std::vector<Rank> setAside;
+  for (std::size_t i : corresponding.setAside) setAside.push_back(given[i].trace.numRanks);
+  Rank largestKept = 0;
+  for (const auto& i : inputs) largestKept = std::max(largestKept, i.trace.numRanks);
+  // An error after inputs were set aside says so: fewer inputs leave fewer models a spare one.
+  auto withSetAside = [&](const InputError& e) {
+    if (setAside.empty()) return e;
+    return InputError(e.file(), e.line(), e.message(), {},
+                      fmt::format("{}; a recording at a scale above P={} would give one more input of that structure",
+                                  fmt::join(corresponding.notes, "; "), largestKept));
+  };
   if (options.ranks < 1 && !options.grid)
     throw InputError("extrapolate", 0, "give the target rank count (--ranks P)");
   ExtrapolateOptions opts = options;
@@ -1133,14 +1137,17 @@ ExtrapolateResult extrapolate(const std::vector<ExtrapolateInput>& inputs, const
       ExtrapolateResult r = x.run();
       r.stats["topologies rejected"] = static_cast<std::int64_t>(rejected.size());
       for (auto it = rejected.rbegin(); it != rejected.rend(); ++it) r.explanation.insert(r.explanation.begin(), *it);
+      r.explanation.insert(r.explanation.begin(), corresponding.notes.begin(), corresponding.notes.end());
+      for (const auto& [name, value] : corresponding.stats) r.stats[name] += value;
+      r.setAside = setAside;
       return r;
     } catch (const InputError& e) {
       rejected.push_back(fmt::format("{}-D grid{} rejected: {}", d, descending ? " (x the longest side)" : "", e.message()));
       if (!fitError) fitError = Attempt{e, x.progress()};
     }
   }
-  if (fitError) throw fitError->error;
-  throw classError->error;
+  if (fitError) throw withSetAside(fitError->error);
+  throw withSetAside(classError->error);
 }
 
 }  // namespace tracegen::extrap

@@ -3,8 +3,10 @@
 //
 // Everything is inferred from the compressed traces; no rank is ever expanded, so the cost
 // follows the size of the traces and the number of position classes, not the rank counts.
-//  1. Correspondence: the inputs must have the same events (operation and call site, in trace
-//     order); the first event that differs is an error at its line.
+//  1. Correspondence (extrap/Correspondence.h): the inputs' events are aligned by what they do,
+//     call sites only a hint, and renamed to the first input's sites; inputs whose structure
+//     differs from that of the larger inputs are set aside, and where no two agree the first
+//     events that differ are an error.
 //  2. Topology: 1-D, then 2-D, then 3-D grids (extents as MPI_Dims_create chooses them, or
 //     --grid) are tried; the first under which every rank group of every input is a union of
 //     position classes (extrap/Topology.h) is taken; if its fits fail, the next such one is
@@ -50,9 +52,13 @@ struct ExtrapolateResult {
   Trace trace;
   Grid target;
   bool descending = false;  // the grids number ranks along their longest side (Topology.h)
-  std::vector<Grid> inputGrids;
+  std::vector<Grid> inputGrids;                       // of the inputs used
+  std::vector<Rank> setAside;                         // inputs whose structure differs (Correspondence.h)
   std::array<bool, 3> periodic{false, false, false};  // a peer wraps around in that dimension
   std::vector<std::string> explanation;               // one line per varying quantity (--explain)
+  // What the trace at the target only approximates (counts that follow the data), one sentence
+  // each, for the header of a benchmark made from it.
+  std::vector<std::string> approximations;
   std::map<std::string, std::int64_t> stats;          // counters (--stats)
   std::string summary() const;                        // the printable result
 };

@@ -65,18 +65,20 @@ ScaleFormula::Var formulaVar(ScaleVar v) {
 }
 
 // The default pipeline and the traversal, wildcard receives kept (ScaleFree.h, step 2).
-Program lowerTemplate(Trace& trace, const std::string& name) {
+Program lowerTemplate(Trace& trace, const std::string& name, double instructionRate) {
   std::vector<std::string> passes = defaultPipeline();
   {
     Trace checked = trace;
     PassContext checking;
     checking.fileName = name;
+    checking.options.instructionRate = instructionRate;
     PassManager(passes).run(checked, checking);
   }
   std::erase(passes, std::string("resolve-wildcards"));
   std::erase(passes, std::string("check-communication"));
   PassContext ctx;
   ctx.fileName = name;
+  ctx.options.instructionRate = instructionRate;
   PassManager(passes).run(trace, ctx);
   gen::requireModelled(trace, name);
   return gen::buildProgram(trace, name);
@@ -644,7 +646,7 @@ std::string ScaleFreeResult::summary() const {
                      stats.count("grid steps") ? stats.at("grid steps") : 0);
 }
 
-ScaleFreeResult buildScaleFree(const std::vector<ExtrapolateInput>& inputs) {
+ScaleFreeResult buildScaleFree(const std::vector<ExtrapolateInput>& inputs, double instructionRate) {
   if (inputs.size() < 2)
     throw InputError("extrapolate", 0, "extrapolation needs traces recorded at two or more rank counts");
   // 1. The grid's dimension, at the largest input's own scale (where every model has a value).
@@ -678,7 +680,7 @@ ScaleFreeResult buildScaleFree(const std::vector<ExtrapolateInput>& inputs) {
       auto trace = std::make_unique<Trace>(std::move(r.trace));
       const std::string name = fmt::format("{} extrapolated to {}", inputs.front().file, g.str());
       verifyStructure(*trace, name);
-      programs.push_back(lowerTemplate(*trace, name));
+      programs.push_back(lowerTemplate(*trace, name, instructionRate));
       res.traces.push_back(std::move(trace));
       res.templates.push_back(g);
     } catch (const InputError& e) {
@@ -698,6 +700,7 @@ ScaleFreeResult buildScaleFree(const std::vector<ExtrapolateInput>& inputs) {
   // 3 and 4. Alignment and formulas.
   Aligner aligner(programs, res.templates, dims, descending, res);
   res.program = aligner.run();
+  for (const std::string& a : first.approximations) res.program.notes.push_back(a);
   std::string seen;
   for (const auto& i : inputs)
     seen += fmt::format("{}{} ranks ({})", seen.empty() ? "" : ", ", i.trace.numRanks, fmt::format("{}", i.file));

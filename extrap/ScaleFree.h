@@ -55,6 +55,8 @@ struct ScaleFreeResult {
 
 // Throws InputError (exit 2) when the inputs do not extrapolate, when no template scale fits
 // the models, or when the templates' programs differ in structure or in a value no model fits.
-ScaleFreeResult buildScaleFree(const std::vector<ExtrapolateInput>& inputs);
+// instructionRate: instructions per second, for inputs whose compute is counted in instructions
+// (time-independent ScalaTrace traces); 0 where they hold times.
+ScaleFreeResult buildScaleFree(const std::vector<ExtrapolateInput>& inputs, double instructionRate = 0);
 
 }  // namespace tracegen::extrap

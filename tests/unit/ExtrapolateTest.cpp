@@ -212,20 +212,58 @@ TEST(Extrapolate, PeriodicTorusIsFoundFromWrappingPeers) {
   expectSameCalls(r.trace, haloTrace(Grid{2, {6, 10, 1}}, true));
 }
 
-TEST(Extrapolate, CorrespondenceErrorNamesTheFirstEventThatDiffers) {
+TEST(Extrapolate, CorrespondenceErrorNamesTheFirstEventsThatDiffer) {
   std::string changed = ringText(6, 256);
   changed.replace(changed.find("MPI_Sendrecv"), 12, "MPI_Send");
   std::vector<ExtrapolateInput> in{input("ring4.tgt", ringText(4, 256)), input("ring6.tgt", changed)};
   const std::string e = errorOf(in, 16);
-  EXPECT_NE(e.find("ring6.tgt:7: error: event 1 MPI_Send at ring.c:20 corresponds to event 1 MPI_Sendrecv"),
+  EXPECT_NE(e.find("ring4.tgt:7: error: event 1 MPI_Sendrecv at ring.c:20 at P=4 and event 1 MPI_Send at ring.c:20 "
+                   "at P=6 differ after 1 events that agree (the last: event 0 MPI_Init at ring.c:10 at P=6)"),
             std::string::npos)
       << e;
-  // One more event at one scale.
+  EXPECT_NE(e.find("record at larger scales"), std::string::npos) << e;
+  // One more event at one scale: named, with the event that comes next at the other.
   std::vector<ExtrapolateInput> longer{
       input("ring4.tgt", ringText(4, 256)),
       input("ring6.tgt", ringText(6, 256, "event 9 MPI_Barrier @ <1 0 {6 1}>\n  site ring.c:25\n  comm 2\n"))};
   const std::string e2 = errorOf(longer, 16);
-  EXPECT_NE(e2.find("event 9 MPI_Barrier at ring.c:25 corresponds to event 2 MPI_Finalize"), std::string::npos) << e2;
+  EXPECT_NE(e2.find("event 9 MPI_Barrier at ring.c:25 at P=6 (ring6.tgt) has no counterpart at P=4, where event 2 "
+                    "MPI_Finalize at ring.c:30 comes next"),
+            std::string::npos)
+      << e2;
+}
+
+TEST(Extrapolate, CallSitesThatMoveBetweenBinariesCorrespondByAlignment) {
+  // One binary per process count: the same calls at other addresses at every scale.
+  auto moved = [](Rank p, const std::string& suffix) {
+    std::string t = ringText(p, 256);
+    for (const char* site : {"ring.c:10", "ring.c:20", "ring.c:30"})
+      t.replace(t.find(site), std::string(site).size(), std::string(site) + suffix);
+    return input(fmt::format("ring{}.tgt", p), t);
+  };
+  std::vector<ExtrapolateInput> in{moved(4, "a"), moved(6, "b"), moved(8, "c")};
+  const ExtrapolateResult r = extrapolate(in, ExtrapolateOptions{16, {}});
+  expectSameCalls(r.trace, readTracegenText(sourceFromString("ring16.tgt", ringText(16, 256))));
+  EXPECT_EQ(r.trace.siteName(r.trace.events[1].site), "ring.c:20a");  // the first input's
+  EXPECT_EQ(r.stats.at("call sites renamed by alignment"), 6);
+  EXPECT_NE(r.explanation.at(0).find("P=6 (ring6.tgt): 3 call sites differ from those of P=4"), std::string::npos)
+      << r.explanation.at(0);
+}
+
+TEST(Extrapolate, ASmallInputOfAnotherStructureIsSetAside) {
+  // At 4 ranks the code makes one call more; 6, 8 and 10 agree, and the ring follows from them.
+  std::vector<ExtrapolateInput> in{
+      input("ring4.tgt", ringText(4, 256, "event 9 MPI_Barrier @ <1 0 {4 1}>\n  site ring.c:25\n  comm 2\n")),
+      input("ring6.tgt", ringText(6, 256)), input("ring8.tgt", ringText(8, 256)),
+      input("ring10.tgt", ringText(10, 256))};
+  const ExtrapolateResult r = extrapolate(in, ExtrapolateOptions{16, {}});
+  expectSameCalls(r.trace, readTracegenText(sourceFromString("ring16.tgt", ringText(16, 256))));
+  EXPECT_EQ(r.setAside, (std::vector<Rank>{4}));
+  EXPECT_NE(r.summary().find("P=4 set aside"), std::string::npos) << r.summary();
+  EXPECT_NE(r.explanation.at(0).find("P=4 (ring4.tgt) set aside: its structure differs from that of P=6, P=8, P=10: "
+                                     "event 9 MPI_Barrier at ring.c:25 at P=4 (ring4.tgt) has no counterpart"),
+            std::string::npos)
+      << r.explanation.at(0);
 }
 
 TEST(Extrapolate, GroupsThatAreNoUnionOfClassesAreRejected) {
@@ -312,7 +350,7 @@ TEST(Extrapolate, CountsThatFollowTheDataKeepEveryRanksTotal) {
   }
   EXPECT_EQ(r.stats.at("vectors that follow the data"), 1);
   const std::string explained = fmt::format("{}", fmt::join(r.explanation, "\n"));
-  EXPECT_NE(explained.find("counts follow the data (every pair of ranks differs); mean total per rank 4096 at P=8 (8), "
+  EXPECT_NE(explained.find("counts follow the data (every pair of ranks differs; approximate); mean total per rank 4096 at P=8 (8), "
                            "4096 at P=16 (16), 4096 at P=32 (32) -> 4096 = 4096 at P=64 (64), 64 per pair"),
             std::string::npos)
       << explained;
@@ -323,13 +361,23 @@ TEST(Extrapolate, CountsThatFollowTheDataKeepEveryRanksTotal) {
 }
 
 TEST(Extrapolate, CountsThatFollowTheDataNeedBalancedTotalsAndPackedBlocks) {
-  // Rank 1 sends (and rank 0 receives) 2% more than the others at 16 ranks: no evenly spread
-  // count keeps them within 1%.
+  // Rank 1 sends (and rank 0 receives) 2% more than the others at 16 ranks: every rank moving
+  // the mean stays within 5% of its own total; the result says it is approximate.
   std::vector<ExtrapolateInput> skewed{input("s8.tgt", sortText(8, 4096)), input("s16.tgt", sortText(16, 4096, 82)),
                                        input("s32.tgt", sortText(32, 4096))};
-  const std::string e = errorOf(skewed, 64);
+  const ExtrapolateResult approx = extrapolate(skewed, ExtrapolateOptions{64, {}});
+  ASSERT_EQ(approx.approximations.size(), 1u);
+  EXPECT_NE(approx.approximations[0].find("Approximate: event 1 MPI_Alltoallv's counts follow the application's data"),
+            std::string::npos)
+      << approx.approximations[0];
+  EXPECT_NE(approx.approximations[0].find("spread up to 1.9% from their mean"), std::string::npos)
+      << approx.approximations[0];
+  // 8% more: no evenly spread count keeps every rank within 5%.
+  std::vector<ExtrapolateInput> uneven{input("s8.tgt", sortText(8, 4096)), input("s16.tgt", sortText(16, 4096, 330)),
+                                       input("s32.tgt", sortText(32, 4096))};
+  const std::string e = errorOf(uneven, 64);
   EXPECT_NE(e.find("s16.tgt:"), std::string::npos) << e;
-  EXPECT_NE(e.find("totals sent range from 4096 to 4178 at P=16 (16), 1.9% off their mean"), std::string::npos) << e;
+  EXPECT_NE(e.find("totals sent range from 4096 to 4426 at P=16 (16), 7.5% off their mean"), std::string::npos) << e;
   // Displacements with gaps between the blocks.
   std::vector<ExtrapolateInput> gaps{input("g8.tgt", sortText(8, 4096, 0, false)), input("g16.tgt", sortText(16, 4096)),
                                      input("g32.tgt", sortText(32, 4096))};

@@ -31,6 +31,7 @@ void registerExtrapolateCommand(CLI::App& app, CommandAction& run) {
     std::string output, grid;
     std::int64_t ranks = 0;
     bool explain = false, stats = false, plain = false;
+    double instructionRate = 0;
   };
   static Args args;
   CLI::App* cmd = app.add_subcommand(
@@ -42,6 +43,10 @@ void registerExtrapolateCommand(CLI::App& app, CommandAction& run) {
                   "output: a trace (plain text, zstd-compressed when the name ends in .zst; '-' for standard "
                   "output), or a C (.c) or coNCePTuaL (.ncptl) benchmark; without --ranks, a scale-free one")
       ->required();
+  cmd->add_option("--instruction-rate", args.instructionRate,
+                  "instructions per second, to turn the instruction counts of time-independent traces into time "
+                  "in a benchmark (as in generation)")
+      ->check(CLI::PositiveNumber);
   cmd->add_flag("--explain", args.explain, "per quantity that changes with scale: inputs, model, value at the target");
   cmd->add_flag("--stats", args.stats, "print the counters of the extrapolation to standard error");
   cmd->callback([&run] {
@@ -72,6 +77,7 @@ void registerExtrapolateCommand(CLI::App& app, CommandAction& run) {
       auto lower = [&backend](Trace& trace, const std::string& name) {
         PassContext ctx;
         ctx.fileName = name;
+        ctx.options.instructionRate = args.instructionRate;
         PassManager pm(defaultPipeline());
         pm.run(trace, ctx);
         gen::requireModelled(trace, name);
@@ -79,11 +85,21 @@ void registerExtrapolateCommand(CLI::App& app, CommandAction& run) {
         if (backend->needsReceivedBytes()) received = gen::matchReceivedBytes(trace);
         return gen::buildProgram(trace, name, received.matched ? &received : nullptr);
       };
+      // As generation says it: the benchmark's compute times came from instruction counts.
+      auto noteRate = [](gen::Program& program, const Trace& t) {
+        if (args.instructionRate > 0 && !t.hasTime(Phase::Compute, TimeUnit::Microseconds) &&
+            t.hasTime(Phase::Compute, TimeUnit::KiloInstructions))
+          program.notes.push_back(fmt::format(
+              "Compute times were converted from instruction counts at {:g} instructions per second "
+              "(--instruction-rate).",
+              args.instructionRate));
+      };
       auto render = [&](const gen::Program& program) {
         writeOutput(args.output, backend->render(program, gen::GenOptions{"tracegen extrapolate", args.output}));
       };
       if (args.ranks == 0 && args.grid.empty()) {
-        const extrap::ScaleFreeResult sf = extrap::buildScaleFree(inputs);
+        extrap::ScaleFreeResult sf = extrap::buildScaleFree(inputs, args.instructionRate);
+        noteRate(sf.program, inputs.front().trace);
         render(sf.program);
         std::cout << sf.summary();
         if (args.explain)
@@ -98,12 +114,18 @@ void registerExtrapolateCommand(CLI::App& app, CommandAction& run) {
       verifyStructure(r.trace, args.output);
       if (benchmark) {
         Trace lowered = r.trace;
-        render(lower(lowered, fmt::format("{} extrapolated to {} ranks", inputs.front().file, r.target.size())));
+        gen::Program program = lower(lowered, fmt::format("{} extrapolated to {} ranks", inputs.front().file, r.target.size()));
+        noteRate(program, r.trace);
+        for (const std::string& a : r.approximations) program.notes.push_back(a);
+        render(program);
         std::cout << r.summary();
         if (args.explain)
           for (const auto& line : r.explanation) std::cout << "  " << line << "\n";
         return 0;
       }
+      if (args.instructionRate > 0)
+        std::cerr << "tracegen: note: --instruction-rate applies to benchmarks; the extrapolated trace keeps the "
+                     "inputs' instruction counts\n";
       const std::string text = tracegenText(r.trace);
       const bool compressed = args.output.size() > 4 && args.output.ends_with(".zst");
       writeOutput(args.output, compressed ? compressTrace(text) : text);
