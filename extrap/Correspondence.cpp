@@ -119,6 +119,60 @@ Alignment align(const ExtrapolateInput& ref, const ExtrapolateInput& other) {
   return al;
 }
 
+// The most events of an input whose interleaving is reordered (the ordering constraints are
+// pairs of events that share ranks: quadratic in the events).
+constexpr std::size_t kMaxReorderedEvents = 8192;
+
+// An alignment that may reorder `other`: the merged trace interleaves the events of disjoint
+// rank sets in an order clustering chose, which differs between scales (at 4x2 the row that
+// receives from the north and the row that sends to the south are disjoint, and either event
+// may come first; at 4x4 the interior rows do both, in program order). Any order of `other`
+// that keeps every rank's own order (each pair of events that share a rank) is the same
+// program. Greedy: for each event of the reference in turn, the first event of `other` whose
+// predecessors are all placed and whose key matches (preferring the same call site and loop
+// nesting). Complete, or the caller keeps the in-order alignment for its message.
+Alignment alignReordered(const ExtrapolateInput& ref, const ExtrapolateInput& other) {
+  const auto& a = ref.trace.events;
+  const auto& b = other.trace.events;
+  Alignment al;
+  al.toOther.assign(a.size(), -1);
+  al.toReference.assign(b.size(), -1);
+  if (a.size() != b.size() || b.size() > kMaxReorderedEvents) return al;
+  std::vector<std::size_t> waiting(b.size(), 0);
+  std::vector<std::vector<std::size_t>> successors(b.size());
+  for (std::size_t j = 0; j < b.size(); ++j)
+    for (std::size_t k = 0; k < j; ++k)
+      if (b[k].ranks.intersects(b[j].ranks)) {
+        successors[k].push_back(j);
+        ++waiting[j];
+      }
+  std::set<std::size_t> ready;
+  for (std::size_t j = 0; j < b.size(); ++j)
+    if (waiting[j] == 0) ready.insert(j);
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const EventKey key = keyOf(a[i]);
+    std::optional<std::size_t> best;
+    int bestWeight = 0;
+    for (std::size_t j : ready) {
+      if (!(keyOf(b[j]) == key)) continue;
+      const int w = 1 + (ref.trace.siteName(a[i].site) == other.trace.siteName(b[j].site) ? 2 : 0) +
+                    (a[i].loops.size() == b[j].loops.size() ? 1 : 0);
+      if (w > bestWeight) best = j, bestWeight = w;
+    }
+    if (!best) {
+      std::fill(al.toOther.begin(), al.toOther.end(), -1);
+      std::fill(al.toReference.begin(), al.toReference.end(), -1);
+      return al;
+    }
+    al.toOther[i] = static_cast<std::int64_t>(*best);
+    al.toReference[*best] = static_cast<std::int64_t>(i);
+    ready.erase(*best);
+    for (std::size_t s : successors[*best])
+      if (--waiting[s] == 0) ready.insert(s);
+  }
+  return al;
+}
+
 // The first difference of an incomplete alignment, as a sentence naming both events.
 struct Difference {
   std::string file;  // where the first unpaired event stands
@@ -155,8 +209,10 @@ Difference firstDifference(const ExtrapolateInput& ref, const ExtrapolateInput& 
   return d;
 }
 
-// A copy of `other` whose call sites are named as their partners' in the reference.
-ExtrapolateInput renamed(const ExtrapolateInput& ref, const ExtrapolateInput& other, const Alignment& al,
+// A copy of `other` with its events in the order of the largest input (position p holds the
+// event at other[p]) and its call sites named as the reference's event at the same position.
+ExtrapolateInput renamed(const ExtrapolateInput& ref, const std::vector<std::size_t>& refAt,
+                         const ExtrapolateInput& other, const std::vector<std::size_t>& otherAt,
                          std::int64_t& renamedSites) {
   const Trace& r = ref.trace;
   const Trace& o = other.trace;
@@ -165,15 +221,17 @@ ExtrapolateInput renamed(const ExtrapolateInput& ref, const ExtrapolateInput& ot
     if (from == kNoSite || to == kNoSite || name[static_cast<std::size_t>(from)]) return;
     name[static_cast<std::size_t>(from)] = std::string(r.siteName(to));
   };
-  for (std::size_t j = 0; j < o.events.size(); ++j) {
-    const Event& eo = o.events[j];
-    const Event& er = r.events[static_cast<std::size_t>(al.toReference[j])];
+  for (std::size_t p = 0; p < otherAt.size(); ++p) {
+    const Event& eo = o.events[otherAt[p]];
+    const Event& er = r.events[refAt[p]];
     map(eo.site, er.site);
     for (std::size_t k = 0; k < eo.mergedSites.size() && k < er.mergedSites.size(); ++k)
       map(eo.mergedSites[k], er.mergedSites[k]);
   }
   ExtrapolateInput out{other.file, o};
   Trace& t = out.trace;
+  t.events.clear();
+  for (std::size_t at : otherAt) t.events.push_back(o.events[at]);
   t.sites.clear();  // re-interned below; internSite rebuilds its index when the table shrinks
   std::vector<SiteId> id(o.sites.size(), kNoSite);
   auto translate = [&](SiteId s) -> SiteId {
@@ -195,6 +253,44 @@ ExtrapolateInput renamed(const ExtrapolateInput& ref, const ExtrapolateInput& ot
   return out;
 }
 
+// A loop of one trip is no loop: the recorder writes its body once, without a loop head. Where
+// an event heads an inner loop at some inputs and not at others (a loop over log2(columns)
+// exchange steps is one step on a 2x2 grid), the inputs without it get the loop with one trip,
+// so that its trip count is fitted over every input. Only where the loop is plain at the
+// inputs that have it: executed by every rank of the event, one body length everywhere.
+void addLoopsOfOneTrip(std::vector<ExtrapolateInput>& inputs, std::int64_t& added) {
+  if (inputs.empty()) return;
+  for (std::size_t p = 0; p < inputs.front().trace.events.size(); ++p) {
+    std::size_t levels = 0;
+    for (const auto& in : inputs) levels = std::max(levels, in.trace.events[p].loops.size());
+    for (std::size_t l = 0; l < levels; ++l) {
+      std::optional<std::int64_t> body;
+      bool plain = true, missing = false;
+      for (const auto& in : inputs) {
+        const Event& e = in.trace.events[p];
+        if (l >= e.loops.size()) {
+          missing = true;
+          continue;
+        }
+        RankList covered;
+        for (const ValueGroup& g : e.loops[l].iter) covered = RankList::unite(covered, g.ranks);
+        plain = plain && covered == e.ranks;
+        for (const ValueGroup& g : e.loops[l].mem) {
+          if (g.values.size() != 1 || (body && *body != g.values[0])) plain = false;
+          if (!g.values.empty()) body = g.values[0];
+        }
+      }
+      if (!missing || !plain || !body) break;
+      for (auto& in : inputs) {
+        Event& e = in.trace.events[p];
+        if (e.loops.size() != l) continue;  // only the innermost missing level, one at a time
+        e.loops.push_back(LoopLevel{{{e.ranks, {1}}}, {{e.ranks, {*body}}}});
+        ++added;
+      }
+    }
+  }
+}
+
 }  // namespace
 
 CorrespondenceResult correspond(const std::vector<ExtrapolateInput>& inputs) {
@@ -212,6 +308,11 @@ CorrespondenceResult correspond(const std::vector<ExtrapolateInput>& inputs) {
       continue;
     }
     withLargest[i] = align(inputs[largest], inputs[i]);
+    if (!withLargest[i].complete())
+      if (Alignment reordered = alignReordered(inputs[largest], inputs[i]); reordered.complete()) {
+        withLargest[i] = std::move(reordered);
+        ++res.stats["inputs whose events were reordered"];
+      }
     if (withLargest[i].complete()) agree.push_back(i);
   }
   // The differing input nearest in scale to the largest, for the message.
@@ -241,26 +342,37 @@ CorrespondenceResult correspond(const std::vector<ExtrapolateInput>& inputs) {
                                         scaleOf(inputs[i]), inputs[i].file, fmt::join(agreeing, ", "), di.text));
       }
   }
-  // The reference is the first input kept: the extrapolated trace takes its call sites.
+  // Every input kept takes the largest's order of events (they differ where clustering
+  // interleaved the events of disjoint rank sets otherwise) and the call sites of the first
+  // input kept, the reference, which the extrapolated trace takes.
+  auto positions = [&](std::size_t i) {
+    std::vector<std::size_t> at(inputs[largest].trace.events.size());
+    for (std::size_t p = 0; p < at.size(); ++p)
+      at[p] = i == largest ? p : static_cast<std::size_t>(withLargest[i].toOther[p]);
+    return at;
+  };
   std::optional<std::size_t> ref;
+  std::vector<std::size_t> refAt;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     if (std::find(res.setAside.begin(), res.setAside.end(), i) != res.setAside.end()) continue;
     if (!ref) {
       ref = i;
-      res.inputs.push_back(inputs[i]);
-      continue;
-    }
-    const Alignment al = align(inputs[*ref], inputs[i]);
-    if (!al.complete()) {  // agreeing with the largest but not with the reference: not expected
-      const Difference d = firstDifference(inputs[*ref], inputs[i], al);
-      throw InputError(d.file, d.line, d.text + "; the structure changes with scale in a way no model explains");
+      refAt = positions(i);
     }
     std::int64_t renamedSites = 0;
-    res.inputs.push_back(renamed(inputs[*ref], inputs[i], al, renamedSites));
+    res.inputs.push_back(renamed(inputs[*ref], refAt, inputs[i], positions(i), renamedSites));
     res.stats["call sites renamed by alignment"] += renamedSites;
     if (renamedSites > 0)
       res.notes.push_back(fmt::format("{} ({}): {} call sites differ from those of {} and were matched by alignment",
                                       scaleOf(inputs[i]), inputs[i].file, renamedSites, scaleOf(inputs[*ref])));
+  }
+  std::int64_t added = 0;
+  addLoopsOfOneTrip(res.inputs, added);
+  if (added > 0) {
+    res.stats["loops of one trip added"] = added;
+    res.notes.push_back(fmt::format("{} loop{} of one trip (no loop in the trace) matched against loops of several at "
+                                    "other scales",
+                                    added, added == 1 ? "" : "s"));
   }
   res.stats["inputs set aside"] = static_cast<std::int64_t>(res.setAside.size());
   return res;

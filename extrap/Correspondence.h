@@ -15,9 +15,16 @@
 // site, then of equal loop nesting, wins (call sites are a hint, never required). The common
 // prefix and suffix are matched first, so the quadratic table covers only the part that
 // differs, and its size is bounded (an error beyond it, not work in proportion to the input).
-// Where every event of every input is paired, the inputs' call sites are renamed to the
-// reference's (event sites, merged sites and the predecessor sites of times), and extrapolation
-// proceeds as if the binaries had been one. Where events are left unpaired, the structure
+// The merged trace interleaves the events of disjoint rank sets in an order clustering chose,
+// which differs between scales (on a 4x2 grid the row that receives from the north and the
+// row that sends to the south share no rank, and either event may come first); where the
+// in-order alignment leaves events unpaired, a second, greedy alignment may reorder the input
+// as long as every rank's own order is kept (each pair of events that share a rank). Where
+// every event of every input is paired, each input takes the largest input's order of events
+// and the first input's call sites (event sites, merged sites and the predecessor sites of
+// times), and extrapolation proceeds as if the binaries had been one. A loop of one trip is no
+// loop in a trace: where an event heads an inner loop at some inputs and not at others, the
+// others get that loop with one trip, so that its trip count is fitted over every input. Where events are left unpaired, the structure
 // changes with scale: the inputs are grouped into sets that align with each other completely,
 // and the error names the first two events that differ and the scales that agree.
 #pragma once

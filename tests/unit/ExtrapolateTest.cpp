@@ -250,6 +250,23 @@ TEST(Extrapolate, CallSitesThatMoveBetweenBinariesCorrespondByAlignment) {
       << r.explanation.at(0);
 }
 
+TEST(Extrapolate, ALoopOfOneTripCorrespondsToALoopOfSeveral) {
+  // log2(P) barriers in a loop; at 2 ranks the loop has one trip and the recorder writes none.
+  auto barriers = [](Rank p, int steps) {
+    return input(fmt::format("steps{}.tgt", p),
+                 fmt::format("tracegen-trace 1\nranks {0}\norigin hand-written\n"
+                             "event 0 MPI_Init @ <1 0 {{{0} 1}}>\n"
+                             "event 1 MPI_Barrier @ <1 0 {{{0} 1}}>\n{1}  comm 2\n"
+                             "event 2 MPI_Finalize @ <1 0 {{{0} 1}}>\n",
+                             p, steps == 1 ? "" : fmt::format("  loop 0 iter {}\n  loop 0 mem 1\n", steps)));
+  };
+  std::vector<ExtrapolateInput> in{barriers(2, 1), barriers(4, 2), barriers(8, 3), barriers(16, 4)};
+  const ExtrapolateResult r = extrapolate(in, ExtrapolateOptions{64, {}});
+  ASSERT_EQ(r.trace.events.at(1).loops.size(), 1u);
+  EXPECT_EQ(r.trace.events[1].loops[0].iter.at(0).values, (std::vector<std::int64_t>{6}));
+  EXPECT_EQ(r.stats.at("loops of one trip added"), 1);
+}
+
 TEST(Extrapolate, ASmallInputOfAnotherStructureIsSetAside) {
   // At 4 ranks the code makes one call more; 6, 8 and 10 agree, and the ring follows from them.
   std::vector<ExtrapolateInput> in{
