@@ -2061,10 +2061,20 @@ class CWriter : public ProgramWalker {
       d.set("n", std::to_string(e.children.size()));
       std::string table;
       if (scope.tables && (offsets || constants)) {
-        // Named after the parameter and declared before the call.
-        const std::string name = tableName(*scope.tables, scope.name + (offsets ? "_offsets" : "_values"));
-        scope.tables->push_back(
-            Table{offsets || style_.constant ? "static const " : "const ", type, name, joined, e.children.size(), 0, {}});
+        // Named after the parameter and declared before the call; once per statement: a value
+        // printed twice (the communicator of a collective, for its call and for what the
+        // computation before it sends) reads the table declared the first time.
+        Table t{offsets || style_.constant ? "static const " : "const ", type, "", joined, e.children.size(), 0, {}};
+        const std::string base = scope.name + (offsets ? "_offsets" : "_values");
+        const auto same = std::find_if(scope.tables->begin(), scope.tables->end(), [&](const Table& o) {
+          return o.qualifier == t.qualifier && o.type == t.type && o.values == t.values && o.n == t.n && !o.scalar &&
+                 o.rows.empty() && (o.name == base || o.name.starts_with(base + "_"));
+        });
+        const std::string name = same != scope.tables->end() ? same->name : tableName(*scope.tables, base);
+        if (same == scope.tables->end()) {
+          t.name = name;
+          scope.tables->push_back(std::move(t));
+        }
         d.set("table", name);
         table = w_.render("expr/table_entry", d);
       } else {

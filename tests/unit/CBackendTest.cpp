@@ -552,6 +552,27 @@ TEST(CBackend, SamplesThroughThePipeline) {
   }
 }
 
+// hpcc's MPI_Allreduce on the communicator each call of a loop of MPI_Comm_split made: the
+// communicator cycles over the calls, and its table of values is printed twice (for the call
+// and for the message of the computation before it). It is declared once: GCC's -Wall found an
+// unused second table in hpcc's benchmark.
+TEST(CBackend, ATableOfValuesPrintedTwiceIsDeclaredOnce) {
+  const Trace t = tracegen::testing::loweredText(
+      "tracegen-trace 1\nranks 2\norigin hand-written\ndatatype MPI_INT 4\n"
+      "comm 1000 split (<1 0 {2 1}>)\ncomm 1001 split (<1 0 {2 1}>)\ncomm 1002 split (<1 0 {2 1}>)\n"
+      "event 0 MPI_Init @ <1 0 {2 1}>\n  site main.c:1\n"
+      "event 1 MPI_Comm_split @ <1 0 {2 1}>\n  site main.c:2\n  loop 0 iter 3\n  loop 0 mem 3\n  comm 2\n"
+      "  color 0\n  key rel 0\n  newcomm 1000:1002:1\n"
+      "event 2 MPI_Allreduce @ <1 0 {2 1}>\n  site main.c:3\n  comm 1000:1002:1\n  count 1\n  datatype MPI_INT\n"
+      "  op MPI_SUM\n  time comp us after main.c:2 n=6 avg=2 min=1@0 max=3@1 bins=[1 1 2 3 10 6]\n"
+      "event 3 MPI_Barrier @ <1 0 {2 1}>\n  site main.c:4\n  comm 1000:1002:1\n"
+      "event 4 MPI_Finalize @ <1 0 {2 1}>\n  site main.c:5\n",
+      "cycle.tgt");
+  const std::string c = render(buildProgram(t, "cycle.tgt"));
+  EXPECT_EQ(c.find("comm_values_2"), std::string::npos) << c;
+  tracegen::testing::expectCompilesUnderBothMpis(c, "cycled-comm");
+}
+
 // The process footprint of a recorded trace: the start-up before MPI_Init is spent first in
 // main, and each rank's memory gained is a formula of the rank (gen/Program.h, memoryKb).
 TEST(CBackend, FootprintIsSpentBeforeInitAndTouchedPerRank) {
