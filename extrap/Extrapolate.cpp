@@ -136,6 +136,9 @@ class Extrapolator {
     out.origin = "tracegen-extrapolate";
     out.worldPeers = first.worldPeers;
     out.computeClock = first.computeClock;  // compute times keep the clock they were measured with
+    // Sites come from the first input (extrapolateEvent): their frame names too.
+    out.frameNames = first.frameNames;
+    out.program = first.program;
     out.comms = standardCommunicators(out.numRanks);
     for (const auto& i : in_)
       for (const Datatype& dt : i.trace.datatypes)
@@ -169,7 +172,7 @@ class Extrapolator {
 
   std::string describe(std::size_t i) const {
     const Event& e = event(i);
-    return fmt::format("event {} {} at {}", e.id, opName(e.op), in_[i].trace.siteName(e.site));
+    return fmt::format("event {} {} at {}", e.id, opName(e.op), in_[i].trace.siteLabel(e.site));
   }
 
   InputError error(std::size_t i, const std::string& message) const {
