@@ -875,7 +875,7 @@ class Extrapolator {
         const Event& oe = out.events[e.event];
         for (const Event& ie : in_.back().trace.events)
           if (ie.id == oe.id) line = ie.line;
-        what = fmt::format("event {} {} at {}: ", oe.id, opName(oe.op), out.siteName(oe.site));
+        what = fmt::format("event {} {} at {}: ", oe.id, opName(oe.op), out.siteLabel(oe.site));
       }
       throw InputError(where, line,
                        fmt::format("{}no input shows the ranks of class {} of the {} grid, and they do not follow from "
@@ -1085,7 +1085,7 @@ ExtrapolateResult extrapolate(const std::vector<ExtrapolateInput>& inputs, const
       ++k;
     if (k == a.size() && k == b.size()) continue;
     const std::string other = k < a.size() ? fmt::format("event {} {} at {} of {}", a[k].id, opName(a[k].op),
-                                                         inputs.front().trace.siteName(a[k].site), inputs.front().file)
+                                                         inputs.front().trace.siteLabel(a[k].site), inputs.front().file)
                                            : fmt::format("the end of {}", inputs.front().file);
     const std::string counts = fmt::format("{} events at {} ranks, {} at {}", b.size(), i.trace.numRanks, a.size(),
                                            inputs.front().trace.numRanks);
@@ -1093,7 +1093,7 @@ ExtrapolateResult extrapolate(const std::vector<ExtrapolateInput>& inputs, const
       throw InputError(i.file, b[k].line,
                        fmt::format("event {} {} at {} corresponds to {}{}: the traces differ from event number {} on "
                                    "({}); the structure changes with scale in a way no model explains",
-                                   b[k].id, opName(b[k].op), i.trace.siteName(b[k].site), other,
+                                   b[k].id, opName(b[k].op), i.trace.siteLabel(b[k].site), other,
                                    k >= a.size()                ? ""
                                    : a[k].op != b[k].op         ? " (another operation)"
                                                                 : " (another call site)",
