@@ -53,8 +53,11 @@ fi
 check "inspect lists the named sites" grep -Eq "^  [0-9a-f_]+: in exchange \(named\.c:[0-9]+\) <- iterate <- main" \
   <("$tracegen" inspect "$work/c.tgt")
 # The names survive conversion (here to the text format again, through the reader and writer).
-"$tracegen" convert "$work/c.tgt" -o "$work/c2.tgt" >/dev/null 2>&1 &&
+if "$tracegen" convert "$work/c.tgt" --plain -o "$work/c2.tgt" >"$work/conv.out" 2>&1; then
   check "convert keeps the frame lines" cmp -s <(grep -E '^(frame|program) ' "$work/c.tgt") <(grep -E '^(frame|program) ' "$work/c2.tgt")
+else
+  echo "FAIL: tracegen convert"; cat "$work/conv.out"; fail=1
+fi
 
 record "$work/f.tgt" "$work/named_f"
 check "Fortran: the external subroutine, without file:line" grep -Eq "^frame [0-9a-f]+ exchange_1_$" "$work/f.tgt"

@@ -117,6 +117,7 @@ TEST(SiteNames, FunctionChainsAndDescriptions) {
 }
 
 std::string generate(const Trace& t, const std::string& backend) {
+  using namespace gen;
   return createBackend(backend)->render(buildProgram(t, "named.tgt"), GenOptions{"tracegen named.tgt -o bench", "bench"});
 }
 
