@@ -30,7 +30,7 @@ record() {  # record OUTPUT PROGRAM [ENV...]
   fi
 }
 mpicc -O0 -g -o "$work/named_c" "$src/named.c" || { echo "FAIL: mpicc"; exit 1; }
-mpifort -O0 -o "$work/named_f" "$src/named_f.f90" || { echo "FAIL: mpifort"; exit 1; }
+mpifort -O0 -J "$work" -o "$work/named_f" "$src/named_f.f90" || { echo "FAIL: mpifort"; exit 1; }
 
 record "$work/c.tgt" "$work/named_c"
 sendrecv=$(grep -n 'SENDRECV' "$src/named.c" | cut -d: -f1)
