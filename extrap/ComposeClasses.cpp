@@ -383,7 +383,7 @@ class Composer {
 
   std::string describe(std::size_t k) const {
     const Event& e = t_.events[k];
-    return fmt::format("event {} {} at {}", e.id, opName(e.op), t_.siteName(e.site));
+    return fmt::format("event {} {} at {}", e.id, opName(e.op), t_.siteLabel(e.site));
   }
 
   void explainOnce(const std::string& line) {

@@ -45,7 +45,7 @@ EventKey keyOf(const Event& e) {
 }
 
 std::string describe(const Trace& t, const Event& e) {
-  return fmt::format("event {} {} at {}", e.id, opName(e.op), t.siteName(e.site));
+  return fmt::format("event {} {} at {}", e.id, opName(e.op), t.siteLabel(e.site));
 }
 
 std::string scaleOf(const ExtrapolateInput& in) { return fmt::format("P={}", in.trace.numRanks); }
@@ -60,6 +60,32 @@ struct Alignment {
   }
 };
 
+// Whether two events were called from the same place: the same chain of offsets, or, where
+// the recorder named the frames, the same chain of functions (offsets move between binaries
+// compiled for each process count; function names survive).
+class SameSite {
+ public:
+  SameSite(const Trace& a, const Trace& b) : a_(a), b_(b), fa_(a.sites.size()), fb_(b.sites.size()) {}
+  bool operator()(SiteId x, SiteId y) {
+    if (a_.siteName(x) == b_.siteName(y)) return true;
+    if (x == kNoSite || y == kNoSite) return false;
+    const auto& f = functions(a_, fa_, x);
+    const auto& g = functions(b_, fb_, y);
+    return f == g && std::any_of(f.begin(), f.end(), [](const std::string& n) { return !n.empty(); });
+  }
+
+ private:
+  static const std::vector<std::string>& functions(const Trace& t, std::vector<std::optional<std::vector<std::string>>>& cache,
+                                                   SiteId s) {
+    auto& c = cache[static_cast<std::size_t>(s)];
+    if (!c) c = t.siteFunctions(s);
+    return *c;
+  }
+  const Trace& a_;
+  const Trace& b_;
+  std::vector<std::optional<std::vector<std::string>>> fa_, fb_;
+};
+
 Alignment align(const ExtrapolateInput& ref, const ExtrapolateInput& other) {
   const auto& a = ref.trace.events;
   const auto& b = other.trace.events;
@@ -68,10 +94,10 @@ Alignment align(const ExtrapolateInput& ref, const ExtrapolateInput& other) {
   for (const Event& e : b) kb.push_back(keyOf(e));
   // The weight of pairing a[i] with b[j]: pairing comes first, then equal call sites, then
   // equal loop nesting.
+  SameSite sameSite(ref.trace, other.trace);
   auto weight = [&](std::size_t i, std::size_t j) -> std::int32_t {
     if (!(ka[i] == kb[j])) return 0;
-    return 16 + (ref.trace.siteName(a[i].site) == other.trace.siteName(b[j].site) ? 2 : 0) +
-           (a[i].loops.size() == b[j].loops.size() ? 1 : 0);
+    return 16 + (sameSite(a[i].site, b[j].site) ? 2 : 0) + (a[i].loops.size() == b[j].loops.size() ? 1 : 0);
   };
   Alignment al;
   al.toOther.assign(a.size(), -1);
@@ -146,6 +172,7 @@ Alignment alignReordered(const ExtrapolateInput& ref, const ExtrapolateInput& ot
         successors[k].push_back(j);
         ++waiting[j];
       }
+  SameSite sameSite(ref.trace, other.trace);
   std::set<std::size_t> ready;
   for (std::size_t j = 0; j < b.size(); ++j)
     if (waiting[j] == 0) ready.insert(j);
@@ -155,8 +182,7 @@ Alignment alignReordered(const ExtrapolateInput& ref, const ExtrapolateInput& ot
     int bestWeight = 0;
     for (std::size_t j : ready) {
       if (!(keyOf(b[j]) == key)) continue;
-      const int w = 1 + (ref.trace.siteName(a[i].site) == other.trace.siteName(b[j].site) ? 2 : 0) +
-                    (a[i].loops.size() == b[j].loops.size() ? 1 : 0);
+      const int w = 1 + (sameSite(a[i].site, b[j].site) ? 2 : 0) + (a[i].loops.size() == b[j].loops.size() ? 1 : 0);
       if (w > bestWeight) best = j, bestWeight = w;
     }
     if (!best) {
@@ -233,6 +259,9 @@ ExtrapolateInput renamed(const ExtrapolateInput& ref, const std::vector<std::siz
   t.events.clear();
   for (std::size_t at : otherAt) t.events.push_back(o.events[at]);
   t.sites.clear();  // re-interned below; internSite rebuilds its index when the table shrinks
+  // The renamed sites are the reference's chains: its frame names name them.
+  t.frameNames = r.frameNames;
+  t.program = r.program;
   std::vector<SiteId> id(o.sites.size(), kNoSite);
   auto translate = [&](SiteId s) -> SiteId {
     if (s == kNoSite) return kNoSite;

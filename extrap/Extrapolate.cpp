@@ -140,6 +140,9 @@ class Extrapolator {
     out.origin = "tracegen-extrapolate";
     out.worldPeers = first.worldPeers;
     out.computeClock = first.computeClock;  // compute times keep the clock they were measured with
+    // Sites come from the first input (extrapolateEvent): their frame names too.
+    out.frameNames = first.frameNames;
+    out.program = first.program;
     out.comms = standardCommunicators(out.numRanks);
     for (const auto& i : in_)
       for (const Datatype& dt : i.trace.datatypes)
@@ -173,7 +176,7 @@ class Extrapolator {
 
   std::string describe(std::size_t i) const {
     const Event& e = event(i);
-    return fmt::format("event {} {} at {}", e.id, opName(e.op), in_[i].trace.siteName(e.site));
+    return fmt::format("event {} {} at {}", e.id, opName(e.op), in_[i].trace.siteLabel(e.site));
   }
 
   InputError error(std::size_t i, const std::string& message) const {
@@ -899,7 +902,7 @@ class Extrapolator {
         const Event& oe = out.events[e.event];
         for (const Event& ie : in_.back().trace.events)
           if (ie.id == oe.id) line = ie.line;
-        what = fmt::format("event {} {} at {}: ", oe.id, opName(oe.op), out.siteName(oe.site));
+        what = fmt::format("event {} {} at {}: ", oe.id, opName(oe.op), out.siteLabel(oe.site));
       }
       throw InputError(where, line,
                        fmt::format("{}no input shows the ranks of class {} of the {} grid, and they do not follow from "

@@ -555,7 +555,9 @@ class CWriter : public ProgramWalker {
   std::string eventName(const Event& e) const {
     std::string s = fmt::format("E{} {}", e.id, opName(e.op));
     const std::vector<std::string> sites = callSites(&e);
-    for (std::size_t i = 0; i < sites.size(); ++i) s += (i == 0 ? " at " : ", ") + shortSite(sites[i]);
+    const std::vector<std::string> named = siteDescriptions(&e);
+    for (std::size_t i = 0; i < sites.size(); ++i)
+      s += named[i].empty() ? (i == 0 ? " at " : ", ") + shortSite(sites[i]) : (i == 0 ? " " : ", ") + named[i];
     return commentSafe(s);
   }
 

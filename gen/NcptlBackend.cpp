@@ -264,8 +264,9 @@ class Renderer : public ProgramWalker {
 
   std::string siteOf(const Event* e) const {
     const std::vector<std::string> sites = callSites(e);
+    const std::vector<std::string> named = siteDescriptions(e);
     std::string s;
-    for (std::size_t i = 0; i < sites.size(); ++i) s += (i == 0 ? "" : ", ") + sites[i];
+    for (std::size_t i = 0; i < sites.size(); ++i) s += (i == 0 ? "" : ", ") + (named[i].empty() ? sites[i] : named[i].substr(3));  // the templates say "at": no "in "
     return oneLine(s);
   }
 

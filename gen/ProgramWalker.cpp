@@ -159,6 +159,15 @@ std::string ProgramWalker::indent(const std::string& text, int spaces) {
   return out;
 }
 
+std::vector<std::string> ProgramWalker::siteDescriptions(const Event* e) const {
+  std::vector<std::string> out;
+  if (!e || !program_.trace || e->site == kNoSite) return out;
+  out.push_back(program_.trace->siteDescription(e->site));
+  for (SiteId m : e->mergedSites)
+    if (m != e->site) out.push_back(program_.trace->siteDescription(m));
+  return out;
+}
+
 std::vector<std::string> ProgramWalker::callSites(const Event* e) const {
   std::vector<std::string> sites;
   if (!e || !program_.trace || e->site == kNoSite) return sites;

@@ -117,6 +117,10 @@ class ProgramWalker {
   // The call sites of an event (its own, then the merged ones), as the trace names them; none
   // without a trace or a site.
   std::vector<std::string> callSites(const Event* e) const;
+  // The same sites as people read them where the trace names their frames
+  // (Trace::siteDescription: `in exchange (stencil.c:77) <- main (stencil+0x1234)`), one per
+  // entry of callSites; "" where a site has no names.
+  std::vector<std::string> siteDescriptions(const Event* e) const;
   // Notes for the generated header, each once, in the order first said.
   void note(const std::string& text);
   const std::vector<std::string>& notes() const { return notes_; }

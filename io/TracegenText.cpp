@@ -53,7 +53,7 @@ constexpr std::string_view kNoSiteName = "-";
 
 const char* const kHeaderHint =
     "the header holds `tracegen-trace 1`, `ranks P`, `origin NAME`, `clock wall|cpu`, `peers comm|world`, "
-    "`datatype NAME SIZE`, `comm ID KIND (RANKLIST)...` and `site N NAME` lines";
+    "`datatype NAME SIZE`, `comm ID KIND (RANKLIST)...`, `site N NAME`, `program NAME` and `frame FRAME SYMBOL [FILE:LINE]` lines";
 const char* const kRankListHint = "a ranklist is one or more sections `<dims start {iters stride}...>`";
 
 std::optional<std::int64_t> predefinedDatatypeId(std::string_view name) {
@@ -77,7 +77,7 @@ std::vector<std::int64_t> defaultDatatypeIds(const std::vector<std::string_view>
 
 bool isHeaderKeyword(std::string_view s) {
   return s == "ranks" || s == "origin" || s == "clock" || s == "footprint" || s == "peers" || s == "datatype" ||
-         s == "comm";
+         s == "comm" || s == "frame" || s == "program";
 }
 
 bool isAttributeKeyword(std::string_view s) {
@@ -413,6 +413,12 @@ class TracegenTextParser {
       datatypes_.push_back(std::move(d));
     } else if (key == "site") {
       parseSiteTableLine(ts);
+    } else if (key == "program") {
+      once(programLine_);
+      trace_.program = std::string(getName(ts, "the executable's file name"));
+      expectEnd(ts, "the executable's name");
+    } else if (key == "frame") {
+      parseFrameLine(ts);
     } else if (key == "comm") {
       commLines_.push_back(&ts.line());  // instances need the world size: parsed in endHeader
     } else if (key == "tracegen-trace") {
@@ -440,6 +446,32 @@ class TracegenTextParser {
     expectEnd(ts, "the site table entry");
     auto [it, fresh] = siteTable_.try_emplace(index, trace_.internSite(name), ts.line().number);
     if (!fresh) ts.fail(fmt::format("site @{} is declared twice (first at line {})", index, it->second.second));
+  }
+
+  // `frame FRAME SYMBOL [FILE:LINE]`: the name of a frame of the sites' chains (ir/Trace.h,
+  // FrameName).
+  void parseFrameLine(TokenStream& ts) {
+    const char* const hint = "`frame FRAME SYMBOL [FILE:LINE]` names a frame of the call-site chains, e.g. "
+                             "`frame 8e31 exchange_1_ stencil.f:77`";
+    std::string_view frame = getName(ts, "a frame (an offset such as `8e31`, or `module+offset`)");
+    if (frame == kNoSiteName || (frame.find('_') != std::string_view::npos && frame.find('+') == std::string_view::npos))
+      ts.fail(fmt::format("'{}' is not a frame: frames are the parts of a call-site chain between `_`", frame), hint);
+    FrameName name;
+    name.symbol = std::string(getName(ts, "the frame's function symbol"));
+    if (!ts.atEnd()) {
+      const std::string_view where = getName(ts, "the call's FILE:LINE");
+      const std::size_t colon = where.rfind(':');
+      std::int64_t line = 0;
+      if (colon == std::string_view::npos || colon == 0 || !parseInt(where.substr(colon + 1), line))
+        ts.fail(fmt::format("expected the call's FILE:LINE but found '{}'", where), hint);
+      if (line < 1 || line > kMaxInt32) ts.fail(fmt::format("source line {} is outside 1..{}", line, kMaxInt32), hint);
+      name.file = std::string(where.substr(0, colon));
+      name.line = line;
+    }
+    expectEnd(ts, "the frame's name");
+    auto [it, fresh] = frameLines_.try_emplace(std::string(frame), ts.line().number);
+    if (!fresh) ts.fail(fmt::format("frame '{}' is named twice (first at line {})", frame, it->second));
+    trace_.frameNames.emplace(std::string(frame), std::move(name));
   }
 
   void endHeader(const SourceLine& at) {
@@ -1022,6 +1054,8 @@ class TracegenTextParser {
   Trace trace_;
   bool inEvents_ = false;
   int ranksLine_ = 0, originLine_ = 0, peersLine_ = 0, clockLine_ = 0, beforeInitLine_ = 0, afterFinalizeLine_ = 0;
+  int programLine_ = 0;
+  std::map<std::string, int> frameLines_;  // `frame` lines: frame -> line
   std::vector<PendingDatatype> datatypes_;
   std::map<std::string, std::int64_t> typeIds_;
   std::int64_t tripletValues_ = 0;  // values expanded from triplets so far (kMaxTripletValues)
@@ -1077,6 +1111,12 @@ class TracegenTextWriter {
       buf_.push_back('\n');
     }
     writeSiteTable();
+    if (!t_.program.empty()) line("program {}", name(t_.program, "executable name"));
+    for (const auto& [frame, n] : t_.frameNames) {
+      fmt::format_to(std::back_inserter(buf_), "frame {} {}", name(frame, "frame"), name(n.symbol, "function symbol"));
+      if (n.line > 0) fmt::format_to(std::back_inserter(buf_), " {}", name(fmt::format("{}:{}", n.file, n.line), "source position"));
+      buf_.push_back('\n');
+    }
     for (const auto& e : t_.events) {
       buf_.push_back('\n');
       writeEvent(e);

@@ -168,7 +168,7 @@ bool Trace::hasTime(Phase phase, TimeUnit unit) const {
 
 bool Trace::operator==(const Trace& o) const {
   if (numRanks != o.numRanks || origin != o.origin || computeClock != o.computeClock || worldPeers != o.worldPeers || datatypes != o.datatypes || comms != o.comms ||
-      memoryKb != o.memoryKb || beforeInitUs != o.beforeInitUs ||
+      memoryKb != o.memoryKb || beforeInitUs != o.beforeInitUs || frameNames != o.frameNames || program != o.program ||
       events.size() != o.events.size())
     return false;
   for (std::size_t i = 0; i < events.size(); ++i) {

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -200,6 +201,24 @@ constexpr std::int64_t kCommWorld = 2;
 // that a trace taken with more ranks than cores still carries each rank's compute demand).
 enum class ComputeClock { Wall, Cpu };
 
+// The name of one frame of call-site chains (header line `frame FRAME SYMBOL [FILE:LINE]`):
+// the function holding the return address, as its module's symbol table spells it (mangled
+// where the language mangles: `_ZN4halo8exchangeEv`, `exchange_1_`, `__grid_MOD_swap`), and,
+// where the module has debug information, the source file (base name) and line of the call
+// (line 0: unknown). Names are extra information: a site's identity stays its chain of offsets.
+struct FrameName {
+  std::string symbol;
+  std::string file;
+  std::int64_t line = 0;
+  bool operator==(const FrameName&) const = default;
+};
+
+// A symbol as people read it: C++ demangled without its parameter list (`halo::exchange`),
+// gfortran's and Intel's module procedures as `module::proc`, an external Fortran procedure
+// without its trailing underscore (`exchange_1_` -> `exchange_1`), GCC's clone suffixes
+// (`.constprop.0`, `.isra.0`, `.part.0`, `.cold`) dropped; anything else as it is.
+std::string readableSymbol(std::string_view symbol);
+
 struct Trace {
   Rank numRanks = 0;
   std::string origin;  // where the trace came from, e.g. "scalatrace2-td"
@@ -208,6 +227,12 @@ struct Trace {
   // True: in MPI_COMM_WORLD numbering (after communicator resolution), on every communicator.
   bool worldPeers = false;
   std::vector<std::string> sites;
+  // Names of the frames of the sites' chains (header `frame` lines), keyed by the frame as the
+  // chains spell it (`8e31`, `libfoo.so+1a2b`); frames without an entry are unnamed. `program`
+  // (header `program NAME`) is the executable whose offsets the unprefixed frames are (empty:
+  // not known). Both optional; the recorder fills them, and every pass keeps them.
+  std::map<std::string, FrameName, std::less<>> frameNames;
+  std::string program;
   std::vector<Datatype> datatypes;
   std::vector<Communicator> comms;
   std::vector<Event> events;
@@ -229,6 +254,21 @@ struct Trace {
 
   SiteId internSite(std::string_view signature);
   std::string_view siteName(SiteId s) const { return s == kNoSite ? std::string_view("-") : sites[s]; }
+  // The frames of a site's chain, innermost first (`8e31_4981` -> `8e31`, `4981`; module names
+  // may hold '_': a frame the table names is preferred); none for kNoSite.
+  std::vector<std::string_view> siteFrames(SiteId s) const;
+  // The readable function names of a site's frames (readableSymbol), innermost first; "" for a
+  // frame without a name. Meant for matching events of separately compiled binaries, whose
+  // offsets differ while function names survive.
+  std::vector<std::string> siteFunctions(SiteId s) const;
+  // For people: `in exchange (stencil.c:77) <- ssor <- main (lu+0x8e31)`: the innermost
+  // function with its file:line where known, its callers up to main or four functions (then
+  // `<- ...`), then the module and offset of the innermost frame (an unnamed innermost frame
+  // reads `?`, an unnamed caller its module and offset). Empty when no frame of the
+  // site has a name (callers then print the chain itself, as before names existed).
+  std::string siteDescription(SiteId s) const;
+  // The site's chain, followed by ` (DESCRIPTION)` where it has one: for diagnostics.
+  std::string siteLabel(SiteId s) const;
   const Datatype* datatype(std::int64_t id) const;
   const Communicator* comm(std::int64_t id) const;
   bool hasTime(Phase phase, TimeUnit unit) const;

@@ -448,7 +448,7 @@ std::size_t completingWait(const ClassProgram& p, std::size_t i) {
 
 std::string channelText(const Trace& t, const ClassProgram& p, const ChannelKey& k, const Projection& proj) {
   const Event& e = t.events[p.occs[proj.occs.front()].event];
-  return fmt::format("event {} ({} at {}) on ranks {}", e.id, opName(e.op), t.siteName(e.site), p.ranks.pretty(8)) +
+  return fmt::format("event {} ({} at {}) on ranks {}", e.id, opName(e.op), t.siteLabel(e.site), p.ranks.pretty(8)) +
          (k.comm == kCommWorld ? "" : fmt::format(" on communicator {}", k.comm));
 }
 
@@ -765,7 +765,7 @@ class Analysis {
     std::size_t c = static_cast<std::size_t>(std::upper_bound(base_.begin(), base_.end(), node) - base_.begin()) - 1;
     const Occ& o = programs_[c].occs[(node - base_[c]) / 2];
     const Event& e = trace_.events[o.event];
-    return fmt::format("event {} ({} at {}) on ranks {}", e.id, opName(e.op), trace_.siteName(e.site),
+    return fmt::format("event {} ({} at {}) on ranks {}", e.id, opName(e.op), trace_.siteLabel(e.site),
                        programs_[c].ranks.pretty(8));
   }
 

@@ -387,7 +387,7 @@ class Simulation {
   std::string describeReceive(std::size_t id) const {
     const Receive& r = recvs_[id];
     return fmt::format("of rank {} in event {} ({} at {}, call {})", r.rank, r.event->id, opName(r.event->op),
-                       trace_.siteName(r.event->site), r.callIndex);
+                       trace_.siteLabel(r.event->site), r.callIndex);
   }
 
  private:
@@ -1064,7 +1064,7 @@ class Simulation {
 
   std::string whereText(Rank r) const {
     const Call& c = state(r).call;
-    return fmt::format("event {} ({} at {}, call {})", c.event->id, opName(c.op), trace_.siteName(c.event->site), c.index);
+    return fmt::format("event {} ({} at {}, call {})", c.event->id, opName(c.op), trace_.siteLabel(c.event->site), c.index);
   }
 
   // Finds a cycle of the wait-for graph: the first back edge of a depth-first search closes one.
@@ -1138,7 +1138,7 @@ class Simulation {
           const Receive& R = recvs_[id];
           if (++count <= kMaxListedRanks)
             lines.push_back(fmt::format("rank {} in event {} ({} at {}, call {}) from {}", r, R.event->id,
-                                        opName(R.event->op), trace_.siteName(R.event->site), R.callIndex,
+                                        opName(R.event->op), trace_.siteLabel(R.event->site), R.callIndex,
                                         R.source == kAnySource ? "any rank" : fmt::format("rank {}", R.source)));
         }
     if (count == 0) return false;

@@ -2,13 +2,19 @@
 
 #include <dlfcn.h>
 #include <execinfo.h>
+#include <link.h>
+#include <unistd.h>
 #include <sys/auxv.h>
 #include <unwind.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <optional>
+#include <set>
 
+#include "record/FrameNames.h"
 #include "record/Hash.h"
 
 namespace tracegen::record {
@@ -202,6 +208,79 @@ std::uint32_t CallSites::walk() {
   const std::uint32_t site = intern(scratch_);
   raw_[key] = RawSite{kept_, site};
   return site;
+}
+
+namespace {
+// The load address (as dladdr's dli_fbase) of a loaded module by the name frames give it (its
+// file's base name, cut at 40 characters as CallSites::frame writes it); 0 if none.
+std::uintptr_t moduleBase(std::string_view name) {
+  struct Query {
+    std::string_view name;
+    std::uintptr_t base = 0;
+  } query{name};
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, std::size_t, void* arg) {
+        auto* q = static_cast<Query*>(arg);
+        if (!info->dlpi_name || !*info->dlpi_name) return 0;
+        std::string_view n = baseName(info->dlpi_name);
+        if (n.substr(0, 40) != q->name) return 0;
+        ElfW(Addr) low = ~ElfW(Addr){0};
+        for (int k = 0; k < info->dlpi_phnum; ++k)
+          if (info->dlpi_phdr[k].p_type == PT_LOAD && info->dlpi_phdr[k].p_vaddr < low) low = info->dlpi_phdr[k].p_vaddr;
+        if (low == ~ElfW(Addr){0}) return 0;
+        const auto page = static_cast<ElfW(Addr)>(sysconf(_SC_PAGESIZE));
+        q->base = info->dlpi_addr + (low & ~(page - 1));
+        return 1;
+      },
+      &query);
+  return query.base;
+}
+}  // namespace
+
+void CallSites::nameFrames(Trace& t) {
+  // This process's frames by their text; they also guide the splitting of chains.
+  std::map<std::string, std::uintptr_t, std::less<>> byText;
+  for (const auto& [addr, f] : frames_)
+    if (!f.skip && !f.stop && !f.text.empty() && f.text.front() != '?')
+      byText.emplace(f.text, reinterpret_cast<std::uintptr_t>(addr));
+  Trace probe;
+  probe.sites = t.sites;
+  for (const auto& [text, addr] : byText) probe.frameNames.emplace(text, FrameName{});
+  std::vector<std::string> texts;
+  std::vector<std::uintptr_t> pcs;
+  std::set<std::string_view> seen;
+  std::map<std::string, std::uintptr_t, std::less<>> bases;
+  for (std::size_t s = 0; s < t.sites.size(); ++s) {
+    for (std::string_view f : probe.siteFrames(static_cast<SiteId>(s))) {
+      if (!seen.insert(f).second) continue;
+      std::uintptr_t pc = 0;
+      if (auto it = byText.find(f); it != byText.end()) {
+        pc = it->second;
+      } else {
+        // A frame another process saw: its offset into the module as loaded here.
+        const std::size_t plus = f.rfind('+');
+        const std::string_view module = plus == std::string_view::npos ? std::string_view() : f.substr(0, plus);
+        const std::string off(plus == std::string_view::npos ? f : f.substr(plus + 1));
+        char* end = nullptr;
+        const unsigned long long v = std::strtoull(off.c_str(), &end, 16);
+        if (off.empty() || *end != '\0') continue;
+        std::uintptr_t base = exeBase_;
+        if (!module.empty()) {
+          auto b = bases.find(module);
+          if (b == bases.end()) b = bases.emplace(std::string(module), moduleBase(module)).first;
+          base = b->second;
+        }
+        if (base == 0) continue;
+        pc = base + static_cast<std::uintptr_t>(v);
+      }
+      texts.emplace_back(f);
+      pcs.push_back(pc);
+    }
+  }
+  const std::vector<std::optional<FrameName>> names = resolveFrames(pcs);
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (names[i] && isTraceToken(texts[i])) t.frameNames.insert_or_assign(texts[i], *names[i]);
+  if (!t.frameNames.empty()) t.program = executableName();
 }
 
 std::uint32_t CallSites::intern(const std::string& name) {

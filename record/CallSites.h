@@ -31,6 +31,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "ir/Trace.h"
+
 namespace tracegen::record {
 
 class CallSites {
@@ -42,6 +44,10 @@ class CallSites {
   // Interns a synthetic site name (for calls made without an application stack).
   std::uint32_t intern(const std::string& name);
   const std::vector<std::string>& names() const { return names_; }
+  // Names the frames of `t`'s sites (Trace::frameNames, program; record/FrameNames.h): once
+  // per distinct frame, from the addresses this process saw (frames only other processes saw:
+  // their offset into the module loaded here). Called at MPI_Finalize by rank 0.
+  void nameFrames(Trace& t);
 
  private:
   struct Frame {

@@ -783,6 +783,8 @@ void Recorder::finish() {
   global.beforeInitUs = footprint.beforeInitUs >= 0 ? std::round(footprint.beforeInitUs) : -1;
   global.memoryKb = std::move(footprint.memoryKb);
   canonicalFootprint(global);
+  // Function names (and file:line) of the sites' frames, unless TRACEGEN_NAMES=0.
+  if (envLong("TRACEGEN_NAMES", 1) != 0) sites.nameFrames(global);
   const std::string path = outputPath();
   try {
     verifyStructure(global, path);

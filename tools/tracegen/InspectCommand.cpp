@@ -45,10 +45,27 @@ std::vector<OpaqueEvent> opaqueEvents(const Trace& trace) {
   std::vector<OpaqueEvent> out;
   for (const Event& e : trace.events) {
     if (!isOpaque(opInfo(e.op).kind)) continue;
-    std::string sites(trace.siteName(e.site));
+    std::string sites = trace.siteLabel(e.site);
     for (SiteId m : e.mergedSites)
-      if (m != e.site) sites += fmt::format(", {}", trace.siteName(m));
+      if (m != e.site) sites += fmt::format(", {}", trace.siteLabel(m));
     out.push_back({e.id, std::string(opName(e.op)), sites, e.ranks.pretty(), e.line});
+  }
+  return out;
+}
+
+// Call sites whose frames the trace names (header `frame` lines), in site-table order: the
+// site's chain, its function names innermost first, and the description generated code prints.
+struct NamedSite {
+  std::string site, description;
+  std::vector<std::string> functions;
+};
+std::vector<NamedSite> namedSites(const Trace& trace) {
+  std::vector<NamedSite> out;
+  if (trace.frameNames.empty()) return out;
+  for (std::size_t s = 0; s < trace.sites.size(); ++s) {
+    const auto id = static_cast<SiteId>(s);
+    std::string d = trace.siteDescription(id);
+    if (!d.empty()) out.push_back({trace.sites[s], std::move(d), trace.siteFunctions(id)});
   }
   return out;
 }
@@ -156,6 +173,12 @@ void writeJson(std::ostream& out, const std::string& file, const Trace& trace, c
     drift.push_back(e);
   }
   j["drift"] = drift;
+  if (const auto named = namedSites(trace); !named.empty()) {
+    nlohmann::ordered_json sites = nlohmann::ordered_json::array();
+    for (const auto& n : named) sites.push_back({{"site", n.site}, {"functions", n.functions}, {"description", n.description}});
+    j["program"] = trace.program;
+    j["named_sites"] = sites;
+  }
   std::string head = j.dump(2);
   head.resize(head.size() - 2);  // drop the closing "\n}": per_rank follows
   out << head << ",\n  \"per_rank\": [";
@@ -217,6 +240,11 @@ void printText(std::ostream& out, const std::string& file, const std::string& or
     for (const auto& d : drift)
       out << fmt::format("  E{} {} {} after {}, ranks {}: mean {:.4g} {}; calls {}{}\n", d.id, d.op, d.kind, d.after, d.ranks,
                          d.mean, d.unit, rangesText(d), d.sourceLine > 0 ? fmt::format(" (line {})", d.sourceLine) : "");
+  }
+  if (const auto named = namedSites(trace); !named.empty()) {
+    out << fmt::format("\nnamed call sites: {} of {}{}\n", named.size(), trace.sites.size(),
+                       trace.program.empty() ? "" : fmt::format(" (program {})", trace.program));
+    for (const auto& n : named) out << fmt::format("  {}: {}\n", n.site, n.description);
   }
   if (perRank) {
     // One row per rank: totals, then one column per operation (names without "MPI_").
