@@ -246,7 +246,7 @@ def get(*keys):
         if k in j:
             return j[k]
     return "?"
-print(f"{get('events')}\t{get('loops')}\t{get('calls')}")
+print(f"{get('events')}\t{get('loops')} on {get('loop_heads')} heads\t{get('calls')}")
 EOF
 )
     IFS=$'\t' read -r ev lo ca <<<"$summary"
@@ -259,6 +259,6 @@ echo "| sample | inputs | target | extrapolated trace | calls identical | worst 
 echo "|---|---|---|---|---|---|---|---|"
 printf '%s\n' "${rows[@]}"
 echo
-echo "| sample | ranks | events | loops | calls |"
+echo "| sample | ranks | events | loop levels | calls (all ranks) |"
 echo "|---|---|---|---|---|"
 printf '%s\n' "${scales[@]}" | sort -t'|' -k2,2 -k1,1n | awk -F'|' '{printf "| %s | %s | %s | %s | %s |\n", $2, $1, $3, $4, $5}'
