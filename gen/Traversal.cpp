@@ -1050,9 +1050,9 @@ Program buildProgram(const Trace& trace, const std::string& source, const Receiv
 
 namespace {
 std::string sitesOf(const Trace& trace, const Event& e) {
-  std::string s = trace.siteLabel(e.site);
+  std::string s(trace.siteName(e.site));
   for (SiteId m : e.mergedSites)
-    if (m != e.site) s += fmt::format(", {}", trace.siteLabel(m));
+    if (m != e.site) s += fmt::format(", {}", trace.siteName(m));
   return s;
 }
 }  // namespace

@@ -16,7 +16,7 @@
 namespace tracegen {
 namespace {
 
-const std::string kHead = "tracegen-trace 1\nranks 2\norigin tracegen-record\n";
+const std::string kHead = "tracegen-trace 1\nranks 2\norigin tracegen-record\ndatatype MPI_INT 4\n";
 const std::string kBody =
     "event 0 MPI_Init @ <1 0 {2 1}>\n  site 11a0_1234\n"
     "event 1 MPI_Send @ <1 0 {1 0}>\n  site 8e31_4981_23d0_1234\n  comm 2\n  count 4\n  datatype MPI_INT\n  dest 1\n  tag 0\n"
@@ -65,20 +65,20 @@ TEST(SiteNames, FrameLinesReadAndRoundTrip) {
 }
 
 TEST(SiteNames, BadFrameLinesAreErrorsAtTheirLine) {
-  expectError(kHead + "frame 8e31\n" + kBody, 4, "expected the frame's function symbol but the line ends");
-  expectError(kHead + "frame\n" + kBody, 4, "expected a frame");
-  expectError(kHead + "frame 8e31 f a.c:0\n" + kBody, 4, "source line 0 is outside 1..");
-  expectError(kHead + "frame 8e31 f a.c\n" + kBody, 4, "expected the call's FILE:LINE but found 'a.c'");
-  expectError(kHead + "frame 8e31 f :7\n" + kBody, 4, "expected the call's FILE:LINE but found ':7'");
-  expectError(kHead + "frame 8e31 f a.c:x\n" + kBody, 4, "expected the call's FILE:LINE");
-  expectError(kHead + "frame 8e31 f a.c:7 extra\n" + kBody, 4, "unexpected 'extra' after the frame's name");
-  expectError(kHead + "frame 8e31 f\nframe 8e31 g\n" + kBody, 5, "frame '8e31' is named twice (first at line 4)");
-  expectError(kHead + "frame 8e31_4981 f\n" + kBody, 4, "'8e31_4981' is not a frame");
-  expectError(kHead + "frame - f\n" + kBody, 4, "'-' is not a frame");
-  expectError(kHead + "frame 8e31 (f)\n" + kBody, 4, "expected the frame's function symbol but found '('");
-  expectError(kHead + "program a\nprogram b\n" + kBody, 5, "second 'program' line (the first is line 4)");
-  expectError(kHead + "program\n" + kBody, 4, "expected the executable's file name");
-  expectError(kHead + "event 0 MPI_Init @ <1 0 {2 1}>\nframe 8e31 f\n", 5, "header line 'frame' after the first event");
+  expectError(kHead + "frame 8e31\n" + kBody, 5, "expected the frame's function symbol but the line ends");
+  expectError(kHead + "frame\n" + kBody, 5, "expected a frame");
+  expectError(kHead + "frame 8e31 f a.c:0\n" + kBody, 5, "source line 0 is outside 1..");
+  expectError(kHead + "frame 8e31 f a.c\n" + kBody, 5, "expected the call's FILE:LINE but found 'a.c'");
+  expectError(kHead + "frame 8e31 f :7\n" + kBody, 5, "expected the call's FILE:LINE but found ':7'");
+  expectError(kHead + "frame 8e31 f a.c:x\n" + kBody, 5, "expected the call's FILE:LINE");
+  expectError(kHead + "frame 8e31 f a.c:7 extra\n" + kBody, 5, "unexpected 'extra' after the frame's name");
+  expectError(kHead + "frame 8e31 f\nframe 8e31 g\n" + kBody, 6, "frame '8e31' is named twice (first at line 5)");
+  expectError(kHead + "frame 8e31_4981 f\n" + kBody, 5, "'8e31_4981' is not a frame");
+  expectError(kHead + "frame - f\n" + kBody, 5, "'-' is not a frame");
+  expectError(kHead + "frame 8e31 (f)\n" + kBody, 5, "expected the frame's function symbol but found '('");
+  expectError(kHead + "program a\nprogram b\n" + kBody, 6, "second 'program' line (the first is line 5)");
+  expectError(kHead + "program\n" + kBody, 5, "expected the executable's file name");
+  expectError(kHead + "event 0 MPI_Init @ <1 0 {2 1}>\nframe 8e31 f\n", 6, "header line 'frame' after the first event");
 }
 
 TEST(SiteNames, ReadableSymbols) {

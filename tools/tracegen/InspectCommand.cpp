@@ -45,9 +45,10 @@ std::vector<OpaqueEvent> opaqueEvents(const Trace& trace) {
   std::vector<OpaqueEvent> out;
   for (const Event& e : trace.events) {
     if (!isOpaque(opInfo(e.op).kind)) continue;
-    std::string sites = trace.siteLabel(e.site);
+    // The chains (scripts match them); their names are in the `named call sites` list.
+    std::string sites(trace.siteName(e.site));
     for (SiteId m : e.mergedSites)
-      if (m != e.site) sites += fmt::format(", {}", trace.siteLabel(m));
+      if (m != e.site) sites += fmt::format(", {}", trace.siteName(m));
     out.push_back({e.id, std::string(opName(e.op)), sites, e.ranks.pretty(), e.line});
   }
   return out;
