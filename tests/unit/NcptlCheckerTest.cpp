@@ -194,7 +194,7 @@ const Bad kBad[] = {
     // AWAIT COMPLETION waits for every operation the task posted (§4.8): a receive loop that
     // awaits each receive before any task has sent (issue 29's halo exchange) deadlocks.
     {"await_before_the_sends",
-     "FOR EACH d IN {1, 3} {\n  ALL TASKS t ASYNCHRONOUSLY RECEIVE A 8 BYTE MESSAGE FROM TASK t XOR d THEN\n"
+     "FOR EACH d IN {1, 3} {\n  TASKS t SUCH THAT t >= 0 ASYNCHRONOUSLY RECEIVE A 8 BYTE MESSAGE FROM TASK t XOR d THEN\n"
      "  ALL TASKS AWAIT COMPLETION\n} THEN\n"
      "FOR EACH d IN {1, 3} {\n  ALL TASKS t ASYNCHRONOUSLY SEND A 8 BYTE MESSAGE TO UNSUSPECTING TASK t XOR d\n} THEN\n"
      "ALL TASKS AWAIT COMPLETION.",
