@@ -431,6 +431,8 @@ class Renderer : public ProgramWalker {
   static constexpr std::size_t kMaxCases = 256;
   // A counted loop's start chooses among at most this many prefix sums (countedStart).
   static constexpr std::size_t kMaxStartChoices = 64;
+  // The most iterations a loop whose body leaves requests pending across iterations is unrolled into.
+  static constexpr std::int64_t kMaxUnrolledTrips = 64;
 
   void refineOne(Case c, const std::string& key, const Expr& e, const std::optional<ExecIndex>& index,
                  std::vector<Case>& out) {
@@ -956,24 +958,78 @@ class Renderer : public ProgramWalker {
       const std::string start = named ? fmt::format("from{}", loop.id) : countedFrom;
       loopStack_.push_back({loop.id, trips, sameEveryEntry, start, tripsText});
       postedInLoop_.push_back(RankList());
-      std::vector<Piece> inner;
       std::vector<Piece>* const outer = out_;
-      out_ = &inner;
-      walk(loop.body, c.ranks);
-      out_ = outer;
-      // Requests posted in the body are completed before its end (§4.8).
-      RankList busy = busyRanks(RankList::intersect(postedInLoop_.back(), c.ranks));
+      auto walkIteration = [&] {
+        std::vector<Piece> pieces;
+        out_ = &pieces;
+        walk(loop.body, c.ranks);
+        out_ = outer;
+        return pieces;
+      };
+      std::vector<Piece> inner = walkIteration();
+      // Requests the body leaves pending stay pending into the next iteration, as in the trace:
+      // an AWAIT at the end of the body would wait for messages whose senders post them only
+      // later (a halo exchange's receive loop before its send loop), a deadlock. The loop is
+      // unrolled, each iteration walked with the requests the ones before it left; FOR EACH
+      // loops are instantiated in full by the run time (§4.8), so when every iteration reads
+      // the same it stays one FOR EACH loop.
+      std::vector<std::vector<Piece>> unrolled;
+      if (!busyRanks(RankList::intersect(postedInLoop_.back(), c.ranks)).empty()) {
+        const bool plainStart = start.empty() || start.find_first_not_of("0123456789") == std::string::npos;
+        if (!tripsText.empty() || !plainStart || trips > kMaxUnrolledTrips) {
+          const Event* head = loop.head;
+          const std::string site = siteOf(head);
+          throw std::invalid_argument(fmt::format(
+              "loop {}{}{}: its body leaves requests pending from one iteration to the next (posted in one "
+              "iteration, completed in a later one or after the loop), which a coNCePTuaL loop keeps only when "
+              "tracegen unrolls it, and {}: write C (-o bench.c)",
+              loop.id,
+              head ? fmt::format(" headed by {}, trace event {}", opName(head->op), head->id) : std::string(),
+              site.empty() ? std::string() : " at " + site,
+              !tripsText.empty() ? fmt::format("its trip count is the formula {}", tripsText)
+              : !plainStart      ? std::string("its iterations are counted over all its entries")
+                                 : fmt::format("its {} iterations are more than the {} it unrolls", trips,
+                                               kMaxUnrolledTrips)));
+        }
+        unrolled.push_back(std::move(inner));
+        for (std::int64_t k = 1; k < trips; ++k) unrolled.push_back(walkIteration());
+        note("Requests that a loop body leaves pending from one iteration to the next stay pending, as in the "
+             "trace: such loops are unrolled (or kept as FOR EACH loops, which the run time instantiates in full, "
+             "§4.8), never completed at the end of every iteration, which can deadlock.");
+      }
       postedInLoop_.pop_back();
       loopStack_.pop_back();
-      if (!busy.empty()) {
-        Piece end;
-        end.comments.push_back(fill("comment", commentData("end of the loop body", nullptr,
-                                                           "complete the requests posted in this iteration")));
-        end.stmts.push_back(awaitStmt(busy));
-        inner.push_back(std::move(end));
-        completeRequests(busy, -1);
-        note("Requests that a loop body posts and the trace completes only in a later iteration or after the loop "
-             "are completed at the end of each iteration (coNCePTuaL loops cannot leave them pending, §4.8).");
+      if (!unrolled.empty()) {
+        std::vector<std::string> texts;
+        for (const auto& it : unrolled) texts.push_back(body(it));
+        const bool same = std::all_of(texts.begin(), texts.end(), [&](const std::string& t) { return t == texts[0]; });
+        if (same && usedLoops_.count(loop.id)) {
+          inner = std::move(unrolled[0]);  // one FOR EACH loop, below
+        } else {
+          std::vector<std::string> lines;
+          const std::int64_t first = start.empty() ? 0 : std::stoll(start);
+          for (std::size_t k = 0; k < unrolled.size(); ++k) {
+            if (texts[k].find_first_not_of(" \n") == std::string::npos) continue;
+            if (usedLoops_.count(loop.id)) {
+              // The iteration's own value of the loop variable.
+              data d;
+              d.set("body", texts[k]);
+              d.set("var", loopVar(loop.id));
+              d.set("range", rangeText({first + static_cast<std::int64_t>(k)}));
+              lines.push_back(fill("foreach", d));
+              continue;
+            }
+            // Its statements in line, each piece's comments above its first statement.
+            for (const auto& pc : unrolled[k])
+              for (std::size_t i = 0; i < pc.stmts.size(); ++i) {
+                std::string text;
+                if (i == 0)
+                  for (const auto& cm : pc.comments) text += "# " + cm + "\n";
+                lines.push_back(text + pc.stmts[i]);
+              }
+          }
+          return lines;
+        }
       }
       if (inner.empty()) return {};
       data d;

@@ -418,6 +418,16 @@ class Checker {
       case RelExpr::Kind::In:
         checkExpr(*r.lhs, ctx);
         checkRanges(r.ranges, ctx);
+        // The 1.5.1b run time walks a list comprehension as the range {0, ..., length-1}: an empty
+        // one counts 0, -1 and pops an empty queue, a crash at start-up. A membership test must
+        // not depend on a comprehension staying non-empty.
+        for (const auto& range : r.ranges)
+          if (const Range* empty = mayBeEmptyComprehension(range))
+            error(empty->where, std::string("IS ") + (r.negated ? "NOT " : "") +
+                                    "IN over a list comprehension that may be empty (a WHERE clause, or a generator "
+                                    "over a range that may be empty): the 1.5.1b run time pops an empty queue and "
+                                    "crashes when it is; map the values to be left out to one the test cannot match "
+                                    "(e IF cond OTHERWISE v) instead of filtering them with WHERE");
         return;
       case RelExpr::Kind::InInterval:
         notG(r.where, "the deprecated IS IN [a, b]");
@@ -464,6 +474,36 @@ class Checker {
         return;
       }
     }
+  }
+
+  // Whether a range can be empty at run time, judged from its text: an explicit list never is, nor
+  // a progression with one leading value ({5, ..., 1} counts down); a progression with more may
+  // end before its first value (unless its values are constants that say otherwise).
+  static bool mayBeEmpty(const Range& r) {
+    switch (r.kind) {
+      case Range::Kind::List:
+        return r.items.empty();
+      case Range::Kind::Progression: {
+        if (r.items.size() <= 1) return false;
+        auto a = constValue(*r.items[0]), b = constValue(*r.items[1]), end = constValue(*r.bound);
+        if (!a || !b || !end) return true;
+        return *b > *a ? *end < *a : *b < *a ? *end > *a : false;
+      }
+      case Range::Kind::Comprehension:
+        return mayBeEmptyComprehension(r) != nullptr;
+    }
+    return true;
+  }
+  static bool mayBeEmpty(const std::vector<Range>& rs) {
+    return std::all_of(rs.begin(), rs.end(), [](const Range& r) { return mayBeEmpty(r); });
+  }
+  // The comprehension (r itself) if r is one that may be empty, else null.
+  static const Range* mayBeEmptyComprehension(const Range& r) {
+    if (r.kind != Range::Kind::Comprehension) return nullptr;
+    if (r.where_) return &r;
+    for (const auto& g : r.generators)
+      if (mayBeEmpty(g.ranges)) return &r;
+    return nullptr;
   }
 
   static bool arithmeticOrGeometric(const std::vector<std::int64_t>& v) {

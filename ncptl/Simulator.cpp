@@ -14,6 +14,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <numeric>
 #include <set>
 #include <string>
 #include <tuple>
@@ -65,6 +66,11 @@ class Simulator {
         if (ts.stmt) walk(*ts.stmt, 1);
       reportPending();
       reportBalance();
+      // A program whose counts already fail hangs for that reason; the order of its operations
+      // is judged only when they balance.
+      if (std::none_of(diags_.begin(), diags_.end(),
+                       [](const Diagnostic& d) { return d.severity == Diagnostic::Severity::Error; }))
+        reportDeadlock();
       r.traffic.assign(static_cast<std::size_t>(n_), TaskTraffic{});
       for (std::size_t t = 0; t < r.traffic.size(); ++t) r.traffic[t].collectives = collectives_[t];
       for (const auto& [key, b] : balance_) {
@@ -426,9 +432,17 @@ class Simulator {
         }
         return;
       }
-      case Range::Kind::Comprehension:
+      case Range::Kind::Comprehension: {
+        const std::size_t before = out.size();
         generate(r, 0, out);
+        // The 1.5.1b run time walks a comprehension as {0, ..., length-1}: an empty one counts
+        // 0, -1 and pops an empty queue.
+        if (out.size() == before && reportedEmpty_.insert(r.where.begin).second)
+          error(r.where, "this list comprehension is empty with num_tasks = " + std::to_string(n_) +
+                             " and the parameter defaults: the 1.5.1b run time walks it from 0 down to -1 and pops "
+                             "an empty queue, a crash at start-up");
         return;
+      }
     }
   }
 
@@ -557,7 +571,11 @@ class Simulator {
           if (trips <= 0) return;
         }
         const auto firstOp = static_cast<std::int64_t>(ops_.size());
+        // The body is walked once, its counts multiplied; for the order of operations its events
+        // are recorded once and repeated `trips` times (every iteration is the same).
+        frames_.emplace_back();
         walk(*s.body[0], ok(checkedMul(mult, trips)));
+        repeatFrame(trips);
         loopPending(s, firstOp);
         return;
       }
@@ -599,7 +617,7 @@ class Simulator {
           for (std::int64_t dst : tasks(s.target, src)) members.insert(dst);
           if (var) unbind();
         }
-        takePart(members, mult);
+        takePart(members, mult, s.where);
         return;
       }
       case K::Reduce: {
@@ -612,26 +630,39 @@ class Simulator {
           for (std::int64_t dst : tasks(s.target, src)) members.insert(dst);
           if (var) unbind();
         }
-        takePart(members, mult);
+        takePart(members, mult, s.where);
         return;
       }
       case K::Synchronize: {
         const std::vector<std::int64_t> members = tasks(s.tasks);
-        takePart(std::set<std::int64_t>(members.begin(), members.end()), mult);
+        takePart(std::set<std::int64_t>(members.begin(), members.end()), mult, s.where);
         return;
       }
-      case K::Await:
-        for (std::int64_t t : tasks(s.tasks)) pending_[static_cast<std::size_t>(t)].clear();
+      case K::Await: {
+        const std::uint32_t loc = location(s.where);
+        for (std::int64_t t : tasks(s.tasks)) {
+          pending_[static_cast<std::size_t>(t)].clear();
+          record(t, {Ev::Await, loc, 0, 0});
+        }
         return;
+      }
       default:
         return;  // no effect on matching or pending operations
     }
   }
 
   // A collective statement `mult` times for each of its members (tasks outside 0 … n-1 do nothing).
-  void takePart(const std::set<std::int64_t>& members, std::int64_t mult) {
+  void takePart(const std::set<std::int64_t>& members, std::int64_t mult, const SourceRange& where) {
+    const auto id = static_cast<std::int64_t>(barrierSize_.size());
+    const std::uint32_t loc = location(where);
+    std::int64_t size = 0;
     for (std::int64_t t : members)
-      if (t >= 0 && t < n_) collectives_[static_cast<std::size_t>(t)] = ok(checkedAdd(collectives_[static_cast<std::size_t>(t)], mult));
+      if (t >= 0 && t < n_) {
+        collectives_[static_cast<std::size_t>(t)] = ok(checkedAdd(collectives_[static_cast<std::size_t>(t)], mult));
+        record(t, {Ev::Barrier, loc, id, 0});
+        ++size;
+      }
+    barrierSize_.push_back(size);
   }
 
   void send(const Stmt& s, std::int64_t mult) {
@@ -644,6 +675,8 @@ class Simulator {
     const std::string* var = actingVar(s.tasks);
     std::vector<std::pair<std::int64_t, std::int64_t>> edges;
     bool selfReported = false;
+    const std::uint32_t loc = location(s.where);
+    std::vector<std::pair<std::int64_t, OrderEvent>> sendEvents, recvEvents;
     for (std::int64_t src : tasks(s.tasks)) {
       if (var) bind(*var, src);
       std::vector<std::int64_t> dsts = tasks(s.target, src);
@@ -651,6 +684,11 @@ class Simulator {
       for (std::int64_t dst : dsts) {
         tick();
         if (async && perInstance > 0) post(src, s.where);
+        if (perInstance > 0) {
+          const std::int32_t ch = channel(src, dst, tag);
+          sendEvents.push_back({src, {async ? Ev::PostSend : Ev::Send, loc, ch, perInstance}});
+          if (!s.unsuspecting) recvEvents.push_back({dst, {recvAsync ? Ev::PostRecv : Ev::Recv, loc, ch, perInstance}});
+        }
         if (s.unsuspecting) {
           auto& b = balance_[{src, dst, tag}];
           if (b.sends == 0 && b.recvs == 0) b.firstSend = s.where;
@@ -668,6 +706,9 @@ class Simulator {
         if (!recvAsync && perInstance > 0) edges.push_back({src, dst});
       }
     }
+    // On every task the receives a statement implies come before its sends (§4.7).
+    for (const auto& [t, e] : recvEvents) record(t, e);
+    for (const auto& [t, e] : sendEvents) record(t, e);
     // Implicit blocking receives are issued before the statement's sends: a cycle deadlocks.
     if (!edges.empty() && !selfReported) {
       if (auto cycle = findCycle(edges))
@@ -730,6 +771,8 @@ class Simulator {
       for (std::int64_t src : srcs) {
         tick();
         if (async && count(s.msg) > 0) post(dst, s.where);
+        if (count(s.msg) > 0)
+          record(dst, {async ? Ev::PostRecv : Ev::Recv, location(s.where), channel(src, dst, tag), count(s.msg)});
         auto& b = balance_[{src, dst, tag}];
         if (b.recvs == 0) b.firstRecv = s.where;
         b.recvs = ok(checkedAdd(b.recvs, c));
@@ -822,6 +865,203 @@ class Simulator {
       diags_.back().message += " (and " + std::to_string(more) + " more unmatched sender/receiver pairs)";
   }
 
+  // ------------------------------------------------------------------ order of operations
+  // Per task, its communication in program order; the balance above counts messages, this
+  // decides whether every task gets through its statements. An AWAIT COMPLETION blocks its task
+  // until every asynchronous operation it posted has matched (§4.8: the c_mpi run time's
+  // MPI_Waitall over all of them), a blocking RECEIVE until its message is sent, a collective
+  // until all its members arrive (collectives may synchronize); blocking sends are taken as
+  // buffered (deadlocks that need rendezvous semantics are not looked for). The k-th message
+  // from a sender to a receiver with a tag matches the k-th receive of that triple.
+  enum class Ev : std::uint8_t { Send, PostSend, Recv, PostRecv, Await, Barrier };
+  struct OrderEvent {
+    Ev kind;
+    std::uint32_t loc;     // index into locs_
+    std::int64_t id;       // Send/Recv: channel; Barrier: collective instance
+    std::int64_t count;    // messages
+  };
+  static constexpr std::size_t kMaxOrderEvents = 20'000'000;
+
+  std::uint32_t location(const SourceRange& where) {
+    auto [it, inserted] = locIndex_.try_emplace(where.begin, static_cast<std::uint32_t>(locs_.size()));
+    if (inserted) locs_.push_back(where);
+    return it->second;
+  }
+  std::int32_t channel(std::int64_t src, std::int64_t dst, const std::string& tag) {
+    auto [it, inserted] = channels_.try_emplace({src, dst, tag}, static_cast<std::int32_t>(channelEnds_.size()));
+    if (inserted) channelEnds_.push_back({src, dst});
+    return it->second;
+  }
+  void record(std::int64_t task, const OrderEvent& e) {
+    if (orderGaveUp_ || task < 0 || task >= n_) return;
+    if (++orderEvents_ > kMaxOrderEvents) {
+      giveUpOrder();
+      return;
+    }
+    if (!frames_.empty()) {
+      frames_.back()[task].push_back(e);
+      return;
+    }
+    if (events_.empty()) events_.resize(static_cast<std::size_t>(n_));
+    events_[static_cast<std::size_t>(task)].push_back(e);
+  }
+  void giveUpOrder() {
+    orderGaveUp_ = true;
+    events_.clear();
+    frames_.clear();
+  }
+  // The events of a FOR … REPETITIONS body, recorded once, repeated `trips` times where the loop
+  // stands; each repetition of a collective is an instance of its own.
+  void repeatFrame(std::int64_t trips) {
+    if (frames_.empty()) return;  // given up
+    std::map<std::int64_t, std::vector<OrderEvent>> body = std::move(frames_.back());
+    frames_.pop_back();
+    std::size_t size = 0;
+    for (const auto& entry : body) size += entry.second.size();
+    if (orderGaveUp_ || static_cast<double>(size) * static_cast<double>(trips) + static_cast<double>(orderEvents_) >
+                            static_cast<double>(kMaxOrderEvents)) {
+      giveUpOrder();
+      return;
+    }
+    orderEvents_ -= size;  // counted again as they are repeated
+    std::map<std::int64_t, std::int64_t> instance;  // a body's collective -> this repetition's
+    for (std::int64_t r = 0; r < trips; ++r) {
+      instance.clear();
+      for (const auto& [task, evs] : body)
+        for (OrderEvent e : evs) {
+          if (e.kind == Ev::Barrier && r > 0) {
+            auto [it, fresh] = instance.try_emplace(e.id, static_cast<std::int64_t>(barrierSize_.size()));
+            if (fresh) barrierSize_.push_back(barrierSize_[static_cast<std::size_t>(e.id)]);
+            e.id = it->second;
+          }
+          record(task, e);
+          if (orderGaveUp_) return;
+        }
+    }
+  }
+
+  void reportDeadlock() {
+    if (orderGaveUp_ || events_.empty()) return;
+    const std::size_t n = events_.size();
+    std::vector<std::int64_t> sent(channelEnds_.size(), 0), received(channelEnds_.size(), 0);
+    std::vector<std::int64_t> arrived(barrierSize_.size(), 0);
+    struct Pending {
+      bool send;
+      std::int64_t channel, end;
+      std::uint32_t loc;
+    };
+    std::vector<std::vector<Pending>> pending(n);
+    std::vector<std::size_t> cursor(n, 0);
+    std::vector<char> started(n, 0);              // the event at the cursor is posted/arrived
+    std::vector<std::int64_t> blockedEnd(n, 0);  // a blocking receive's last message index
+    std::vector<std::vector<std::size_t>> waitChannel(channelEnds_.size()), waitBarrier(barrierSize_.size());
+    std::vector<std::size_t> work(n);
+    std::iota(work.begin(), work.end(), std::size_t{0});
+    std::vector<char> queued(n, 1);
+    auto wake = [&](std::vector<std::size_t>& waiters) {
+      for (std::size_t w : waiters)
+        if (!queued[w]) {
+          queued[w] = 1;
+          work.push_back(w);
+        }
+      waiters.clear();
+    };
+    auto matched = [&](const Pending& p) {
+      return (p.send ? received : sent)[static_cast<std::size_t>(p.channel)] >= p.end;
+    };
+    while (!work.empty()) {
+      const std::size_t t = work.back();
+      work.pop_back();
+      queued[t] = 0;
+      auto& evs = events_[t];
+      while (cursor[t] < evs.size()) {
+        const OrderEvent& e = evs[cursor[t]];
+        const auto ch = static_cast<std::size_t>(e.id);
+        bool blocked = false;
+        switch (e.kind) {
+          case Ev::Send:
+          case Ev::PostSend:
+            sent[ch] = ok(checkedAdd(sent[ch], e.count));
+            if (e.kind == Ev::PostSend) pending[t].push_back({true, e.id, sent[ch], e.loc});
+            wake(waitChannel[ch]);
+            break;
+          case Ev::PostRecv:
+            received[ch] = ok(checkedAdd(received[ch], e.count));
+            pending[t].push_back({false, e.id, received[ch], e.loc});
+            wake(waitChannel[ch]);
+            break;
+          case Ev::Recv:
+            if (!started[t]) {
+              received[ch] = ok(checkedAdd(received[ch], e.count));
+              blockedEnd[t] = received[ch];
+              started[t] = 1;
+              wake(waitChannel[ch]);
+            }
+            if (sent[ch] < blockedEnd[t]) {
+              waitChannel[ch].push_back(t);
+              blocked = true;
+            }
+            break;
+          case Ev::Await: {
+            auto& p = pending[t];
+            // Matched operations leave the list; the first that has not waits for its channel.
+            p.erase(std::remove_if(p.begin(), p.end(), matched), p.end());
+            if (!p.empty()) {
+              waitChannel[static_cast<std::size_t>(p.front().channel)].push_back(t);
+              blocked = true;
+            }
+            break;
+          }
+          case Ev::Barrier:
+            if (!started[t]) {
+              ++arrived[ch];
+              started[t] = 1;
+              if (arrived[ch] >= barrierSize_[ch]) wake(waitBarrier[ch]);
+            }
+            if (arrived[ch] < barrierSize_[ch]) {
+              waitBarrier[ch].push_back(t);
+              blocked = true;
+            }
+            break;
+        }
+        if (blocked) break;
+        started[t] = 0;
+        ++cursor[t];
+      }
+    }
+    // Tasks left inside their statements, grouped by the statement they block in.
+    std::map<std::uint32_t, std::vector<std::int64_t>> stuck;
+    for (std::size_t t = 0; t < n; ++t)
+      if (cursor[t] < events_[t].size()) stuck[events_[t][cursor[t]].loc].push_back(static_cast<std::int64_t>(t));
+    if (stuck.empty()) return;
+    for (const auto& [loc, ts] : stuck) {
+      const auto t = static_cast<std::size_t>(ts.front());
+      const OrderEvent& e = events_[t][cursor[t]];
+      const std::string who = taskList(ts) + (ts.size() == 1 ? " blocks" : " block");
+      std::string why;
+      if (e.kind == Ev::Await) {
+        const auto& p = pending[t];
+        const Pending& first = p.front();
+        const auto [src, dst] = channelEnds_[static_cast<std::size_t>(first.channel)];
+        why = who + " forever in this AWAIT COMPLETION, which waits until every asynchronous operation the task " +
+              "posted has matched (§4.8): " + (first.send ? "its send to task " + std::to_string(dst)
+                                                           : "its receive from task " + std::to_string(src)) +
+              " of line " + std::to_string(locs_[first.loc].line) + " (task " + std::to_string(ts.front()) +
+              ") is never matched, as task " + std::to_string(first.send ? dst : src) +
+              " is itself blocked before it " + (first.send ? "receives" : "sends") +
+              " that message: a deadlock at run time";
+      } else if (e.kind == Ev::Recv) {
+        const auto [src, dst] = channelEnds_[static_cast<std::size_t>(e.id)];
+        why = who + " forever in this blocking receive: task " + std::to_string(src) + " is blocked before it sends " +
+              "the message task " + std::to_string(dst) + " waits for, a deadlock at run time";
+      } else {
+        why = who + " forever in this collective: some of its members are blocked before they reach it, a "
+                    "deadlock at run time";
+      }
+      error(locs_[loc], why);
+    }
+  }
+
   struct Balance {
     std::int64_t sends = 0, recvs = 0;
     std::int64_t sentBytes = 0, receivedBytes = 0;
@@ -842,6 +1082,17 @@ class Simulator {
   std::vector<SourceRange> ops_;                    // id -> statement that posted it
   std::map<std::tuple<std::int64_t, std::int64_t, std::string>, Balance> balance_;
   std::set<std::size_t> reportedSize_;
+  std::set<std::size_t> reportedEmpty_;  // empty list comprehensions reported, by location
+  // The order of operations (reportDeadlock).
+  std::vector<std::vector<OrderEvent>> events_;  // per task
+  std::vector<std::map<std::int64_t, std::vector<OrderEvent>>> frames_;  // FOR … REPETITIONS bodies being walked
+  std::vector<SourceRange> locs_;
+  std::map<std::size_t, std::uint32_t> locIndex_;
+  std::map<std::tuple<std::int64_t, std::int64_t, std::string>, std::int32_t> channels_;
+  std::vector<std::pair<std::int64_t, std::int64_t>> channelEnds_;  // channel -> (sender, receiver)
+  std::vector<std::int64_t> barrierSize_;                            // collective instance -> members
+  std::size_t orderEvents_ = 0;
+  bool orderGaveUp_ = false;
   std::vector<std::int64_t> collectives_;  // per task: collective statements taken part in
   std::vector<Diagnostic> diags_;
 };

@@ -174,9 +174,10 @@ TEST(NcptlBackend, WaitallAndLeftoverRequestsAwaitedBeforeTheEnd) {
   EXPECT_LT(r.text.find("TASK 2 AWAITS"), r.text.find("LOG elapsed_usecs"));
 }
 
-TEST(NcptlBackend, RequestsCarriedAcrossIterationsAreAwaitedInTheBody) {
-  // The request posted in iteration i is waited for in iteration i+1 in the trace; the
-  // FOR … REPETITIONS body must still complete it (§4.8), and the header says so.
+TEST(NcptlBackend, RequestsCarriedAcrossIterationsStayPending) {
+  // The request posted in iteration i is waited for in iteration i+1 in the trace: it stays
+  // pending across the iterations (an AWAIT at the end of the body would complete it before
+  // its sender sent), so the loop is unrolled, and the header says so.
   Rendered r = render(program(2, {
       call(Op::Irecv, RankList::single(1), {{Param::Source, c(0)}, {Param::Count, c(1)}, {Param::Datatype, c(kInt)}}),
       loop(0, 5, RankList::all(2), {
@@ -188,8 +189,60 @@ TEST(NcptlBackend, RequestsCarriedAcrossIterationsAreAwaitedInTheBody) {
       call(Op::Wait, RankList::single(1), {{Param::Request, c(9999)}}),
   }));
   EXPECT_VALID(r);
-  EXPECT_HAS(r, "end of the loop body");
-  EXPECT_HAS(r, "completed at the end of each iteration");
+  EXPECT_FALSE(has(r.text, "end of the loop body")) << r.text;
+  EXPECT_FALSE(has(r.text, "REPETITIONS")) << r.text;
+  EXPECT_HAS(r, "stay pending, as in the trace");
+  std::size_t n = 0;
+  for (std::size_t p = r.text.find("TASK 1 AWAITS COMPLETION"); p != std::string::npos; p = r.text.find("TASK 1 AWAITS COMPLETION", p + 1)) ++n;
+  EXPECT_EQ(n, 6u) << r.text;  // five iterations in line, then the last wait
+}
+
+// A halo exchange (issue 29): receives posted in a loop over directions, sends in another, one
+// Waitall. The receive loop keeps its requests pending (a FOR EACH loop, every iteration the
+// same), and the only AWAIT is the Waitall's; an AWAIT in the receive loop would deadlock, which
+// the checker's simulation would report.
+TEST(NcptlBackend, HaloExchangeKeepsReceivesPendingAcrossDirections) {
+  Rendered r = render(program(4, {loop(0, 3, kAll4, {
+      loop(1, 2, kAll4, {
+          call(Op::Irecv, kAll4, {{Param::Source, byExec({off(1), off(3)})}, {Param::Count, c(4)}, {Param::Datatype, c(kInt)},
+                                  {Param::Tag, c(5)}}),
+      }),
+      loop(2, 2, kAll4, {
+          call(Op::Isend, kAll4, {{Param::Dest, byExec({off(3), off(1)})}, {Param::Count, c(4)}, {Param::Datatype, c(kInt)},
+                                  {Param::Tag, c(5)}}),
+      }),
+      call(Op::Waitall, kAll4, {{Param::Count, c(4)}}, c(0), {{Param::Requests, {c(1), c(2), c(3), c(4)}}}),
+  })}));
+  EXPECT_VALID(r);
+  EXPECT_FALSE(has(r.text, "end of the loop body")) << r.text;
+  std::size_t n = 0;
+  for (std::size_t p = r.text.find("AWAIT COMPLETION"); p != std::string::npos; p = r.text.find("AWAIT COMPLETION", p + 1)) ++n;
+  EXPECT_EQ(n, 1u) << r.text;
+  EXPECT_LT(r.text.find("RECEIVE"), r.text.find("SEND A"));
+  EXPECT_LT(r.text.find("SEND A"), r.text.find("AWAIT COMPLETION"));
+}
+
+// More iterations than the backend unrolls, each leaving a request pending: refused, naming the
+// loop, never approximated by an AWAIT that could deadlock.
+TEST(NcptlBackend, LongLoopLeavingRequestsPendingIsRefused) {
+  Program p = program(2, {
+      loop(0, 100, RankList::all(2), {
+          call(Op::Irecv, RankList::single(1), {{Param::Source, c(0)}, {Param::Count, c(1)}, {Param::Datatype, c(kInt)}}),
+      }),
+      loop(1, 100, RankList::all(2), {
+          call(Op::Send, RankList::single(0), {{Param::Dest, c(1)}, {Param::Count, c(1)}, {Param::Datatype, c(kInt)}}),
+      }),
+  });
+  auto backend = createNcptlBackend();
+  GenOptions o{"tracegen test.tgt -o test.ncptl", "test.ncptl"};
+  try {
+    backend->render(p, o);
+    FAIL() << "rendered";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_TRUE(has(e.what(), "loop 0")) << e.what();
+    EXPECT_TRUE(has(e.what(), "leaves requests pending from one iteration to the next")) << e.what();
+    EXPECT_TRUE(has(e.what(), "its 100 iterations are more than the 64 it unrolls")) << e.what();
+  }
 }
 
 TEST(NcptlBackend, SendrecvIsAsyncPairPlusAwait) {

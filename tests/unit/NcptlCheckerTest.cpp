@@ -191,6 +191,23 @@ const Bad kBad[] = {
     {"cyclic_blocking_ring", "ALL TASKS t SEND A 8 BYTE MESSAGE TO TASK (t+1) MOD num_tasks.", 4,
      "has a cycle (0 -> 1 -> 2 -> 3 -> 0)"},
     {"failing_assertion", "ASSERT THAT \"needs five\" WITH num_tasks >= 5.", 4, "fails with num_tasks = 4"},
+    // AWAIT COMPLETION waits for every operation the task posted (§4.8): a receive loop that
+    // awaits each receive before any task has sent (issue 29's halo exchange) deadlocks.
+    {"await_before_the_sends",
+     "FOR EACH d IN {1, 3} {\n  TASKS t SUCH THAT t >= 0 ASYNCHRONOUSLY RECEIVE A 8 BYTE MESSAGE FROM TASK t XOR d THEN\n"
+     "  ALL TASKS AWAIT COMPLETION\n} THEN\n"
+     "FOR EACH d IN {1, 3} {\n  ALL TASKS t ASYNCHRONOUSLY SEND A 8 BYTE MESSAGE TO UNSUSPECTING TASK t XOR d\n} THEN\n"
+     "ALL TASKS AWAIT COMPLETION.",
+     6, "tasks 0-3 block forever in this AWAIT COMPLETION"},
+    // The 1.5.1b run time pops an empty queue for an empty list comprehension.
+    {"is_in_where_comprehension",
+     "IF 0 IS NOT IN {num_tasks MOD ox FOR EACH ox IN {2, ..., SQRT(num_tasks)} WHERE ox > 2} THEN\n"
+     "  ALL TASKS SYNCHRONIZE.",
+     4, "IS NOT IN over a list comprehension that may be empty"},
+    {"is_in_empty_generator", "IF reps IS IN {2*x FOR EACH x IN {0, 1, ..., reps - 4}} THEN ALL TASKS SYNCHRONIZE.", 4,
+     "IS IN over a list comprehension that may be empty"},
+    {"empty_comprehension_simulated", "FOR EACH x IN {y FOR EACH y IN {1, ..., num_tasks} WHERE y > num_tasks} {\n"
+     "  ALL TASKS SYNCHRONIZE\n}.", 4, "this list comprehension is empty with num_tasks = 4"},
     // generated-code rules (§6 items 2, 17, 19; «G»)
     {"unbraced_body_generated", "FOR reps REPETITIONS ALL TASKS SYNCHRONIZE.", 4,
      "every loop body is braced", true},
