@@ -33,35 +33,35 @@ if ! mpicc -shared -fPIC -O2 -o "$work/libcount.so" "$src/tests/support/mpi_coun
 fi
 
 # expected SAMPLE KIND: the outcome observed (KIND: trace, scalefree or sites), as described above.
+# Call sites differ between the binaries and are matched by alignment (extrap/Correspondence.h),
+# so the renumbered inputs (sites) give what the recorded ones give.
 expected() {
-  local site="error: event %s at * corresponds to event %s at * of %s-4%s.tgt (another call site)"
-  local order="%s-%s%s.tgt:*: error: event 4 MPI_Recv at * corresponds to event 4 MPI_Send at * of %s-4%s.tgt (another operation): the traces differ from event number 5 on (%s events at %s ranks, %s at 4)"
+  local grid="error: event 2 MPI_Irecv at *: the ranks <1 0 {2 2}> of its source are not a union of position classes of the 1-D grid at P=4 (4): they hold part of class x:interior"
+  local levels="error: event 51 MPI_Irecv at * at P=8 (mg_like-8%s.tgt) has no counterpart at P=16, where event 51 MPI_Allreduce at * comes next, after 51 events that agree"
+  local uneven="error: event 1 MPI_Irecv at *: count of class x:first y:first: no model fits its values (800 at P=4 (2x2), 560 at P=9 (3x3), 400 at P=16 (4x4))"
   case "$1:$2" in
-    # Every binary puts its calls at other addresses: the first event whose call site differs.
-    cg_like:trace | cg_like:scalefree) printf "refused $site" "0 MPI_Init" "0 MPI_Init" cg_like "" ;;
-    mg_like:trace | mg_like:scalefree) printf "refused $site" "1 MPI_Irecv" "1 MPI_Irecv" mg_like "" ;;
-    is_like:trace | is_like:scalefree) printf "refused $site" "1 MPI_Allreduce" "1 MPI_Allreduce" is_like "" ;;
-    ft_like:trace | ft_like:scalefree) printf "refused $site" "1 MPI_Alltoall" "1 MPI_Alltoall" ft_like "" ;;
-    # 2x2: every rank a corner; at 3x3 (2x4) the events of the other classes come in between.
-    bt_like:trace | bt_like:scalefree) printf "refused $order" bt_like 9 "" bt_like "" 18 9 18 ;;
-    lu_like:trace | lu_like:scalefree) printf "refused $order" lu_like 8 "" lu_like "" 13 8 13 ;;
-    # Call sites renumbered by position:
-    # the recursive-doubling partner (rank XOR 2^k) is no grid direction;
-    cg_like:sites) echo "refused cg_like-4.sites.tgt:*: error: event 2 MPI_Irecv at s2: the ranks <1 0 {2 2}> of its source are not a union of position classes of the 1-D grid at P=4 (4): they hold part of class x:interior" ;;
-    # 4 V-cycle levels at 4 and 8 ranks (local 32x16x16, 16^3), 3 from 16 on: 69 events, then 54;
-    mg_like:sites) printf "refused $site" "41 MPI_Irecv" "41 MPI_Irecv" mg_like .sites ;;
-    # MPI_Alltoallv counts that follow the data: the recorder writes P^2 values on one rank;
-    is_like:sites) echo "refused is_like-4.sites.tgt:*: error: event 3 MPI_Alltoallv at s3: its sendcounts for ranks <1 0 {1 0}> has 16 values, not one per rank of the world (4): counts that follow the data are extrapolated on MPI_COMM_WORLD only" ;;
-    # the transposes and the checksum are extrapolated exactly;
-    ft_like:sites) echo identical ;;
-    # the event order of the corner-only 2x2 grid.
-    bt_like:sites) printf "refused $order" bt_like 9 .sites bt_like .sites 18 9 18 ;;
-    lu_like:sites) printf "refused $order" lu_like 8 .sites lu_like .sites 13 8 13 ;;
+    # The recursive-doubling partner (rank XOR 2^k) is no grid direction, and the transpose
+    # partner no grid neighbour: a topology beyond grids (issue 28, point 2).
+    cg_like:*) echo "refused $grid" ;;
+    # 4 V-cycle levels at 4 and 8 ranks (local 32x16x16, 16^3), 3 from 16 on: 69 events, then 54.
+    mg_like:sites) printf "refused $levels" .sites ;;
+    mg_like:*) printf "refused $levels" "" ;;
+    # Counts that follow the keys: approximate, every rank within 5% at the target; scale-free
+    # benchmarks do not take count vectors of one entry per rank yet.
+    is_like:scalefree) echo "refused error: scale-free benchmark: event 3 MPI_Alltoallv: recvcounts has a length that changes with the scale" ;;
+    is_like:*) echo identical ;;
+    # The transposes and the checksum, exactly; the wavefront too (its rows' events interleave
+    # differently at 4x2 and 4x4, and are reordered).
+    ft_like:* | lu_like:*) echo identical ;;
+    # 40 points over sqrt(P) columns: 14, 13, 13 at 3x3, so the sizes are no model of the scale.
+    bt_like:*) echo "refused $uneven" ;;
     *) echo unknown ;;
   esac
 }
 
 inputs_of() { [ "$1" = bt_like ] && echo "4 9 16" || echo "4 8 16"; }
+# is_like's counts follow its keys: the extrapolation is approximate, every rank within 5%.
+compare_opts() { [ "$1" = is_like ] && echo "--bytes-tolerance 5"; }
 target_of() { [ "$1" = bt_like ] && echo 25 || echo 32; }
 
 # record SAMPLE N...: $work/SAMPLE-N.tgt for every N, the runs at the same time.
@@ -134,7 +134,8 @@ for s in "${selected[@]}"; do
   "$tracegen" extrapolate "${files[@]}" --ranks "$t" -o "$work/$s-x$t.tgt" >"$work/$s-x.log" 2>&1
   rc=$?
   if [ $rc -eq 0 ]; then
-    if real && "$tracegen" compare "$work/$s-x$t.tgt" "$work/$s-$t.tgt" >"$work/$s-x.cmp" 2>&1; then
+    # shellcheck disable=SC2046
+    if real && "$tracegen" compare $(compare_opts "$s") "$work/$s-x$t.tgt" "$work/$s-$t.tgt" >"$work/$s-x.cmp" 2>&1; then
       got=identical
     else
       got=differs
@@ -154,7 +155,8 @@ for s in "${selected[@]}"; do
   "$tracegen" extrapolate "${sites[@]}" --ranks "$t" -o "$work/$s-s$t.tgt" >"$work/$s-s.log" 2>&1
   rc=$?
   if [ $rc -eq 0 ]; then
-    if real && "$tracegen" compare "$work/$s-s$t.tgt" "$work/$s-$t.tgt" >"$work/$s-s.cmp" 2>&1; then
+    # shellcheck disable=SC2046
+    if real && "$tracegen" compare $(compare_opts "$s") "$work/$s-s$t.tgt" "$work/$s-$t.tgt" >"$work/$s-s.cmp" 2>&1; then
       got=identical
     else
       got=differs
