@@ -28,5 +28,5 @@ cmake --build "$fuzz_build" -j"$jobs" --target tracegen_unit_tests fuzz_tgt_read
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir "$fuzz_build" -L unit --output-on-failure -j"$jobs"
 
-# Fuzzing: each libFuzzer target for about 30 s with a fixed seed.
+# Fuzzing: each libFuzzer target for about 20 s with a fixed seed.
 TRACEGEN_FUZZ_BUILD=$fuzz_build bash scripts/fuzz-ci.sh

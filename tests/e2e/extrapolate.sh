@@ -20,19 +20,19 @@
 # calls and bytes on every rank compared with the real recording there. A rank count its
 # formulas do not fit stops it with status 2 before any communication, naming what fits.
 #
-#   stencil2d       2-D halo, not periodic     inputs 9 (3x3), 12 (3x4), 16 (4x4)   targets 24, 36, 64
-#   stencil_strong  2-D, fixed global grid     inputs 9, 12, 16                     targets 20, 36, 48
-#   ring            1-D periodic, P-1 steps    inputs 4, 6, 8                       targets 16, 24, 32
-#   halo3d          3-D 7-point halo           inputs 18 (2x3x3), 27, 36 (3x3x4)    targets 48, 54, 64
-#   fft             MPI_Alltoall of 2304/P     inputs 4, 8, 16                      targets 32, 48, 64
+#   stencil2d       2-D halo, not periodic     inputs 9 (3x3), 12 (3x4), 16 (4x4)   targets 24, 64
+#   stencil_strong  2-D, fixed global grid     inputs 9, 12, 16                     targets 20, 48
+#   ring            1-D periodic, P-1 steps    inputs 4, 6, 8                       targets 16, 32
+#   halo3d          3-D 7-point halo           inputs 18 (2x3x3), 27, 36 (3x3x4)    targets 48, 64
+#   fft             MPI_Alltoall of 2304/P     inputs 4, 8, 16                      targets 48, 64
 #   wavefront       2-D pipelined sweeps, wildcard receives (NPB LU)
-#                                              inputs 9, 12, 16                     targets 24, 36, 64
+#                                              inputs 9, 12, 16                     targets 36, 64
 #   rowcol          CG-like: row and column communicators (MPI_Comm_split by y and by x), a grid
 #                   numbered along its longest side (4x2, 4x4, 8x4), messages of n/px
-#                                              inputs 8, 16, 32                     targets 40, 48, 64
+#                                              inputs 8, 16, 32                     targets 40, 64
 #
 #   intsort         IS-like: MPI_Alltoallv counts that follow the keys, totals balanced (NPB IS)
-#                                              inputs 8, 16, 32                     targets 24, 48, 64
+#                                              inputs 8, 16, 32                     targets 48, 64
 #                   no pair's count is predictable: compared with `--bytes-tolerance 1` (every
 #                   rank's bytes within 1%, calls identical), and the fixed-scale benchmark at 48
 #                   ranks is run under the recorder and compared the same way.
@@ -58,14 +58,14 @@ source "$(dirname "$0")/extrapolation-samples.sh"
 record_failed() { echo "FAIL: $1"; }
 targets_of() {
   case $1 in
-    stencil2d) echo "24 36 64" ;;
-    stencil_strong) echo "20 36 48" ;;
-    ring) echo "16 24 32" ;;
-    halo3d) echo "48 54 64" ;;
-    fft) echo "32 48 64" ;;
-    wavefront) echo "24 36 64" ;;
-    rowcol) echo "40 48 64" ;;
-    intsort) echo "24 48 64" ;;
+    stencil2d) echo "24 64" ;;
+    stencil_strong) echo "20 48" ;;
+    ring) echo "16 32" ;;
+    halo3d) echo "48 64" ;;
+    fft) echo "48 64" ;;
+    wavefront) echo "36 64" ;;
+    rowcol) echo "40 64" ;;
+    intsort) echo "48 64" ;;
   esac
 }
 
