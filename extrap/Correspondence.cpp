@@ -147,7 +147,7 @@ Alignment align(const ExtrapolateInput& ref, const ExtrapolateInput& other) {
 
 // The most events of an input whose interleaving is reordered (the ordering constraints are
 // pairs of events that share ranks: quadratic in the events).
-constexpr std::size_t kMaxReorderedEvents = 8192;
+constexpr std::size_t kMaxReorderedEvents = 2048;
 
 // An alignment that may reorder `other`: the merged trace interleaves the events of disjoint
 // rank sets in an order clustering chose, which differs between scales (at 4x2 the row that
@@ -164,6 +164,8 @@ Alignment alignReordered(const ExtrapolateInput& ref, const ExtrapolateInput& ot
   al.toOther.assign(a.size(), -1);
   al.toReference.assign(b.size(), -1);
   if (a.size() != b.size() || b.size() > kMaxReorderedEvents) return al;
+  std::vector<EventKey> kb;
+  for (const Event& e : b) kb.push_back(keyOf(e));
   std::vector<std::size_t> waiting(b.size(), 0);
   std::vector<std::vector<std::size_t>> successors(b.size());
   for (std::size_t j = 0; j < b.size(); ++j)
@@ -181,7 +183,7 @@ Alignment alignReordered(const ExtrapolateInput& ref, const ExtrapolateInput& ot
     std::optional<std::size_t> best;
     int bestWeight = 0;
     for (std::size_t j : ready) {
-      if (!(keyOf(b[j]) == key)) continue;
+      if (!(kb[j] == key)) continue;
       const int w = 1 + (sameSite(a[i].site, b[j].site) ? 2 : 0) + (a[i].loops.size() == b[j].loops.size() ? 1 : 0);
       if (w > bestWeight) best = j, bestWeight = w;
     }
