@@ -166,6 +166,19 @@ check_benchmark() {
   after_generate "$np" "$dir"
   # shellcheck disable=SC2086 # the flags are words
   mpicc $bench_cflags -o "$dir/bench" "$dir/bench.c"
+  # The same file against MPICH's header (compile only), where scripts/setup-debian.sh unpacked it.
+  local mpich_h=${TRACEGEN_MPICH_INCLUDE:-}
+  [ -n "$mpich_h" ] || mpich_h=$(dirname "$(find "${XDG_CACHE_HOME:-$HOME/.cache}/tracegen/mpich" -name mpi.h 2>/dev/null |
+                                              head -n 1)" 2>/dev/null)
+  if [ -n "$mpich_h" ] && [ -r "$mpich_h/mpi.h" ]; then
+    # shellcheck disable=SC2086 # the flags are words
+    if cc $bench_cflags -c -o "$dir/bench.mpich.o" -I"$mpich_h" "$dir/bench.c" 2>"$dir/mpich.err"; then
+      echo "  C: compiles with MPICH's header too ($bench_cflags)"
+    else
+      echo "  C: does NOT compile with MPICH's header ($bench_cflags):"; head -n 20 "$dir/mpich.err" | sed 's/^/    /'
+      status=1
+    fi
+  fi
 
   t3=$(now)
   timeout 900 mpiexec --oversubscribe -n "$np" env LD_PRELOAD="$counter" TRACEGEN_COUNT_OUTPUT="$dir/counts.json" \

@@ -18,7 +18,6 @@
 #                                                        sizes the other tests' arrays)
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
-bench_cflags="-std=c11 -O2"
 # RandomAccess tests for incoming updates once per update it makes, whether or not one is due:
 # its failed polls are work, which the benchmark makes too (docs/c-backend.md, "Polling tests").
 bench_args=(--all-polls)

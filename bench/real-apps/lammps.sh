@@ -4,7 +4,7 @@
 # LAMMPS builds its processor grid with MPI_Cart_create (and frees it at the end), finds its
 # neighbours with MPI_Cart_shift and exchanges atoms with them, so it exercises the recorder's
 # topology constructors and the benchmark's replay of them. The input is the classic
-# Lennard-Jones melt (in.melt: 3d lj units, fcc 0.8442, a box of BOX^3 unit cells, 250 steps).
+# Lennard-Jones melt (in.melt: 3d lj units, fcc 0.8442, a box of BOX^3 unit cells, STEPS steps).
 # For each rank count the script records LAMMPS, generates the C and coNCePTuaL benchmarks,
 # compiles the C one with -Werror and runs it under the PMPI counting library, then once more
 # under the recorder so that `tracegen compare` can check calls and bytes rank by rank. It
@@ -17,10 +17,11 @@
 #
 # Usage: bench/real-apps/lammps.sh [BUILD_DIR [NP...]]   (defaults: build, 2 and 4 ranks)
 #        BOX=20 bench/real-apps/lammps.sh ...            (box edge in unit cells, default 12)
+#        STEPS=100 bench/real-apps/lammps.sh ...         (time steps, default 250)
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 realapps_init "$@"
-box=${BOX:-12}
+box=${BOX:-12} steps=${STEPS:-250}
 lmp=$(command -v lmp || command -v lmp_mpi || true)
 if [ -z "$lmp" ]; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y lammps >/dev/null
@@ -49,7 +50,7 @@ neighbor        0.3 bin
 neigh_modify    every 20 delay 0 check no
 fix             1 all nve
 thermo          50
-run             250
+run             $steps
 EOF
 
 for np in "${nps[@]}"; do
@@ -59,7 +60,7 @@ for np in "${nps[@]}"; do
   record_app lammps "$np" "$dir" "$lmp" -in in.melt -log none -screen none
   carts=$(zstdcat -f "$dir/app.trace" | grep -c 'MPI_Cart_create' || true)  # compressed by default
 
-  echo "lammps (in.melt, ${box}^3 cells, 250 steps) on $np ranks: $events events ($carts MPI_Cart_create), trace $size bytes;" \
+  echo "lammps (in.melt, ${box}^3 cells, $steps steps) on $np ranks: $events events ($carts MPI_Cart_create), trace $size bytes;" \
        "application $(elapsed "$t0" "$t1") s (under the recorder $(elapsed "$t1" "$t2") s)"
   check_benchmark "$np" "$dir"
 done
