@@ -24,12 +24,17 @@
 # steps: runs of 2-10 s; BOX, HPCC_N and GMX_STEPS change them), timed by their scripts (median of
 # REPEAT alternated runs from one recording).
 #
+# Each round's recording is the merge of RECORDINGS (default 3) recordings of the run, the median
+# of their times (`tracegen merge-timing`, docs/recording.md): a recording is a sample of the
+# host's pace at its moment, and the median of three leaves a slow moment out; the largest spread
+# of each round's recordings is printed. RECORDINGS=1: one recording a round, as before.
+#
 # Prints one line per case (application s, benchmark s, error) and the mean and worst absolute
 # error; the goal (issue "Timing that matches the application") is every case within 5%, the
 # mean within 2%. Timing means nothing on a loaded machine: run it alone.
 #
 # Usage: bench/fidelity.sh [--mpich] [--real] [BUILD_DIR [CASE...]]
-#   REPEAT=5 NP=2 RUN_SECONDS=2 (defaults; REPEAT rounds a sample, each with its own recording,
+#   REPEAT=5 NP=2 RUN_SECONDS=2 RECORDINGS=3 (defaults; REPEAT rounds a sample, each with its own recording,
 #   whose total compute over all ranks is printed);
 #   ARGS_<sample>="..." sets a sample's arguments as they are;
 #   BENCH_ARGS="..." are given to every sample's benchmark (a knob's effect: --no-produce).
@@ -112,6 +117,7 @@ if [ $mpich -eq 1 ] && ! command -v mpicc.mpich >/dev/null; then
 fi
 
 run_seconds=${RUN_SECONDS:-2}
+recordings=${RECORDINGS:-3}
 startup=$(mpi_startup_seconds)
 echo "mpiexec's start-up and shut-down: $startup s; iteration counts scaled to runs of about $run_seconds s"
 printf '%-22s %10s %10s %8s   arguments (%d ranks, %d rounds: a recording, then a run of the application and one of its benchmark; medians)\n' \
@@ -131,11 +137,22 @@ for app in "${samples[@]}"; do
     esac || { echo "$app: does not compile with MPICH: $(head -n 1 "$d/app.mpich.log")"; continue; }
   fi
   : >"$d/rounds" ; : >"$d/rounds.mpich"
-  totals=() failed=""
+  totals=() spreads=() failed=""
   for ((k = 0; k < REPEAT; ++k)); do
-    if ! (cd "$d" && timeout 900 mpiexec --oversubscribe -n "$np" env LD_PRELOAD="$recorder" TRACEGEN_OUTPUT="$d/app.$k.tgt" \
-      "$apps/$app" "${args[@]}" >/dev/null 2>&1); then
-      failed="does not run under the recorder on $np ranks"; break
+    parts=()
+    for ((j = 1; j <= recordings; ++j)); do
+      if ! (cd "$d" && timeout 900 mpiexec --oversubscribe -n "$np" env LD_PRELOAD="$recorder" TRACEGEN_OUTPUT="$d/app.$k.$j.tgt" \
+        "$apps/$app" "${args[@]}" >/dev/null 2>&1); then
+        failed="does not run under the recorder on $np ranks"; break 2
+      fi
+      parts+=("$d/app.$k.$j.tgt")
+    done
+    if [ "$recordings" -gt 1 ]; then
+      "$tracegen" merge-timing "${parts[@]}" -o "$d/app.$k.tgt" 2>"$d/merge.err" ||
+        { failed="the recordings do not merge: $(head -n 1 "$d/merge.err")"; break; }
+      spreads+=("$(grep -o 'largest [0-9.]*%' "$d/merge.err" | cut -d' ' -f2)")
+    else
+      mv "${parts[0]}" "$d/app.$k.tgt"
     fi
     totals+=("$(total_compute_s "$d/app.$k.tgt")")
     if ! "$tracegen" "$d/app.$k.tgt" -o "$d/bench.$k.c" 2>"$d/gen.err"; then
@@ -158,6 +175,7 @@ for app in "${samples[@]}"; do
     report "$app@mpich" "$ta" "$tb" "$err"
   fi
   {
+    [ ${#spreads[@]} -eq 0 ] || echo "$app, by round: largest spread of the $recordings recordings' compute times $(printf '%s\n' "${spreads[@]}" | paste -sd, | sed 's/,/, /g')"
     echo "$app, by round: recorded compute over all ranks $(printf '%s\n' "${totals[@]}" | paste -sd, | sed 's/,/, /g') s;" \
       "application and benchmark $(awk '{ printf "%s%s/%s", (NR > 1 ? ", " : ""), $1, $2 }' "$d/rounds") s"
     [ $mpich -eq 1 ] && echo "  under MPICH: $(awk '{ printf "%s%s/%s", (NR > 1 ? ", " : ""), $1, $2 }' "$d/rounds.mpich") s"

@@ -53,7 +53,8 @@ constexpr std::string_view kNoSiteName = "-";
 
 const char* const kHeaderHint =
     "the header holds `tracegen-trace 1`, `ranks P`, `origin NAME`, `clock wall|cpu`, `peers comm|world`, "
-    "`datatype NAME SIZE`, `comm ID KIND (RANKLIST)...`, `site N NAME`, `program NAME` and `frame FRAME SYMBOL [FILE:LINE]` lines";
+    "`datatype NAME SIZE`, `comm ID KIND (RANKLIST)...`, `site N NAME`, `program NAME`, `frame FRAME SYMBOL [FILE:LINE]` and `recordings N spread-median=X spread-max=Y "
+    "at-event=E` lines";
 const char* const kRankListHint = "a ranklist is one or more sections `<dims start {iters stride}...>`";
 
 std::optional<std::int64_t> predefinedDatatypeId(std::string_view name) {
@@ -77,7 +78,7 @@ std::vector<std::int64_t> defaultDatatypeIds(const std::vector<std::string_view>
 
 bool isHeaderKeyword(std::string_view s) {
   return s == "ranks" || s == "origin" || s == "clock" || s == "footprint" || s == "peers" || s == "datatype" ||
-         s == "comm" || s == "frame" || s == "program";
+         s == "comm" || s == "frame" || s == "program" || s == "recordings";
 }
 
 bool isAttributeKeyword(std::string_view s) {
@@ -419,6 +420,22 @@ class TracegenTextParser {
       expectEnd(ts, "the executable's name");
     } else if (key == "frame") {
       parseFrameLine(ts);
+    } else if (key == "recordings") {
+      // `recordings N spread-median=X spread-max=Y at-event=E`: times that are the medians of N
+      // recordings (tracegen merge-timing; Trace::recordings).
+      once(recordingsLine_);
+      const std::int64_t n = ts.getInt("the number of recordings");
+      if (n < 2 || n > kMaxRecordings)
+        ts.fail(fmt::format("{} recordings: a merge is of 2 to {}", n, kMaxRecordings));
+      trace_.recordings.count = static_cast<int>(n);
+      expectKey(ts, "spread-median");
+      trace_.recordings.spreadMedian = timeValue(ts, "spread-median");
+      expectKey(ts, "spread-max");
+      trace_.recordings.spreadMax = timeValue(ts, "spread-max");
+      expectKey(ts, "at-event");
+      trace_.recordings.spreadMaxEvent = ts.getInt("the event of the largest spread");
+      if (trace_.recordings.spreadMaxEvent < -1) ts.fail("at-event below -1", "-1: no compute time of 1 us or more");
+      expectEnd(ts, "the recordings");
     } else if (key == "comm") {
       commLines_.push_back(&ts.line());  // instances need the world size: parsed in endHeader
     } else if (key == "tracegen-trace") {
@@ -1055,6 +1072,8 @@ class TracegenTextParser {
   bool inEvents_ = false;
   int ranksLine_ = 0, originLine_ = 0, peersLine_ = 0, clockLine_ = 0, beforeInitLine_ = 0, afterFinalizeLine_ = 0;
   int programLine_ = 0;
+  int recordingsLine_ = 0;
+  static constexpr std::int64_t kMaxRecordings = 1000;
   std::map<std::string, int> frameLines_;  // `frame` lines: frame -> line
   std::vector<PendingDatatype> datatypes_;
   std::map<std::string, std::int64_t> typeIds_;
@@ -1087,6 +1106,9 @@ class TracegenTextWriter {
     if (t_.beforeInitUs >= 0) line("footprint before-init-us {}", t_.beforeInitUs);
     if (t_.afterFinalizeUs >= 0) line("footprint after-finalize-us {}", t_.afterFinalizeUs);
     if (t_.worldPeers) line("peers world");
+    if (t_.recordings.count > 1)
+      line("recordings {} spread-median={} spread-max={} at-event={}", t_.recordings.count, t_.recordings.spreadMedian,
+           t_.recordings.spreadMax, t_.recordings.spreadMaxEvent);
     std::vector<std::string_view> names;
     for (const auto& d : t_.datatypes) names.push_back(d.name);
     std::vector<std::int64_t> ids = defaultDatatypeIds(names);

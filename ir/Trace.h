@@ -245,6 +245,17 @@ struct Trace {
   // The application's own time from MPI_Finalize's return to its exit, in microseconds, as rank
   // 0 measured it (the other ranks cannot report after MPI_Finalize); negative: not recorded.
   double afterFinalizeUs = -1;
+  // Where the times are the medians of several recordings of one run (`tracegen merge-timing`,
+  // timing/MergeTiming.h; header line `recordings N spread-median X spread-max Y at-event E`):
+  // how many, and the spread of the recordings' mean compute times, (largest - smallest) /
+  // median per timing group of 1 us or more, its median and its largest with the event it is
+  // at. count 0: one recording. Not compared.
+  struct Recordings {
+    int count = 0;
+    double spreadMedian = 0, spreadMax = 0;
+    std::int64_t spreadMaxEvent = -1;
+  };
+  Recordings recordings;
   // Shapes of the rank sets in the trace (ir/RankShape.h), keyed by RankList::str(); derived
   // data, filled by the rank-ranges pass and not written to the text format.
   std::unordered_map<std::string, RankShape> rankShapes;

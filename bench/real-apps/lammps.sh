@@ -4,7 +4,7 @@
 # LAMMPS builds its processor grid with MPI_Cart_create (and frees it at the end), finds its
 # neighbours with MPI_Cart_shift and exchanges atoms with them, so it exercises the recorder's
 # topology constructors and the benchmark's replay of them. The input is the classic
-# Lennard-Jones melt (in.melt: 3d lj units, fcc 0.8442, a box of BOX^3 unit cells, STEPS steps).
+# Lennard-Jones melt (in.melt: 3d lj units, fcc 0.8442, a box of BOX^3 unit cells, LMP_STEPS steps).
 # For each rank count the script records LAMMPS, generates the C and coNCePTuaL benchmarks,
 # compiles the C one with -Werror and runs it under the PMPI counting library, then once more
 # under the recorder so that `tracegen compare` can check calls and bytes rank by rank. It
@@ -17,11 +17,11 @@
 #
 # Usage: bench/real-apps/lammps.sh [BUILD_DIR [NP...]]   (defaults: build, 2 and 4 ranks)
 #        BOX=20 bench/real-apps/lammps.sh ...            (box edge in unit cells, default 12)
-#        STEPS=100 bench/real-apps/lammps.sh ...         (time steps, default 250)
+#        LMP_STEPS=100 bench/real-apps/lammps.sh ...     (time steps, default 250)
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 realapps_init "$@"
-box=${BOX:-12} steps=${STEPS:-250}
+box=${BOX:-12} steps=${LMP_STEPS:-250}
 lmp=$(command -v lmp || command -v lmp_mpi || true)
 if [ -z "$lmp" ]; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y lammps >/dev/null

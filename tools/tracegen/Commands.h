@@ -39,6 +39,7 @@ void registerInspectCommand(CLI::App& app, CommandAction& run);
 void registerConvertCommand(CLI::App& app, CommandAction& run);
 void registerLowerCommand(CLI::App& app, CommandAction& run);
 void registerCompareCommand(CLI::App& app, CommandAction& run);
+void registerMergeTimingCommand(CLI::App& app, CommandAction& run);
 void registerGenerateCommand(CLI::App& app, CommandAction& run, std::string commandLine);
 void registerExtrapolateCommand(CLI::App& app, CommandAction& run);
 

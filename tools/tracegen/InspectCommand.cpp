@@ -137,6 +137,11 @@ void writeJson(std::ostream& out, const std::string& file, const Trace& trace, c
   j["file"] = file;
   j["origin"] = trace.origin;
   j["compute_clock"] = trace.computeClock == ComputeClock::Cpu ? "cpu" : "wall";
+  if (trace.recordings.count > 1)
+    j["recordings"] = {{"count", trace.recordings.count},
+                       {"spread_median", trace.recordings.spreadMedian},
+                       {"spread_max", trace.recordings.spreadMax},
+                       {"spread_max_event", trace.recordings.spreadMaxEvent}};
   j["ranks"] = s.ranks;
   j["events"] = s.events;
   j["loops"] = s.loops;
@@ -214,6 +219,13 @@ void printText(std::ostream& out, const std::string& file, const std::string& or
   out << fmt::format("ranks       {}\n", s.ranks);
   if (trace.computeClock == ComputeClock::Cpu)
     out << "clock       cpu (compute times are each rank's thread CPU time, TRACEGEN_CLOCK=cpu)\n";
+  if (const Trace::Recordings& r = trace.recordings; r.count > 1) {
+    out << fmt::format("times       the medians of {} recordings (tracegen merge-timing)", r.count);
+    if (r.spreadMaxEvent >= 0)
+      out << fmt::format("; their spread: median {:.1f}%, largest {:.1f}% (event {})", 100 * r.spreadMedian,
+                         100 * r.spreadMax, r.spreadMaxEvent);
+    out << "\n";
+  }
   out << fmt::format("events      {}\n", s.events);
   out << fmt::format("loops       {} levels on {} loop heads\n", s.loops, s.loopHeads);
   out << fmt::format("calls       {} over all ranks\n", s.calls);

@@ -1,9 +1,13 @@
 // `tracegen convert` and `tracegen lower` (trace to trace, in tracegen's text format) and
-// `tracegen compare` (two traces, per rank and operation; the comparison is CompareCommand.cpp).
+// `tracegen compare` (two traces, per rank and operation; the comparison is CompareCommand.cpp),
+// and `tracegen merge-timing` (the median of several recordings' times; timing/MergeTiming.h).
+#include <fmt/format.h>
+
 #include <iostream>
 
 #include "io/Compression.h"
 #include "io/Readers.h"
+#include "timing/MergeTiming.h"
 #include "tools/tracegen/Commands.h"
 
 namespace tracegen {
@@ -83,6 +87,47 @@ void registerCompareCommand(CLI::App& app, CommandAction& run) {
       ->check(CLI::Range(0.0, 100.0));
   cmd->callback([&run] {
     run = [] { return runCompare(args.a, args.b, std::cout, args.bytesTolerance); };
+  });
+}
+
+}  // namespace tracegen
+
+namespace tracegen {
+
+void registerMergeTimingCommand(CLI::App& app, CommandAction& run) {
+  struct Args {
+    std::vector<std::string> inputs;
+    std::string output;
+    bool plain = false;
+  };
+  static Args args;
+  CLI::App* cmd = app.add_subcommand(
+      "merge-timing",
+      "one trace from several recordings of the same run: per event, timing group and range of calls the median "
+      "of their times (a host whose pace drifts makes one recording a sample of one moment)");
+  cmd->add_option("recordings", args.inputs, "two or more recordings of one program run the same way (three: the median)")
+      ->required()
+      ->expected(2, 1000);
+  cmd->add_option("-o,--output", args.output, "output file, zstd-compressed (e.g. app.tgt.zst; '-' for standard output)")
+      ->required();
+  cmd->add_flag("--plain", args.plain, kPlainHelp);
+  cmd->callback([&run] {
+    run = [] {
+      std::vector<Trace> traces;
+      for (const std::string& f : args.inputs) {
+        traces.push_back(readTraceFile(f));
+        printReaderWarnings(traces.back());
+      }
+      const Trace merged = mergeTimings(traces, args.inputs);
+      writeTraceOutput(args.output, merged, args.plain);
+      const Trace::Recordings& r = merged.recordings;
+      std::cerr << fmt::format("tracegen: merged the times of {} recordings", r.count);
+      if (r.spreadMaxEvent >= 0)
+        std::cerr << fmt::format(" (spread of their mean compute times: median {:.1f}%, largest {:.1f}% at event {})",
+                                 100 * r.spreadMedian, 100 * r.spreadMax, r.spreadMaxEvent);
+      std::cerr << "\n";
+      return 0;
+    };
   });
 }
 

@@ -5,6 +5,7 @@
 //   tracegen convert app.trace -o app.tgt ScalaTrace 2 to tracegen's text format
 //   tracegen lower app.trace -o app.tgt   run the lowering passes
 //   tracegen compare a.tgt b.tgt          per-rank counts and bytes of two traces
+//   tracegen merge-timing r1 r2 r3 -o r   the median of several recordings' times
 //   tracegen extrapolate a b --ranks P    the trace at P ranks from traces at other rank counts
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -29,7 +30,7 @@ int main(int argc, char** argv) {
   // `tracegen TRACE -o OUT` is `tracegen generate TRACE -o OUT`.
   std::vector<std::string> args(argv + 1, argv + argc);
   const std::vector<std::string> commands = {"generate", "inspect", "convert", "lower", "compare",
-                                             "extrapolate",
+                                             "merge-timing", "extrapolate",
                                              "--help", "-h", "--help-all", "--version"};
   if (!args.empty() && std::find(commands.begin(), commands.end(), args[0]) == commands.end())
     args.insert(args.begin(), "generate");
@@ -43,6 +44,7 @@ int main(int argc, char** argv) {
   registerConvertCommand(app, run);
   registerLowerCommand(app, run);
   registerCompareCommand(app, run);
+  registerMergeTimingCommand(app, run);
   registerExtrapolateCommand(app, run);
   try {
     app.parse(args);
