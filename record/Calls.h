@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "record/Intercept.h"
 #include "record/LoopCompressor.h"
 #include "record/Recorder.h"
 
@@ -383,9 +384,9 @@ inline void groupPair(CallScope& s, MPI_Group group1, MPI_Group group2, MPI_Grou
 // ---- request completion. `picks` identify the call's requests, taken before the call.
 
 // MPI_Wait, MPI_Test: the completed request's offset, or -1 if nothing completed.
-// `statuses` (where the caller has them: the C wrappers make sure of it, the Fortran ones pass
-// none) give the sender each completed wildcard receive matched (Param::Matched), one status per
-// completed request in the order the calls name them.
+// `statuses` give the sender each completed wildcard receive matched (Param::Matched), one status
+// per completed request in the order the calls name them: the C and Fortran wrappers alike pass
+// a status of their own where the application ignores it (a Status kind of Intercept.h).
 inline void completeOne(CallScope& s, const RequestPick& p, bool done, const MPI_Status* status = nullptr) {
   const bool real = done && p.handle != MPI_REQUEST_NULL;
   if (!real && s.isPoll()) {  // a failed poll: counted, not recorded
@@ -433,7 +434,7 @@ inline void completeAll(CallScope& s, const std::vector<RequestPick>& picks, boo
 }
 
 // MPI_Waitany, MPI_Testany, MPI_Waitsome, MPI_Testsome: the requests at the (0-based) indices.
-inline void completeSome(CallScope& s, const std::vector<RequestPick>& picks, const int* indices, int n,
+inline void completeSome(CallScope& s, const std::vector<RequestPick>& picks, const intercept::Indices& indices, int n,
                          const MPI_Status* statuses = nullptr) {
   if (n == 0 && s.isPoll()) {  // a failed poll: counted, not recorded
     s.completions(0);
@@ -468,18 +469,16 @@ inline void persistentInit(CallScope& s, MPI_Request r, const void* where, bool 
   s.persistentMade(r, recv, peer, comm);
 }
 
-// MPI_Start (all false: `request`), MPI_Startall (`count`, `requests`): each request named by
-// its latest creation as the call found them, then one request made per start, in order. The
-// handles are stored from `where` on, one every `stride` bytes.
-inline void start(CallScope& s, const MPI_Request* handles, const void* where, std::size_t stride, int n, bool all) {
+// MPI_Start (all false), MPI_Startall: each request named by its latest creation as the call
+// found them, then one request made per start, in order.
+inline void start(CallScope& s, const intercept::Requests& reqs, bool all) {
   std::vector<std::int64_t> offsets;
-  for (int i = 0; i < n; ++i) offsets.push_back(s.persistentOffset(handles[i]));
-  const auto* base = static_cast<const char*>(where);
-  for (int i = 0; i < n; ++i) s.persistentStarted(handles[i], base + static_cast<std::size_t>(i) * stride);
+  for (int i = 0; i < reqs.n; ++i) offsets.push_back(s.persistentOffset(reqs.handles[i]));
+  for (int i = 0; i < reqs.n; ++i) s.persistentStarted(reqs.handles[i], reqs.at(i));
   if (all)
-    s.offsets(offsets.data(), n);
+    s.offsets(offsets.data(), reqs.n);
   else
-    s.set(Param::Request, n > 0 ? offsets[0] : kRequestNull);
+    s.set(Param::Request, reqs.n > 0 ? offsets[0] : kRequestNull);
 }
 
 // ---- matched probes (docs/recording.md, "Matched probes")
@@ -509,13 +508,10 @@ inline void receivedFrom(CallScope& s, int source, MPI_Comm comm, const MPI_Stat
   if (source == MPI_ANY_SOURCE && status) s.matched({s.matchedOffset(comm, status->MPI_SOURCE)});
 }
 
-// Picks for an array of requests; the application's handles are stored from `where` on, one
-// every `stride` bytes (C MPI_Request or Fortran INTEGER).
-inline void pickAll(CallScope& s, const MPI_Request* handles, const void* where, std::size_t stride, int n,
-                    std::vector<RequestPick>& picks) {
+// Picks for the requests a completing call takes, before the call.
+inline void pickAll(CallScope& s, const intercept::Requests& reqs, std::vector<RequestPick>& picks) {
   picks.clear();
-  const auto* base = static_cast<const char*>(where);
-  for (int i = 0; i < n; ++i) picks.push_back(s.pick(handles[i], base + static_cast<std::size_t>(i) * stride, picks));
+  for (int i = 0; i < reqs.n; ++i) picks.push_back(s.pick(reqs.handles[i], reqs.at(i), picks));
 }
 
 }  // namespace tracegen::record::calls

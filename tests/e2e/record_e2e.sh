@@ -38,6 +38,13 @@
 #       first one and its call site, and with --skip-unknown the benchmark compiles with
 #       -Werror, runs under the recorder and makes the application's calls and bytes except the
 #       opaque ones, which `tracegen compare` reports as the only differences
+#   record_e2e.sh ... twins TRACEGEN NP
+#       records samples/apps/master_worker and its Fortran twin master_worker_f (wildcard
+#       receives of every form: MPI_Recv, MPI_Irecv completed by MPI_Wait, MPI_Waitany and
+#       MPI_Waitall, MPI_Sendrecv, MPI_Probe) on NP ranks: both traces name the sender of every
+#       wildcard receive (`matched`), the same senders in the same order, `tracegen compare`
+#       finds the two recordings' calls and bytes identical, and so are those of the two C
+#       benchmarks generated from them (each run under the recorder)
 #
 # Runs are short and wrapped in `timeout`; as root, Open MPI needs the two ALLOW_RUN_AS_ROOT
 # variables; --oversubscribe lets 8 or 16 ranks run on a small machine.
@@ -73,6 +80,7 @@ args_of() {
     neighbor) echo "4 16" ;;
     neighbor_f) echo "6" ;;
     intsort) echo "3 1000" ;;
+    master_worker | master_worker_f) echo "24" ;;
     *) echo "" ;;
   esac
 }
@@ -311,6 +319,33 @@ PY
     "$tracegen" compare "$work/app.trace" "$work/bench.trace" >"$work/compare.txt" ||
       { echo "FAIL: rma_f and its benchmark differ"; cat "$work/compare.txt"; exit 1; }
     echo "rma_f (Fortran) on 2 ranks: one-sided and MPI-IO calls recorded with their bytes; the benchmark makes the same"
+    ;;
+  twins)
+    tracegen=$1 np=$2
+    for app in master_worker master_worker_f; do
+      read -r -a a <<<"$(args_of "$app")"
+      record "$np" "$app" "$work/$app.trace" "${a[@]}" || exit 1
+      # The senders the wildcard receives matched, event by event, as the trace lists them.
+      zstdcat -f "$work/$app.trace" | grep '^  matched' >"$work/$app.matched"
+      "$tracegen" "$work/$app.trace" -o "$work/$app.c" 2>"$work/gen.err" ||
+        { echo "FAIL: tracegen could not generate a benchmark from $app"; cat "$work/gen.err"; exit 1; }
+      mpicc -std=c11 -O2 -Wall -Wextra -Werror -o "$work/$app.bench" "$work/$app.c" ||
+        { echo "FAIL: the benchmark of $app does not compile"; exit 1; }
+      timeout 300 mpiexec --oversubscribe -n "$np" env LD_PRELOAD="$recorder" TRACEGEN_OUTPUT="$work/$app.bench.trace" \
+        "$work/$app.bench" >"$work/bench.out" 2>&1 || { echo "FAIL: the benchmark of $app failed"; cat "$work/bench.out"; exit 1; }
+    done
+    # Rounds 0-5 of each six: MPI_Recv, MPI_Wait, two MPI_Waitany, MPI_Waitall, MPI_Sendrecv
+    # name their sender (the probe of round 5 does not: C's MPI_Probe records none).
+    c=$(wc -l <"$work/master_worker.matched") f=$(wc -l <"$work/master_worker_f.matched")
+    echo "wildcard receives with their sender recorded: C $c, Fortran $f"
+    [ "$c" -gt 0 ] || { echo "FAIL: master_worker's trace names no sender"; exit 1; }
+    cmp -s "$work/master_worker.matched" "$work/master_worker_f.matched" ||
+      { echo "FAIL: the C and Fortran twins record different senders"; diff "$work/master_worker.matched" "$work/master_worker_f.matched"; exit 1; }
+    "$tracegen" compare "$work/master_worker.trace" "$work/master_worker_f.trace" >"$work/compare.txt" ||
+      { echo "FAIL: the C and Fortran twins' recordings differ"; cat "$work/compare.txt"; exit 1; }
+    "$tracegen" compare "$work/master_worker.bench.trace" "$work/master_worker_f.bench.trace" >"$work/compare.txt" ||
+      { echo "FAIL: the benchmarks of the C and Fortran twins differ"; cat "$work/compare.txt"; exit 1; }
+    echo "master_worker and master_worker_f on $np ranks: the same senders, calls and bytes, and so are their benchmarks'"
     ;;
   opaque)
     tracegen=$1 np=$2
