@@ -19,10 +19,11 @@
 //    event's execution count, directly nested single-valued loops multiplied out). If every
 //    class of an instance has the same skeleton shape, the i-th event leaf of one class makes
 //    exactly the same occurrences as the i-th leaf of every other class: those events are
-//    partners. Otherwise (shapes differ, or body lengths vary between loop entries so the
-//    structure is not static) one representative rank per class is expanded with RankCursor and
-//    the occurrences each event makes are compared as run lists; events with equal run lists
-//    are partners. Partner sets that cover an instance are joined across instances
+//    partners. Otherwise the occurrences each event makes are compared as run lists, events
+//    with equal run lists being partners: a class whose skeleton is static (the shapes merely
+//    differ between classes: LU's ranks compress their time-step loops differently) gives
+//    them by walking its skeleton, which costs the key's calls only; one whose body lengths vary
+//    between loop entries has its representative rank expanded with RankCursor. Partner sets that cover an instance are joined across instances
 //    (union-find), and a joined group is accepted if, in every instance it touches, its events
 //    are one covering partner set.
 // 3. Moving. Removing event X from position i and inserting it at j leaves every rank's own
