@@ -27,7 +27,7 @@ echo "== LU class C at 16 ranks, ScalaTrace 2 (12,228 wildcard receives; < 100 m
 # the format makes exact in everything but the measured values: the variants share their
 # RANKS, EVENT, LOOP and parameter lines (docs: scalatrace2-format.md, section 1).
 lu=../shared/traces/scalatrace2-npb-td-lu-C-16.trace
-[ -f "$lu" ] || lu=tests/data/scalatrace/scalatrace2-npb-td-lu-C-16.trace
+[ -f "$lu" ] || lu=tests/data/wildcards/scalatrace2-npb-td-lu-C-16.trace
 variants=$(mktemp -d)
 trap 'rm -rf "$variants"' EXIT
 cp "$lu" "$variants/td.trace"
