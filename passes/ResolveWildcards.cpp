@@ -994,6 +994,7 @@ class Simulation {
   struct Snapshot {
     std::uint64_t digest = 0;
     std::int64_t calls = 0, period = 0, wildcards = 0;
+    std::size_t logStart = 0;  // where in log_ the stretch from it begins
     std::vector<std::int64_t> key;  // the state, counters excluded
     std::vector<std::int64_t> index, itersLeft;  // per rank: next stream index, outermost iterations left
     std::vector<std::map<CommKey, std::int64_t>> collectives;  // per rank
@@ -1004,6 +1005,11 @@ class Simulation {
     std::int64_t value;
     bool push;
   };
+
+  // The states kept to look for a repeat from: all at one digest, the newest last. A state
+  // may repeat at a longer period than its positions (a value list of period 3 iterations,
+  // compared every g iterations): one of a few successive ones is a multiple of both.
+  static constexpr std::size_t kMaxReferences = 8;
 
   void atQuiescence() {
     for (Rank r : moved_) {
@@ -1018,39 +1024,55 @@ class Simulation {
     // A state costs its size to take: one is taken only once the calls simulated since the
     // last paid for that one, which keeps the checks within the run's own cost.
     auto affordable = [&] { return calls_ - lastSnapshotCalls_ >= static_cast<std::int64_t>(lastSnapshotSize_); };
-    auto reference = [&](Snapshot&& s) {
-      ref_ = std::move(s);
-      log_.clear();
+    auto keep = [&](Snapshot&& s) {
+      s.logStart = log_.size();
+      refs_.push_back(std::move(s));
       logging_ = true;
+      if (refs_.size() > kMaxReferences) {
+        // The log before the oldest state kept is no stretch's any more.
+        refs_.pop_front();
+        const std::size_t cut = refs_.front().logStart;
+        log_.erase(log_.begin(), log_.begin() + static_cast<std::ptrdiff_t>(cut));
+        for (Snapshot& r : refs_) r.logStart -= cut;
+      }
     };
     auto drop = [&] {
-      ref_.reset();
+      refs_.clear();
       log_.clear();
       logging_ = false;
     };
-    if (ref_ && digestSum_ == ref_->digest && calls_ > ref_->calls) {
+    if (!refs_.empty() && digestSum_ == refs_.back().digest && calls_ > refs_.back().calls) {
       if (!affordable()) return;
       Snapshot now;
       if (!snapshot(now)) return drop();
-      if (now.key == ref_->key && applyRepeats(*ref_, now)) {
-        drop();
-        seen_.clear();
-        return;
-      }
-      now.period = calls_ - ref_->calls;
-      return reference(std::move(now));
+      // The newest equal state: the shortest stretch, so the most repeats fit.
+      for (auto r = refs_.rbegin(); r != refs_.rend(); ++r)
+        if (now.key == r->key) {
+          if (applyRepeats(*r, now)) {
+            drop();
+            seen_.clear();
+            return;
+          }
+          break;
+        }
+      now.period = calls_ - refs_.back().calls;
+      return keep(std::move(now));
     }
     auto [it, inserted] = seen_.try_emplace(digestSum_, calls_);
     if (inserted) return;
     const std::int64_t period = calls_ - it->second;
     it->second = calls_;
-    // A reference may come round again within twice the stretch that led to it.
-    if (ref_ && calls_ - ref_->calls <= 2 * ref_->period) return;
+    // The states kept may come round again within twice the stretch that led to the newest,
+    // once a comparison is affordable.
+    if (!refs_.empty() &&
+        calls_ - refs_.back().calls <= 2 * (refs_.back().period + static_cast<std::int64_t>(lastSnapshotSize_)))
+      return;
     if (!affordable()) return;
     Snapshot s;
     if (!snapshot(s)) return drop();
     s.period = period;
-    reference(std::move(s));
+    drop();
+    keep(std::move(s));
   }
 
   // The state at this quiescent point; false where it holds what cannot be said relatively
@@ -1174,11 +1196,13 @@ class Simulation {
     }
     // The lists: each repeat makes the stretch's pushes again after the last, and its writes
     // to the slots one stretch's pushes further on.
+    const auto stretch = log_.begin() + static_cast<std::ptrdiff_t>(ref.logStart);
     std::unordered_map<const std::vector<std::int64_t>*, std::size_t> grown;
-    for (const Write& w : log_)
-      if (w.push) ++grown[w.record];
+    for (auto w = stretch; w != log_.end(); ++w)
+      if (w->push) ++grown[w->record];
     for (std::int64_t i = 1; i <= repeats; ++i)
-      for (const Write& w : log_) {
+      for (auto wi = stretch; wi != log_.end(); ++wi) {
+        const Write& w = *wi;
         if (w.push) w.record->push_back(w.value);
         else (*w.record)[w.slot + static_cast<std::size_t>(i) * grown[w.record]] = w.value;
       }
@@ -1437,15 +1461,15 @@ class Simulation {
   std::optional<Failure> mismatch_;
   // Repeats (skipRepeats): per rank, the digest of its position at the last quiescent point
   // and whether it moved since; their sum names the state cheaply, and seen_ keeps the calls
-  // count at which each sum was last seen. ref_ is the state a repeat is looked for from, and
-  // log_ what the resolution lists went through since.
+  // count at which each sum was last seen. refs_ are the states a repeat is looked for from, and
+  // log_ what the resolution lists went through since the oldest.
   bool skipRepeats_ = false;
   std::vector<std::uint64_t> digest_;
   std::vector<char> movedFlag_;
   std::vector<Rank> moved_;
   std::uint64_t digestSum_ = 0;
   std::unordered_map<std::uint64_t, std::int64_t> seen_;
-  std::optional<Snapshot> ref_;
+  std::deque<Snapshot> refs_;
   std::vector<Write> log_;
   bool logging_ = false;
   std::int64_t lastSnapshotCalls_ = 0;
