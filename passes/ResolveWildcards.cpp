@@ -55,8 +55,12 @@
 // writes once per repeat, shifted by the stretch's growth. The exact per-call result is the
 // whole run's. States are named by a digest (the sum of per-rank position digests, updated
 // for the ranks that moved) and taken in full only where a digest comes round again, no more
-// often than the calls simulated pay for. A first run that skipped and does not complete is
-// run again whole, so that the search behind it can revisit every decision.
+// often than the calls simulated pay for; the last few are kept, since a state can repeat at
+// a multiple of its positions' period (a value list of 3 iterations). A state with a
+// collective under way, active persistent requests or matched probes is not compared (such a
+// run goes on simulated), nor are runs whose recording decides matches (cancelled receives,
+// matched probes' senders) or that check phases. A first run that skipped and does not
+// complete is run again whole, so that the search behind it can revisit every decision.
 //
 // The resolved senders are written back per event: for each rank, the sequence of senders
 // of its executions of the event, as offsets (sender - rank + P) mod P in the numbering the
