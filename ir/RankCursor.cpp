@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <stdexcept>
+
 #include "ir/Checked.h"
 #include "ir/Diagnostics.h"
 #include "ir/Limits.h"
@@ -37,6 +40,9 @@ RankCursor::RankCursor(const Trace& trace, Rank rank, std::string fileName)
       auto& slot = item.slot[static_cast<std::size_t>(pv.param)];
       if (slot == kNoSlot && item.params.size() < kNoSlot) slot = static_cast<std::uint8_t>(item.params.size());
       item.params.push_back({&pv, g, 0, isVectorParam(pv.param)});
+      if (pv.param == Param::Request || pv.param == Param::Requests)
+        for (auto v : g->values)
+          if (v != kRequestNull) requestDepth_ = std::max(requestDepth_, kRequestRing - v);
     }
     items_.push_back(std::move(item));
   }
@@ -61,6 +67,51 @@ RankCursor::OutermostLoop RankCursor::outermostLoop() const {
   if (stack_.size() < 2) return {};
   const Frame& f = stack_[1];
   return {items_[f.head].event, f.iters - f.itersLeft};
+}
+
+bool RankCursor::positionKey(std::vector<std::int64_t>& out) const {
+  if (!persistent_.empty() || !probed_.empty()) return false;
+  out.push_back(static_cast<std::int64_t>(stack_.size()));
+  for (std::size_t i = 0; i < stack_.size(); ++i) {
+    const Frame& f = stack_[i];
+    out.insert(out.end(), {static_cast<std::int64_t>(f.head), f.level, static_cast<std::int64_t>(f.end),
+                           static_cast<std::int64_t>(f.pos), f.atHead ? 1 : 0, f.iters, i == 1 ? 0 : f.itersLeft});
+  }
+  // Outside every loop the position only moves forward: the index itself says whether it moved.
+  if (stack_.size() < 2) out.push_back(index_);
+  // The value cursors of the events a repeat can use: those of the outermost loop's body (the
+  // others' are not touched while the cursor stays in it).
+  const std::size_t from = stack_.size() < 2 ? 0 : stack_[1].head;
+  const std::size_t to = stack_.size() < 2 ? 0 : stack_[1].end;
+  for (std::size_t j = from; j < to; ++j) {
+    for (const LevelState& l : items_[j].levels) out.insert(out.end(), {static_cast<std::int64_t>(l.iterPos), static_cast<std::int64_t>(l.memPos)});
+    for (const ParamState& p : items_[j].params) out.push_back(static_cast<std::int64_t>(p.pos));
+  }
+  // Of the recent requests, those a wait can still name (the ring keeps many more).
+  const auto named = std::min<std::size_t>(requests_.size(), static_cast<std::size_t>(requestDepth_));
+  out.push_back(static_cast<std::int64_t>(named));
+  for (std::size_t i = requests_.size() - named; i < requests_.size(); ++i) out.push_back(index_ - requests_[i]);
+  return true;
+}
+
+std::uint64_t RankCursor::positionDigest() const {
+  std::uint64_t h = 0x9e3779b97f4a7c15ULL ^ stack_.size();
+  auto mix = [&](std::uint64_t v) { h = (h ^ v) * 0x100000001b3ULL + (h >> 29); };
+  for (std::size_t i = 1; i < stack_.size(); ++i) {
+    const Frame& f = stack_[i];
+    mix(f.head);
+    mix(f.pos);
+    mix(static_cast<std::uint64_t>(i == 1 ? 0 : f.itersLeft));
+  }
+  if (stack_.size() < 2) mix(static_cast<std::uint64_t>(index_));
+  return h;
+}
+
+void RankCursor::skipIterations(std::int64_t iterations, std::int64_t calls) {
+  if (stack_.size() < 2 || stack_[1].itersLeft <= iterations) throw std::logic_error("RankCursor: skipping past the loop's end");
+  stack_[1].itersLeft -= iterations;
+  index_ += calls;
+  for (std::int64_t& key : requests_) key += calls;
 }
 
 void RankCursor::fail(const Event& e, const std::string& what) const {

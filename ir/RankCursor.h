@@ -112,6 +112,26 @@ class RankCursor {
   };
   OutermostLoop outermostLoop() const;
 
+  // Periodicity (resolve-wildcards' simulation skips the repeats of a periodic stretch of its
+  // run, see ResolveWildcards.cpp). A cursor's state splits into what decides its future calls
+  // and its absolute counters: the stream index of the next call (which request keys are) and
+  // the iterations left of its outermost loop. positionKey appends the first part, with request
+  // keys relative to the next index; equal keys mean the same calls follow, as long as the
+  // outermost loop does not end. False where the cursor holds what it cannot say relatively
+  // (active persistent requests, probed messages), which keeps such runs unskipped.
+  bool positionKey(std::vector<std::int64_t>& out) const;
+  // A cheap digest of the position (the loop frames and where they stand, the outermost
+  // loop's count left out): equal positions have equal digests.
+  std::uint64_t positionDigest() const;
+  std::int64_t nextIndex() const { return index_; }
+  // The iterations left of the outermost loop the cursor is in (counting the current one), -1
+  // outside every loop.
+  std::int64_t outermostItersLeft() const { return stack_.size() < 2 ? -1 : stack_[1].itersLeft; }
+  // Moves the cursor `iterations` iterations of its outermost loop and `calls` calls ahead
+  // without producing them: valid when those iterations repeat the position exactly (the
+  // caller compared positionKey) and leave at least one iteration.
+  void skipIterations(std::int64_t iterations, std::int64_t calls);
+
  private:
   struct LevelState {
     const ValueGroup* iter = nullptr;
@@ -190,6 +210,7 @@ class RankCursor {
   SiteId prevSite_ = kNoSite;
   bool withTimes_ = true;
   std::deque<std::int64_t> requests_;  // keys of recent requests (stream indices of request-creating calls)
+  std::int64_t requestDepth_ = 0;  // the most recent requests a wait of this rank names: its largest offset back
   // Persistent requests not freed, by the key of the call that made or last started each
   // (which the next start names): the init call's message. A rank holds few.
   std::unordered_map<std::int64_t, StartedRequest> persistent_;

@@ -19,10 +19,11 @@
 //    event's execution count, directly nested single-valued loops multiplied out). If every
 //    class of an instance has the same skeleton shape, the i-th event leaf of one class makes
 //    exactly the same occurrences as the i-th leaf of every other class: those events are
-//    partners. Otherwise (shapes differ, or body lengths vary between loop entries so the
-//    structure is not static) one representative rank per class is expanded with RankCursor and
-//    the occurrences each event makes are compared as run lists; events with equal run lists
-//    are partners. Partner sets that cover an instance are joined across instances
+//    partners. Otherwise the occurrences each event makes are compared as run lists, events
+//    with equal run lists being partners: a class whose skeleton is static (the shapes merely
+//    differ between classes: LU's ranks compress their time-step loops differently) gives
+//    them by walking its skeleton, which costs the key's calls only; one whose body lengths vary
+//    between loop entries has its representative rank expanded with RankCursor. Partner sets that cover an instance are joined across instances
 //    (union-find), and a joined group is accepted if, in every instance it touches, its events
 //    are one covering partner set.
 // 3. Moving. Removing event X from position i and inserting it at j leaves every rank's own
@@ -95,7 +96,29 @@ struct Skeleton {
   bool ok = false;
   std::vector<std::int64_t> shape;  // the tree without event ids
   std::vector<EventIndex> leaves;   // event of each leaf, in order
+  std::vector<SkNode> tree;         // canonical
 };
+
+// The occurrences each leaf of `seq` makes, as expansion() records them from a rank's calls:
+// the skeleton holds every call of its key, and its counts are consumed per entry as the
+// trace's lists are (entries: per node, how often it was entered). Costs the skeleton's
+// expansion, i.e. the key's calls, not the rank's.
+void occurrences(const std::vector<SkNode>& seq, std::map<const SkNode*, std::size_t>& entries, std::int64_t& o,
+                 std::map<EventIndex, OccKey>& occ) {
+  for (const SkNode& n : seq) {
+    std::size_t& entry = entries[&n];
+    const std::int64_t c = n.counts[entry++ % n.counts.size()];
+    if (!n.leaf) {
+      for (std::int64_t i = 0; i < c; ++i) occurrences(n.body, entries, o, occ);
+      continue;
+    }
+    if (c <= 0) continue;
+    OccKey& runs = occ[n.event];
+    if (!runs.empty() && runs.back() == o) runs.back() += c;
+    else runs.insert(runs.end(), {o, o + c});
+    o += c;
+  }
+}
 
 // Shortest period of a cyclically consumed list ([2 2] behaves as [2]).
 std::vector<std::int64_t> period(const std::vector<std::int64_t>& v) {
@@ -521,18 +544,28 @@ class Aligner {
     if (buildSeq(items, key, 0, items.size(), root)) {
       canonicalise(root);
       encode(root, it->second);
+      it->second.tree = std::move(root);
       it->second.ok = true;
     }
     return it->second;
   }
 
-  // The fallback: expands the class's representative and records each event's occurrence runs.
+  // The fallback: each event's occurrence runs for the class, from its skeleton where it has
+  // one (the shapes of the classes differ, but each is static), else by expanding the class's
+  // representative.
   const std::map<EventIndex, OccKey>& expansion(std::size_t cls, const CollKey& key) {
     auto [it, inserted] = expansions_.try_emplace({cls, key});
     if (!inserted) return it->second;
     auto& occ = it->second;
     for (const auto& item : classes_[cls].items)
       if (isKey(item.event, key)) occ[item.event];  // an event never executed makes no occurrences
+    if (const Skeleton& s = skeleton(cls, key); s.ok) {
+      std::map<const SkNode*, std::size_t> entries;
+      std::int64_t o = 0;
+      occurrences(s.tree, entries, o, occ);
+      ++ctx_.counter("skeleton-walked-ranks");
+      return occ;
+    }
     ++ctx_.counter("expanded-ranks");
     RankCursor cursor(t_, classes_[cls].rep, ctx_.fileName);
     Call call;

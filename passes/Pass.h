@@ -89,6 +89,9 @@ struct PassOptions {
   // Beyond it a decision keeps only its choice, and a search that would have to revisit one
   // gives up as it does at the end of its budget. 4,194,304 options are 64 MiB.
   std::int64_t wildcardStoredOptions = 4'194'304;
+  // Whether resolve-wildcards' simulation skips the repeats of the periodic stretches of its
+  // run (ResolveWildcards.cpp, "Repeats"); off only to compare with the run simulated whole.
+  bool skipRepeats = true;
 };
 
 struct PassContext {

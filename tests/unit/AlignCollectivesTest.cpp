@@ -398,9 +398,10 @@ TEST(AlignCollectives, UnknownCommunicatorIsLeftAlone) {
   EXPECT_EQ(counter(ctx, "collectives-aligned"), 0);
 }
 
-TEST(AlignCollectives, StructureUndecidedFallsBackToExpansion) {
-  // Rank 0 calls the barrier 3 times in one loop; ranks 1-3 in a loop of 2 entering an inner
-  // loop of 1, then 2 iterations. The skeletons differ, the occurrences are the same.
+// Rank 0 calls the barrier 3 times in one loop; ranks 1-3 in a loop of 2 entering an inner
+// loop of 1, then 2 iterations. The skeletons differ, the occurrences are the same. With
+// `dynamic`, the inner loop's body length is a list ({1, 1}): the structure is not static.
+Trace differentSkeletons(bool dynamic) {
   Builder b(4);
   const RankList all = RankList::all(4), rest = ranks({1, 2, 3});
   b.add(Op::Init, "init", all);
@@ -408,8 +409,26 @@ TEST(AlignCollectives, StructureUndecidedFallsBackToExpansion) {
   Event& bb = b.coll(Op::Barrier, "barrierB", rest);
   addLoop(bb, {2}, 1);
   addLoop(bb, {1, 2}, 1);
+  if (dynamic) bb.loops[1].mem[0].values = {1, 1};
   b.add(Op::Finalize, "finalize", all);
-  Trace t = std::move(b.t);
+  return std::move(b.t);
+}
+
+TEST(AlignCollectives, DifferentStaticSkeletonsAreWalkedNotExpanded) {
+  Trace t = differentSkeletons(false);
+  const Trace before = t;
+  PassContext ctx = runPass(t);
+  EXPECT_EQ(counter(ctx, "skeleton-walked-ranks"), 2);  // one per behaviour, its calls of the key only
+  EXPECT_EQ(counter(ctx, "expanded-ranks"), 0);
+  EXPECT_EQ(counter(ctx, "collectives-aligned"), 1);
+  ASSERT_EQ(ops(t), (std::vector<Op>{Op::Init, Op::Barrier, Op::Finalize}));
+  EXPECT_EQ(t.events[1].ranks, RankList::all(4));
+  expectSameStreams(before, t);
+}
+
+TEST(AlignCollectives, StructureUndecidedFallsBackToExpansion) {
+  const RankList all = RankList::all(4), rest = ranks({1, 2, 3});
+  Trace t = differentSkeletons(true);
   const Trace before = t;
   PassContext ctx = runPass(t);
 
@@ -420,7 +439,8 @@ TEST(AlignCollectives, StructureUndecidedFallsBackToExpansion) {
   EXPECT_EQ(m.loops[0].iter, (std::vector<ValueGroup>{{ranks({0}), {3}}, {rest, {2}}}));
   EXPECT_EQ(m.loops[0].mem, (std::vector<ValueGroup>{{all, {1}}}));
   EXPECT_EQ(m.loops[1].iter, (std::vector<ValueGroup>{{rest, {1, 2}}}));
-  EXPECT_EQ(counter(ctx, "expanded-ranks"), 2);  // one representative per behaviour
+  EXPECT_EQ(counter(ctx, "expanded-ranks"), 1);  // the dynamic behaviour's representative
+  EXPECT_EQ(counter(ctx, "skeleton-walked-ranks"), 1);  // rank 0's static one
   EXPECT_EQ(counter(ctx, "collectives-aligned"), 1);
   expectSameStreams(before, t);
 }
