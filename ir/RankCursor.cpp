@@ -40,7 +40,7 @@ RankCursor::RankCursor(const Trace& trace, Rank rank, std::string fileName)
     }
     items_.push_back(std::move(item));
   }
-  stack_.push_back(Frame{0, -1, items_.size(), 1, 0, false, 1});
+  stack_.push_back(Frame{0, -1, items_.size(), 1, 0, false, 1, 0, 0, {}});
 }
 
 std::vector<std::size_t> RankCursor::eventIndices() const {
@@ -88,8 +88,70 @@ bool RankCursor::pushLoop(std::size_t head, int level, std::size_t limit) {
     stack_.back().pos = head + static_cast<std::size_t>(m);
     return false;
   }
-  stack_.push_back(Frame{head, level, head + static_cast<std::size_t>(m), n, head, true, n});
+  stack_.push_back(Frame{head, level, head + static_cast<std::size_t>(m), n, head, true, n, index_, 0, {}});
+  if (listener_) listener_->iterationBegins(stack_.size() - 1);
   return true;
+}
+
+std::vector<std::int64_t> RankCursor::iterationState(const Frame& f) const {
+  std::vector<std::int64_t> s;
+  s.push_back(prevSite_);
+  for (std::size_t i = f.head; i < f.end; ++i) {
+    for (const ParamState& p : items_[i].params) s.push_back(static_cast<std::int64_t>(p.pos));
+    for (const LevelState& l : items_[i].levels) {
+      s.push_back(static_cast<std::int64_t>(l.iterPos));
+      s.push_back(static_cast<std::int64_t>(l.memPos));
+    }
+  }
+  s.push_back(static_cast<std::int64_t>(requests_.size()));
+  for (std::int64_t key : requests_) s.push_back(index_ - key);
+  // Persistent requests by key relative to the next call; the init call's index stays as it is
+  // (skipping leaves it unchanged), which keeps requests made inside the loop from matching.
+  std::vector<std::array<std::int64_t, 9>> persistent;
+  for (const auto& [key, p] : persistent_)
+    persistent.push_back({index_ - key, p.init, p.send, p.peer, p.peerIsWorld, p.comm, p.count, p.datatype,
+                          saturatingAdd(p.tag, p.bytes)});
+  std::sort(persistent.begin(), persistent.end());
+  s.push_back(static_cast<std::int64_t>(persistent.size()));
+  for (const auto& p : persistent) s.insert(s.end(), p.begin(), p.end());
+  s.push_back(static_cast<std::int64_t>(probed_.size()));
+  for (const ProbedMessage& m : probed_) s.insert(s.end(), {index_ - m.index, m.peer, m.peerIsWorld, m.comm, m.tag});
+  s.push_back(static_cast<std::int64_t>(topologies_.size()));
+  return s;
+}
+
+void RankCursor::skipRepeatedIterations() {
+  Frame& f = stack_.back();
+  const std::int64_t done = f.iters - f.itersLeft + 1;  // iterations ended, this one included
+  const std::int64_t remaining = f.itersLeft - 1;
+  if (remaining < 1) return;
+  const bool powerOfTwo = (done & (done - 1)) == 0;
+  if (!powerOfTwo && done != f.sigIteration + 1) return;
+  std::vector<std::int64_t> sig = iterationState(f);
+  if (done == f.sigIteration + 1 && sig == f.sig) {
+    const std::optional<std::int64_t> shift = checkedMul(remaining, index_ - f.iterationStart);
+    const std::optional<std::int64_t> end = shift ? checkedAdd(index_, *shift) : std::nullopt;
+    if (!end)
+      fail(*items_[f.head].event, fmt::format("rank {} makes more than {} calls in loop level {} of {} iterations",
+                                              rank_, std::numeric_limits<std::int64_t>::max(), f.level, f.iters));
+    listener_->iterationRepeats(stack_.size() - 1, remaining);
+    // Every index the state holds is relative to the next call's: shift them all alike.
+    for (std::int64_t& key : requests_) key += *shift;
+    std::unordered_map<std::int64_t, StartedRequest> persistent;
+    for (auto& [key, p] : persistent_) {
+      if (p.key >= 0) p.key += *shift;
+      persistent.emplace(key + *shift, p);
+    }
+    persistent_ = std::move(persistent);
+    for (ProbedMessage& m : probed_) m.index += *shift;
+    index_ = *end;
+    f.itersLeft = 1;
+    return;
+  }
+  if (powerOfTwo) {
+    f.sig = std::move(sig);
+    f.sigIteration = done;
+  }
 }
 
 bool RankCursor::next(Call& call) {
@@ -100,9 +162,12 @@ bool RankCursor::next(Call& call) {
         stack_.pop_back();
         return false;
       }
+      if (listener_) skipRepeatedIterations();
       if (--f.itersLeft > 0) {
         f.pos = f.head;
         f.atHead = true;
+        f.iterationStart = index_;
+        if (listener_) listener_->iterationBegins(stack_.size() - 1);
         continue;
       }
       std::size_t end = f.end;
