@@ -285,9 +285,10 @@ class Builder {
       const std::int64_t n = cyclic(iter, iterPos[h][k]);
       const Event& e = trace_.events[items[h].event];
       if (m < 1 || n < 0 || m > static_cast<std::int64_t>(limit - h))
-        throw std::invalid_argument(fmt::format("event {} ({}): loop level {} of {} iterations over {} events does not fit "
-                                                "rank {}'s enclosing body",
-                                                e.id, opName(e.op), k, n, m, *cls.first()));
+        throw InputError(program_.source, e.line,
+                         fmt::format("event {} ({}): loop level {} of {} iterations over {} events does not fit rank {}'s "
+                                     "enclosing body",
+                                     e.id, opName(e.op), k, n, m, *cls.first()));
       Sim& c = parent.children[{h, static_cast<int>(k), m}];
       c.isLoop = true;
       c.item = h;
@@ -752,7 +753,9 @@ class ProgramWriter {
         statements(n.body, s.loop.body, exact ? &inner : nullptr);
       } else {
         s.kind = Stmt::Kind::Call;
-        s.call = call(n, loops);
+        // What cannot be generated of the event (a vector without its length, an unknown
+        // communicator) is an error at its line.
+        s.call = atInputLine(program_.source, trace_.events[n.event].line, [&] { return call(n, loops); });
       }
       out.push_back(std::move(s));
     }
@@ -997,7 +1000,7 @@ Program buildProgram(const Trace& trace, const std::string& source, const Receiv
         for (const auto& g : comm->groups)
           for (auto v : g.values)
             if (v != kCommWorld)
-              throw std::invalid_argument("the trace uses sub-communicators: run the resolve-comms pass first");
+              throw InputError(source, e.line, "the trace uses sub-communicators: run the resolve-comms pass first");
   Program p;
   p.numRanks = trace.numRanks;
   p.source = source;
