@@ -62,6 +62,7 @@
 #include "ir/Checked.h"
 #include "ir/Diagnostics.h"
 #include "ir/RankClasses.h"
+#include "ir/Limits.h"
 #include "ir/RankCursor.h"
 #include "passes/RankRanges.h"
 
@@ -903,7 +904,16 @@ class ProgramWriter {
       if (!g) throw std::invalid_argument(fmt::format("event {} ({}): no count for its vector", e.id, opName(e.op)));
       std::vector<std::int64_t> n = g->values;
       if (p == Param::GroupRanges)
-        for (auto& v : n) v *= 3;
+        for (auto& v : n) v = saturatingMul(v, 3);
+      // A count may declare more values than the call can have (a range list of 2^31-1 triples):
+      // refused here, before a vector of that length is built, as the rank cursor refuses it.
+      const std::int64_t limit = maxVectorValues(p, trace_.numRanks);
+      for (std::int64_t v : n)
+        if (v < 0 || v > limit)
+          throw InputError(program_.source, e.line,
+                           fmt::format("event {} ({}): {} values of parameter '{}' for one call (count {}), beyond the {} "
+                                       "such a call can have",
+                                       e.id, opName(e.op), v, paramName(p), p == Param::GroupRanges ? v / 3 : v, limit));
       return n;
     }
     if (topologyVectorParam(p)) {
@@ -913,6 +923,12 @@ class ProgramWriter {
       if (!g)
         throw std::invalid_argument(fmt::format("event {} ({}): no {} for its vector '{}'", e.id, opName(e.op),
                                                 edges ? "recvcount" : "count", paramName(p)));
+      for (std::int64_t v : g->values)
+        if (v < 0 || v > maxVectorValues(p, trace_.numRanks))
+          throw InputError(program_.source, e.line,
+                           fmt::format("event {} ({}): {} values of parameter '{}' for one call, beyond the {} such a call "
+                                       "can have",
+                                       e.id, opName(e.op), v, paramName(p), maxVectorValues(p, trace_.numRanks)));
       return g->values;
     }
     // Neighbourhood collectives: one value per source, or per destination (the send side of the

@@ -41,6 +41,13 @@ constexpr std::int64_t kExpansionBudget = 100'000'000;
 // refused with its file:line rather than allocating in proportion to a declared rank count.
 constexpr std::int64_t kMaxVectorValues = std::int64_t{1} << 22;
 
+// The most values one call's vector parameter `p` can have in a trace of `numRanks` ranks: a
+// request vector at most the request ring, a graph's edges or destinations at most P^2, any
+// other (ranks, range triples, counts per member) at most 3 per rank; never more than
+// kMaxVectorValues. A count that asks for more is refused before anything is allocated for it
+// (the rank cursor, the generator's traversal).
+std::int64_t maxVectorValues(Param p, std::int64_t numRanks);
+
 // Why `v` is not a valid value of parameter `p` (nullopt when it is). Covers the ranges that
 // do not depend on the trace: counts 0..2^31-1, tags, colours, keys and vector entries within
 // C's int. Peers, roots and ids are checked by the readers against the trace.

@@ -388,9 +388,7 @@ void RankCursor::emit(Item& item, Call& call) {
     // A request vector longer than the request ring, or a rank vector longer than the world,
     // cannot be meant (a graph has at most P^2 edges); one longer than kMaxVectorValues is not
     // materialised (ir/Limits.h).
-    std::int64_t limit = s.values->param == Param::Requests ? kRequestRing : saturatingMul(3, trace_.numRanks);
-    if (edges) limit = saturatingMul(trace_.numRanks, trace_.numRanks);
-    limit = std::min(limit, kMaxVectorValues);
+    const std::int64_t limit = maxVectorValues(s.values->param, trace_.numRanks);
     if (n < 0 || n > limit)
       fail(e, fmt::format("rank {} needs {} values of parameter '{}' for one call (count {}){}", rank_, n,
                           paramName(s.values->param), call.count,
