@@ -143,7 +143,7 @@ Expr firstIteration(int loop, Expr first, Expr rest) {
 
 class Builder {
  public:
-  Builder(const Trace& t) : trace_(t) {}
+  Builder(const Trace& t, std::string source) : trace_(t), source_(std::move(source)) {}
 
   // Ranks with the same events and loops (ir/RankClasses.h); parameters differ per rank
   // within a class and become by-rank expressions.
@@ -286,7 +286,7 @@ class Builder {
       const std::int64_t n = cyclic(iter, iterPos[h][k]);
       const Event& e = trace_.events[items[h].event];
       if (m < 1 || n < 0 || m > static_cast<std::int64_t>(limit - h))
-        throw InputError(program_.source, e.line,
+        throw InputError(source_, e.line,
                          fmt::format("event {} ({}): loop level {} of {} iterations over {} events does not fit rank {}'s "
                                      "enclosing body",
                                      e.id, opName(e.op), k, n, m, *cls.first()));
@@ -623,6 +623,7 @@ class Builder {
   }
 
   const Trace& trace_;
+  std::string source_;  // the trace file, for diagnostics
   int nextLoopId_ = 0;
 };
 
@@ -1049,7 +1050,7 @@ Program buildProgram(const Trace& trace, const std::string& source, const Receiv
     p.firstUnreceived = received->firstUnreceived;
   }
 
-  Builder builder(trace);
+  Builder builder(trace, source);
   std::vector<Node> merged;
   bool firstClass = true;
   for (const auto& cls : builder.rankClasses()) {

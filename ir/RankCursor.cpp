@@ -40,7 +40,7 @@ RankCursor::RankCursor(const Trace& trace, Rank rank, std::string fileName)
     }
     items_.push_back(std::move(item));
   }
-  stack_.push_back(Frame{0, -1, items_.size(), 1, 0, false, 1, 0, 0, {}});
+  stack_.push_back(Frame{0, -1, items_.size(), 1, 0, false, 1, 0, -1, {}});
 }
 
 std::vector<std::size_t> RankCursor::eventIndices() const {
@@ -88,8 +88,18 @@ bool RankCursor::pushLoop(std::size_t head, int level, std::size_t limit) {
     stack_.back().pos = head + static_cast<std::size_t>(m);
     return false;
   }
-  stack_.push_back(Frame{head, level, head + static_cast<std::size_t>(m), n, head, true, n, index_, 0, {}});
-  if (listener_) listener_->iterationBegins(stack_.size() - 1);
+  stack_.push_back(Frame{head, level, head + static_cast<std::size_t>(m), n, head, true, n, index_, -1, {}});
+  if (listener_) {
+    // The state on entry counts as after "iteration 0": a loop whose first iteration ends as it
+    // began is skipped after one iteration (nested loops of 2 trips, 64 levels deep). Only
+    // where the state is small, as loops are entered often.
+    Frame& f = stack_.back();
+    if (n >= 2 && requests_.size() + persistent_.size() + probed_.size() <= 256) {
+      f.sig = iterationState(f);
+      f.sigIteration = 0;
+    }
+    listener_->iterationBegins(stack_.size() - 1);
+  }
   return true;
 }
 

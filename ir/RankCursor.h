@@ -164,7 +164,7 @@ class RankCursor {
     bool atHead;
     std::int64_t iters;  // the loop's trip count on this entry
     // With a loop listener: the call index at which the current iteration began, and the state
-    // after iteration `sigIteration` (a power of two; 0: none kept yet).
+    // after iteration `sigIteration` (0: on entry; else a power of two; -1: none kept yet).
     std::int64_t iterationStart = 0;
     std::int64_t sigIteration = 0;
     std::vector<std::int64_t> sig;

@@ -236,7 +236,7 @@ TEST(FuzzFindings, C1TwoBillionRanksAreSummarisedPerClass) {
   } catch (const InputError& e) {
     EXPECT_EQ(e.line(), 4);
     EXPECT_NE(e.message().find("writing a row for each of 2147483647 ranks would take 2147483647 steps, beyond "
-                               "the budget of 100000000"),
+                               "the budget of 5000000"),
               std::string::npos)
         << e.render();
   }
