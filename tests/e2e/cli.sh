@@ -87,9 +87,9 @@ expect_status "fragment warns" 0 "fragment-4.trace:1: warning: the trace starts 
 check "fragment gets MPI_Init and MPI_Finalize" grep -q "MPI_Finalize();" "$work/frag.c"
 expect_status "fragment warns at its end" 0 "not MPI_Finalize: it is read as a fragment" -- "$tracegen" lower "$frag" -o -
 # Every command that reads a trace says what the reader added, not only generate and lower.
-expect_status "inspect warns of a fragment" 0 "fragment-4.trace:1: the trace starts with event 5" -- "$tracegen" inspect "$frag"
-expect_status "convert warns of a fragment" 0 "fragment-4.trace:1: the trace starts with event 5" -- "$tracegen" convert "$frag" -o "$work/frag.tgt"
-expect_status "compare warns of a fragment" 0 "fragment-4.trace:26: the trace ends with event 7" -- "$tracegen" compare "$frag" "$frag"
+expect_status "inspect warns of a fragment" 0 "fragment-4.trace:1: warning: the trace starts with event 5" -- "$tracegen" inspect "$frag"
+expect_status "convert warns of a fragment" 0 "fragment-4.trace:1: warning: the trace starts with event 5" -- "$tracegen" convert "$frag" -o "$work/frag.tgt"
+expect_status "compare warns of a fragment" 0 "fragment-4.trace:26: warning: the trace ends with event 7" -- "$tracegen" compare "$frag" "$frag"
 head -c 20000 "$lu" >"$work/truncated.trace"
 expect_status "truncated" 2 "truncated.trace:[0-9]+: error:" -- "$tracegen" inspect "$work/truncated.trace"
 expect_status "missing file" 2 "error: cannot open" -- "$tracegen" inspect "$work/none.trace"
