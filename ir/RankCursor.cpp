@@ -753,6 +753,21 @@ bool topologyNeighbours(const Trace& trace, Rank rank, std::int64_t comm, std::v
   return false;
 }
 
+namespace {
+// Counts a rank's calls, multiplying a repeated loop iteration's calls by its remaining trips.
+struct CallCounter : LoopListener {
+  std::int64_t calls = 0;
+  std::vector<std::int64_t> atStart;  // by loop depth: the count when its iteration began
+  void iterationBegins(std::size_t depth) override {
+    if (atStart.size() <= depth) atStart.resize(depth + 1);
+    atStart[depth] = calls;
+  }
+  void iterationRepeats(std::size_t depth, std::int64_t times) override {
+    calls = saturatingAdd(calls, saturatingMul(calls - atStart.at(depth), times));
+  }
+};
+}  // namespace
+
 std::int64_t estimateCalls(const Trace& trace, std::int64_t budget, const std::string& fileName) {
   std::int64_t total = 0;
   for (const auto& cls : rankClasses(trace)) {
@@ -760,9 +775,14 @@ std::int64_t estimateCalls(const Trace& trace, std::int64_t budget, const std::s
     const std::int64_t perRankLimit = (budget - total) / size + 1;
     RankCursor cursor(trace, *cls.first(), fileName);
     cursor.setComputeTimes(false);
+    // Loop iterations that repeat are counted times their trip count, not walked: an estimate
+    // above the budget is found in a few steps (a loop of 16,777,216 iterations took 0.15 s
+    // here, 8.5 s under the sanitizers).
+    CallCounter counter;
+    cursor.setLoopListener(&counter);
     Call c;
-    std::int64_t calls = 0;
-    while (calls < perRankLimit && cursor.next(c)) ++calls;
+    while (counter.calls < perRankLimit && cursor.next(c)) ++counter.calls;
+    const std::int64_t calls = counter.calls;
     if (calls >= perRankLimit) return budget + 1;
     total += calls * size;
     if (total > budget) return total;

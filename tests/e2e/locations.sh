@@ -3,7 +3,7 @@
 # tests/data/locations/ (README.md there: command, exit status, line, message), whose errors are
 # found after reading; then every trace under tests/data and fuzz/corpus through `inspect`,
 # `lower` and generation (C): each either succeeds, stops with status 3 (a program that cannot
-# complete), or is refused with status 2 and a first line `NAME:LINE: error:` (LINE >= 1), within
+# complete), or is refused with status 2 and an error line `NAME:LINE: error:` (LINE >= 1), within
 # 10 s each (the inputs are small: any of them taking longer is a regression of point 3).
 #
 #   locations.sh TRACEGEN SOURCE_DIR
@@ -33,7 +33,7 @@ while IFS='|' read -r _ file command status line message _; do
   rc=$?
   if [[ $rc -ne $status ]]; then fail "$file ($command): exit $rc, expected $status"; cat "$work/out"; continue; fi
   if [[ $status -eq 2 ]]; then
-    first=$(head -1 "$work/out")
+    first=$(grep -m1 " error: " "$work/out")
     [[ $first == "$dir/$file:$line: error: "* ]] || { fail "$file ($command): expected '$file:$line: error:', got: $first"; continue; }
   fi
   grep -qF -- "$message" "$work/out" || { fail "$file ($command): no '$message' in:"; cat "$work/out"; }
@@ -49,7 +49,7 @@ while IFS= read -r f; do
       0 | 3) ;;
       2)
         refused=$((refused + 1))
-        first=$(head -1 "$work/out")
+        first=$(grep -m1 " error: " "$work/out")
         if ! [[ $first =~ ^"$f":[1-9][0-9]*:\ (error|warning):\  ]]; then
           fail "${f#"$src"/} ($command): a refusal without file:line: $first"
         fi
