@@ -14,6 +14,7 @@
 #include "extrap/Extrapolate.h"
 #include "extrap/ScaleFree.h"
 #include "fuzz/FuzzCommon.h"
+#include "fuzz/StructureMutator.h"
 #include "gen/Backend.h"
 #include "io/Readers.h"
 #include "ir/Diagnostics.h"

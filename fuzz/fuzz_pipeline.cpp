@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "fuzz/FuzzCommon.h"
+#include "fuzz/StructureMutator.h"
 #include "gen/Backend.h"
 #include "gen/ReceivedBytes.h"
 #include "gen/Traversal.h"

@@ -6,6 +6,7 @@
 // limits (ir/Limits.cpp). Seeds: fuzz/corpus/fuzz_scalatrace_reader/ (samples cut down from
 // ../shared/traces); dictionary: fuzz/scalatrace.dict.
 #include "fuzz/FuzzCommon.h"
+#include "fuzz/StructureMutator.h"
 #include "ir/Diagnostics.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -8,6 +8,7 @@
 // so that a decompression bomb is refused quickly. Seeds: fuzz/corpus/fuzz_tgt_reader/
 // (plain and .zst); dictionary: fuzz/tgt.dict.
 #include "fuzz/FuzzCommon.h"
+#include "fuzz/StructureMutator.h"
 #include "ir/Diagnostics.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -36,6 +36,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/Diagnostics.h"
 #include "gen/Backends.h"
 #include "gen/RankSetText.h"
 #include "gen/CRuntime.h"
@@ -365,8 +366,17 @@ class CWriter : public ProgramWalker {
     std::size_t first = 0, last = body.size();
     while (first < body.size() && isCall(body[first], OpKind::Init)) ++first;
     while (last > first && isCall(body[last - 1], OpKind::Finalize)) --last;
-    if (first == 0) throw std::invalid_argument("the program does not start with MPI_Init");
-    if (last == body.size()) throw std::invalid_argument("the program does not end with MPI_Finalize");
+    // Named at the statement that takes MPI_Init's or MPI_Finalize's place.
+    auto lineOf = [](const Stmt& s) {
+      const Event* e = s.kind == Stmt::Kind::Loop ? s.loop.head : s.call.event;
+      return e ? e->line : 0;
+    };
+    if (first == 0)
+      throw InputError(program_.source, body.empty() ? 0 : lineOf(body.front()), "the program does not start with MPI_Init",
+                       {}, "every rank's first call must be MPI_Init (or MPI_Init_thread)");
+    if (last == body.size())
+      throw InputError(program_.source, lineOf(body.back()), "the program does not end with MPI_Finalize", {},
+                       "every rank's last call must be MPI_Finalize: a trace cut short cannot be generated");
 
     const std::string init = indent(renderInit(body, first), 2);
     std::string measured = indent(walked(body, first, last, all()), 2);

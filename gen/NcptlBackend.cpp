@@ -55,6 +55,7 @@
 #include "ncptl/Checker.h"
 #include "ncptl/Lexer.h"
 #include "ir/Checked.h"
+#include "ir/Diagnostics.h"
 #include "ir/Limits.h"
 #include "ir/RankCursor.h"
 #include "gen/GridClasses.h"
@@ -934,7 +935,9 @@ class Renderer : public ProgramWalker {
   std::vector<Piece>* out_ = nullptr;
 
   // A loop is rendered once per trip count its ranks take (cases), its body walked each time.
-  void loop(const Stmt& s, const RankList& ranks) override { renderLoop(s, ranks, *out_); }
+  void loop(const Stmt& s, const RankList& ranks) override {
+    atInputLine(program_.source, s.loop.head ? s.loop.head->line : 0, [&] { renderLoop(s, ranks, *out_); });
+  }
 
   void renderLoop(const Stmt& s, const RankList& ranks, std::vector<Piece>& out) {
     const LoopStmt& loop = s.loop;

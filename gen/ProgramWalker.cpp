@@ -2,6 +2,8 @@
 // backend shares.
 #include "gen/ProgramWalker.h"
 
+#include "ir/Diagnostics.h"
+
 #include <algorithm>
 #include <fmt/format.h>
 #include <stdexcept>
@@ -104,12 +106,18 @@ void ProgramWalker::walk(const std::vector<Stmt>& body, std::size_t from, std::s
 }
 
 void ProgramWalker::loop(const Stmt& s, const RankList& ranks) {
-  beginLoop(s, ranks);
+  const int line = s.loop.head ? s.loop.head->line : 0;
+  atInputLine(program_.source, line, [&] { beginLoop(s, ranks); });
   walk(s.loop.body, ranks);
-  endLoop(s, ranks);
+  atInputLine(program_.source, line, [&] { endLoop(s, ranks); });
 }
 
 void ProgramWalker::call(const CallStmt& c, const RankList& ranks) {
+  // What a backend cannot write for this call is an error at the event's line.
+  atInputLine(program_.source, c.event ? c.event->line : 0, [&] { callAt(c, ranks); });
+}
+
+void ProgramWalker::callAt(const CallStmt& c, const RankList& ranks) {
   beginCall(c, ranks);
   compute(c, ranks);
   switch (opFamily(c.op)) {

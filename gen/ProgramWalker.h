@@ -83,6 +83,11 @@ class ProgramWalker {
   // One call statement: beginCall, compute, the family hook of its operation, endCall.
   virtual void call(const CallStmt& c, const RankList& ranks);
 
+ private:
+  void callAt(const CallStmt& c, const RankList& ranks);
+
+ protected:
+
   // ---- hooks: statements
   // Around each run of consecutive statements with the same rank set (`firstRun`: the first run
   // of its body). A backend that guards by rank set guards where `outer` is not within `ranks`.

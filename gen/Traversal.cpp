@@ -62,6 +62,7 @@
 #include "ir/Checked.h"
 #include "ir/Diagnostics.h"
 #include "ir/RankClasses.h"
+#include "ir/Limits.h"
 #include "ir/RankCursor.h"
 #include "passes/RankRanges.h"
 
@@ -142,7 +143,7 @@ Expr firstIteration(int loop, Expr first, Expr rest) {
 
 class Builder {
  public:
-  Builder(const Trace& t) : trace_(t) {}
+  Builder(const Trace& t, std::string source) : trace_(t), source_(std::move(source)) {}
 
   // Ranks with the same events and loops (ir/RankClasses.h); parameters differ per rank
   // within a class and become by-rank expressions.
@@ -285,9 +286,10 @@ class Builder {
       const std::int64_t n = cyclic(iter, iterPos[h][k]);
       const Event& e = trace_.events[items[h].event];
       if (m < 1 || n < 0 || m > static_cast<std::int64_t>(limit - h))
-        throw std::invalid_argument(fmt::format("event {} ({}): loop level {} of {} iterations over {} events does not fit "
-                                                "rank {}'s enclosing body",
-                                                e.id, opName(e.op), k, n, m, *cls.first()));
+        throw InputError(source_, e.line,
+                         fmt::format("event {} ({}): loop level {} of {} iterations over {} events does not fit rank {}'s "
+                                     "enclosing body",
+                                     e.id, opName(e.op), k, n, m, *cls.first()));
       Sim& c = parent.children[{h, static_cast<int>(k), m}];
       c.isLoop = true;
       c.item = h;
@@ -621,6 +623,7 @@ class Builder {
   }
 
   const Trace& trace_;
+  std::string source_;  // the trace file, for diagnostics
   int nextLoopId_ = 0;
 };
 
@@ -752,7 +755,9 @@ class ProgramWriter {
         statements(n.body, s.loop.body, exact ? &inner : nullptr);
       } else {
         s.kind = Stmt::Kind::Call;
-        s.call = call(n, loops);
+        // What cannot be generated of the event (a vector without its length, an unknown
+        // communicator) is an error at its line.
+        s.call = atInputLine(program_.source, trace_.events[n.event].line, [&] { return call(n, loops); });
       }
       out.push_back(std::move(s));
     }
@@ -900,7 +905,16 @@ class ProgramWriter {
       if (!g) throw std::invalid_argument(fmt::format("event {} ({}): no count for its vector", e.id, opName(e.op)));
       std::vector<std::int64_t> n = g->values;
       if (p == Param::GroupRanges)
-        for (auto& v : n) v *= 3;
+        for (auto& v : n) v = saturatingMul(v, 3);
+      // A count may declare more values than the call can have (a range list of 2^31-1 triples):
+      // refused here, before a vector of that length is built, as the rank cursor refuses it.
+      const std::int64_t limit = maxVectorValues(p, trace_.numRanks);
+      for (std::int64_t v : n)
+        if (v < 0 || v > limit)
+          throw InputError(program_.source, e.line,
+                           fmt::format("event {} ({}): {} values of parameter '{}' for one call (count {}), beyond the {} "
+                                       "such a call can have",
+                                       e.id, opName(e.op), v, paramName(p), p == Param::GroupRanges ? v / 3 : v, limit));
       return n;
     }
     if (topologyVectorParam(p)) {
@@ -910,6 +924,12 @@ class ProgramWriter {
       if (!g)
         throw std::invalid_argument(fmt::format("event {} ({}): no {} for its vector '{}'", e.id, opName(e.op),
                                                 edges ? "recvcount" : "count", paramName(p)));
+      for (std::int64_t v : g->values)
+        if (v < 0 || v > maxVectorValues(p, trace_.numRanks))
+          throw InputError(program_.source, e.line,
+                           fmt::format("event {} ({}): {} values of parameter '{}' for one call, beyond the {} such a call "
+                                       "can have",
+                                       e.id, opName(e.op), v, paramName(p), maxVectorValues(p, trace_.numRanks)));
       return g->values;
     }
     // Neighbourhood collectives: one value per source, or per destination (the send side of the
@@ -997,7 +1017,7 @@ Program buildProgram(const Trace& trace, const std::string& source, const Receiv
         for (const auto& g : comm->groups)
           for (auto v : g.values)
             if (v != kCommWorld)
-              throw std::invalid_argument("the trace uses sub-communicators: run the resolve-comms pass first");
+              throw InputError(source, e.line, "the trace uses sub-communicators: run the resolve-comms pass first");
   Program p;
   p.numRanks = trace.numRanks;
   p.source = source;
@@ -1030,7 +1050,7 @@ Program buildProgram(const Trace& trace, const std::string& source, const Receiv
     p.firstUnreceived = received->firstUnreceived;
   }
 
-  Builder builder(trace);
+  Builder builder(trace, source);
   std::vector<Node> merged;
   bool firstClass = true;
   for (const auto& cls : builder.rankClasses()) {

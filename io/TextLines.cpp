@@ -38,6 +38,18 @@ SourceFile sourceFromString(std::string name, std::string text) {
   return f;
 }
 
+InputError withSourceText(const InputError& e) {
+  if (!e.text().empty() || e.line() < 1) return e;
+  try {
+    const SourceFile f = loadSourceFile(e.file());
+    if (static_cast<std::size_t>(e.line()) > f.lines.size()) return e;
+    return InputError(e.file(), e.line(), e.message(), std::string(f.lines[static_cast<std::size_t>(e.line() - 1)].text),
+                      e.hint());
+  } catch (const std::exception&) {
+    return e;  // not a file (a string's name, a fuzzer's input): the message alone
+  }
+}
+
 SourceFile loadSourceFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, 0, "cannot open file");

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "io/Compression.h"
+#include "ir/Diagnostics.h"
 
 namespace tracegen {
 
@@ -33,6 +34,11 @@ SourceFile sourceFromString(std::string name, std::string text);
 // As loadSourceFile does with a file's contents: decompresses zstd input (at most `limit`
 // bytes of text), then splits the text into lines.
 SourceFile sourceFromBytes(std::string name, std::string bytes, std::size_t limit = kMaxTraceTextBytes);
+
+// `e` with the text of the line it names, read again from its file, when it has none: errors
+// found after reading (by a pass, a backend, the expansion) know the line of the event they
+// concern but not its text. `e` as it is when the file cannot be read or has no such line.
+InputError withSourceText(const InputError& e);
 
 struct Token {
   std::string_view text;

@@ -15,6 +15,8 @@ class InputError : public std::runtime_error {
   const std::string& file() const { return file_; }
   int line() const { return line_; }
   const std::string& message() const { return message_; }
+  const std::string& text() const { return text_; }
+  const std::string& hint() const { return hint_; }
   // The full multi-line diagnostic (what() holds the first line only).
   std::string render() const;
 
@@ -25,6 +27,19 @@ class InputError : public std::runtime_error {
   std::string text_;
   std::string hint_;
 };
+
+// Runs `f` (a step that works on one event or loop of the input: a pass, a backend's call);
+// a std::invalid_argument it throws, a complaint about the input that does not say where,
+// becomes an InputError at `line` of `file` (0: the file as a whole), so that every error
+// about an input names the line it concerns. InputErrors pass through with their own line.
+template <class F>
+decltype(auto) atInputLine(const std::string& file, int line, F&& f) {
+  try {
+    return f();
+  } catch (const std::invalid_argument& e) {
+    throw InputError(file, line, e.what());
+  }
+}
 
 // An input that is well formed but describes a program that cannot complete, e.g. a
 // potential deadlock found while resolving wildcard receives. Tools exit with status 3.

@@ -1,5 +1,7 @@
 #include "ir/Limits.h"
 
+#include "ir/Checked.h"
+
 #include <cmath>
 #include <fmt/format.h>
 
@@ -53,6 +55,12 @@ std::optional<std::string> paramValueProblem(Param p, std::int64_t v) {
     default:
       return std::nullopt;
   }
+}
+
+std::int64_t maxVectorValues(Param p, std::int64_t numRanks) {
+  std::int64_t limit = p == Param::Requests ? kRequestRing : saturatingMul(3, numRanks);
+  if (p == Param::Edges || p == Param::Destinations) limit = saturatingMul(numRanks, numRanks);
+  return std::min(limit, kMaxVectorValues);
 }
 
 std::optional<std::string> timeValueProblem(double v) {

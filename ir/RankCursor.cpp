@@ -46,7 +46,7 @@ RankCursor::RankCursor(const Trace& trace, Rank rank, std::string fileName)
     }
     items_.push_back(std::move(item));
   }
-  stack_.push_back(Frame{0, -1, items_.size(), 1, 0, false, 1});
+  stack_.push_back(Frame{0, -1, items_.size(), 1, 0, false, 1, 0, -1, {}});
 }
 
 std::vector<std::size_t> RankCursor::eventIndices() const {
@@ -139,8 +139,80 @@ bool RankCursor::pushLoop(std::size_t head, int level, std::size_t limit) {
     stack_.back().pos = head + static_cast<std::size_t>(m);
     return false;
   }
-  stack_.push_back(Frame{head, level, head + static_cast<std::size_t>(m), n, head, true, n});
+  stack_.push_back(Frame{head, level, head + static_cast<std::size_t>(m), n, head, true, n, index_, -1, {}});
+  if (listener_) {
+    // The state on entry counts as after "iteration 0": a loop whose first iteration ends as it
+    // began is skipped after one iteration (nested loops of 2 trips, 64 levels deep). Only
+    // where the state is small, as loops are entered often.
+    Frame& f = stack_.back();
+    if (n >= 2 && requests_.size() + persistent_.size() + probed_.size() <= 256) {
+      f.sig = iterationState(f);
+      f.sigIteration = 0;
+    }
+    listener_->iterationBegins(stack_.size() - 1);
+  }
   return true;
+}
+
+std::vector<std::int64_t> RankCursor::iterationState(const Frame& f) const {
+  std::vector<std::int64_t> s;
+  s.push_back(prevSite_);
+  for (std::size_t i = f.head; i < f.end; ++i) {
+    for (const ParamState& p : items_[i].params) s.push_back(static_cast<std::int64_t>(p.pos));
+    for (const LevelState& l : items_[i].levels) {
+      s.push_back(static_cast<std::int64_t>(l.iterPos));
+      s.push_back(static_cast<std::int64_t>(l.memPos));
+    }
+  }
+  s.push_back(static_cast<std::int64_t>(requests_.size()));
+  for (std::int64_t key : requests_) s.push_back(index_ - key);
+  // Persistent requests by key relative to the next call; the init call's index stays as it is
+  // (skipping leaves it unchanged), which keeps requests made inside the loop from matching.
+  std::vector<std::array<std::int64_t, 9>> persistent;
+  for (const auto& [key, p] : persistent_)
+    persistent.push_back({index_ - key, p.init, p.send, p.peer, p.peerIsWorld, p.comm, p.count, p.datatype,
+                          saturatingAdd(p.tag, p.bytes)});
+  std::sort(persistent.begin(), persistent.end());
+  s.push_back(static_cast<std::int64_t>(persistent.size()));
+  for (const auto& p : persistent) s.insert(s.end(), p.begin(), p.end());
+  s.push_back(static_cast<std::int64_t>(probed_.size()));
+  for (const ProbedMessage& m : probed_) s.insert(s.end(), {index_ - m.index, m.peer, m.peerIsWorld, m.comm, m.tag});
+  s.push_back(static_cast<std::int64_t>(topologies_.size()));
+  return s;
+}
+
+void RankCursor::skipRepeatedIterations() {
+  Frame& f = stack_.back();
+  const std::int64_t done = f.iters - f.itersLeft + 1;  // iterations ended, this one included
+  const std::int64_t remaining = f.itersLeft - 1;
+  if (remaining < 1) return;
+  const bool powerOfTwo = (done & (done - 1)) == 0;
+  if (!powerOfTwo && done != f.sigIteration + 1) return;
+  std::vector<std::int64_t> sig = iterationState(f);
+  if (done == f.sigIteration + 1 && sig == f.sig) {
+    const std::optional<std::int64_t> shift = checkedMul(remaining, index_ - f.iterationStart);
+    const std::optional<std::int64_t> end = shift ? checkedAdd(index_, *shift) : std::nullopt;
+    if (!end)
+      fail(*items_[f.head].event, fmt::format("rank {} makes more than {} calls in loop level {} of {} iterations",
+                                              rank_, std::numeric_limits<std::int64_t>::max(), f.level, f.iters));
+    listener_->iterationRepeats(stack_.size() - 1, remaining);
+    // Every index the state holds is relative to the next call's: shift them all alike.
+    for (std::int64_t& key : requests_) key += *shift;
+    std::unordered_map<std::int64_t, StartedRequest> persistent;
+    for (auto& [key, p] : persistent_) {
+      if (p.key >= 0) p.key += *shift;
+      persistent.emplace(key + *shift, p);
+    }
+    persistent_ = std::move(persistent);
+    for (ProbedMessage& m : probed_) m.index += *shift;
+    index_ = *end;
+    f.itersLeft = 1;
+    return;
+  }
+  if (powerOfTwo) {
+    f.sig = std::move(sig);
+    f.sigIteration = done;
+  }
 }
 
 bool RankCursor::next(Call& call) {
@@ -151,9 +223,12 @@ bool RankCursor::next(Call& call) {
         stack_.pop_back();
         return false;
       }
+      if (listener_) skipRepeatedIterations();
       if (--f.itersLeft > 0) {
         f.pos = f.head;
         f.atHead = true;
+        f.iterationStart = index_;
+        if (listener_) listener_->iterationBegins(stack_.size() - 1);
         continue;
       }
       std::size_t end = f.end;
@@ -374,9 +449,7 @@ void RankCursor::emit(Item& item, Call& call) {
     // A request vector longer than the request ring, or a rank vector longer than the world,
     // cannot be meant (a graph has at most P^2 edges); one longer than kMaxVectorValues is not
     // materialised (ir/Limits.h).
-    std::int64_t limit = s.values->param == Param::Requests ? kRequestRing : saturatingMul(3, trace_.numRanks);
-    if (edges) limit = saturatingMul(trace_.numRanks, trace_.numRanks);
-    limit = std::min(limit, kMaxVectorValues);
+    const std::int64_t limit = maxVectorValues(s.values->param, trace_.numRanks);
     if (n < 0 || n > limit)
       fail(e, fmt::format("rank {} needs {} values of parameter '{}' for one call (count {}){}", rank_, n,
                           paramName(s.values->param), call.count,
@@ -731,6 +804,21 @@ bool topologyNeighbours(const Trace& trace, Rank rank, std::int64_t comm, std::v
   return false;
 }
 
+namespace {
+// Counts a rank's calls, multiplying a repeated loop iteration's calls by its remaining trips.
+struct CallCounter : LoopListener {
+  std::int64_t calls = 0;
+  std::vector<std::int64_t> atStart;  // by loop depth: the count when its iteration began
+  void iterationBegins(std::size_t depth) override {
+    if (atStart.size() <= depth) atStart.resize(depth + 1);
+    atStart[depth] = calls;
+  }
+  void iterationRepeats(std::size_t depth, std::int64_t times) override {
+    calls = saturatingAdd(calls, saturatingMul(calls - atStart.at(depth), times));
+  }
+};
+}  // namespace
+
 std::int64_t estimateCalls(const Trace& trace, std::int64_t budget, const std::string& fileName) {
   std::int64_t total = 0;
   for (const auto& cls : rankClasses(trace)) {
@@ -738,9 +826,14 @@ std::int64_t estimateCalls(const Trace& trace, std::int64_t budget, const std::s
     const std::int64_t perRankLimit = (budget - total) / size + 1;
     RankCursor cursor(trace, *cls.first(), fileName);
     cursor.setComputeTimes(false);
+    // Loop iterations that repeat are counted times their trip count, not walked: an estimate
+    // above the budget is found in a few steps (a loop of 16,777,216 iterations took 0.15 s
+    // here, 8.5 s under the sanitizers).
+    CallCounter counter;
+    cursor.setLoopListener(&counter);
     Call c;
-    std::int64_t calls = 0;
-    while (calls < perRankLimit && cursor.next(c)) ++calls;
+    while (counter.calls < perRankLimit && cursor.next(c)) ++counter.calls;
+    const std::int64_t calls = counter.calls;
     if (calls >= perRankLimit) return budget + 1;
     total += calls * size;
     if (total > budget) return total;

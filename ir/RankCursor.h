@@ -86,6 +86,20 @@ struct Call {
   double computeKinst = -1;
 };
 
+// Told by a RankCursor about the loops it expands (RankCursor::setLoopListener): for walks that
+// only add up what the calls contribute (inspect's summaries), which can then multiply by a
+// trip count instead of expanding every iteration. `depth` is the loop's place on the cursor's
+// stack: 1 for an outermost loop.
+class LoopListener {
+ public:
+  virtual ~LoopListener() = default;
+  // An iteration of the loop at `depth` begins (the first one too).
+  virtual void iterationBegins(std::size_t depth) = 0;
+  // The iteration of the loop at `depth` that just ended would be repeated `times` more times,
+  // call for call: the cursor skipped them, and goes on after the loop.
+  virtual void iterationRepeats(std::size_t depth, std::int64_t times) = 0;
+};
+
 class RankCursor {
  public:
   // Throws InputError (with the event's line) if the trace's loops do not fit this rank.
@@ -96,6 +110,14 @@ class RankCursor {
   // communication (the simulations of the passes) turn it off, as it costs a histogram's mean
   // per call.
   void setComputeTimes(bool on) { withTimes_ = on; }
+  // With a listener, the cursor skips the rest of a loop once two consecutive iterations end in
+  // the same state (the value cursors of its body, the last call site, the recent requests,
+  // persistent requests and probed messages relative to the call index): every further
+  // iteration would then make the same calls again, so a loop of 2^62 iterations costs a few.
+  // The state is compared after iterations 2^k and 2^k + 1 only, so that loops that never
+  // repeat cost no more than without. Calls of skipped iterations are not returned, and call
+  // indices jump past them; only for walks that add up per-call figures.
+  void setLoopListener(LoopListener* listener) { listener_ = listener; }
   // Whether a later call may still come from position `pos` of the rank's compressed trace (an
   // index into eventIndices()) or an earlier one: the cursor has not passed it yet, or a loop
   // that starts there or earlier is still running. Lets a caller that needs only the calls up
@@ -161,7 +183,19 @@ class RankCursor {
     std::size_t pos;
     bool atHead;
     std::int64_t iters;  // the loop's trip count on this entry
+    // With a loop listener: the call index at which the current iteration began, and the state
+    // after iteration `sigIteration` (0: on entry; else a power of two; -1: none kept yet).
+    std::int64_t iterationStart = 0;
+    std::int64_t sigIteration = 0;
+    std::vector<std::int64_t> sig;
   };
+  // The cursor's state at an iteration boundary of loop `f`, with call indices relative to the
+  // next one (see setLoopListener).
+  std::vector<std::int64_t> iterationState(const Frame& f) const;
+  // At the end of an iteration of the loop on top of the stack: skips its remaining iterations
+  // if they repeat the one that just ended.
+  void skipRepeatedIterations();
+  LoopListener* listener_ = nullptr;
 
   [[noreturn]] void fail(const Event& e, const std::string& what) const;
   std::int64_t take(ParamState& p, std::int64_t fallback);

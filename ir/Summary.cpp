@@ -20,6 +20,52 @@ double mpiTime(const Event& e, SiteId prev, Rank r) {
 }
 
 int firstLine(const Trace& trace) { return trace.events.empty() ? 0 : trace.events.front().line; }
+
+// What a rank's calls add up to so far, with the calls by operation.
+struct Totals {
+  RankSummary s;
+  std::map<Op, std::int64_t> byOp;
+};
+
+// A loop iteration's contribution repeated `times` more times: the totals grow by
+// (now - atStart) x times, saturating as the sums do.
+void repeat(Totals& now, const Totals& atStart, std::int64_t times) {
+  auto grow = [&](std::int64_t& v, std::int64_t before) { v = saturatingAdd(v, saturatingMul(v - before, times)); };
+  for (auto& [op, n] : now.byOp) {
+    auto it = atStart.byOp.find(op);
+    grow(n, it == atStart.byOp.end() ? 0 : it->second);
+  }
+  grow(now.s.calls, atStart.s.calls);
+  grow(now.s.bytesSent, atStart.s.bytesSent);
+  grow(now.s.bytesReceived, atStart.s.bytesReceived);
+  grow(now.s.collectiveBytesSent, atStart.s.collectiveBytesSent);
+  grow(now.s.collectiveBytesReceived, atStart.s.collectiveBytesReceived);
+  const double t = static_cast<double>(times);
+  now.s.computeUs += (now.s.computeUs - atStart.s.computeUs) * t;
+  now.s.computeKinst += (now.s.computeKinst - atStart.s.computeKinst) * t;
+  now.s.mpiUs += (now.s.mpiUs - atStart.s.mpiUs) * t;
+}
+
+struct NoLoopListener : LoopListener {
+  void iterationBegins(std::size_t) override {}
+  void iterationRepeats(std::size_t, std::int64_t) override {}
+};
+
+// Multiplies a repeating loop iteration's contribution by its remaining trip count, so that
+// inspect's work grows with the compressed trace, not with the trip counts it declares.
+class RepeatedIterations : public LoopListener {
+ public:
+  explicit RepeatedIterations(Totals& totals) : totals_(totals) {}
+  void iterationBegins(std::size_t depth) override {
+    if (atStart_.size() <= depth) atStart_.resize(depth + 1);
+    atStart_[depth] = totals_;
+  }
+  void iterationRepeats(std::size_t depth, std::int64_t times) override { repeat(totals_, atStart_.at(depth), times); }
+
+ private:
+  Totals& totals_;
+  std::vector<Totals> atStart_;  // by loop depth: the totals when its current iteration began
+};
 }  // namespace
 
 void requireRankRows(const Trace& trace, const ExpansionBudget& budget) {
@@ -47,8 +93,13 @@ RankSummary summarizeRank(const Trace& trace, Rank r, ExpansionBudget& budget, c
   bool recordsMatches = false;
   for (const auto& e : trace.events) recordsMatches = recordsMatches || e.param(Param::Matched);
   std::set<std::int64_t> cancelled;
-  if (recordsMatches) {
+  // First with repeated loop iterations skipped: when that finds no cancelled receive, no
+  // skipped iteration had one either (each repeats one that was scanned), else again whole.
+  for (bool skipping : {true, false}) {
+    if (!recordsMatches) break;
     RankCursor scan(trace, r, fileName);
+    NoLoopListener ignore;
+    if (skipping) scan.setLoopListener(&ignore);
     Call c;
     while (scan.next(c)) {
       budget.spend(1, c.event->line);
@@ -58,49 +109,57 @@ RankSummary summarizeRank(const Trace& trace, Rank r, ExpansionBudget& budget, c
         if (c.matched[i] == -2 && req >= 0) cancelled.insert(req);
       }
     }
+    if (cancelled.empty()) break;
   }
   RankCursor cursor(trace, r, fileName);
+  Totals totals;
+  totals.s = s;
+  std::map<Op, std::int64_t>& byOp = totals.byOp;
+  // Cancelled receives are known by call index, which skipped iterations do not have.
+  RepeatedIterations repeated(totals);
+  if (cancelled.empty()) cursor.setLoopListener(&repeated);
+  RankSummary& sum = totals.s;
   Call call;
   SiteId prev = kNoSite;
-  std::map<Op, std::int64_t> byOp;
   while (cursor.next(call)) {
     budget.spend(1, call.event->line);
     // A test's folded failed polls (Param::Failed) are calls of it too.
     byOp[call.op] = saturatingAdd(byOp[call.op], saturatingAdd(1, call.failedPolls));
-    s.calls = saturatingAdd(s.calls, saturatingAdd(1, call.failedPolls));
+    sum.calls = saturatingAdd(sum.calls, saturatingAdd(1, call.failedPolls));
     OpKind kind = opInfo(call.op).kind;
     if (isPointToPoint(kind) || kind == OpKind::MatchedRecv) {
-      s.bytesSent = saturatingAdd(s.bytesSent, call.bytes);
-      if (!cancelled.count(call.index)) s.bytesReceived = saturatingAdd(s.bytesReceived, call.recvBytes);
+      sum.bytesSent = saturatingAdd(sum.bytesSent, call.bytes);
+      if (!cancelled.count(call.index)) sum.bytesReceived = saturatingAdd(sum.bytesReceived, call.recvBytes);
     }
     // One-sided transfers count on the origin (docs/trace-format.md, "One-sided communication").
     // So do MPI-IO's reads and writes (docs/trace-format.md, "MPI-IO").
     if (kind == OpKind::Rma || kind == OpKind::FileCollective || kind == OpKind::FileIo) {
-      s.bytesSent = saturatingAdd(s.bytesSent, call.bytes);
-      s.bytesReceived = saturatingAdd(s.bytesReceived, call.recvBytes);
+      sum.bytesSent = saturatingAdd(sum.bytesSent, call.bytes);
+      sum.bytesReceived = saturatingAdd(sum.bytesReceived, call.recvBytes);
     }
     // Neighbourhood collectives move a block to each destination and from each source that is
     // not MPI_PROC_NULL, as the point-to-point messages they stand for (docs/trace-format.md,
     // "Neighbourhood collectives").
     if (isNeighborCollective(call.op)) {
-      s.bytesSent = saturatingAdd(s.bytesSent, call.bytes);
-      s.bytesReceived = saturatingAdd(s.bytesReceived, call.recvBytes);
+      sum.bytesSent = saturatingAdd(sum.bytesSent, call.bytes);
+      sum.bytesReceived = saturatingAdd(sum.bytesReceived, call.recvBytes);
     } else if (isCollective(kind)) {
-      s.collectiveBytesSent = saturatingAdd(s.collectiveBytesSent, call.bytes);
-      s.collectiveBytesReceived = saturatingAdd(s.collectiveBytesReceived, call.recvBytes);
+      sum.collectiveBytesSent = saturatingAdd(sum.collectiveBytesSent, call.bytes);
+      sum.collectiveBytesReceived = saturatingAdd(sum.collectiveBytesReceived, call.recvBytes);
     }
     // Persistent requests move their message at each MPI_Start/MPI_Startall, not at the
     // MPI_Send_init/MPI_Recv_init that made them.
     if (kind == OpKind::Start)
       for (const StartedRequest& p : call.started) {
-        if (p.send) s.bytesSent = saturatingAdd(s.bytesSent, p.bytes);
-        else if (!cancelled.count(p.key)) s.bytesReceived = saturatingAdd(s.bytesReceived, p.bytes);
+        if (p.send) sum.bytesSent = saturatingAdd(sum.bytesSent, p.bytes);
+        else if (!cancelled.count(p.key)) sum.bytesReceived = saturatingAdd(sum.bytesReceived, p.bytes);
       }
-    if (call.computeUs > 0) s.computeUs += call.computeUs;
-    if (call.computeKinst > 0) s.computeKinst += call.computeKinst;
-    s.mpiUs += mpiTime(*call.event, prev, r);
+    if (call.computeUs > 0) sum.computeUs += call.computeUs;
+    if (call.computeKinst > 0) sum.computeKinst += call.computeKinst;
+    sum.mpiUs += mpiTime(*call.event, prev, r);
     prev = call.event->site;
   }
+  s = sum;
   for (auto [op, n] : byOp) s.ops[std::string(opName(op))] = n;
   return s;
 }

@@ -417,6 +417,7 @@ class Simulation {
   const std::vector<std::string>& notes() const { return notes_; }
   Rank sender(const Option& o) const { return msgs_[o.msg].sender; }
   std::size_t receiveCount() const { return recvs_.size(); }
+  int receiveLine(std::size_t id) const { return recvs_[id].event->line; }
   std::string describeReceive(std::size_t id) const {
     const Receive& r = recvs_[id];
     return fmt::format("of rank {} in event {} ({} at {}, call {})", r.rank, r.event->id, opName(r.event->op),
@@ -1688,9 +1689,14 @@ std::unique_ptr<Simulation> followRecordedOrder(const Trace& trace, PassContext&
   // The deepest decision the exhausted run reached (the path may go deeper than the run got:
   // receives are numbered in posting order, the same in every replay).
   std::string receive = "(none decided yet)";
+  // The error names the receive's line, or before any decision the first wildcard receive's.
+  int line = 0;
+  for (const Event& e : trace.events)
+    if (line == 0 && sourceHasWildcard(e)) line = e.line;
   for (auto n = path.rbegin(); n != path.rend(); ++n)
     if (const std::size_t id = n->options[n->chosen].recv; id < exhausted.receiveCount()) {
       receive = exhausted.describeReceive(id);
+      line = exhausted.receiveLine(id);
       break;
     }
   const std::string undecided = fmt::format(
@@ -1699,8 +1705,8 @@ std::unique_ptr<Simulation> followRecordedOrder(const Trace& trace, PassContext&
       limit, tried, receive);
   auto recorded = std::make_shared<RecordedMatches>(recordedMatches(trace, ctx.fileName));
   if (std::none_of(recorded->begin(), recorded->end(), [](const auto& m) { return m.second >= 0; }))
-    throw std::invalid_argument(undecided + "; the trace records no matched senders to follow instead (record it with "
-                                            "libtracegen-record.so, or raise --search-budget)");
+    throw InputError(ctx.fileName, line, undecided + "; the trace records no matched senders to follow instead",
+                     {}, "record it with libtracegen-record.so, or raise --search-budget");
   ctx.warn(undecided + "; the benchmark follows the order the recording saw (status.MPI_SOURCE of each wildcard receive)");
   auto sim = std::make_unique<Simulation>(trace, ctx.fileName, resolvableEvent, callBudget);
   sim->useRecording(recorded.get(), true);

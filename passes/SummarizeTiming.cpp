@@ -12,6 +12,8 @@
 // so that --timing=max or median moves the whole shape.
 #include "passes/SummarizeTiming.h"
 
+#include "ir/Diagnostics.h"
+
 #include <fmt/format.h>
 #include <stdexcept>
 
@@ -43,9 +45,16 @@ class SummarizeTimingPass : public Pass {
     const bool haveKinst = trace.hasTime(Phase::Compute, TimeUnit::KiloInstructions);
     const TimeUnit unit = haveUs ? TimeUnit::Microseconds : TimeUnit::KiloInstructions;
     if (!haveUs && haveKinst && ctx.options.instructionRate <= 0)
-      throw std::invalid_argument(
-          "this trace is time-independent: it counts instructions, not time; give the target machine's rate with "
-          "--instruction-rate=INSTRUCTIONS_PER_SECOND (ScalaTrace's tic traces calibrate one)");
+    {
+      // Named at the first event that counts instructions.
+      int line = 0;
+      for (const auto& e : trace.events)
+        for (const auto& st : e.stats)
+          if (line == 0 && st.phase == Phase::Compute && st.unit == TimeUnit::KiloInstructions) line = e.line;
+      throw InputError(ctx.fileName, line,
+                       "this trace is time-independent: it counts instructions, not time; give the target machine's rate "
+                       "with --instruction-rate=INSTRUCTIONS_PER_SECOND (ScalaTrace's tic traces calibrate one)");
+    }
     for (auto& e : trace.events) {
       e.compute.clear();
       for (const auto& st : e.stats) {

@@ -29,7 +29,8 @@ void addPipelineOptions(CLI::App& cmd, PipelineOptions& opts);
 // Prints what the reader completed or guessed (e.g. MPI_Init added before a fragment) to
 // stderr as `tracegen: warning: file:line: ...`. Every command that reads a trace calls it, so
 // that no command changes a trace silently.
-void printReaderWarnings(const Trace& trace);
+// Warnings print as `FILE:LINE: warning: ...` where the warning names its line, else `FILE: warning: ...`.
+void printReaderWarnings(const Trace& trace, const std::string& file);
 // Reads the trace, runs the pipeline, prints --stats to stderr. Throws on errors.
 Trace readAndLower(const std::string& input, const PipelineOptions& opts, PassContext& ctx);
 

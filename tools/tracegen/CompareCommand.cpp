@@ -74,8 +74,8 @@ std::map<std::string, std::int64_t> testSuccesses(const Trace& t, Rank r, const 
 int runCompare(const std::string& a, const std::string& b, std::ostream& out, double bytesTolerancePercent) {
   const Trace ta = readTraceFile(a);
   const Trace tb = readTraceFile(b);
-  printReaderWarnings(ta);
-  printReaderWarnings(tb);
+  printReaderWarnings(ta, a);
+  printReaderWarnings(tb, b);
   // Totals first; the per-rank figures are then expanded again rank by rank, in step for the
   // two traces, so that memory does not grow with the number of ranks (ir/Summary.h).
   const TraceSummary sa = summarizeTrace(ta, a, /*keepPerRank=*/false);

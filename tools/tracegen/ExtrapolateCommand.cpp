@@ -69,7 +69,7 @@ void registerExtrapolateCommand(CLI::App& app, CommandAction& run) {
       std::vector<extrap::ExtrapolateInput> inputs;
       for (const auto& path : args.inputs) {
         inputs.push_back({path, readTraceFile(path)});
-        printReaderWarnings(inputs.back().trace);
+        printReaderWarnings(inputs.back().trace, path);
       }
       const auto backend = gen::createBackend(args.output.ends_with(".ncptl") ? "ncptl" : "c");
       // Lowers a trace and builds its program, as `tracegen generate` does (receives matched

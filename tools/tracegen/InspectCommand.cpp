@@ -301,7 +301,7 @@ void registerInspectCommand(CLI::App& app, CommandAction& run) {
         trace = readAndLower(args.input, args.pipeline, ctx);
       } else {
         trace = readTrace(src);
-        printReaderWarnings(trace);
+        printReaderWarnings(trace, args.input);
       }
       TraceSummary s = summarizeTrace(trace, args.input, /*keepPerRank=*/false);
       double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 #include <fstream>
 #include <iostream>
+#include <regex>
 #include <sstream>
 
 #include "ir/Diagnostics.h"
@@ -35,8 +36,17 @@ void addPipelineOptions(CLI::App& cmd, PipelineOptions& opts) {
       ->capture_default_str();
 }
 
-void printReaderWarnings(const Trace& trace) {
-  for (const auto& w : trace.warnings) std::cerr << "tracegen: warning: " << w << "\n";
+std::string warningText(const std::string& file, const std::string& warning) {
+  // A warning that starts with `FILE:LINE: ` (the readers') is printed as compilers print one
+  // at a location; any other concerns the input as a whole and names its file.
+  static const std::regex located(R"(^([^ :]+:[0-9]+): (.*)$)");
+  std::smatch m;
+  if (std::regex_match(warning, m, located)) return fmt::format("{}: warning: {}", m[1].str(), m[2].str());
+  return fmt::format("{}: warning: {}", file, warning);
+}
+
+void printReaderWarnings(const Trace& trace, const std::string& file) {
+  for (const auto& w : trace.warnings) std::cerr << warningText(file, w) << "\n";
 }
 
 Trace readAndLower(const std::string& input, const PipelineOptions& opts, PassContext& ctx) {
@@ -61,7 +71,7 @@ Trace readAndLower(const std::string& input, const PipelineOptions& opts, PassCo
   pm.setVerify(opts.verify);
   pm.setPrintAfter(opts.printAfter, &std::cerr);
   pm.run(trace, ctx);
-  for (const auto& w : ctx.warnings) std::cerr << "tracegen: warning: " << w << "\n";
+  for (const auto& w : ctx.warnings) std::cerr << warningText(input, w) << "\n";
   if (opts.stats) {
     std::cerr << "===-------------------------------------------------------------===\n"
               << "                     tracegen pass statistics\n"

@@ -37,7 +37,7 @@ void registerConvertCommand(CLI::App& app, CommandAction& run) {
   cmd->callback([&run] {
     run = [] {
       Trace t = readTraceFile(args.input);
-      printReaderWarnings(t);
+      printReaderWarnings(t, args.input);
       writeTraceOutput(args.output, t, args.plain);
       return 0;
     };

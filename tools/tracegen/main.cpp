@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "io/TextLines.h"
 #include "ir/Diagnostics.h"
 #include "tools/tracegen/Commands.h"
 
@@ -61,7 +62,7 @@ int main(int argc, char** argv) {
   try {
     return run ? run() : 2;
   } catch (const InputError& e) {
-    std::cerr << e.render() << "\n";
+    std::cerr << withSourceText(e).render() << "\n";
     return 2;
   } catch (const ProgramError& e) {
     std::cerr << "tracegen: error: " << e.what() << "\n";
