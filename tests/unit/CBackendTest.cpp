@@ -5,6 +5,7 @@
 // benchmarks and counting their calls is tests/e2e/c_backend.sh.
 #include <gtest/gtest.h>
 
+#include "ir/Diagnostics.h"
 #include "tests/unit/CompileC.h"
 #include "tests/unit/TraceTestHelpers.h"
 
@@ -469,18 +470,18 @@ TEST(CBackend, RejectsWhatItCannotReproduce) {
     Builder b(2);
     Program p = b.program({b.call(Op::Allreduce, {{Param::Comm, C(kCommWorld)}, {Param::Count, C(1)},
                                                   {Param::Datatype, C(kDouble)}, {Param::ReduceOp, C(999)}})});
-    EXPECT_THROW(render(p), std::invalid_argument);  // neither predefined nor a recorder's user operator (1000 + k)
+    EXPECT_THROW(render(p), InputError);  // neither predefined nor a recorder's user operator (1000 + k)
   }
   {
     Builder b(2);
     Program p = b.program({b.call(Op::Send, p2p(Param::Dest, Off(1), 1, 77))});
-    EXPECT_THROW(render(p), std::invalid_argument);  // a datatype the trace does not describe
+    EXPECT_THROW(render(p), InputError);  // a datatype the trace does not describe
   }
   {
     Builder b(2);
     Program p = b.program({});
     p.body.erase(p.body.begin());
-    EXPECT_THROW(render(p), std::invalid_argument);  // no MPI_Init
+    EXPECT_THROW(render(p), InputError);  // no MPI_Init
   }
 }
 

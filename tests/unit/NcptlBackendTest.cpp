@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/Diagnostics.h"
 #include "gen/NcptlBackend.h"
 #include "ncptl/Checker.h"
 
@@ -238,7 +239,7 @@ TEST(NcptlBackend, LongLoopLeavingRequestsPendingIsRefused) {
   try {
     backend->render(p, o);
     FAIL() << "rendered";
-  } catch (const std::invalid_argument& e) {
+  } catch (const InputError& e) {
     EXPECT_TRUE(has(e.what(), "loop 0")) << e.what();
     EXPECT_TRUE(has(e.what(), "leaves requests pending from one iteration to the next")) << e.what();
     EXPECT_TRUE(has(e.what(), "its 100 iterations are more than the 64 it unrolls")) << e.what();
@@ -467,7 +468,7 @@ TEST(NcptlBackend, CyclesTooLongToSpellAreApproximatedOrRefused) {
   try {
     createNcptlBackend()->render(program(2, {loop(0, 300, RankList::all(2), {send, recv})}), GenOptions{});
     ADD_FAILURE() << "rendered";
-  } catch (const std::invalid_argument& e) {
+  } catch (const InputError& e) {
     EXPECT_TRUE(has(e.what(), "tag changes from one execution to the next in a cycle of 300 values")) << e.what();
   }
 }
@@ -476,7 +477,7 @@ TEST(NcptlBackend, UnresolvedWildcardIsRejected) {
   auto backend = createNcptlBackend();
   Program p = program(2, {call(Op::Recv, RankList::single(1), {{Param::Source, c(static_cast<double>(kAnySource))},
                                                                {Param::Count, c(1)}, {Param::Datatype, c(kChar)}})});
-  EXPECT_THROW(backend->render(p, GenOptions{}), std::invalid_argument);
+  EXPECT_THROW(backend->render(p, GenOptions{}), InputError);
 }
 
 TEST(NcptlBackend, AnyTagDropsTagsEverywhere) {

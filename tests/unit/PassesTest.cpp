@@ -122,7 +122,7 @@ TEST(SummarizeTiming, RefusesToGuessAnInstructionRate) {
   for (auto& e : t.events)
     for (auto& s : e.stats) s.unit = TimeUnit::KiloInstructions;
   PassContext ctx;
-  EXPECT_THROW(PassManager({"summarize-timing"}).run(t, ctx), std::invalid_argument);
+  EXPECT_THROW(PassManager({"summarize-timing"}).run(t, ctx), InputError);
   ctx.options.instructionRate = 2e9;  // 2 G instructions/s: 1 kinst = 0.5 us
   PassManager({"summarize-timing"}).run(t, ctx);
   for (const auto& e : t.events)

@@ -208,7 +208,7 @@ TEST(ResolveWildcards, BudgetExhaustionIsNoDeadlock) {
   // (raise --search-budget), not a DeadlockError (ExhaustedBudget* below).
   Trace t = onlyLaterMessageCompletes();
   const Trace before = t;
-  EXPECT_THROW(runPass(t, 0), std::invalid_argument);
+  EXPECT_THROW(runPass(t, 0), InputError);
   EXPECT_TRUE(t == before);  // nothing written on failure
 }
 
@@ -237,7 +237,7 @@ TEST(ResolveWildcards, DecisionsBeyondTheKeptOptionsKeepTheirChoiceOnly) {
   try {
     createResolveWildcardsPass()->run(later, small);
     ADD_FAILURE() << "no error";
-  } catch (const std::invalid_argument& e) {
+  } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("ran out of the memory it keeps to revisit decisions (1 option, --search-options)"), std::string::npos)
         << e.what();
   }
@@ -744,7 +744,7 @@ TEST(ResolveWildcards, ExhaustedBudgetWithoutRecordedMatchesIsNoDeadlock) {
     ADD_FAILURE() << "no error";
   } catch (const DeadlockError& e) {
     ADD_FAILURE() << "an exhausted search reported as a deadlock: " << e.what();
-  } catch (const std::invalid_argument& e) {
+  } catch (const InputError& e) {
     const std::string msg = e.what();
     EXPECT_NE(msg.find("could not decide"), std::string::npos) << msg;
     EXPECT_NE(msg.find("budget (0 states"), std::string::npos) << msg;
@@ -884,7 +884,7 @@ TEST(ResolveWildcardsFolding, IterationsThatTakeEarlierMessagesAreNotFolded) {
   wholeCtx.currentPass = "resolve-wildcards";
   wholeCtx.options.callBudget = 1000;
   wholeCtx.options.skipRepeats = false;
-  EXPECT_THROW(createResolveWildcardsPass()->run(big, wholeCtx), std::invalid_argument);  // out of budget, not folded
+  EXPECT_THROW(createResolveWildcardsPass()->run(big, wholeCtx), InputError);  // out of budget, not folded
 }
 
 TEST(ResolveWildcardsFolding, ShortLoopsAreNotFolded) {

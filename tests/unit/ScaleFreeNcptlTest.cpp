@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/Diagnostics.h"
 #include "bench/SyntheticStencil.h"
 #include "extrap/ScaleFree.h"
 #include "tests/unit/ExtrapolateTraces.h"
@@ -316,7 +317,7 @@ TEST(ScaleFreeNcptl, WildcardReceivesAreRefused) {
   try {
     renderNcptl(r.program);
     FAIL() << "rendered";
-  } catch (const std::invalid_argument& e) {
+  } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("MPI_ANY_SOURCE: a scale-free coNCePTuaL program cannot name the sender"),
               std::string::npos)
         << e.what();

@@ -116,7 +116,7 @@ void registerMergeTimingCommand(CLI::App& app, CommandAction& run) {
       std::vector<Trace> traces;
       for (const std::string& f : args.inputs) {
         traces.push_back(readTraceFile(f));
-        printReaderWarnings(traces.back());
+        printReaderWarnings(traces.back(), f);
       }
       const Trace merged = mergeTimings(traces, args.inputs);
       writeTraceOutput(args.output, merged, args.plain);
