@@ -16,19 +16,24 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 TRACEGEN_QUIET=1
 cd "$work" || exit 1
+# Each rank's peak into a file of its own (two ranks' lines on one standard output can merge).
 cat >peak.py <<'EOF'
-import resource, subprocess, sys
-code = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode
-print("peak-kb", resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, flush=True)
+import os, resource, subprocess, sys
+code = subprocess.run(sys.argv[2:], stdout=subprocess.DEVNULL).returncode
+rank = os.environ.get("OMPI_COMM_WORLD_RANK", os.environ.get("PMI_RANK", "0"))
+with open(sys.argv[1] + "." + rank, "w") as f:
+    print("peak-kb", resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=f)
 sys.exit(code)
 EOF
 # peak_kb NAME CMD...: the largest of the ranks' peaks in KiB (the ranks are alike).
 peak_kb() {
   local name=$1
   shift
-  timeout 300 mpiexec --oversubscribe -n 2 python3 peak.py "$@" >"$name.peaks" 2>"$name.err" ||
-    { echo "FAIL: $name did not run:"; cat "$name.err"; exit 1; }
-  awk '$1 == "peak-kb" && $2 > m { m = $2 } END { print m + 0 }' "$name.peaks"
+  rm -f "$name.peak".*
+  timeout 300 mpiexec --oversubscribe -n 2 python3 peak.py "$name.peak" "$@" >/dev/null 2>"$name.err" ||
+    { echo "FAIL: $name did not run:" >&2; cat "$name.err" >&2; exit 1; }
+  [ "$(ls "$name.peak".* 2>/dev/null | wc -l)" -eq 2 ] || { echo "FAIL: $name: not every rank wrote its peak" >&2; exit 1; }
+  cat "$name.peak".* | awk '$1 == "peak-kb" && $2 > m { m = $2 } END { print m + 0 }'
 }
 failures=0
 timeout 300 mpiexec --oversubscribe -n 2 env LD_PRELOAD="$recorder" TRACEGEN_OUTPUT=fft.tgt TRACEGEN_COMPRESS=0 \
