@@ -6,6 +6,8 @@ namespace tracegen {
 
 namespace {
 std::string firstLine(const std::string& file, int line, const std::string& message) {
+  // An error about an input that has no file (a trace built in memory) says so by saying nothing.
+  if (file.empty()) return fmt::format("error: {}", message);
   if (line > 0) return fmt::format("{}:{}: error: {}", file, line, message);
   return fmt::format("{}: error: {}", file, message);
 }

@@ -95,28 +95,41 @@ void scaleHistogram(Histogram& h, double f) {
   for (CallRange& r : h.calls) r.avg *= f;
 }
 
-// The statistics of one key of one event in one recording: its disjoint sub-groups.
-struct SubGroup {
-  RankList ranks;
-  const Histogram* hist = nullptr;
-};
-
-// The common refinement of the recordings' sub-groups: each piece with the sub-group of every
-// recording that covers it (empty when the pieces would exceed kMaxTimingGroups: the caller
-// then keeps the first recording's sub-groups).
-std::vector<std::pair<RankList, std::vector<const Histogram*>>> refine(const std::vector<std::vector<SubGroup>>& parts) {
-  std::vector<std::pair<RankList, std::vector<const Histogram*>>> pieces;
-  for (const SubGroup& g : parts.front()) pieces.push_back({g.ranks, {g.hist}});
+// The common refinement of the recordings' groups: per recording, disjoint groups of ranks
+// each with one value (a histogram, a peak memory); each piece of the refinement with the value
+// of every recording's group that covers it. Where a step would make more than kMaxTimingGroups
+// pieces, the pieces so far stay, each with the value of the group that holds its first rank.
+template <class T>
+using Pieces = std::vector<std::pair<RankList, std::vector<T>>>;
+template <class T>
+Pieces<T> refine(const std::vector<std::vector<std::pair<RankList, T>>>& parts) {
+  Pieces<T> pieces;
+  for (const auto& [ranks, value] : parts.front()) pieces.push_back({ranks, {value}});
   for (std::size_t i = 1; i < parts.size(); ++i) {
-    std::vector<std::pair<RankList, std::vector<const Histogram*>>> next;
-    for (const auto& [ranks, hists] : pieces)
-      for (const SubGroup& g : parts[i]) {
-        if (!ranks.intersects(g.ranks)) continue;
-        if (next.size() == kMaxTimingGroups) return {};
-        auto h = hists;
-        h.push_back(g.hist);
-        next.push_back({RankList::intersect(ranks, g.ranks), std::move(h)});
+    Pieces<T> next;
+    bool tooMany = false;
+    for (const auto& [ranks, values] : pieces) {
+      for (const auto& [theirs, value] : parts[i]) {
+        if (!ranks.intersects(theirs)) continue;
+        if (next.size() == kMaxTimingGroups) {
+          tooMany = true;
+          break;
+        }
+        auto v = values;
+        v.push_back(value);
+        next.push_back({RankList::intersect(ranks, theirs), std::move(v)});
       }
+      if (tooMany) break;
+    }
+    if (tooMany) {
+      next.clear();
+      for (const auto& [ranks, values] : pieces) {
+        auto v = values;
+        for (const auto& [theirs, value] : parts[i])
+          if (ranks.first() && theirs.contains(*ranks.first())) v.push_back(value);
+        next.push_back({ranks, std::move(v)});
+      }
+    }
     pieces = std::move(next);
   }
   return pieces;
@@ -163,10 +176,11 @@ using StatKey = std::tuple<Phase, TimeUnit, std::string>;  // the predecessor by
 std::vector<TimeStat> mergeStats(const std::vector<Trace>& ts, std::size_t eventIndex, Trace& merged,
                                  SpreadTally& tally) {
   const Event& base = ts.front().events[eventIndex];
-  std::map<StatKey, std::vector<std::vector<SubGroup>>> byKey;  // per key, per recording that has it
-  std::vector<StatKey> order;                                   // keys in the first recording's order
+  // Per key, per recording that has it: its disjoint sub-groups and their histograms.
+  std::map<StatKey, std::vector<std::vector<std::pair<RankList, const Histogram*>>>> byKey;
+  std::vector<StatKey> order;  // keys in the first recording's order
   for (const Trace& t : ts) {
-    std::map<StatKey, std::vector<SubGroup>> mine;
+    std::map<StatKey, std::vector<std::pair<RankList, const Histogram*>>> mine;
     const Event& e = t.events[eventIndex];
     for (const TimeStat& s : e.stats) {
       StatKey key{s.phase, s.unit, std::string(t.siteName(s.after))};
@@ -179,17 +193,7 @@ std::vector<TimeStat> mergeStats(const std::vector<Trace>& ts, std::size_t event
   for (const StatKey& key : order) {
     const auto& parts = byKey[key];
     const auto& [phase, unit, afterName] = key;
-    auto pieces = refine(parts);
-    if (pieces.empty()) {  // too many pieces: the first recording's sub-groups
-      for (const SubGroup& g : parts.front()) {
-        std::vector<const Histogram*> hists{g.hist};
-        for (std::size_t i = 1; i < parts.size(); ++i)
-          for (const SubGroup& h : parts[i])
-            if (g.ranks.first() && h.ranks.contains(*g.ranks.first())) hists.push_back(h.hist);
-        pieces.push_back({g.ranks, std::move(hists)});
-      }
-    }
-    for (auto& [ranks, hists] : pieces) {
+    for (auto& [ranks, hists] : refine(parts)) {
       TimeStat s;
       s.phase = phase, s.unit = unit;
       s.after = afterName == "-" ? kNoSite : merged.internSite(afterName);
@@ -205,30 +209,13 @@ std::vector<TimeStat> mergeStats(const std::vector<Trace>& ts, std::size_t event
 // their groups' common refinement (the first recording's groups past kMaxTimingGroups pieces).
 std::vector<ValueGroup> medianMemory(const std::vector<Trace>& ts) {
   if (std::any_of(ts.begin(), ts.end(), [](const Trace& t) { return t.memoryKb.empty(); })) return {};
-  std::vector<std::pair<RankList, std::vector<std::int64_t>>> pieces;
-  for (const ValueGroup& g : ts.front().memoryKb) pieces.push_back({g.ranks, {g.values.front()}});
-  for (std::size_t i = 1; i < ts.size(); ++i) {
-    std::vector<std::pair<RankList, std::vector<std::int64_t>>> next;
-    for (const auto& [ranks, values] : pieces)
-      for (const ValueGroup& g : ts[i].memoryKb)
-        if (ranks.intersects(g.ranks)) {
-          auto v = values;
-          v.push_back(g.values.front());
-          next.push_back({RankList::intersect(ranks, g.ranks), std::move(v)});
-        }
-    if (next.size() > kMaxTimingGroups) {  // the first recording's groups, each by its first rank
-      next.clear();
-      for (const auto& [ranks, values] : pieces) {
-        auto v = values;
-        for (const ValueGroup& g : ts[i].memoryKb)
-          if (ranks.first() && g.ranks.contains(*ranks.first())) v.push_back(g.values.front());
-        next.push_back({ranks, std::move(v)});
-      }
-    }
-    pieces = std::move(next);
+  std::vector<std::vector<std::pair<RankList, std::int64_t>>> parts;
+  for (const Trace& t : ts) {
+    auto& mine = parts.emplace_back();
+    for (const ValueGroup& g : t.memoryKb) mine.push_back({g.ranks, g.values.front()});
   }
   std::vector<ValueGroup> out;
-  for (const auto& [ranks, values] : pieces) {
+  for (const auto& [ranks, values] : refine(parts)) {
     std::vector<double> v(values.begin(), values.end());
     out.push_back({ranks, {static_cast<std::int64_t>(std::llround(medianOf(v).first))}});
   }

@@ -14,6 +14,7 @@
 #include "ir/Diagnostics.h"
 #include "ir/RankCursor.h"
 #include "io/Readers.h"
+#include "tests/unit/SanitizerScale.h"
 
 namespace tracegen {
 namespace {
@@ -564,7 +565,7 @@ TEST(MalformedScalaTrace, RandomMutationsFailCleanly) {
   for (const char* name : {kTdLu, kTiCg}) {
     const std::string original = readFile(name);
     Mutator mutator(name == kTdLu ? 20240601 : 20240602);
-    for (int i = 0; i < 100; ++i) {
+    for (int i = 0; i < testing::sanitizerTrials(100); ++i) {
       std::string what;
       const std::string text = mutator.mutate(original, what);
       SCOPED_TRACE(std::string(name) + " mutation " + std::to_string(i) + ": " + what);
@@ -601,8 +602,8 @@ TEST(MalformedScalaTrace, RandomMutationsFailCleanly) {
   }
   // Most damage is caught by the reader; some mutations are harmless (a duplicated blank line,
   // a changed measurement).
-  EXPECT_GT(rejected, 100);
-  EXPECT_GT(read, 5);
+  EXPECT_GT(rejected, testing::sanitizerTrials(100));
+  EXPECT_GT(read, testing::sanitizerTrials(5));
   RecordProperty("read", read);
   RecordProperty("rejected", rejected);
   RecordProperty("expansionErrors", expansionErrors);

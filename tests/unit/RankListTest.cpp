@@ -20,6 +20,7 @@
 #include "ir/RankList.h"
 #include "io/Readers.h"
 #include "passes/PassManager.h"
+#include "tests/unit/SanitizerScale.h"
 
 namespace tracegen {
 namespace {
@@ -558,7 +559,7 @@ std::set<Rank> shiftRef(const std::set<Rank>& s, Rank offset, Rank modulus) {
 TEST(RankList, PropertyRandomListsMatchSetReference) {
   Random rnd(0x5ca1a7ace2ULL);
   int nonTrivialMerges = 0;
-  for (int iteration = 0; iteration < 2000; ++iteration) {
+  for (int iteration = 0; iteration < testing::sanitizerTrials(2000); ++iteration) {
     RandomList a = randomList(rnd);
     RandomList b = rnd.chance(10) ? a : randomList(rnd);
     const std::string ctx = "iteration " + std::to_string(iteration) + ": a = " + a.how + "; b = " + b.how;
@@ -721,7 +722,7 @@ void checkBig(const RankList& l, const std::vector<Rank>& ref, const std::string
 TEST(RankList, PropertyLargeRandomListsMatchReference) {
   Random rnd(0xb16b00b5ULL);
   int recompressed = 0;
-  for (int iteration = 0; iteration < 150; ++iteration) {
+  for (int iteration = 0; iteration < testing::sanitizerTrials(150); ++iteration) {
     const BigList a = bigRandomList(rnd);
     const BigList b = rnd.chance(10) ? a : bigRandomList(rnd);
     const std::string ctx = "iteration " + std::to_string(iteration) + ": a = " + a.how + "; b = " + b.how;
@@ -757,7 +758,7 @@ TEST(RankList, PropertyLargeRandomListsMatchReference) {
              ctx + " [a shifted " + std::to_string(offset) + " mod " + std::to_string(modulus) + "]");
     if (::testing::Test::HasFatalFailure()) return;
   }
-  EXPECT_GT(recompressed, 100);  // the row path was exercised
+  EXPECT_GT(recompressed, testing::sanitizerTrials(100));  // the row path was exercised
 }
 
 // The nine groups of a 2-D 5-point stencil on an n x n grid, row-major: corners, edges without

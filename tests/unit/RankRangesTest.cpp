@@ -22,6 +22,7 @@
 #include "ir/Trace.h"
 #include "passes/RankRanges.h"
 #include "tests/unit/TaskExprEval.h"
+#include "tests/unit/SanitizerScale.h"
 
 namespace tracegen {
 namespace {
@@ -582,7 +583,7 @@ TEST(RankRanges, RandomSetsMatchTheirExpressions) {
   bound.cVar = std::string("peer");
   noBudget.comprehensionBudget = 0;
   const std::vector<SpellOptions> variants{SpellOptions{}, targetSide, bound, noBudget};
-  const int kTrials = 2500;
+  const int kTrials = testing::sanitizerTrials(2500);
   for (int trial = 0; trial < kTrials; ++trial) {
     Rank p = gen.uniform(1, 300);
     std::vector<bool> in;
@@ -652,7 +653,7 @@ TEST(RankRanges, RandomSetsMatchTheirExpressions) {
   }
   // Every kind was exercised, so the loop above tested each code path.
   for (const char* kind : {"one", "progression", "block", "list", "union", "complement"})
-    EXPECT_GT(kinds[kind], 10) << kind;
+    EXPECT_GT(kinds[kind], testing::sanitizerTrials(10)) << kind;
   for (const char* kind : {"all", "empty"}) EXPECT_GT(kinds[kind], 0) << kind;
 }
 

@@ -11,6 +11,7 @@
 #include "record/LoopCompressor.h"
 #include "record/TimeStats.h"
 #include "tests/support/RecordSim.h"
+#include "tests/unit/SanitizerScale.h"
 
 using namespace tracegen;
 using namespace tracegen::record;
@@ -310,7 +311,7 @@ TEST(RecordLoopCompressor, StagedIterationsGiveTheTraceOfNodeByNodeMatching) {
   // a node of every call; and staging must have happened in many of the programs.
   std::mt19937 rng(41);
   int staged = 0;
-  const int trials = 600;
+  const int trials = tracegen::testing::sanitizerTrials(600);
   for (int trial = 0; trial < trials; ++trial) {
     const Rank size = 5, rank = static_cast<Rank>(rng() % 5);
     const std::size_t window = rng() % 4 == 0 ? 1 + rng() % 6 : 256;

@@ -907,5 +907,14 @@ TEST(TracegenTextTest, ComputeClockLine) {
   expectError(base + "clock cpu\nclock wall\n" + events, 5, "second 'clock' line");
 }
 
+TEST(InputErrorText, NamesFileAndLineWhereKnownAndNeverAnEmptyFile) {
+  EXPECT_STREQ(InputError("a.tgt", 7, "bad count").what(), "a.tgt:7: error: bad count");
+  EXPECT_STREQ(InputError("a.tgt", 0, "no events").what(), "a.tgt: error: no events");
+  // A trace built in memory has no file: no ": error:" with nothing before it.
+  EXPECT_STREQ(InputError("", 3, "bad count").what(), "error: bad count");
+  EXPECT_EQ(InputError("a.tgt", 2, "bad", "count x", "a number").render(),
+            "a.tgt:2: error: bad\n    count x\n  hint: a number");
+}
+
 }  // namespace
 }  // namespace tracegen
