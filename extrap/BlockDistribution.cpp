@@ -31,8 +31,15 @@ constexpr std::array<std::string_view, 3> kExtents{"px", "py", "pz"};
 constexpr std::array<std::string_view, 3> kCoords{"x", "y", "z"};
 constexpr std::array<char, 3> kAxes{'x', 'y', 'z'};
 
-// The most values of the offset t tried for one b (two extents far apart leave a few).
+// The most values of the offset t tried for one b (two extents far apart leave a few), and the
+// most point checks one dimension may take: inputs built to leave everything open are refused
+// as undecided rather than enumerated.
 constexpr Int128 kMaxOffsets = 4096;
+constexpr std::int64_t kMaxChecks = std::int64_t{1} << 26;
+// N and a stay far from overflow: a value at any scale is a + b * block with b and the block
+// below 2^31.
+constexpr Int128 kMaxPoints = Int128{1} << 31;
+constexpr Int128 kMaxOffset = Int128{1} << 40;
 
 Int128 floorDiv(Int128 a, Int128 b) {  // b > 0
   Int128 q = a / b;
@@ -91,7 +98,7 @@ bool fitDimension(std::span<const BlockObservation> obs, int d, int dims, BlockF
       x = r;
     }
   }
-  if (g == 0 || g > (Int128{1} << 62)) {
+  if (g == 0 || g >= kMaxPoints) {
     reason = fmt::format("along {}: the values do not differ", axis);
     return false;
   }
@@ -99,6 +106,7 @@ bool fitDimension(std::span<const BlockObservation> obs, int d, int dims, BlockF
   const Point& A = *std::min_element(pts.begin(), pts.end(), [](const Point& x, const Point& y) { return x.p < y.p; });
   const Point& B = *std::max_element(pts.begin(), pts.end(), [](const Point& x, const Point& y) { return x.p < y.p; });
   const std::size_t before = fit.models.size();
+  std::int64_t checks = 0;
   for (std::int64_t div : divisors(static_cast<std::int64_t>(g)))
     for (int sign : {1, -1}) {
       const Int128 b = static_cast<Int128>(div) * sign;
@@ -116,15 +124,20 @@ bool fitDimension(std::span<const BlockObservation> obs, int d, int dims, BlockF
         tHi = tLo + kMaxOffsets;
       }
       for (Int128 t = tLo; t <= tHi; ++t) {
+        checks += static_cast<std::int64_t>(pts.size());
+        if (checks > kMaxChecks) {
+          fit.truncated = true;
+          return true;
+        }
         // Every process holds a point at every input (N >= p): a "distribution" that leaves
         // most ranks empty would single out a few ranks by the rank's number alone.
-        Int128 nLo = B.p, nHi = Int128{1} << 62;
+        Int128 nLo = B.p, nHi = kMaxPoints;
         for (const Point& q : pts) {
           nLo = std::max(nLo, low(q, t));
           nHi = std::min(nHi, high(q, t));
         }
         const Int128 a = v0 + b * t;
-        if (a > INT64_MAX || a < INT64_MIN) continue;
+        if (a > kMaxOffset || a < -kMaxOffset) continue;
         for (Int128 n = nLo; n <= nHi; ++n) {
           const BlockModel m{d, static_cast<std::int64_t>(n), static_cast<std::int64_t>(a), static_cast<std::int64_t>(b)};
           bool all = true;  // the intervals say so; checked once more on the values themselves

@@ -12,6 +12,7 @@
 #include "extrap/ComposeClasses.h"
 #include "extrap/Correspondence.h"
 #include "ir/Diagnostics.h"
+#include "ir/Limits.h"
 
 namespace tracegen::extrap {
 
@@ -784,7 +785,14 @@ class Extrapolator {
               stride *= target_.ext[d];
             }
             Values values;
-            for (const std::string& key : cls[cu].keys) values.push_back(model.at({key, c}).at(target_.ext, corner));
+            for (const std::string& key : cls[cu].keys) {
+              const std::int64_t v = model.at({key, c}).at(target_.ext, corner);
+              if (v < kMinInt32 || v > kMaxInt32)
+                throw error(in_.size() - 1, fmt::format("{} (peer {}) of class {}: {} is {} at {}, beyond a C int",
+                                                        slot.name, key, className(dims_, c), model.at({key, c}).str(dims_),
+                                                        v, atTarget()));
+              values.push_back(v);
+            }
             values = shortestPeriod(values);
             const RankList ranks({t});
             auto it = std::find_if(out.begin(), out.end(), [&](const ValueGroup& g) { return g.values == values; });
