@@ -268,6 +268,19 @@ TEST(Extrapolate, FacesOfABlockDistributionFollowTheCoordinateAcrossThem) {
       << e;
 }
 
+TEST(Extrapolate, BlockValuesAreNotComposedForClassesNoInputShows) {
+  // 2x3, 2x4 and 2x5 never show a rank interior in x: composing it from one rank per class would
+  // lose the blocks.
+  std::vector<ExtrapolateInput> in;
+  for (Rank p : {6, 8, 10}) in.push_back({fmt::format("narrow{}.tgt", p), haloTrace(defaultGrid(p, 2), false, false, 40)});
+  const std::string e = errorOf(in, 16);
+  EXPECT_NE(e.find("narrow10.tgt: error: no input shows the ranks of class x:interior y:first of the 4x4 grid, and values "
+                   "that follow a block distribution are not composed for classes no input shows; a recording at P=9 "
+                   "(3x3) would show it"),
+            std::string::npos)
+      << e;
+}
+
 TEST(Extrapolate, ValuesOfNoBlockDistributionAreRefused) {
   // Faces that grow with the coordinate of the rank itself, x + y: no function of one coordinate.
   auto skewed = [](Rank p) {
