@@ -8,9 +8,11 @@
 #include <set>
 #include <tuple>
 
+#include "extrap/BlockDistribution.h"
 #include "extrap/ComposeClasses.h"
 #include "extrap/Correspondence.h"
 #include "ir/Diagnostics.h"
+#include "ir/Limits.h"
 
 namespace tracegen::extrap {
 
@@ -56,12 +58,41 @@ struct SlotDesc {
   SlotKind kind = SlotKind::Numeric;
   bool relative = false;
   bool vector = false;
+  // A parameter whose values may follow a block distribution where no model per position class
+  // fits them (extrap/BlockDistribution.h).
+  bool blockModel = false;
 };
+
+// Numeric parameters whose values may follow a block distribution: scalar lists that are not
+// identifiers, peers or the colour (split groups have their own fit).
+bool mayFollowBlocks(Param p) {
+  switch (p) {
+    case Param::Comm:
+    case Param::Datatype:
+    case Param::RecvType:
+    case Param::ReduceOp:
+    case Param::NewComm:
+    case Param::Group:
+    case Param::Group1:
+    case Param::Group2:
+    case Param::Dest:
+    case Param::Source:
+    case Param::Key:
+    case Param::Color:
+    case Param::Failed:
+    case Param::Matched: return false;
+    default: return !isVectorParam(p);
+  }
+}
 
 class Extrapolator {
  public:
-  Extrapolator(const std::vector<ExtrapolateInput>& in, const ExtrapolateOptions& opts, int dims, bool descending)
-      : in_(in), dims_(dims), descending_(descending) {
+  // blockValues: numeric parameters whose rank groups are no union of position classes are let
+  // through to the fits, which may find them a block distribution (a second try, after every
+  // topology failed with them held to the classes).
+  Extrapolator(const std::vector<ExtrapolateInput>& in, const ExtrapolateOptions& opts, int dims, bool descending,
+               bool blockValues = false)
+      : in_(in), dims_(dims), descending_(descending), blockValues_(blockValues) {
     for (const auto& i : in) grids_.push_back(defaultGrid(i.trace.numRanks, dims, descending));
     target_ = opts.grid ? *opts.grid : defaultGrid(opts.ranks, dims, descending);
     for (int d = 0; d < dims; ++d) vars_.push_back(static_cast<ScaleVar>(d + 1));
@@ -108,10 +139,13 @@ class Extrapolator {
           perClass(i, e.loops[l].iter, fmt::format("loop {} iter", l));
           perClass(i, e.loops[l].mem, fmt::format("loop {} mem", l));
         }
-        for (const ParamValues& pv : e.params)
-          if (pv.param != Param::Failed && pv.param != Param::Matched && pv.param != Param::Color &&
-              !(dataVectors && isDataVectorParam(pv.param)))
-            perClass(i, pv.groups, std::string(paramName(pv.param)));
+        for (const ParamValues& pv : e.params) {
+          if (pv.param == Param::Failed || pv.param == Param::Matched || pv.param == Param::Color ||
+              (dataVectors && isDataVectorParam(pv.param)))
+            continue;
+          if (blockValues_ && mayFollowBlocks(pv.param) && !unionOfClasses(i, pv.groups)) continue;
+          perClass(i, pv.groups, std::string(paramName(pv.param)));
+        }
       }
       progress_ = static_cast<int>(k) + 1;
     }
@@ -296,6 +330,7 @@ class Extrapolator {
                                     cls.empty() ? "" : " of class " + cls, seen, fmt::join(f.tried, ", ")));
     const auto v = f.model->at(target_.scale());
     if (!f.rivals.empty()) {
+      modelRejected_ = true;
       const auto rv = f.rivals.front().at(target_.scale());
       throw error(last, fmt::format("{}{}: the inputs ({}) do not decide between {} ({} at {}) and {} ({} at {}){}", what,
                                     cls.empty() ? "" : " of class " + cls, seen, f.model->str(),
@@ -303,6 +338,7 @@ class Extrapolator {
                                     rv ? rv->str() : "no value", atTarget(),
                                     f.settle ? fmt::format("; a recording at {} would", f.settle->str()) : ""));
     }
+    if (!v || !v->isInteger()) modelRejected_ = true;
     if (!v || !v->isInteger())
       throw error(last, fmt::format("{}: the model {} fitted to {} has no integer value at {}{}", what, f.model->str(), seen,
                                     atTarget(), f.model->term.domain().empty() ? "" : " (it needs " + f.model->term.domain() + ")"));
@@ -426,9 +462,33 @@ class Extrapolator {
     return out;
   }
 
-  // One slot (a parameter, a loop level's iter or mem) of the current event at the target.
+  // One slot (a parameter, a loop level's iter or mem) of the current event at the target: per
+  // position class, and where that fails for a numeric parameter, as a block distribution.
   std::vector<ValueGroup> fitSlot(const SlotDesc& slot, const std::vector<const std::vector<ValueGroup>*>& groups,
                                   const std::vector<bool>& member, bool mayBeAbsent) {
+    if (!slot.blockModel) return fitSlotByClass(slot, groups, member, mayBeAbsent);
+    // A failed attempt leaves no counts or explanations behind.
+    const auto stats = res_.stats;
+    const auto explained = explained_;
+    modelRejected_ = false;
+    try {
+      return fitSlotByClass(slot, groups, member, mayBeAbsent);
+    } catch (const InputError& e) {
+      // Models that fit but disagree at the target (or have no value there) are the inputs'
+      // question to settle, not a sign of blocks.
+      if (modelRejected_) throw;
+      res_.stats = stats;
+      explained_ = explained;
+      std::string why;
+      if (auto g = fitSlotByBlocks(slot, groups, member, mayBeAbsent, why)) return std::move(*g);
+      throw InputError(e.file(), e.line(), e.message(), e.text(),
+                       (e.hint().empty() ? "" : e.hint() + "; ") +
+                           fmt::format("nor is it a + b*block(N, p, c) of one grid coordinate: {}", why));
+    }
+  }
+
+  std::vector<ValueGroup> fitSlotByClass(const SlotDesc& slot, const std::vector<const std::vector<ValueGroup>*>& groups,
+                                         const std::vector<bool>& member, bool mayBeAbsent) {
     const int nc = classCount(dims_);
     std::vector<ClassValues> per;
     for (std::size_t i = 0; i < in_.size(); ++i)
@@ -514,6 +574,235 @@ class Extrapolator {
       else it->ranks = RankList::unite(it->ranks, targetClasses_[cu]);
     }
     std::sort(out.begin(), out.end(), [](const ValueGroup& a, const ValueGroup& b) { return *a.ranks.first() < *b.ranks.first(); });
+    return out;
+  }
+
+  // ---- Values that follow a block distribution (extrap/BlockDistribution.h) ----
+  // A code that splits N points over p processes gives the first N mod p coordinates one point
+  // more, so a face's size is 14, 13, 13 over three columns: no model of the scale per position
+  // class, and from six columns on two sizes within one class. Such a parameter is taken rank by
+  // rank at every input (inputs are small; the target is never expanded): each element of a
+  // rank's list is keyed by the grid direction of the peer it goes with (the message to the west
+  // is the same function for every class that sends one: a face's size follows the coordinate
+  // across that face), or, without peers, by the slot itself, and each key's values over every
+  // rank of every input are fitted as a + b * block(N, p_d, c_d) along one dimension d; where the
+  // classes of a key do not share one function, each class is fitted on its own. At the target
+  // each class splits into the blocks between the models' breakpoints (N mod p per dimension), a
+  // few per class: the cost follows the classes, not P.
+  struct BlockClass {
+    bool seen = false;                // some input shows the class with values
+    std::optional<bool> present;      // whether its ranks have the slot (the same at every input)
+    std::vector<std::string> keys;    // per element of its lists: the direction of the peer
+  };
+
+  static const ValueGroup* groupOf(const std::vector<ValueGroup>& groups, Rank r) {
+    for (const ValueGroup& g : groups)
+      if (g.ranks.contains(r)) return &g;
+    return nullptr;
+  }
+
+  std::optional<std::vector<ValueGroup>> fitSlotByBlocks(const SlotDesc& slot,
+                                                         const std::vector<const std::vector<ValueGroup>*>& groups,
+                                                         const std::vector<bool>& member, bool mayBeAbsent,
+                                                         std::string& why) {
+    constexpr std::size_t kMaxElements = 1024;
+    const int nc = classCount(dims_);
+    std::optional<Param> peerParam;
+    for (Param p : {Param::Dest, Param::Source})
+      if (const ParamValues* pv = event(0).param(p); pv && pv->relative) {
+        peerParam = p;
+        break;
+      }
+    std::vector<BlockClass> cls(static_cast<std::size_t>(nc));
+    std::map<std::string, std::vector<BlockObservation>> pooled;
+    std::map<std::pair<std::string, int>, std::vector<BlockObservation>> byClass;
+    std::map<std::string, std::vector<std::set<std::int64_t>>> seen;  // per key and input, for --explain
+    for (std::size_t i = 0; i < in_.size(); ++i) {
+      const Grid& g = grids_[i];
+      if (g.size() > kMaxColorCheckRanks) {
+        why = fmt::format("checking a block distribution visits every rank, and {} ranks are more than the {} an input "
+                          "may have for it",
+                          g.size(), kMaxColorCheckRanks);
+        return std::nullopt;
+      }
+      const ParamValues* peers = peerParam ? event(i).param(*peerParam) : nullptr;
+      if (peerParam && (!peers || !peers->relative)) {
+        why = fmt::format("its peers are not relative at {}", at(i));
+        return std::nullopt;
+      }
+      for (int c = 0; c < nc; ++c) {
+        const auto cu = static_cast<std::size_t>(c);
+        if (!member[cu] || classes_[i][cu].empty()) continue;
+        std::optional<bool> has;
+        bool ok = true;
+        classes_[i][cu].forEach([&](Rank r) {
+          const ValueGroup* vg = groups[i] ? groupOf(*groups[i], r) : nullptr;
+          auto fail = [&](const std::string& message) {
+            why = fmt::format("rank {} at {}: {}", r, at(i), message);
+            ok = false;
+            return false;
+          };
+          if (has && *has != (vg != nullptr)) return fail(fmt::format("some ranks of class {} give it and others do not",
+                                                                      className(dims_, c)));
+          has = vg != nullptr;
+          if (!vg) return true;
+          if (vg->values.empty()) return fail("it has no values");
+          std::size_t n = vg->values.size();
+          std::vector<std::string> keys;
+          if (peers) {
+            const ValueGroup* pg = groupOf(peers->groups, r);
+            if (!pg || pg->values.empty()) return fail("it names no peer");
+            n = std::lcm(n, pg->values.size());
+            if (n > kMaxElements) return fail(fmt::format("{} values with {} peers", vg->values.size(), pg->values.size()));
+            for (std::size_t k = 0; k < n; ++k) {
+              const auto dir = peerDirection(g, c, pg->values[k % pg->values.size()]);
+              if (!dir) return fail("a peer that is no grid neighbour");
+              keys.push_back(directionStr(*dir));
+            }
+          } else {
+            if (shortestPeriod(vg->values).size() != 1) return fail("several values, and no peers to pair them with");
+            n = 1;
+            keys = {""};
+          }
+          if (cls[cu].seen && cls[cu].keys != keys)
+            return fail(fmt::format("the ranks of class {} pair their values with peers in different orders",
+                                    className(dims_, c)));
+          cls[cu].seen = true;
+          cls[cu].keys = keys;
+          const auto coord = g.coords(r);
+          for (std::size_t k = 0; k < n; ++k) {
+            const BlockObservation o{g.ext, coord, vg->values[k % vg->values.size()]};
+            pooled[keys[k]].push_back(o);
+            byClass[{keys[k], c}].push_back(o);
+            auto& s = seen[keys[k]];
+            s.resize(in_.size());
+            s[i].insert(o.value);
+          }
+          ++res_.stats["ranks checked for block distributions"];
+          return true;
+        });
+        if (!ok) return std::nullopt;
+        if (!has) continue;
+        if (cls[cu].present && *cls[cu].present != *has) {
+          why = fmt::format("{} is given for the ranks of class {} at some scales but not at others", slot.name,
+                            className(dims_, c));
+          return std::nullopt;
+        }
+        cls[cu].present = has;
+      }
+    }
+    for (int c = 0; c < nc; ++c) {
+      const auto cu = static_cast<std::size_t>(c);
+      if (member[cu] && !targetClasses_[cu].empty() && !cls[cu].present.value_or(false) && !mayBeAbsent) {
+        why = fmt::format("{} is missing for the ranks of class {}", slot.name, className(dims_, c));
+        return std::nullopt;
+      }
+    }
+    // The target box of a class, per dimension.
+    auto box = [&](int c) {
+      const auto lo = target_.coords(classFirst(target_, c)), hi = target_.coords(classLast(target_, c));
+      return std::pair{lo, hi};
+    };
+    auto seenStr = [&](const std::string& key) {
+      std::string out;
+      const auto& s = seen[key];
+      for (std::size_t i = 0; i < s.size(); ++i)
+        if (!s[i].empty())
+          out += fmt::format("{}{} at {}", out.empty() ? "" : "; ", fmt::join(s[i], ", "), at(i));
+      return out;
+    };
+    // One model per key and class: the pooled one where it fits, else the class's own.
+    std::map<std::pair<std::string, int>, BlockModel> model;
+    for (const auto& [key, obs] : pooled) {
+      std::vector<int> users;
+      for (int c = 0; c < nc; ++c) {
+        const auto cu = static_cast<std::size_t>(c);
+        if (cls[cu].present.value_or(false) && !targetClasses_[cu].empty() &&
+            std::find(cls[cu].keys.begin(), cls[cu].keys.end(), key) != cls[cu].keys.end())
+          users.push_back(c);
+      }
+      const std::string what = key.empty() ? slot.name : fmt::format("{} (peer {})", slot.name, key);
+      const BlockFit shared = fitBlock(obs, dims_);
+      for (int c : users) {
+        const BlockFit own = shared.models.empty() ? fitBlock(byClass[{key, c}], dims_) : BlockFit{};
+        const BlockFit& f = shared.models.empty() ? own : shared;
+        if (f.models.empty()) {
+          why = fmt::format("{} of class {} ({}): {}", what, className(dims_, c), seenStr(key),
+                            shared.models.empty() && !shared.refusal.empty() && own.refusal != shared.refusal
+                                ? fmt::format("{}; for the class alone {}", shared.refusal, own.refusal)
+                                : f.refusal);
+          return std::nullopt;
+        }
+        const auto [lo, hi] = box(c);
+        for (const BlockModel& m : f.models)
+          if (f.truncated || !agreeOn(f.models.front(), m, target_.ext, lo, hi))
+            throw error(in_.size() - 1,
+                        fmt::format("{} of class {}: the inputs ({}) do not decide between {} and {}, which differ for "
+                                    "its ranks at {}",
+                                    what, className(dims_, c), seenStr(key), f.models.front().str(dims_),
+                                    f.truncated ? "many more models" : m.str(dims_), atTarget()));
+        const BlockModel& chosen = f.models.front();
+        if (chosen.b != 0 && chosen.points < target_.ext[static_cast<std::size_t>(chosen.dim)])
+          throw error(in_.size() - 1, fmt::format("{} of class {}: {} ({}) leaves ranks without a point at {}", what,
+                                                  className(dims_, c), chosen.str(dims_), seenStr(key), atTarget()));
+        model[{key, c}] = chosen;
+        if (f.models.front().b != 0)
+          explain(fmt::format("{} {}: {} -> {} at {}{}", describe(0), what, seenStr(key), f.models.front().str(dims_),
+                              atTarget(), shared.models.empty() ? " (fitted per class)" : ""),
+                  className(dims_, c));
+      }
+    }
+    // The classes at the target, each split into the blocks between the models' breakpoints.
+    std::vector<ValueGroup> out;
+    for (int c = 0; c < nc; ++c) {
+      const auto cu = static_cast<std::size_t>(c);
+      if (!cls[cu].present.value_or(false) || targetClasses_[cu].empty()) continue;
+      const auto [lo, hi] = box(c);
+      std::array<std::vector<std::int64_t>, 3> starts;
+      for (int d = 0; d < 3; ++d) {
+        const auto du = static_cast<std::size_t>(d);
+        starts[du] = {lo[du]};
+        for (const std::string& key : cls[cu].keys)
+          for (std::int64_t s : breakpoints(model.at({key, c}), d, target_.ext[du], lo[du], hi[du]))
+            starts[du].push_back(s);
+        std::sort(starts[du].begin(), starts[du].end());
+        starts[du].erase(std::unique(starts[du].begin(), starts[du].end()), starts[du].end());
+      }
+      auto end = [&](std::size_t d, std::size_t k) { return k + 1 < starts[d].size() ? starts[d][k + 1] : hi[d] + 1; };
+      for (std::size_t kx = 0; kx < starts[0].size(); ++kx)
+        for (std::size_t ky = 0; ky < starts[1].size(); ++ky)
+          for (std::size_t kz = 0; kz < starts[2].size(); ++kz) {
+            const std::array<std::size_t, 3> k{kx, ky, kz};
+            std::array<std::int64_t, 3> corner{};
+            RankTuple t;
+            Rank stride = 1;
+            for (std::size_t d = 0; d < 3; ++d) {
+              corner[d] = starts[d][k[d]];
+              if (static_cast<int>(d) >= dims_) continue;
+              const Rank n = end(d, k[d]) - corner[d];
+              t.start += corner[d] * stride;
+              t.dims.push_back(RankDim{n, n == 1 ? 0 : stride});
+              stride *= target_.ext[d];
+            }
+            Values values;
+            for (const std::string& key : cls[cu].keys) {
+              const std::int64_t v = model.at({key, c}).at(target_.ext, corner);
+              if (v < kMinInt32 || v > kMaxInt32)
+                throw error(in_.size() - 1, fmt::format("{} (peer {}) of class {}: {} is {} at {}, beyond a C int",
+                                                        slot.name, key, className(dims_, c), model.at({key, c}).str(dims_),
+                                                        v, atTarget()));
+              values.push_back(v);
+            }
+            values = shortestPeriod(values);
+            const RankList ranks({t});
+            auto it = std::find_if(out.begin(), out.end(), [&](const ValueGroup& g) { return g.values == values; });
+            if (it == out.end()) out.push_back({ranks, std::move(values)});
+            else it->ranks = RankList::unite(it->ranks, ranks);
+          }
+    }
+    std::sort(out.begin(), out.end(), [](const ValueGroup& a, const ValueGroup& b) { return *a.ranks.first() < *b.ranks.first(); });
+    blocksUsed_ = true;
+    ++res_.stats["values as block distributions"];
     return out;
   }
 
@@ -888,6 +1177,14 @@ class Extrapolator {
     bool all = true;
     for (std::size_t c = 0; c < shown.size(); ++c) all = all && (shown[c] || targetClasses_[c].empty());
     if (all) return;
+    // Composition reads one rank per class; classes split into blocks are beyond it.
+    if (blocksUsed_) {
+      const int cls = firstUnshown(shown);
+      throw InputError(in_.back().file, 0,
+                       fmt::format("no input shows the ranks of class {} of the {} grid, and values that follow a block "
+                                   "distribution are not composed for classes no input shows{}",
+                                   className(dims_, cls), target_.str(), settleHint(cls)));
+    }
     CompositionInput ci{target_, targetClasses_, shown, res_.periodic};
     try {
       CompositionResult r = composeUnshownClasses(out, ci);
@@ -969,7 +1266,8 @@ class Extrapolator {
         ++res_.stats["parameters"];
         continue;
       }
-      SlotDesc slot{std::string(paramName(p)), kindOf(p), relative.value_or(false), isVectorParam(p)};
+      SlotDesc slot{std::string(paramName(p)), kindOf(p), relative.value_or(false), isVectorParam(p),
+                    mayFollowBlocks(p)};
       if (topologyVectorParam(p))
         throw error(0, fmt::format("{}: topology constructors are not extrapolated yet", slot.name));
       out.setParam(p, fitSlot(slot, g, member, false), slot.relative);
@@ -1061,6 +1359,9 @@ class Extrapolator {
   const std::vector<ExtrapolateInput>& in_;
   int dims_;
   bool descending_ = false;
+  bool blockValues_ = false;
+  bool blocksUsed_ = false;  // some value follows a block distribution (classes split into blocks)
+  bool modelRejected_ = false;  // the last fit failed with models that fit the inputs (fitOne)
   std::vector<Grid> grids_;
   Grid target_;
   std::vector<ScaleVar> vars_;
@@ -1140,18 +1441,27 @@ ExtrapolateResult extrapolate(const std::vector<ExtrapolateInput>& given, const 
     shapes.push_back({d, false});
     if (d > 1) shapes.push_back({d, true});
   }
-  std::optional<Attempt> classError, fitError;
+  std::optional<Attempt> classError, fitError, blockError;
   std::vector<std::string> rejected;
+  // Where no topology makes every rank group a union of position classes, they are tried again
+  // with the numeric parameters let through (values that follow a block distribution split a
+  // class: 40 points over 6 columns are 7, 7, 7, 7, 6, 6); the first try's errors are the ones
+  // reported.
+  bool someClassesFit = false;
+  for (bool blockValues : {false, true})
   for (auto [d, descending] : shapes) {
-    Extrapolator x(inputs, opts, d, descending);
+    if (blockValues && someClassesFit) break;
+    Extrapolator x(inputs, opts, d, descending, blockValues);
     try {
       x.prepare();
       x.checkClasses();
     } catch (const InputError& e) {
+      if (blockValues) continue;
       rejected.push_back(fmt::format("{}-D grid{} rejected: {}", d, descending ? " (x the longest side)" : "", e.message()));
       if (!classError || x.progress() > classError->progress) classError = Attempt{e, x.progress()};
       continue;
     }
+    someClassesFit = someClassesFit || !blockValues;
     try {
       ExtrapolateResult r = x.run();
       r.stats["topologies rejected"] = static_cast<std::int64_t>(rejected.size());
@@ -1162,10 +1472,20 @@ ExtrapolateResult extrapolate(const std::vector<ExtrapolateInput>& given, const 
       return r;
     } catch (const InputError& e) {
       rejected.push_back(fmt::format("{}-D grid{} rejected: {}", d, descending ? " (x the longest side)" : "", e.message()));
-      if (!fitError) fitError = Attempt{e, x.progress()};
+      if (blockValues && !blockError) blockError = Attempt{e, x.progress()};
+      if (!blockValues && !fitError) fitError = Attempt{e, x.progress()};
     }
   }
   if (fitError) throw withSetAside(fitError->error);
+  if (blockError) {
+    // The class error stands; what the try with block distributions met comes as a hint.
+    const InputError& c = classError->error;
+    const InputError& b = blockError->error;
+    throw withSetAside(InputError(c.file(), c.line(), c.message(), c.text(),
+                                  (c.hint().empty() ? "" : c.hint() + "; ") +
+                                      fmt::format("taking its values as block distributions: {}:{}: {}", b.file(),
+                                                  b.line(), b.message())));
+  }
   throw withSetAside(classError->error);
 }
 

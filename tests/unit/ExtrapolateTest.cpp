@@ -53,8 +53,11 @@ void expectSameCalls(const Trace& a, const Trace& b) {
 // A halo exchange on a grid, built per rank as a recorder would cluster it: every rank posts
 // one MPI_Irecv per existing neighbour (west, east, south, north, down, up; one call site, a
 // loop of as many iterations) and completes them with one MPI_Waitall. Ranks with the same
-// peers form one group. With `procNull`, a missing neighbour is MPI_PROC_NULL instead.
-Trace haloTrace(const Grid& g, bool periodic, bool procNull = false) {
+// peers form one group. With `procNull`, a missing neighbour is MPI_PROC_NULL instead. With
+// `points` (2-D only), N points of each dimension are split over the ranks as block
+// distributions do (the first N mod p coordinates one more) and a message carries the face:
+// 8 values per point of the other dimension, as bt_like's copy_faces; else 64 values each.
+Trace haloTrace(const Grid& g, bool periodic, bool procNull = false, std::int64_t points = 0) {
   Trace t;
   const Rank p = g.size();
   t.numRanks = p;
@@ -62,9 +65,15 @@ Trace haloTrace(const Grid& g, bool periodic, bool procNull = false) {
   t.comms = standardCommunicators(p);
   t.datatypes = {{10, "MPI_DOUBLE", 8}};
   std::map<Values, std::vector<Rank>> bySources;
+  std::map<Values, std::vector<Rank>> byFaces;  // a list's shortest period: the recorder writes [560 560] as [560]
   for (Rank r = 0; r < p; ++r) {
     const auto c = g.coords(r);
-    Values sources;
+    Values sources, faces;
+    auto face = [&](int d) {
+      if (points == 0) return std::int64_t{64};
+      const auto other = static_cast<std::size_t>(1 - d);
+      return 8 * (points / g.ext[other] + (c[other] < points % g.ext[other] ? 1 : 0));
+    };
     for (int d = 0; d < g.dims; ++d)
       for (int s : {-1, 1}) {
         auto n = c;
@@ -73,14 +82,22 @@ Trace haloTrace(const Grid& g, bool periodic, bool procNull = false) {
         if (n[du] < 0 || n[du] >= g.ext[du]) {
           if (procNull) {
             sources.push_back(kProcNull);
+            faces.push_back(face(d));
             continue;
           }
           if (!periodic) continue;
           n[du] = (n[du] + g.ext[du]) % g.ext[du];
         }
         sources.push_back((g.rankOf(n) - r + p) % p);
+        faces.push_back(face(d));
       }
     bySources[sources].push_back(r);
+    for (std::size_t n = 1; n <= faces.size(); ++n)
+      if (faces.size() % n == 0 && std::equal(faces.begin() + static_cast<std::ptrdiff_t>(n), faces.end(), faces.begin())) {
+        faces.resize(n);
+        break;
+      }
+    byFaces[faces].push_back(r);
   }
   auto add = [&](Op op, std::string_view site) -> Event& {
     Event e;
@@ -92,7 +109,8 @@ Trace haloTrace(const Grid& g, bool periodic, bool procNull = false) {
     return t.events.back();
   };
   add(Op::Init, "halo.c:1");
-  std::vector<ValueGroup> iter, sources, counts, requests;
+  std::vector<ValueGroup> iter, sources, counts, requests, faceCounts;
+  for (const auto& [faces, ranks] : byFaces) faceCounts.push_back({RankList::fromSorted(ranks), faces});
   for (const auto& [list, ranks] : bySources) {
     const RankList rl = RankList::fromSorted(ranks);
     const auto k = static_cast<std::int64_t>(list.size());
@@ -106,7 +124,7 @@ Trace haloTrace(const Grid& g, bool periodic, bool procNull = false) {
   Event& recv = add(Op::Irecv, "halo.c:2");
   recv.loops.push_back(LoopLevel{iter, {{RankList::all(p), {1}}}});
   recv.setParam(Param::Comm, {{RankList::all(p), {kCommWorld}}});
-  recv.setParam(Param::Count, {{RankList::all(p), {64}}});
+  recv.setParam(Param::Count, points == 0 ? std::vector<ValueGroup>{{RankList::all(p), {64}}} : faceCounts);
   recv.setParam(Param::Datatype, {{RankList::all(p), {10}}});
   recv.setParam(Param::Source, sources, true);
   recv.setParam(Param::Tag, {{RankList::all(p), {7}}});
@@ -210,6 +228,89 @@ TEST(Extrapolate, PeriodicTorusIsFoundFromWrappingPeers) {
   EXPECT_TRUE(r.periodic[0] && r.periodic[1]);
   EXPECT_NE(r.summary().find("periodic in xy"), std::string::npos) << r.summary();
   expectSameCalls(r.trace, haloTrace(Grid{2, {6, 10, 1}}, true));
+}
+
+// bt_like's copy_faces: 40 points over sqrt(P) rows and columns are 14, 13, 13 at 3x3, so the
+// faces' sizes are no model of the scale per class; each face follows the coordinate across it
+// (extrap/BlockDistribution.h).
+TEST(Extrapolate, FacesOfABlockDistributionFollowTheCoordinateAcrossThem) {
+  std::vector<ExtrapolateInput> in;
+  for (Rank p : {4, 9, 16}) in.push_back({fmt::format("faces{}.tgt", p), haloTrace(defaultGrid(p, 2), false, false, 40)});
+  for (Rank target : {25, 36, 64}) {
+    const ExtrapolateResult r = extrapolate(in, ExtrapolateOptions{target, {}});
+    verifyStructure(r.trace, "out");
+    expectSameCalls(r.trace, haloTrace(defaultGrid(target, 2), false, false, 40));
+    EXPECT_EQ(r.stats.at("values as block distributions"), 1);
+  }
+  // At 6x6 the interior splits at the fifth row and column (7, 7, 7, 7, 6, 6 points): a few
+  // blocks per class, not one group per rank.
+  const ExtrapolateResult r36 = extrapolate(in, ExtrapolateOptions{36, {}});
+  const auto& counts = r36.trace.events[1].param(Param::Count)->groups;
+  EXPECT_LE(counts.size(), 12U);
+  bool explained = false;
+  for (const std::string& line : r36.explanation)
+    explained = explained || line.find("count (peer -px): 160 at P=4 (2x2); 104, 112 at P=9 (3x3); 80 at P=16 (4x4) -> "
+                                       "8*block(40, px, x) at P=36 (6x6)") != std::string::npos;
+  EXPECT_TRUE(explained) << fmt::format("{}", fmt::join(r36.explanation, "\n"));
+  // From 16, 25 and 36, where one class already holds two sizes, to 64 and to 7x7.
+  std::vector<ExtrapolateInput> large;
+  for (Rank p : {16, 25, 36}) large.push_back({fmt::format("faces{}.tgt", p), haloTrace(defaultGrid(p, 2), false, false, 40)});
+  for (Rank target : {49, 64}) {
+    const ExtrapolateResult r = extrapolate(large, ExtrapolateOptions{target, {}});
+    expectSameCalls(r.trace, haloTrace(defaultGrid(target, 2), false, false, 40));
+  }
+  // 40 points over 50 columns leave ranks without one: refused, not guessed.
+  const std::string e = errorOf(in, 2500);
+  EXPECT_NE(e.find("faces16.tgt: error: event 1 MPI_Irecv at halo.c:2: count (peer +1) of class x:first y:first: "
+                   "8*block(40, py, y) (160 at P=4 (2x2); 104, 112 at P=9 (3x3); 80 at P=16 (4x4)) leaves ranks without "
+                   "a point at P=2500 (50x50)"),
+            std::string::npos)
+      << e;
+}
+
+TEST(Extrapolate, BlockValuesAreNotComposedForClassesNoInputShows) {
+  // 2x3, 2x4 and 2x5 never show a rank interior in x: composing it from one rank per class would
+  // lose the blocks.
+  std::vector<ExtrapolateInput> in;
+  for (Rank p : {6, 8, 10}) in.push_back({fmt::format("narrow{}.tgt", p), haloTrace(defaultGrid(p, 2), false, false, 40)});
+  const std::string e = errorOf(in, 16);
+  EXPECT_NE(e.find("narrow10.tgt: error: no input shows the ranks of class x:interior y:first of the 4x4 grid, and values "
+                   "that follow a block distribution are not composed for classes no input shows; a recording at P=9 "
+                   "(3x3) would show it"),
+            std::string::npos)
+      << e;
+}
+
+TEST(Extrapolate, ValuesOfNoBlockDistributionAreRefused) {
+  // Faces that grow with the coordinate of the rank itself, x + y: no function of one coordinate.
+  auto skewed = [](Rank p) {
+    Trace t = haloTrace(defaultGrid(p, 2), false, false, 40);
+    const Grid g = defaultGrid(p, 2);
+    std::vector<ValueGroup> groups;
+    for (Rank r = 0; r < p; ++r) {
+      const auto c = g.coords(r);
+      groups.push_back({RankList::single(r), {8 * (c[0] + c[1] + 1)}});
+    }
+    t.events[1].setParam(Param::Count, groups);
+    return ExtrapolateInput{fmt::format("skewed{}.tgt", p), t};
+  };
+  const std::string e = errorOf({skewed(4), skewed(9), skewed(16)}, 36);
+  EXPECT_NE(e.find("skewed4.tgt: error: event 1 MPI_Irecv at halo.c:2: the ranks <1 0 {2 2}> of its loop 0 iter are not a "
+                   "union of position classes of the 1-D grid"),
+            std::string::npos)
+      << e;
+  EXPECT_NE(e.find("hint: taking its values as block distributions: skewed16.tgt:0: event 1 MPI_Irecv at halo.c:2: count"),
+            std::string::npos)
+      << e;
+  // A ring's count that follows no law (5, 7, 20): no model per class, and no block distribution.
+  const std::string r = errorOf({input("r4.tgt", ringText(4, 5)), input("r6.tgt", ringText(6, 7)),
+                                 input("r8.tgt", ringText(8, 20))},
+                                16);
+  EXPECT_NE(r.find("hint: nor is it a + b*block(N, p, c) of one grid coordinate: count (peer +1) of class "
+                   "x:first (5 at P=4 (4); 7 at P=6 (6); 20 at P=8 (8)): along rank: no N, a and b give the values of "
+                   "every rank"),
+            std::string::npos)
+      << r;
 }
 
 TEST(Extrapolate, CorrespondenceErrorNamesTheFirstEventsThatDiffer) {
