@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Peak resident memory per rank, application against its benchmark, for every sample in
+# samples/apps (issue 30, point 1: within 5%). Memory, not time: the machine may be busy.
+#
+#   bench/footprint-all.sh [BUILD_DIR [NP [SAMPLE...]]]     (defaults: build, 2, every sample)
+#
+# Each sample runs with its timing arguments (bench/sample-args.sh), once under the recorder,
+# then its benchmark is generated and compiled (-O2) and both run under a python3 wrapper that
+# writes each rank's peak resident set (getrusage of its child) to a file of its own. One line a
+# sample: the largest peak over the ranks of each, and the worst rank's difference, benchmark
+# against application (positive: the benchmark holds more). tests/e2e/footprint.sh checks one
+# sample (fft, 40 MB a rank) in the tests. Exit status 1 when a sample's worst rank is more than
+# TOLERANCE percent (5) off, or a run fails.
+set -uo pipefail
+build=${1:-build} np=${2:-2}
+shift 2 2>/dev/null || shift $#
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/sample-args.sh"
+samples=("$@")
+[ ${#samples[@]} -eq 0 ] && samples=("${all_samples[@]}")
+tracegen=$(realpath "$build/tools/tracegen/tracegen" 2>/dev/null) recorder=$(realpath "$build/record/libtracegen-record.so" 2>/dev/null)
+apps=$(realpath "$build/samples/apps" 2>/dev/null)
+[ -x "$tracegen" ] && [ -f "$recorder" ] && [ -d "$apps" ] || { echo "build $build first (with MPI)" >&2; exit 2; }
+tolerance=${TOLERANCE:-5}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 TRACEGEN_QUIET=1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 2
+cat >peak.py <<'EOF'
+import os, resource, subprocess, sys
+code = subprocess.run(sys.argv[2:], stdout=subprocess.DEVNULL).returncode
+rank = os.environ.get("OMPI_COMM_WORLD_RANK", os.environ.get("PMI_RANK", "0"))
+with open(sys.argv[1] + "." + rank, "w") as f:
+    print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=f)
+sys.exit(code)
+EOF
+# peaks NAME CMD...: runs CMD on $np ranks; NAME.peak.R holds rank R's peak in KiB.
+peaks() {
+  local name=$1
+  shift
+  rm -f "$name.peak".*
+  timeout 600 mpiexec --oversubscribe -n "$np" python3 peak.py "$name.peak" "$@" >/dev/null 2>"$name.err" &&
+    [ "$(ls "$name.peak".* 2>/dev/null | wc -l)" -eq "$np" ]
+}
+failures=0
+printf '%-16s %12s %12s %10s   %s\n' sample "app KiB" "bench KiB" "worst rank" "(peak resident set per rank, $np ranks; largest over ranks)"
+for s in "${samples[@]}"; do
+  read -r -a a <<<"$(sample_args "$s")"
+  if ! timeout 600 mpiexec --oversubscribe -n "$np" env LD_PRELOAD="$recorder" TRACEGEN_OUTPUT="$s.tgt" \
+      "$apps/$s" "${a[@]}" >/dev/null 2>"$s.rec.err"; then
+    printf '%-16s recording failed: %s\n' "$s" "$(tail -n 1 "$s.rec.err")"; failures=$((failures + 1)); continue
+  fi
+  if ! "$tracegen" "$s.tgt" -o "$s.c" 2>"$s.gen.err" || ! mpicc -std=c11 -O2 -o "$s.bench" "$s.c" 2>"$s.cc.err"; then
+    printf '%-16s generation or mpicc failed: %s\n' "$s" "$(tail -n 1 "$s.gen.err" "$s.cc.err" | tail -n 1)"
+    failures=$((failures + 1)); continue
+  fi
+  if ! peaks "$s.app" "$apps/$s" "${a[@]}" || ! peaks "$s.bench" "./$s.bench" --compute-scale 0; then
+    printf '%-16s a run failed: %s\n' "$s" "$(tail -n 1 "$s.app.err" "$s.bench.err" | tail -n 1)"
+    failures=$((failures + 1)); continue
+  fi
+  line=$(for r in $(seq 0 $((np - 1))); do echo "$(cat "$s.app.peak.$r") $(cat "$s.bench.peak.$r")"; done |
+    awk -v s="$s" -v tol="$tolerance" '
+      { if ($1 > am) am = $1; if ($2 > bm) bm = $2; d = 100 * ($2 - $1) / $1; if (d < 0 ? -d > w : d > w) { w = d < 0 ? -d : d; ws = d } }
+      END { printf "%-16s %12d %12d %+9.1f%%%s\n", s, am, bm, ws, (w > tol ? "   OVER" : "") }')
+  echo "$line"
+  case $line in *OVER) failures=$((failures + 1)) ;; esac
+done
+[ "$failures" -eq 0 ]
