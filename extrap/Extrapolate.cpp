@@ -10,6 +10,7 @@
 
 #include "extrap/ComposeClasses.h"
 #include "extrap/Correspondence.h"
+#include "extrap/topology/PeerRelation.h"
 #include "ir/Diagnostics.h"
 
 namespace tracegen::extrap {
@@ -30,6 +31,9 @@ enum class SlotKind { Numeric, Identifier, Peer };
 
 // The most ranks an input may have when its split colours are checked rank by rank.
 constexpr Rank kMaxColorCheckRanks = Rank{1} << 16;
+// The most ranks a target may have when peers that follow a relation (extrap/topology/
+// PeerRelation.h) are given rank by rank there: each rank of the event is visited once.
+constexpr Rank kMaxRelationRanks = Rank{1} << 20;
 
 // The mean relative error at the held-back scales up to which a fitted time model is taken.
 constexpr double kTimeTolerance = 0.25;
@@ -56,6 +60,7 @@ struct SlotDesc {
   SlotKind kind = SlotKind::Numeric;
   bool relative = false;
   bool vector = false;
+  bool tripCount = false;  // a loop level's iter
 };
 
 class Extrapolator {
@@ -101,6 +106,8 @@ class Extrapolator {
     for (std::size_t k = 0; k < in_.front().trace.events.size(); ++k) {
       eventIndex_ = k;
       const bool dataVectors = dataDependent();
+      for (const ParamValues& pv : event(0).params)
+        if (const PeerRelation* rel = relationFor(pv.param)) relations_[{k, pv.param}] = rel;
       for (std::size_t i = 0; i < in_.size(); ++i) {
         const Event& e = event(i);
         perClass(i, {{e.ranks, {}}}, "ranks");
@@ -110,7 +117,7 @@ class Extrapolator {
         }
         for (const ParamValues& pv : e.params)
           if (pv.param != Param::Failed && pv.param != Param::Matched && pv.param != Param::Color &&
-              !(dataVectors && isDataVectorParam(pv.param)))
+              !(dataVectors && isDataVectorParam(pv.param)) && !relations_.count({k, pv.param}))
             perClass(i, pv.groups, std::string(paramName(pv.param)));
       }
       progress_ = static_cast<int>(k) + 1;
@@ -192,6 +199,108 @@ class Extrapolator {
     if (auto g = smallestGridWith(dims_, cls, 4096, have, descending_))
       return fmt::format("; a recording at P={} ({}) would show it", g->size(), g->str());
     return "";
+  }
+
+  // The relation that gives the relative peers of slot p of the current event, where at some
+  // input its groups are no union of position classes (each rank has a peer of its own:
+  // recursive doubling's rank XOR 2^k, a transpose partner) and one relation gives every rank
+  // of every input its list; nullptr otherwise (the class check then reports the groups).
+  const PeerRelation* relationFor(Param p) const {
+    if (kindOf(p) != SlotKind::Peer) return nullptr;
+    bool needed = false;
+    for (std::size_t i = 0; i < in_.size(); ++i) {
+      const ParamValues* pv = event(i).param(p);
+      if (!pv || !pv->relative || grids_[i].size() > kMaxColorCheckRanks) return nullptr;
+      if (!unionOfClasses(i, pv->groups)) needed = true;
+    }
+    if (!needed) return nullptr;
+    for (const auto& rel : peerRelations()) {
+      bool all = true;
+      for (std::size_t i = 0; i < in_.size() && all; ++i) all = relationExplains(*rel, grids_[i], event(i).param(p)->groups);
+      if (all) return rel.get();
+    }
+    return nullptr;
+  }
+
+  // The groups of a relation's peers at the target: each rank of the event gets its list, and
+  // ranks with equal lists form one group.
+  std::vector<ValueGroup> relationGroups(const PeerRelation& rel, Param p, const RankList& ranks) {
+    const std::string what = std::string(paramName(p));
+    if (!rel.definedOn(target_))
+      throw error(0, fmt::format("{}: its peers are {}, which the {} grid at {} does not have", what, rel.name(),
+                                 target_.str(), atTarget()));
+    if (ranks.size() > kMaxRelationRanks)
+      throw error(0, fmt::format("{}: its peers are {}, given rank by rank, and {} ranks are more than the {} a target "
+                                 "may have for it",
+                                 what, rel.name(), ranks.size(), kMaxRelationRanks));
+    std::map<Values, std::vector<Rank>> byList;
+    ranks.forEach([&](Rank r) {
+      byList[relationList(rel, target_, r)].push_back(r);
+      return true;
+    });
+    std::vector<ValueGroup> out;
+    for (auto& [values, members] : byList) out.push_back({RankList::fromSorted(members), values});
+    std::sort(out.begin(), out.end(), [](const ValueGroup& a, const ValueGroup& b) { return *a.ranks.first() < *b.ranks.first(); });
+    ++res_.stats["peers by relation"];
+    std::string seen;
+    for (std::size_t i = 0; i < in_.size(); ++i)
+      seen += fmt::format("{}{} at {}", seen.empty() ? "" : ", ", valueListStr(relationList(rel, grids_[i], 0)), at(i));
+    explain(fmt::format("{} {} (stored rel): {} (rank 0: {}) -> {} at {} ({} groups of ranks)", describe(0), what,
+                        rel.name(), seen, valueListStr(relationList(rel, target_, 0)), atTarget(), out.size()),
+            "");
+    return out;
+  }
+
+  // Where the current event's peers follow a relation of several steps (a loop over the bits
+  // of the hypercube), the steps at every input and at the target: the loop's trip count and
+  // every list with one value per step follow them, with no fit (log2(px) at 2, 4, 4 columns is
+  // no more likely than px/2 to a fit).
+  void findSteps() {
+    steps_.reset();
+    for (const auto& [key, rel] : relations_) {
+      if (key.first != eventIndex_) continue;
+      std::vector<std::size_t> at;
+      bool several = false;
+      for (std::size_t i = 0; i < in_.size(); ++i) {
+        at.push_back(rel->steps(grids_[i]));
+        several = several || at.back() > 1;
+      }
+      if (several && rel->definedOn(target_)) steps_ = Steps{std::move(at), rel->steps(target_)};
+    }
+  }
+
+  // The lists of `obs` as one value per step, where they are that: a trip count equal to the
+  // steps at every input gives the steps at the target; lists of one value per step that are
+  // arithmetic progressions (a tag per step) give the progression over the target's steps.
+  std::optional<Values> fitSteps(const std::vector<std::pair<std::size_t, Values>>& obs, const SlotDesc& slot,
+                                 const std::string& cls, int cl) {
+    if (!steps_) return std::nullopt;
+    bool perStep = true, progressions = true;
+    for (const auto& [i, v] : obs) {
+      const auto n = static_cast<std::int64_t>(steps_->at[i]);
+      if (slot.tripCount) perStep = perStep && v.size() == 1 && v[0] == n;
+      else perStep = perStep && static_cast<std::int64_t>(v.size()) == n;
+      for (std::size_t k = 2; k < v.size(); ++k) progressions = progressions && v[k] - v[k - 1] == v[1] - v[0];
+    }
+    if (!perStep) return std::nullopt;
+    const auto n = static_cast<std::int64_t>(steps_->target);
+    if (slot.tripCount) {
+      ++res_.stats["trip counts as relation steps"];
+      explain(fmt::format("{} {}: the steps of its peers' relation -> {} at {}", describe(0), slot.name, n, atTarget()), cls);
+      return Values{n};
+    }
+    if (!progressions || slot.vector) return std::nullopt;
+    std::vector<std::pair<std::size_t, std::int64_t>> starts, strides;
+    for (const auto& [i, v] : obs) {
+      starts.push_back({i, v[0]});
+      if (v.size() >= 2) strides.push_back({i, v[1] - v[0]});
+    }
+    const std::int64_t s = fitOne(starts, slot.name + " (first value)", cls, cl);
+    const std::int64_t d = strides.empty() ? 0 : fitOne(strides, slot.name + " (step)", cls, cl);
+    ++res_.stats["lists per relation step"];
+    Values out(static_cast<std::size_t>(n));
+    for (std::int64_t k = 0; k < n; ++k) out[static_cast<std::size_t>(k)] = s + k * d;
+    return out;
   }
 
   // The rank groups of one slot of an input, per class of that input's grid.
@@ -344,6 +453,7 @@ class Extrapolator {
   // Numeric lists of one class (or of all, pooled) over the inputs: element by element, or as a
   // progression where the length changes.
   Values fitList(std::vector<std::pair<std::size_t, Values>> obs, const SlotDesc& slot, const std::string& cls, int cl) {
+    if (auto v = fitSteps(obs, slot, cls, cl)) return *v;
     if (!equalLengths(obs, slot)) {
       bool progressions = true;
       for (const auto& [i, v] : obs) {
@@ -929,6 +1039,7 @@ class Extrapolator {
     for (int c = 0; c < nc; ++c)
       if (member[static_cast<std::size_t>(c)]) out.ranks = RankList::unite(out.ranks, targetClasses_[static_cast<std::size_t>(c)]);
     if (out.ranks.empty()) return out;
+    findSteps();
 
     // Loops.
     std::size_t levels = 0;
@@ -939,7 +1050,7 @@ class Extrapolator {
         std::vector<const std::vector<ValueGroup>*> g;
         for (std::size_t i = 0; i < in_.size(); ++i)
           g.push_back(l < event(i).loops.size() ? (which ? &event(i).loops[l].mem : &event(i).loops[l].iter) : nullptr);
-        SlotDesc slot{fmt::format("loop {} {}", l, which ? "mem" : "iter"), SlotKind::Numeric, false, false};
+        SlotDesc slot{fmt::format("loop {} {}", l, which ? "mem" : "iter"), SlotKind::Numeric, false, false, which == 0};
         (which ? level.mem : level.iter) = fitSlot(slot, g, member, true);
       }
       if (level.iter.empty() && level.mem.empty()) break;
@@ -966,6 +1077,11 @@ class Extrapolator {
       }
       if (p == Param::Color) {
         out.setParam(p, fitColor(member), false);
+        ++res_.stats["parameters"];
+        continue;
+      }
+      if (auto rel = relations_.find({eventIndex_, p}); rel != relations_.end()) {
+        out.setParam(p, relationGroups(*rel->second, p, out.ranks), true);
         ++res_.stats["parameters"];
         continue;
       }
@@ -1068,6 +1184,13 @@ class Extrapolator {
   std::vector<std::vector<RankList>> classes_;
   std::vector<RankList> targetClasses_;
   std::size_t eventIndex_ = 0;
+  // Relative peer slots (event index, parameter) that follow a relation rather than the grid.
+  std::map<std::pair<std::size_t, Param>, const PeerRelation*> relations_;
+  struct Steps {
+    std::vector<std::size_t> at;  // per input
+    std::size_t target = 0;
+  };
+  std::optional<Steps> steps_;  // of the current event (findSteps)
   int progress_ = 0;
   ExtrapolateResult res_;
   std::vector<std::pair<std::string, std::vector<std::string>>> explained_;

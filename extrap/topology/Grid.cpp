@@ -1,4 +1,12 @@
-#include "extrap/Topology.h"
+// The grid topology. Ranks are numbered with x fastest; a rank count's extents are those
+// MPI_Dims_create chooses (the balanced factorisation, ascending, or reversed for codes that
+// number along the longest side). Per dimension a coordinate is first, interior or last, and a
+// position class is the block of ranks with one such position per dimension: one RankList
+// tuple at any rank count, empty where an extent of 2 has no interior. A relative peer is a
+// direction when the peers of a class's first and last rank are one step (-1, 0, +1 per
+// dimension) away, wrapping across the edge where the step is n-1; the same direction at the
+// target gives the stored offset again from the class's first rank.
+#include "extrap/topology/Grid.h"
 
 #include <fmt/format.h>
 
