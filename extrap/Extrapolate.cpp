@@ -10,7 +10,7 @@
 
 #include "extrap/ComposeClasses.h"
 #include "extrap/Correspondence.h"
-#include "extrap/topology/PeerRelation.h"
+#include "extrap/topology/Topology.h"
 #include "ir/Diagnostics.h"
 
 namespace tracegen::extrap {
@@ -66,29 +66,20 @@ struct SlotDesc {
 class Extrapolator {
  public:
   Extrapolator(const std::vector<ExtrapolateInput>& in, const ExtrapolateOptions& opts, int dims, bool descending)
-      : in_(in), dims_(dims), descending_(descending) {
-    for (const auto& i : in) grids_.push_back(defaultGrid(i.trace.numRanks, dims, descending));
-    target_ = opts.grid ? *opts.grid : defaultGrid(opts.ranks, dims, descending);
-    for (int d = 0; d < dims; ++d) vars_.push_back(static_cast<ScaleVar>(d + 1));
-    vars_.push_back(ScaleVar::P);
-    if (dims == 1) vars_ = {ScaleVar::P};
-    for (Rank p = 2; p <= 128; ++p) {
-      const Grid g = defaultGrid(p, dims, descending);
-      if (valid(g)) probes_.push_back(g.scale());
-    }
+      : in_(in), dims_(dims), descending_(descending), topology_(dims, descending) {
+    for (const auto& i : in) grids_.push_back(topology_.layout(i.trace.numRanks));
+    target_ = opts.grid ? *opts.grid : topology_.layout(opts.ranks);
+    vars_ = topology_.scaleVars();
+    probes_ = topology_.candidateScales(128);
   }
 
-  static bool valid(const Grid& g) {
-    for (int d = 0; d < g.dims; ++d)
-      if (g.ext[static_cast<std::size_t>(d)] < 2) return false;
-    return true;
-  }
+  bool valid(const Grid& g) const { return topology_.usable(g); }
 
   int progress() const { return progress_; }
 
   // Builds the classes of every grid; throws when a grid has an extent below 2.
   void prepare() {
-    const int nc = classCount(dims_);
+    const int nc = topology_.classCount();
     progress_ = -1;
     for (std::size_t i = 0; i < in_.size(); ++i)
       if (!valid(grids_[i]))
@@ -97,7 +88,7 @@ class Extrapolator {
                                      dims_, grids_[i].str()));
     classes_.assign(in_.size(), {});
     for (std::size_t i = 0; i < in_.size(); ++i)
-      for (int c = 0; c < nc; ++c) classes_[i].push_back(classRanks(grids_[i], c));
+      for (int c = 0; c < nc; ++c) classes_[i].push_back(topology_.classRanks(grids_[i], c));
     progress_ = 0;
   }
 
@@ -125,12 +116,12 @@ class Extrapolator {
   }
 
   ExtrapolateResult run() {
-    const int nc = classCount(dims_);
+    const int nc = topology_.classCount();
     if (!valid(target_))
       throw InputError("extrapolate", 0,
                        fmt::format("{} ranks make a {}-D grid of {}, with an extent below 2", target_.size(), dims_,
                                    target_.str()));
-    for (int c = 0; c < nc; ++c) targetClasses_.push_back(classRanks(target_, c));
+    for (int c = 0; c < nc; ++c) targetClasses_.push_back(topology_.classRanks(target_, c));
     // Classes of the target that no input shows are composed from the others once these are
     // extrapolated (extrap/ComposeClasses.h).
     std::vector<bool> shown(static_cast<std::size_t>(nc), false);
@@ -214,7 +205,7 @@ class Extrapolator {
       if (!unionOfClasses(i, pv->groups)) needed = true;
     }
     if (!needed) return nullptr;
-    for (const auto& rel : peerRelations()) {
+    for (const auto& rel : topology_.relations()) {
       bool all = true;
       for (std::size_t i = 0; i < in_.size() && all; ++i) all = relationExplains(*rel, grids_[i], event(i).param(p)->groups);
       if (all) return rel.get();
@@ -305,7 +296,7 @@ class Extrapolator {
 
   // The rank groups of one slot of an input, per class of that input's grid.
   ClassValues perClass(std::size_t i, const std::vector<ValueGroup>& groups, const std::string& what) {
-    const int nc = classCount(dims_);
+    const int nc = topology_.classCount();
     ClassValues out(static_cast<std::size_t>(nc));
     for (const ValueGroup& g : groups) {
       for (int c = 0; c < nc; ++c) {
@@ -315,7 +306,7 @@ class Extrapolator {
         if (!cr.isSubsetOf(g.ranks))
           throw error(i, fmt::format("the ranks {} of its {} are not a union of position classes of the {}-D grid at {}: "
                                      "they hold part of class {}",
-                                     g.ranks.str(), what, dims_, at(i), className(dims_, c)));
+                                     g.ranks.str(), what, dims_, at(i), topology_.className(c)));
         out[static_cast<std::size_t>(c)] = g.values;
       }
     }
@@ -324,7 +315,7 @@ class Extrapolator {
 
   // Which classes of the target execute the event, consistent over the inputs that show them.
   std::vector<bool> membership() {
-    const int nc = classCount(dims_);
+    const int nc = topology_.classCount();
     std::vector<ClassValues> per;
     for (std::size_t i = 0; i < in_.size(); ++i) per.push_back(perClass(i, {{event(i).ranks, {}}}, "ranks"));
     std::vector<bool> member(static_cast<std::size_t>(nc), false);
@@ -337,7 +328,7 @@ class Extrapolator {
         if (seen && per[*seen][cu].has_value() != per[i][cu].has_value())
           throw error(i, fmt::format("the ranks of class {} execute it at {} but not at {}: the structure changes "
                                      "with scale in a way no model explains",
-                                     className(dims_, c), per[i][cu] ? at(i) : at(*seen), per[i][cu] ? at(*seen) : at(i)));
+                                     topology_.className(c), per[i][cu] ? at(i) : at(*seen), per[i][cu] ? at(*seen) : at(i)));
         seen = i;
       }
       member[cu] = seen && per[*seen][cu].has_value();
@@ -475,13 +466,13 @@ class Extrapolator {
   std::int64_t storedAtTarget(const Direction& dir, int cls) {
     for (std::size_t d = 0; d < 3; ++d)
       if (dir.wrap[d]) res_.periodic[d] = true;
-    return storedOffset(target_, cls, dir);
+    return topology_.storedOffset(target_, cls, dir);
   }
 
   // Relative peers of one class: as grid directions where every input shows the same one,
   // else fitted as signed offsets.
   Values fitPeers(std::vector<std::pair<std::size_t, Values>> obs, const SlotDesc& slot, int cls) {
-    const std::string cname = className(dims_, cls);
+    const std::string cname = topology_.className(cls);
     if (!equalLengths(obs, slot) && !expandCyclic(obs, slot)) {
       std::string lens;
       for (const auto& [j, w] : obs) lens += fmt::format("{}{} at {}", lens.empty() ? "" : ", ", valueListStr(w), at(j));
@@ -496,7 +487,7 @@ class Extrapolator {
       bool allDirections = true, allSpecial = true;
       for (const auto& [i, v] : obs) {
         allSpecial = allSpecial && v[k] < 0 && v[k] == obs.front().second[k];
-        auto d = peerDirection(grids_[i], cls, v[k]);
+        auto d = topology_.peerDirection(grids_[i], cls, v[k]);
         if (!d || (common && !(*common == *d))) allDirections = false;
         if (d && !common) common = d;
       }
@@ -539,7 +530,7 @@ class Extrapolator {
   // One slot (a parameter, a loop level's iter or mem) of the current event at the target.
   std::vector<ValueGroup> fitSlot(const SlotDesc& slot, const std::vector<const std::vector<ValueGroup>*>& groups,
                                   const std::vector<bool>& member, bool mayBeAbsent) {
-    const int nc = classCount(dims_);
+    const int nc = topology_.classCount();
     std::vector<ClassValues> per;
     for (std::size_t i = 0; i < in_.size(); ++i)
       per.push_back(groups[i] ? perClass(i, *groups[i], slot.name) : ClassValues(static_cast<std::size_t>(nc)));
@@ -555,14 +546,14 @@ class Extrapolator {
         if (seen && per[*seen][cu].has_value() != per[i][cu].has_value())
           throw error(i, fmt::format("{} is given for the ranks of class {} at {} but not at {}: the structure changes "
                                      "with scale in a way no model explains",
-                                     slot.name, className(dims_, c), per[i][cu] ? at(i) : at(*seen),
+                                     slot.name, topology_.className(c), per[i][cu] ? at(i) : at(*seen),
                                      per[i][cu] ? at(*seen) : at(i)));
         seen = i;
         if (per[i][cu]) obs[cu].push_back({i, *per[i][cu]});
       }
       present[cu] = seen && per[*seen][cu].has_value();
       if (!present[cu] && !mayBeAbsent)
-        throw error(*seen, fmt::format("{} is missing for the ranks of class {}", slot.name, className(dims_, c)));
+        throw error(*seen, fmt::format("{} is missing for the ranks of class {}", slot.name, topology_.className(c)));
     }
     // Predicted list per class.
     std::vector<std::optional<Values>> predicted(static_cast<std::size_t>(nc));
@@ -573,7 +564,7 @@ class Extrapolator {
         for (const auto& [i, v] : obs[cu])
           if (v != obs[cu].front().second)
             throw error(i, fmt::format("{} of class {} is {} at {} but {} at {}: identifiers must not change with scale",
-                                       slot.name, className(dims_, c), valueListStr(v), at(i), valueListStr(obs[cu].front().second),
+                                       slot.name, topology_.className(c), valueListStr(v), at(i), valueListStr(obs[cu].front().second),
                                        at(obs[cu].front().first)));
         predicted[cu] = obs[cu].front().second;
       }
@@ -607,7 +598,7 @@ class Extrapolator {
           ++res_.stats["fits per class"];
           predicted[cu] = obs[cu].size() == 1 && constantElsewhere(obs, c)
                                ? obs[cu].front().second
-                               : fitList(obs[cu], slot, className(dims_, c), c);
+                               : fitList(obs[cu], slot, topology_.className(c), c);
         }
       }
     }
@@ -642,7 +633,7 @@ class Extrapolator {
     ++res_.stats["values seen at one scale, constant over the others"];
     explain(fmt::format("class {} is shown at {} only; its values are taken as they are there, as every class shown at "
                         "several scales keeps its own",
-                        className(dims_, c), at(obs[static_cast<std::size_t>(c)].front().first)),
+                        topology_.className(c), at(obs[static_cast<std::size_t>(c)].front().first)),
             describe(0));
     return true;
   }
@@ -874,7 +865,7 @@ class Extrapolator {
   std::map<std::int64_t, ColorFormula> colors_;  // by the communicator the split makes
 
   std::vector<ValueGroup> fitColor(const std::vector<bool>& member) {
-    const int nc = classCount(dims_);
+    const int nc = topology_.classCount();
     for (int c = 0; c < nc; ++c)
       if (!targetClasses_[static_cast<std::size_t>(c)].empty() && !member[static_cast<std::size_t>(c)])
         throw error(0, "a communicator split by some ranks only is not extrapolated yet");
@@ -1017,7 +1008,7 @@ class Extrapolator {
       throw InputError(where, line,
                        fmt::format("{}no input shows the ranks of class {} of the {} grid, and they do not follow from "
                                    "the classes the inputs show: {}{}",
-                                   what, className(dims_, cls), target_.str(), e.message, settleHint(cls)));
+                                   what, topology_.className(cls), target_.str(), e.message, settleHint(cls)));
     }
   }
 
@@ -1035,7 +1026,7 @@ class Extrapolator {
     out.site = e0.site == kNoSite ? kNoSite : res_.trace.internSite(in_[0].trace.siteName(e0.site));
     for (SiteId s : e0.mergedSites) out.mergedSites.push_back(res_.trace.internSite(in_[0].trace.siteName(s)));
     const std::vector<bool> member = membership();
-    const int nc = classCount(dims_);
+    const int nc = topology_.classCount();
     for (int c = 0; c < nc; ++c)
       if (member[static_cast<std::size_t>(c)]) out.ranks = RankList::unite(out.ranks, targetClasses_[static_cast<std::size_t>(c)]);
     if (out.ranks.empty()) return out;
@@ -1177,6 +1168,7 @@ class Extrapolator {
   const std::vector<ExtrapolateInput>& in_;
   int dims_;
   bool descending_ = false;
+  GridTopology topology_;
   std::vector<Grid> grids_;
   Grid target_;
   std::vector<ScaleVar> vars_;

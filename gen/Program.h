@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "gen/GridStep.h"
 #include "ir/Trace.h"
 
 namespace tracegen::gen {
@@ -36,13 +37,8 @@ struct ScaleFormula {
   bool operator==(const ScaleFormula&) const = default;
 };
 
-// A peer of a scale-free benchmark: the neighbour one step away on the process grid, per
-// dimension -1, 0 or +1, wrapping around the grid's edge where `wrap` says (periodic).
-struct GridStep {
-  std::array<int, 3> step{0, 0, 0};
-  std::array<bool, 3> wrap{false, false, false};
-  bool operator==(const GridStep&) const = default;
-};
+// A peer of a scale-free benchmark is a GridStep (gen/GridStep.h): the neighbour one step away
+// on the process grid.
 
 // A value the benchmark computes at run time from the calling rank and the loop state.
 struct Expr {

@@ -7,6 +7,7 @@
 
 #include "extrap/Extrapolate.h"
 #include "extrap/topology/Hypercube.h"
+#include "extrap/topology/Topology.h"
 #include "extrap/topology/Transpose.h"
 #include "ir/Diagnostics.h"
 #include "ir/Summary.h"
@@ -19,6 +20,26 @@ using Values = std::vector<std::int64_t>;
 
 // The grid NPB CG lays its ranks out on: npcols = nprows or 2 * nprows, the column fastest.
 Grid cgGrid(Rank p) { return defaultGrid(p, 2, true); }
+
+TEST(ExtrapolatePeerRelation, GridTopologyGivesClassesVariablesAndRelations) {
+  const GridTopology topo(2, true);
+  EXPECT_EQ(topo.describe(), "2-D grid (x the longest side)");
+  const Grid g = topo.layout(32);
+  EXPECT_EQ(g.str(), "8x4");
+  EXPECT_EQ(topo.classCount(), 9);
+  // Rank 13 is (5, 1): interior in both; rank 7 is (7, 0): x last, y first.
+  EXPECT_EQ(topo.className(topo.classOf(g, 13)), "x:interior y:interior");
+  EXPECT_EQ(topo.className(topo.classOf(g, 7)), "x:last y:first");
+  EXPECT_TRUE(topo.classRanks(g, topo.classOf(g, 13)).contains(13));
+  EXPECT_EQ(topo.scaleVars().size(), 3u);
+  EXPECT_FALSE(topo.candidateScales(16).empty());
+  EXPECT_EQ(topo.relations().size(), 2u);
+  // The east neighbour of the interior: +1, the same step a scale-free benchmark takes.
+  const auto east = topo.peerDirection(g, topo.classOf(g, 13), 1);
+  ASSERT_TRUE(east.has_value());
+  EXPECT_EQ(east->step, (std::array<int, 3>{1, 0, 0}));
+  EXPECT_EQ(topo.storedOffset(g, topo.classOf(g, 13), *east), 1);
+}
 
 TEST(ExtrapolatePeerRelation, HypercubeFlipsOneBitOfTheRowPerStep) {
   const HypercubeRelation xr;
