@@ -3,6 +3,7 @@
 // partner, on their own and in an NPB-CG-like trace extrapolated from 4, 8 and 16 ranks.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 
 #include "extrap/Extrapolate.h"
@@ -125,6 +126,7 @@ std::vector<std::string> sourcesOf(const Trace& t, std::size_t event) {
   std::vector<std::string> out;
   for (const ValueGroup& g : t.events[event].param(Param::Source)->groups)
     out.push_back(g.ranks.str() + " " + valueListStr(g.values));
+  std::sort(out.begin(), out.end());  // the extrapolation orders groups by rank, cgTrace by list
   return out;
 }
 
