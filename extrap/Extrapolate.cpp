@@ -31,6 +31,8 @@ enum class SlotKind { Numeric, Identifier, Peer };
 
 // The most ranks an input may have when its split colours are checked rank by rank.
 constexpr Rank kMaxColorCheckRanks = Rank{1} << 16;
+// The most ranks an input may have when its peers are checked against a relation rank by rank.
+constexpr Rank kMaxRelationCheckRanks = Rank{1} << 16;
 // The most ranks a target may have when peers that follow a relation (extrap/topology/
 // PeerRelation.h) are given rank by rank there: each rank of the event is visited once.
 constexpr Rank kMaxRelationRanks = Rank{1} << 20;
@@ -201,7 +203,7 @@ class Extrapolator {
     bool needed = false;
     for (std::size_t i = 0; i < in_.size(); ++i) {
       const ParamValues* pv = event(i).param(p);
-      if (!pv || !pv->relative || grids_[i].size() > kMaxColorCheckRanks) return nullptr;
+      if (!pv || !pv->relative || grids_[i].size() > kMaxRelationCheckRanks) return nullptr;
       if (!unionOfClasses(i, pv->groups)) needed = true;
     }
     if (!needed) return nullptr;
