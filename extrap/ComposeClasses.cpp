@@ -124,7 +124,7 @@ class Composer {
   // Whether the ranks of class c have a neighbour in direction `dir`.
   bool hasNeighbour(const Direction& dir, int c) const {
     for (int d = 0; d < dims_; ++d) {
-      const int step = dir.d[uc(d)];
+      const int step = dir.step[uc(d)];
       if (step == 0 || in_.periodic[uc(d)]) continue;
       const Position p = classPosition(c, d);
       if ((step < 0 && p == kFirst) || (step > 0 && p == kLast)) return false;
@@ -331,7 +331,7 @@ class Composer {
       std::optional<std::pair<std::size_t, int>> at;
       for (std::size_t p = 0; p < a.dirs.size(); ++p)
         for (int d = 0; d < 3; ++d) {
-          const int x = a.dirs[p].d[uc(d)], y = b.dirs[p].d[uc(d)];
+          const int x = a.dirs[p].step[uc(d)], y = b.dirs[p].step[uc(d)];
           if (x == y) continue;
           if (x != -y || at) return std::nullopt;
           at = std::pair{p, d};
@@ -339,7 +339,7 @@ class Composer {
       return at;
     };
     auto minusStep = [&](std::size_t i, std::pair<std::size_t, int> at) {
-      return n.all[i].dirs[at.first].d[uc(at.second)] < 0;
+      return n.all[i].dirs[at.first].step[uc(at.second)] < 0;
     };
     std::vector<std::size_t> mine;
     for (std::size_t i = 0; i < m; ++i)

@@ -42,7 +42,7 @@
 #include <string>
 #include <vector>
 
-#include "extrap/Topology.h"
+#include "extrap/topology/Grid.h"
 #include "ir/Trace.h"
 
 namespace tracegen::extrap {

@@ -311,7 +311,9 @@ void addLoopsOfOneTrip(std::vector<ExtrapolateInput>& inputs, std::int64_t& adde
           if (!g.values.empty()) body = g.values[0];
         }
       }
-      if (!missing || !plain || !body) break;
+      // Levels every input has (an outer loop around the one-trip one) are passed over.
+      if (!missing) continue;
+      if (!plain || !body) break;
       for (auto& in : inputs) {
         Event& e = in.trace.events[p];
         if (e.loops.size() != l) continue;  // only the innermost missing level, one at a time

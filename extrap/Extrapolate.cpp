@@ -11,6 +11,7 @@
 #include "extrap/BlockDistribution.h"
 #include "extrap/ComposeClasses.h"
 #include "extrap/Correspondence.h"
+#include "extrap/topology/Topology.h"
 #include "ir/Diagnostics.h"
 #include "ir/Limits.h"
 
@@ -32,6 +33,11 @@ enum class SlotKind { Numeric, Identifier, Peer };
 
 // The most ranks an input may have when its split colours are checked rank by rank.
 constexpr Rank kMaxColorCheckRanks = Rank{1} << 16;
+// The most ranks an input may have when its peers are checked against a relation rank by rank.
+constexpr Rank kMaxRelationCheckRanks = Rank{1} << 16;
+// The most ranks a target may have when peers that follow a relation (extrap/topology/
+// PeerRelation.h) are given rank by rank there: each rank of the event is visited once.
+constexpr Rank kMaxRelationRanks = Rank{1} << 20;
 
 // The mean relative error at the held-back scales up to which a fitted time model is taken.
 constexpr double kTimeTolerance = 0.25;
@@ -58,6 +64,7 @@ struct SlotDesc {
   SlotKind kind = SlotKind::Numeric;
   bool relative = false;
   bool vector = false;
+  bool tripCount = false;  // a loop level's iter
   // A parameter whose values may follow a block distribution where no model per position class
   // fits them (extrap/BlockDistribution.h).
   bool blockModel = false;
@@ -92,29 +99,20 @@ class Extrapolator {
   // topology failed with them held to the classes).
   Extrapolator(const std::vector<ExtrapolateInput>& in, const ExtrapolateOptions& opts, int dims, bool descending,
                bool blockValues = false)
-      : in_(in), dims_(dims), descending_(descending), blockValues_(blockValues) {
-    for (const auto& i : in) grids_.push_back(defaultGrid(i.trace.numRanks, dims, descending));
-    target_ = opts.grid ? *opts.grid : defaultGrid(opts.ranks, dims, descending);
-    for (int d = 0; d < dims; ++d) vars_.push_back(static_cast<ScaleVar>(d + 1));
-    vars_.push_back(ScaleVar::P);
-    if (dims == 1) vars_ = {ScaleVar::P};
-    for (Rank p = 2; p <= 128; ++p) {
-      const Grid g = defaultGrid(p, dims, descending);
-      if (valid(g)) probes_.push_back(g.scale());
-    }
+      : in_(in), dims_(dims), descending_(descending), blockValues_(blockValues), topology_(dims, descending) {
+    for (const auto& i : in) grids_.push_back(topology_.layout(i.trace.numRanks));
+    target_ = opts.grid ? *opts.grid : topology_.layout(opts.ranks);
+    vars_ = topology_.scaleVars();
+    probes_ = topology_.candidateScales(128);
   }
 
-  static bool valid(const Grid& g) {
-    for (int d = 0; d < g.dims; ++d)
-      if (g.ext[static_cast<std::size_t>(d)] < 2) return false;
-    return true;
-  }
+  bool valid(const Grid& g) const { return topology_.usable(g); }
 
   int progress() const { return progress_; }
 
   // Builds the classes of every grid; throws when a grid has an extent below 2.
   void prepare() {
-    const int nc = classCount(dims_);
+    const int nc = topology_.classCount();
     progress_ = -1;
     for (std::size_t i = 0; i < in_.size(); ++i)
       if (!valid(grids_[i]))
@@ -123,7 +121,7 @@ class Extrapolator {
                                      dims_, grids_[i].str()));
     classes_.assign(in_.size(), {});
     for (std::size_t i = 0; i < in_.size(); ++i)
-      for (int c = 0; c < nc; ++c) classes_[i].push_back(classRanks(grids_[i], c));
+      for (int c = 0; c < nc; ++c) classes_[i].push_back(topology_.classRanks(grids_[i], c));
     progress_ = 0;
   }
 
@@ -132,6 +130,8 @@ class Extrapolator {
     for (std::size_t k = 0; k < in_.front().trace.events.size(); ++k) {
       eventIndex_ = k;
       const bool dataVectors = dataDependent();
+      for (const ParamValues& pv : event(0).params)
+        if (const PeerRelation* rel = relationFor(pv.param)) relations_[{k, pv.param}] = rel;
       for (std::size_t i = 0; i < in_.size(); ++i) {
         const Event& e = event(i);
         perClass(i, {{e.ranks, {}}}, "ranks");
@@ -141,7 +141,7 @@ class Extrapolator {
         }
         for (const ParamValues& pv : e.params) {
           if (pv.param == Param::Failed || pv.param == Param::Matched || pv.param == Param::Color ||
-              (dataVectors && isDataVectorParam(pv.param)))
+              (dataVectors && isDataVectorParam(pv.param)) || relations_.count({k, pv.param}))
             continue;
           if (blockValues_ && mayFollowBlocks(pv.param) && !unionOfClasses(i, pv.groups)) continue;
           perClass(i, pv.groups, std::string(paramName(pv.param)));
@@ -152,12 +152,12 @@ class Extrapolator {
   }
 
   ExtrapolateResult run() {
-    const int nc = classCount(dims_);
+    const int nc = topology_.classCount();
     if (!valid(target_))
       throw InputError("extrapolate", 0,
                        fmt::format("{} ranks make a {}-D grid of {}, with an extent below 2", target_.size(), dims_,
                                    target_.str()));
-    for (int c = 0; c < nc; ++c) targetClasses_.push_back(classRanks(target_, c));
+    for (int c = 0; c < nc; ++c) targetClasses_.push_back(topology_.classRanks(target_, c));
     // Classes of the target that no input shows are composed from the others once these are
     // extrapolated (extrap/ComposeClasses.h).
     std::vector<bool> shown(static_cast<std::size_t>(nc), false);
@@ -228,9 +228,111 @@ class Extrapolator {
     return "";
   }
 
+  // The relation that gives the relative peers of slot p of the current event, where at some
+  // input its groups are no union of position classes (each rank has a peer of its own:
+  // recursive doubling's rank XOR 2^k, a transpose partner) and one relation gives every rank
+  // of every input its list; nullptr otherwise (the class check then reports the groups).
+  const PeerRelation* relationFor(Param p) const {
+    if (kindOf(p) != SlotKind::Peer) return nullptr;
+    bool needed = false;
+    for (std::size_t i = 0; i < in_.size(); ++i) {
+      const ParamValues* pv = event(i).param(p);
+      if (!pv || !pv->relative || grids_[i].size() > kMaxRelationCheckRanks) return nullptr;
+      if (!unionOfClasses(i, pv->groups)) needed = true;
+    }
+    if (!needed) return nullptr;
+    for (const auto& rel : topology_.relations()) {
+      bool all = true;
+      for (std::size_t i = 0; i < in_.size() && all; ++i) all = relationExplains(*rel, grids_[i], event(i).param(p)->groups);
+      if (all) return rel.get();
+    }
+    return nullptr;
+  }
+
+  // The groups of a relation's peers at the target: each rank of the event gets its list, and
+  // ranks with equal lists form one group.
+  std::vector<ValueGroup> relationGroups(const PeerRelation& rel, Param p, const RankList& ranks) {
+    const std::string what = std::string(paramName(p));
+    if (!rel.definedOn(target_))
+      throw error(0, fmt::format("{}: its peers are {}, which the {} grid at {} does not have", what, rel.name(),
+                                 target_.str(), atTarget()));
+    if (ranks.size() > kMaxRelationRanks)
+      throw error(0, fmt::format("{}: its peers are {}, given rank by rank, and {} ranks are more than the {} a target "
+                                 "may have for it",
+                                 what, rel.name(), ranks.size(), kMaxRelationRanks));
+    std::map<Values, std::vector<Rank>> byList;
+    ranks.forEach([&](Rank r) {
+      byList[relationList(rel, target_, r)].push_back(r);
+      return true;
+    });
+    std::vector<ValueGroup> out;
+    for (auto& [values, members] : byList) out.push_back({RankList::fromSorted(members), values});
+    std::sort(out.begin(), out.end(), [](const ValueGroup& a, const ValueGroup& b) { return *a.ranks.first() < *b.ranks.first(); });
+    ++res_.stats["peers by relation"];
+    std::string seen;
+    for (std::size_t i = 0; i < in_.size(); ++i)
+      seen += fmt::format("{}{} at {}", seen.empty() ? "" : ", ", valueListStr(relationList(rel, grids_[i], 0)), at(i));
+    explain(fmt::format("{} {} (stored rel): {} (rank 0: {}) -> {} at {} ({} groups of ranks)", describe(0), what,
+                        rel.name(), seen, valueListStr(relationList(rel, target_, 0)), atTarget(), out.size()),
+            "");
+    return out;
+  }
+
+  // Where the current event's peers follow a relation of several steps (a loop over the bits
+  // of the hypercube), the steps at every input and at the target: the loop's trip count and
+  // every list with one value per step follow them, with no fit (log2(px) at 2, 4, 4 columns is
+  // no more likely than px/2 to a fit).
+  void findSteps() {
+    steps_.reset();
+    for (const auto& [key, rel] : relations_) {
+      if (key.first != eventIndex_) continue;
+      std::vector<std::size_t> at;
+      bool several = false;
+      for (std::size_t i = 0; i < in_.size(); ++i) {
+        at.push_back(rel->steps(grids_[i]));
+        several = several || at.back() > 1;
+      }
+      if (several && rel->definedOn(target_)) steps_ = Steps{std::move(at), rel->steps(target_)};
+    }
+  }
+
+  // The lists of `obs` as one value per step, where they are that: a trip count equal to the
+  // steps at every input gives the steps at the target; lists of one value per step that are
+  // arithmetic progressions (a tag per step) give the progression over the target's steps.
+  std::optional<Values> fitSteps(const std::vector<std::pair<std::size_t, Values>>& obs, const SlotDesc& slot,
+                                 const std::string& cls, int cl) {
+    if (!steps_) return std::nullopt;
+    bool perStep = true, progressions = true;
+    for (const auto& [i, v] : obs) {
+      const auto n = static_cast<std::int64_t>(steps_->at[i]);
+      if (slot.tripCount) perStep = perStep && v.size() == 1 && v[0] == n;
+      else perStep = perStep && static_cast<std::int64_t>(v.size()) == n;
+      for (std::size_t k = 2; k < v.size(); ++k) progressions = progressions && v[k] - v[k - 1] == v[1] - v[0];
+    }
+    if (!perStep) return std::nullopt;
+    const auto n = static_cast<std::int64_t>(steps_->target);
+    if (slot.tripCount) {
+      ++res_.stats["trip counts as relation steps"];
+      explain(fmt::format("{} {}: the steps of its peers' relation -> {} at {}", describe(0), slot.name, n, atTarget()), cls);
+      return Values{n};
+    }
+    if (!progressions || slot.vector) return std::nullopt;
+    std::vector<std::pair<std::size_t, std::int64_t>> starts, strides;
+    for (const auto& [i, v] : obs) {
+      starts.push_back({i, v[0]});
+      if (v.size() >= 2) strides.push_back({i, v[1] - v[0]});
+    }
+    const std::int64_t s = fitOne(starts, slot.name + " (first value)", cls, cl);
+    const std::int64_t d = strides.empty() ? 0 : fitOne(strides, slot.name + " (step)", cls, cl);
+    ++res_.stats["lists per relation step"];
+    Values out(static_cast<std::size_t>(n));
+    for (std::int64_t k = 0; k < n; ++k) out[static_cast<std::size_t>(k)] = s + k * d;
+    return out;
+  }
+
   // The rank groups of one slot of an input, per class of that input's grid.
   ClassValues perClass(std::size_t i, const std::vector<ValueGroup>& groups, const std::string& what) {
-    const int nc = classCount(dims_);
+    const int nc = topology_.classCount();
     ClassValues out(static_cast<std::size_t>(nc));
     for (const ValueGroup& g : groups) {
       for (int c = 0; c < nc; ++c) {
@@ -240,7 +342,7 @@ class Extrapolator {
         if (!cr.isSubsetOf(g.ranks))
           throw error(i, fmt::format("the ranks {} of its {} are not a union of position classes of the {}-D grid at {}: "
                                      "they hold part of class {}",
-                                     g.ranks.str(), what, dims_, at(i), className(dims_, c)));
+                                     g.ranks.str(), what, dims_, at(i), topology_.className(c)));
         out[static_cast<std::size_t>(c)] = g.values;
       }
     }
@@ -249,7 +351,7 @@ class Extrapolator {
 
   // Which classes of the target execute the event, consistent over the inputs that show them.
   std::vector<bool> membership() {
-    const int nc = classCount(dims_);
+    const int nc = topology_.classCount();
     std::vector<ClassValues> per;
     for (std::size_t i = 0; i < in_.size(); ++i) per.push_back(perClass(i, {{event(i).ranks, {}}}, "ranks"));
     std::vector<bool> member(static_cast<std::size_t>(nc), false);
@@ -262,7 +364,7 @@ class Extrapolator {
         if (seen && per[*seen][cu].has_value() != per[i][cu].has_value())
           throw error(i, fmt::format("the ranks of class {} execute it at {} but not at {}: the structure changes "
                                      "with scale in a way no model explains",
-                                     className(dims_, c), per[i][cu] ? at(i) : at(*seen), per[i][cu] ? at(*seen) : at(i)));
+                                     topology_.className(c), per[i][cu] ? at(i) : at(*seen), per[i][cu] ? at(*seen) : at(i)));
         seen = i;
       }
       member[cu] = seen && per[*seen][cu].has_value();
@@ -380,6 +482,7 @@ class Extrapolator {
   // Numeric lists of one class (or of all, pooled) over the inputs: element by element, or as a
   // progression where the length changes.
   Values fitList(std::vector<std::pair<std::size_t, Values>> obs, const SlotDesc& slot, const std::string& cls, int cl) {
+    if (auto v = fitSteps(obs, slot, cls, cl)) return *v;
     if (!equalLengths(obs, slot)) {
       bool progressions = true;
       for (const auto& [i, v] : obs) {
@@ -401,13 +504,13 @@ class Extrapolator {
   std::int64_t storedAtTarget(const Direction& dir, int cls) {
     for (std::size_t d = 0; d < 3; ++d)
       if (dir.wrap[d]) res_.periodic[d] = true;
-    return storedOffset(target_, cls, dir);
+    return topology_.storedOffset(target_, cls, dir);
   }
 
   // Relative peers of one class: as grid directions where every input shows the same one,
   // else fitted as signed offsets.
   Values fitPeers(std::vector<std::pair<std::size_t, Values>> obs, const SlotDesc& slot, int cls) {
-    const std::string cname = className(dims_, cls);
+    const std::string cname = topology_.className(cls);
     if (!equalLengths(obs, slot) && !expandCyclic(obs, slot)) {
       std::string lens;
       for (const auto& [j, w] : obs) lens += fmt::format("{}{} at {}", lens.empty() ? "" : ", ", valueListStr(w), at(j));
@@ -422,7 +525,7 @@ class Extrapolator {
       bool allDirections = true, allSpecial = true;
       for (const auto& [i, v] : obs) {
         allSpecial = allSpecial && v[k] < 0 && v[k] == obs.front().second[k];
-        auto d = peerDirection(grids_[i], cls, v[k]);
+        auto d = topology_.peerDirection(grids_[i], cls, v[k]);
         if (!d || (common && !(*common == *d))) allDirections = false;
         if (d && !common) common = d;
       }
@@ -489,7 +592,7 @@ class Extrapolator {
 
   std::vector<ValueGroup> fitSlotByClass(const SlotDesc& slot, const std::vector<const std::vector<ValueGroup>*>& groups,
                                          const std::vector<bool>& member, bool mayBeAbsent) {
-    const int nc = classCount(dims_);
+    const int nc = topology_.classCount();
     std::vector<ClassValues> per;
     for (std::size_t i = 0; i < in_.size(); ++i)
       per.push_back(groups[i] ? perClass(i, *groups[i], slot.name) : ClassValues(static_cast<std::size_t>(nc)));
@@ -505,14 +608,14 @@ class Extrapolator {
         if (seen && per[*seen][cu].has_value() != per[i][cu].has_value())
           throw error(i, fmt::format("{} is given for the ranks of class {} at {} but not at {}: the structure changes "
                                      "with scale in a way no model explains",
-                                     slot.name, className(dims_, c), per[i][cu] ? at(i) : at(*seen),
+                                     slot.name, topology_.className(c), per[i][cu] ? at(i) : at(*seen),
                                      per[i][cu] ? at(*seen) : at(i)));
         seen = i;
         if (per[i][cu]) obs[cu].push_back({i, *per[i][cu]});
       }
       present[cu] = seen && per[*seen][cu].has_value();
       if (!present[cu] && !mayBeAbsent)
-        throw error(*seen, fmt::format("{} is missing for the ranks of class {}", slot.name, className(dims_, c)));
+        throw error(*seen, fmt::format("{} is missing for the ranks of class {}", slot.name, topology_.className(c)));
     }
     // Predicted list per class.
     std::vector<std::optional<Values>> predicted(static_cast<std::size_t>(nc));
@@ -523,7 +626,7 @@ class Extrapolator {
         for (const auto& [i, v] : obs[cu])
           if (v != obs[cu].front().second)
             throw error(i, fmt::format("{} of class {} is {} at {} but {} at {}: identifiers must not change with scale",
-                                       slot.name, className(dims_, c), valueListStr(v), at(i), valueListStr(obs[cu].front().second),
+                                       slot.name, topology_.className(c), valueListStr(v), at(i), valueListStr(obs[cu].front().second),
                                        at(obs[cu].front().first)));
         predicted[cu] = obs[cu].front().second;
       }
@@ -557,7 +660,7 @@ class Extrapolator {
           ++res_.stats["fits per class"];
           predicted[cu] = obs[cu].size() == 1 && constantElsewhere(obs, c)
                                ? obs[cu].front().second
-                               : fitList(obs[cu], slot, className(dims_, c), c);
+                               : fitList(obs[cu], slot, topology_.className(c), c);
         }
       }
     }
@@ -821,7 +924,7 @@ class Extrapolator {
     ++res_.stats["values seen at one scale, constant over the others"];
     explain(fmt::format("class {} is shown at {} only; its values are taken as they are there, as every class shown at "
                         "several scales keeps its own",
-                        className(dims_, c), at(obs[static_cast<std::size_t>(c)].front().first)),
+                        topology_.className(c), at(obs[static_cast<std::size_t>(c)].front().first)),
             describe(0));
     return true;
   }
@@ -1053,7 +1156,7 @@ class Extrapolator {
   std::map<std::int64_t, ColorFormula> colors_;  // by the communicator the split makes
 
   std::vector<ValueGroup> fitColor(const std::vector<bool>& member) {
-    const int nc = classCount(dims_);
+    const int nc = topology_.classCount();
     for (int c = 0; c < nc; ++c)
       if (!targetClasses_[static_cast<std::size_t>(c)].empty() && !member[static_cast<std::size_t>(c)])
         throw error(0, "a communicator split by some ranks only is not extrapolated yet");
@@ -1204,7 +1307,7 @@ class Extrapolator {
       throw InputError(where, line,
                        fmt::format("{}no input shows the ranks of class {} of the {} grid, and they do not follow from "
                                    "the classes the inputs show: {}{}",
-                                   what, className(dims_, cls), target_.str(), e.message, settleHint(cls)));
+                                   what, topology_.className(cls), target_.str(), e.message, settleHint(cls)));
     }
   }
 
@@ -1222,10 +1325,11 @@ class Extrapolator {
     out.site = e0.site == kNoSite ? kNoSite : res_.trace.internSite(in_[0].trace.siteName(e0.site));
     for (SiteId s : e0.mergedSites) out.mergedSites.push_back(res_.trace.internSite(in_[0].trace.siteName(s)));
     const std::vector<bool> member = membership();
-    const int nc = classCount(dims_);
+    const int nc = topology_.classCount();
     for (int c = 0; c < nc; ++c)
       if (member[static_cast<std::size_t>(c)]) out.ranks = RankList::unite(out.ranks, targetClasses_[static_cast<std::size_t>(c)]);
     if (out.ranks.empty()) return out;
+    findSteps();
 
     // Loops.
     std::size_t levels = 0;
@@ -1236,7 +1340,7 @@ class Extrapolator {
         std::vector<const std::vector<ValueGroup>*> g;
         for (std::size_t i = 0; i < in_.size(); ++i)
           g.push_back(l < event(i).loops.size() ? (which ? &event(i).loops[l].mem : &event(i).loops[l].iter) : nullptr);
-        SlotDesc slot{fmt::format("loop {} {}", l, which ? "mem" : "iter"), SlotKind::Numeric, false, false};
+        SlotDesc slot{fmt::format("loop {} {}", l, which ? "mem" : "iter"), SlotKind::Numeric, false, false, which == 0};
         (which ? level.mem : level.iter) = fitSlot(slot, g, member, true);
       }
       if (level.iter.empty() && level.mem.empty()) break;
@@ -1266,7 +1370,12 @@ class Extrapolator {
         ++res_.stats["parameters"];
         continue;
       }
-      SlotDesc slot{std::string(paramName(p)), kindOf(p), relative.value_or(false), isVectorParam(p),
+      if (auto rel = relations_.find({eventIndex_, p}); rel != relations_.end()) {
+        out.setParam(p, relationGroups(*rel->second, p, out.ranks), true);
+        ++res_.stats["parameters"];
+        continue;
+      }
+      SlotDesc slot{std::string(paramName(p)), kindOf(p), relative.value_or(false), isVectorParam(p), false,
                     mayFollowBlocks(p)};
       if (topologyVectorParam(p))
         throw error(0, fmt::format("{}: topology constructors are not extrapolated yet", slot.name));
@@ -1362,6 +1471,7 @@ class Extrapolator {
   bool blockValues_ = false;
   bool blocksUsed_ = false;  // some value follows a block distribution (classes split into blocks)
   bool modelRejected_ = false;  // the last fit failed with models that fit the inputs (fitOne)
+  GridTopology topology_;
   std::vector<Grid> grids_;
   Grid target_;
   std::vector<ScaleVar> vars_;
@@ -1369,6 +1479,13 @@ class Extrapolator {
   std::vector<std::vector<RankList>> classes_;
   std::vector<RankList> targetClasses_;
   std::size_t eventIndex_ = 0;
+  // Relative peer slots (event index, parameter) that follow a relation rather than the grid.
+  std::map<std::pair<std::size_t, Param>, const PeerRelation*> relations_;
+  struct Steps {
+    std::vector<std::size_t> at;  // per input
+    std::size_t target = 0;
+  };
+  std::optional<Steps> steps_;  // of the current event (findSteps)
   int progress_ = 0;
   ExtrapolateResult res_;
   std::vector<std::pair<std::string, std::vector<std::string>>> explained_;

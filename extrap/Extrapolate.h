@@ -9,7 +9,7 @@
 //     events that differ are an error.
 //  2. Topology: 1-D, then 2-D, then 3-D grids (extents as MPI_Dims_create chooses them, or
 //     --grid) are tried; the first under which every rank group of every input is a union of
-//     position classes (extrap/Topology.h) is taken; if its fits fail, the next such one is
+//     position classes (extrap/topology/Grid.h) is taken; if its fits fail, the next such one is
 //     tried, and the first one's error is reported.
 //  3. Per event and per class: whether the class executes the event, its loop trip counts and
 //     body lengths, and every parameter's value list, each a function of scale. Relative peers
@@ -33,7 +33,7 @@
 #include <string>
 #include <vector>
 
-#include "extrap/Topology.h"
+#include "extrap/topology/Grid.h"
 #include "ir/Trace.h"
 
 namespace tracegen::extrap {

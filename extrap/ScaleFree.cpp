@@ -559,30 +559,21 @@ class Aligner {
         if (!classesHere.contains(c)) continue;
         for (Rank rep : {classFirst(g, c), classLast(g, c)}) {
           const Rank p = ((rep + xs[t]->offset) % g.size() + g.size()) % g.size();
-          const auto cr = g.coords(rep), cp = g.coords(p);
-          gen::GridStep s;
-          bool ok = true;
-          for (std::size_t d = 0; d < 3 && ok; ++d) {
-            const Rank delta = cp[d] - cr[d], n = g.ext[d];
-            if (delta >= -1 && delta <= 1) s.step[d] = static_cast<int>(delta);
-            else if (delta == n - 1) s.step[d] = -1, s.wrap[d] = true;
-            else if (delta == -(n - 1)) s.step[d] = 1, s.wrap[d] = true;
-            else ok = false;
-          }
-          if (!ok)
+          const std::optional<gen::GridStep> step = stepBetween(g, rep, p);
+          if (!step)
             throw error(fmt::format("{}: the peer of rank {} at {} is rank {}, no neighbour on the grid; scale-free "
                                     "benchmarks take peers as grid steps",
                                     what, rep, at(t), p));
           // A wrap is the same step whether or not this rank sits at the edge: keep the widest.
           if (found) {
             for (std::size_t d = 0; d < 3; ++d) {
-              if (found->step[d] != s.step[d])
+              if (found->step[d] != step->step[d])
                 throw error(fmt::format("{}: the peer is another grid step at {} (class {}) than elsewhere", what, at(t),
                                         className(dims_, c)));
-              found->wrap[d] = found->wrap[d] || s.wrap[d];
+              found->wrap[d] = found->wrap[d] || step->wrap[d];
             }
           } else {
-            found = s;
+            found = step;
           }
         }
       }

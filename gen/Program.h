@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "gen/GridStep.h"
 #include "ir/Trace.h"
 
 namespace tracegen::gen {
@@ -36,13 +37,8 @@ struct ScaleFormula {
   bool operator==(const ScaleFormula&) const = default;
 };
 
-// A peer of a scale-free benchmark: the neighbour one step away on the process grid, per
-// dimension -1, 0 or +1, wrapping around the grid's edge where `wrap` says (periodic).
-struct GridStep {
-  std::array<int, 3> step{0, 0, 0};
-  std::array<bool, 3> wrap{false, false, false};
-  bool operator==(const GridStep&) const = default;
-};
+// A peer of a scale-free benchmark is a GridStep (gen/GridStep.h): the neighbour one step away
+// on the process grid.
 
 // A value the benchmark computes at run time from the calling rank and the loop state.
 struct Expr {
@@ -173,12 +169,12 @@ struct Stmt {
 
 // A scale-free program (tracegen extrapolate without --ranks, extrap/ScaleFree.h) runs at any
 // rank count its models cover. Its ranks are the position classes of a `dims`-D process grid
-// (extrap/Topology.h: index sum of pos_d * 3^d, pos 0 first, 1 interior, 2 last), so every
+// (extrap/topology/Grid.h: index sum of pos_d * 3^d, pos 0 first, 1 interior, 2 last), so every
 // RankList of the program is a set of classes and numRanks is 3^dims; values that change with
 // the scale are Formula, GridPeer and Progression expressions.
 struct ScaleFreeGrid {
   int dims = 1;
-  bool descending = false;  // the grid's longest side is x (extrap/Topology.h defaultGrid)
+  bool descending = false;  // the grid's longest side is x (extrap/topology/Grid.h defaultGrid)
   std::string inputs;  // the scales it was inferred from, for the header ("P=9 (3x3), ...")
 };
 

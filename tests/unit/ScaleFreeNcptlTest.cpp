@@ -3,7 +3,7 @@
 // as conditions on the task's grid coordinates, its values as arithmetic on num_tasks and the
 // grid's extents, and the one program must pass the checker in generated mode with its per-task
 // simulation at every task count its formulas fit, and fail its own ASSERTs (naming why) at a
-// count they do not fit. The grid it chooses is checked against the C runtime's (extrap/Topology.h
+// count they do not fit. The grid it chooses is checked against the C runtime's (extrap/topology/Grid.h
 // defaultGrid) by asserting the extents inside the program.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -15,7 +15,7 @@
 #include "bench/SyntheticStencil.h"
 #include "extrap/ScaleFree.h"
 #include "tests/unit/ExtrapolateTraces.h"
-#include "extrap/Topology.h"
+#include "extrap/topology/Grid.h"
 #include "gen/Backend.h"
 #include "io/Readers.h"
 #include "ncptl/Checker.h"
@@ -278,7 +278,7 @@ TEST(ScaleFreeNcptl, PeersAcrossAPeriodicEdgeAreMeshNeighbours) {
   EXPECT_NE(text3.find("TO UNSUSPECTING TASK MESH_NEIGHBOR((px*, py, pz), t, (1, 0, 0))"), std::string::npos) << text3;
 }
 
-// The grid each program binds is the C runtime's (extrap/Topology.h defaultGrid) at every task
+// The grid each program binds is the C runtime's (extrap/topology/Grid.h defaultGrid) at every task
 // count, in 2-D and 3-D, ascending and descending: an ASSERT of defaultGrid's extents, put first
 // inside the program's bindings, must hold in the simulation.
 TEST(ScaleFreeNcptl, TheGridIsTheCRuntimesInTwoAndThreeDimensionsBothWays) {

@@ -1,4 +1,14 @@
-#include "extrap/Topology.h"
+// The grid topology. Ranks are numbered with x fastest; a rank count's extents are those
+// MPI_Dims_create chooses (the balanced factorisation, ascending, or reversed for codes that
+// number along the longest side). Per dimension a coordinate is first, interior or last, and a
+// position class is the block of ranks with one such position per dimension: one RankList
+// tuple at any rank count, empty where an extent of 2 has no interior. A relative peer is a
+// direction when the peers of a class's first and last rank are one step (-1, 0, +1 per
+// dimension) away, wrapping across the edge where the step is n-1; the same direction at the
+// target gives the stored offset again from the class's first rank.
+#include "extrap/topology/Grid.h"
+
+#include "extrap/topology/Topology.h"
 
 #include <fmt/format.h>
 
@@ -139,21 +149,25 @@ Rank classLast(const Grid& g, int cls) {
   return g.rankOf(c);
 }
 
+std::optional<Direction> stepBetween(const Grid& g, Rank from, Rank to) {
+  const auto cr = g.coords(from), cp = g.coords(to);
+  Direction dir;
+  for (std::size_t d = 0; d < 3; ++d) {
+    const Rank delta = cp[d] - cr[d], n = g.ext[d];
+    if (delta >= -1 && delta <= 1) dir.step[d] = static_cast<int>(delta);
+    else if (delta == n - 1) dir.step[d] = -1, dir.wrap[d] = true;
+    else if (delta == -(n - 1)) dir.step[d] = 1, dir.wrap[d] = true;
+    else return std::nullopt;
+  }
+  return dir;
+}
+
 std::optional<Direction> peerDirection(const Grid& g, int cls, std::int64_t stored) {
   if (stored < 0 || stored >= g.size()) return std::nullopt;
   std::optional<Direction> found;
   for (Rank rep : {classFirst(g, cls), classLast(g, cls)}) {
-    const Rank peer = (rep + stored) % g.size();
-    const auto cr = g.coords(rep), cp = g.coords(peer);
-    Direction dir;
-    for (std::size_t d = 0; d < 3; ++d) {
-      const Rank delta = cp[d] - cr[d], n = g.ext[d];
-      if (delta >= -1 && delta <= 1) dir.d[d] = static_cast<int>(delta);
-      else if (delta == n - 1) dir.d[d] = -1, dir.wrap[d] = true;
-      else if (delta == -(n - 1)) dir.d[d] = 1, dir.wrap[d] = true;
-      else return std::nullopt;
-    }
-    if (found && !(*found == dir)) return std::nullopt;
+    const std::optional<Direction> dir = stepBetween(g, rep, (rep + stored) % g.size());
+    if (!dir || (found && !(*found == *dir))) return std::nullopt;
     found = dir;
   }
   return found;
@@ -164,7 +178,7 @@ std::int64_t storedOffset(const Grid& g, int cls, const Direction& dir) {
   auto c = g.coords(rep);
   for (std::size_t d = 0; d < 3; ++d) {
     const Rank n = g.ext[d];
-    c[d] = ((c[d] + dir.d[d]) % n + n) % n;
+    c[d] = ((c[d] + dir.step[d]) % n + n) % n;
   }
   const Rank P = g.size();
   return ((g.rankOf(c) - rep) % P + P) % P;
@@ -174,7 +188,7 @@ std::string directionStr(const Direction& dir) {
   static constexpr std::array<std::string_view, 3> kUnit{"1", "px", "px*py"};
   std::string s;
   for (std::size_t d = 0; d < 3; ++d)
-    if (dir.d[d] != 0) s += fmt::format("{}{}{}", dir.d[d] < 0 ? "-" : "+", kUnit[d], dir.wrap[d] ? " (wrapping)" : "");
+    if (dir.step[d] != 0) s += fmt::format("{}{}{}", dir.step[d] < 0 ? "-" : "+", kUnit[d], dir.wrap[d] ? " (wrapping)" : "");
   return s.empty() ? "0" : s;
 }
 
@@ -188,6 +202,43 @@ std::optional<Grid> smallestGridWith(int dims, int cls, Rank limit, const std::v
     if (ok && !classRanks(g, cls).empty()) return g;
   }
   return std::nullopt;
+}
+
+std::string GridTopology::describe() const {
+  return fmt::format("{}-D grid{}", dims_, descending_ ? " (x the longest side)" : "");
+}
+
+bool GridTopology::usable(const Grid& at) const {
+  for (int d = 0; d < at.dims; ++d)
+    if (at.ext[static_cast<std::size_t>(d)] < 2) return false;
+  return true;
+}
+
+std::vector<ScaleVar> GridTopology::scaleVars() const {
+  if (dims_ == 1) return {ScaleVar::P};
+  std::vector<ScaleVar> vars;
+  for (int d = 0; d < dims_; ++d) vars.push_back(static_cast<ScaleVar>(d + 1));
+  vars.push_back(ScaleVar::P);
+  return vars;
+}
+
+std::vector<Scale> GridTopology::candidateScales(Rank limit) const {
+  std::vector<Scale> out;
+  for (Rank p = 2; p <= limit; ++p)
+    if (const Grid g = layout(p); usable(g)) out.push_back(g.scale());
+  return out;
+}
+
+int GridTopology::classOf(const Grid& at, Rank r) const {
+  const auto c = at.coords(r);
+  int cls = 0, weight = 1;
+  for (int d = 0; d < dims_; ++d) {
+    const auto du = static_cast<std::size_t>(d);
+    const int pos = c[du] == 0 ? kFirst : c[du] == at.ext[du] - 1 ? kLast : kInterior;
+    cls += pos * weight;
+    weight *= 3;
+  }
+  return cls;
 }
 
 }  // namespace tracegen::extrap

@@ -15,6 +15,7 @@
 #include <string_view>
 
 #include "extrap/ScalingModel.h"
+#include "gen/GridStep.h"
 #include "ir/RankList.h"
 
 namespace tracegen::extrap {
@@ -49,12 +50,11 @@ RankList classRanks(const Grid& g, int cls);
 Rank classFirst(const Grid& g, int cls);
 Rank classLast(const Grid& g, int cls);
 // A step from a rank to a grid neighbour: per dimension -1, 0 or +1, and whether it wraps
-// around the grid's edge (the ring's left neighbour of rank 0 is P-1).
-struct Direction {
-  std::array<int, 3> d{0, 0, 0};
-  std::array<bool, 3> wrap{false, false, false};
-  auto operator<=>(const Direction&) const = default;
-};
+// around the grid's edge (the ring's left neighbour of rank 0 is P-1). The scale-free
+// benchmark's peers are the same steps (gen/Program.h).
+using Direction = gen::GridStep;
+// The step from rank `from` to rank `to` on g; nullopt when `to` is no neighbour of `from`.
+std::optional<Direction> stepBetween(const Grid& g, Rank from, Rank to);
 // The direction of a relative peer, stored as (peer - rank + P) mod P, from the ranks of class
 // `cls` (the same at its first and last rank); nullopt when it is no grid neighbour.
 std::optional<Direction> peerDirection(const Grid& g, int cls, std::int64_t stored);

@@ -1,0 +1,34 @@
+// The hypercube relation. A row of px = 2^n ranks (x fastest: rank = x + px * rest) is an
+// n-dimensional hypercube in its x coordinate's bits; recursive doubling pairs a rank with the
+// rank across dimension k of that cube at step k, so the partner is rank XOR 2^k (x's bit k is
+// the rank's bit k, px being a power of two), and the steps run over every bit: log2(px) of
+// them. Stored relative to the rank, the partner is +2^k where the bit is clear and -2^k where
+// it is set: a rank's list depends on x's bits, which cut across the grid's position classes
+// (x:interior holds ranks of either parity), so it is no grid direction. The relation gives
+// each rank its list at any grid whose x extent is a power of two; the step count, log2(px), is
+// the model of the loop's trip count (and of any list with one value per step).
+#include "extrap/topology/Hypercube.h"
+
+namespace tracegen::extrap {
+
+int exactLog2(Rank n) {
+  if (n < 2 || (n & (n - 1)) != 0) return -1;
+  int l = 0;
+  while ((Rank{1} << l) < n) ++l;
+  return l;
+}
+
+bool HypercubeRelation::definedOn(const Grid& g) const { return exactLog2(g.ext[0]) > 0; }
+
+std::size_t HypercubeRelation::steps(const Grid& g) const {
+  const int l = exactLog2(g.ext[0]);
+  return l > 0 ? static_cast<std::size_t>(l) : 0;
+}
+
+std::int64_t HypercubeRelation::stored(const Grid& g, Rank r, std::size_t k) const {
+  const Rank bit = Rank{1} << k;
+  const Rank partner = r ^ bit;
+  return ((partner - r) % g.size() + g.size()) % g.size();
+}
+
+}  // namespace tracegen::extrap

@@ -1,0 +1,22 @@
+// The hypercube relation: recursive doubling's partner rank XOR 2^k within a row of the grid.
+#pragma once
+
+#include "extrap/topology/PeerRelation.h"
+
+namespace tracegen::extrap {
+
+// Step k of a rank's list is the rank whose row coordinate differs in bit k alone, for k = 0 ..
+// log2(px) - 1: the butterfly of a row of px = 2^n ranks (NPB CG's row sums). In 1-D the row is
+// every rank.
+class HypercubeRelation final : public PeerRelation {
+ public:
+  std::string name() const override { return "rank XOR 2^k within the row, k = 0 .. log2(px)-1"; }
+  bool definedOn(const Grid& g) const override;
+  std::size_t steps(const Grid& g) const override;
+  std::int64_t stored(const Grid& g, Rank r, std::size_t k) const override;
+};
+
+// log2(n) for a power of two n >= 2; -1 otherwise.
+int exactLog2(Rank n);
+
+}  // namespace tracegen::extrap

@@ -1,0 +1,28 @@
+// The transpose relation. A solver that distributes a matrix over nprows x npcols ranks (NPB CG,
+// npcols = nprows or 2 * nprows, the column index fastest) turns the row sums of a product into
+// the next product's column blocks by exchanging with the rank that holds the transposed block.
+// With h = px / py column blocks per row block, rank (x, y) owns row block y and column block
+// x; column block x lies in row block x div h, at part x mod h of it, so its partner is
+// (h * y + x mod h, x div h). On a square grid that is (y, x): the diagonal exchanges with
+// itself (stored 0). The offset to the partner, (px - h) * (x div h - y), differs along every
+// diagonal, so the ranks of a position class have partners of their own; the relation gives
+// each rank its partner at any 2-D grid whose x extent is a multiple of its y extent.
+#include "extrap/topology/Transpose.h"
+
+namespace tracegen::extrap {
+
+bool TransposeRelation::definedOn(const Grid& g) const {
+  return g.dims == 2 && g.ext[1] >= 2 && g.ext[0] % g.ext[1] == 0;
+}
+
+Rank TransposeRelation::partner(const Grid& g, Rank r) {
+  const Rank h = g.ext[0] / g.ext[1];
+  const auto c = g.coords(r);
+  return g.rankOf({h * c[1] + c[0] % h, c[0] / h, 0});
+}
+
+std::int64_t TransposeRelation::stored(const Grid& g, Rank r, std::size_t) const {
+  return ((partner(g, r) - r) % g.size() + g.size()) % g.size();
+}
+
+}  // namespace tracegen::extrap

@@ -1,0 +1,165 @@
+// Peers that follow a relation rather than a grid direction (extrap/topology/PeerRelation.h):
+// recursive doubling's rank XOR 2^k within a row (the hypercube) and a matrix transpose's
+// partner, on their own and in an NPB-CG-like trace extrapolated from 4, 8 and 16 ranks.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+
+#include "extrap/Extrapolate.h"
+#include "extrap/topology/Hypercube.h"
+#include "extrap/topology/Topology.h"
+#include "extrap/topology/Transpose.h"
+#include "ir/Diagnostics.h"
+#include "ir/Summary.h"
+#include "ir/Verify.h"
+
+namespace tracegen::extrap {
+namespace {
+
+using Values = std::vector<std::int64_t>;
+
+// The grid NPB CG lays its ranks out on: npcols = nprows or 2 * nprows, the column fastest.
+Grid cgGrid(Rank p) { return defaultGrid(p, 2, true); }
+
+TEST(ExtrapolatePeerRelation, GridTopologyGivesClassesVariablesAndRelations) {
+  const GridTopology topo(2, true);
+  EXPECT_EQ(topo.describe(), "2-D grid (x the longest side)");
+  const Grid g = topo.layout(32);
+  EXPECT_EQ(g.str(), "8x4");
+  EXPECT_EQ(topo.classCount(), 9);
+  // Rank 13 is (5, 1): interior in both; rank 7 is (7, 0): x last, y first.
+  EXPECT_EQ(topo.className(topo.classOf(g, 13)), "x:interior y:interior");
+  EXPECT_EQ(topo.className(topo.classOf(g, 7)), "x:last y:first");
+  EXPECT_TRUE(topo.classRanks(g, topo.classOf(g, 13)).contains(13));
+  EXPECT_EQ(topo.scaleVars().size(), 3u);
+  EXPECT_FALSE(topo.candidateScales(16).empty());
+  EXPECT_EQ(topo.relations().size(), 2u);
+  // The east neighbour of the interior: +1, the same step a scale-free benchmark takes.
+  const auto east = topo.peerDirection(g, topo.classOf(g, 13), 1);
+  ASSERT_TRUE(east.has_value());
+  EXPECT_EQ(east->step, (std::array<int, 3>{1, 0, 0}));
+  EXPECT_EQ(topo.storedOffset(g, topo.classOf(g, 13), *east), 1);
+}
+
+TEST(ExtrapolatePeerRelation, HypercubeFlipsOneBitOfTheRowPerStep) {
+  const HypercubeRelation xr;
+  const Grid g = cgGrid(32);  // 8x4
+  ASSERT_EQ(g.str(), "8x4");
+  EXPECT_TRUE(xr.definedOn(g));
+  EXPECT_EQ(xr.steps(g), 3u);
+  // Rank 13 is x = 5 (binary 101) in row 1: partners 12, 15, 9.
+  EXPECT_EQ(relationList(xr, g, 13), (Values{31, 2, 28}));
+  EXPECT_EQ(relationList(xr, g, 0), (Values{1, 2, 4}));
+  // A row of 3 ranks is no hypercube.
+  EXPECT_FALSE(xr.definedOn(Grid{2, {3, 4, 1}}));
+  EXPECT_EQ(exactLog2(8), 3);
+  EXPECT_EQ(exactLog2(6), -1);
+}
+
+TEST(ExtrapolatePeerRelation, TransposeMirrorsTheBlocksOfTheGrid) {
+  const TransposeRelation tr;
+  const Grid square = cgGrid(16);  // 4x4: (x, y) with (y, x)
+  EXPECT_EQ(TransposeRelation::partner(square, 1), 4);
+  EXPECT_EQ(TransposeRelation::partner(square, 5), 5);
+  EXPECT_EQ(relationList(tr, square, 5), (Values{0}));
+  const Grid wide = cgGrid(8);  // 4x2, h = 2: (x, y) with (2y + x mod 2, x div 2)
+  EXPECT_EQ(TransposeRelation::partner(wide, 2), 4);
+  EXPECT_EQ(TransposeRelation::partner(wide, 4), 2);
+  EXPECT_EQ(TransposeRelation::partner(wide, 1), 1);
+  EXPECT_FALSE(tr.definedOn(Grid{2, {3, 2, 1}}));
+  EXPECT_FALSE(tr.definedOn(Grid{1, {8, 1, 1}}));
+}
+
+// A CG-like trace at p ranks, as the recorder clusters it: a loop of log2(px) steps, each an
+// MPI_Irecv from rank XOR 2^k with tag k+1 and 1024/py doubles (one group per list of peers),
+// then the transpose exchange with 1024/px doubles (one group per partner offset).
+Trace cgTrace(Rank p) {
+  const Grid g = cgGrid(p);
+  const HypercubeRelation xr;
+  Trace t;
+  t.numRanks = p;
+  t.origin = "hand-written";
+  t.comms = standardCommunicators(p);
+  t.datatypes = {{10, "MPI_DOUBLE", 8}};
+  auto add = [&](Op op, std::string_view site) -> Event& {
+    Event e;
+    e.id = static_cast<std::int64_t>(t.events.size());
+    e.op = op;
+    e.site = t.internSite(site);
+    e.ranks = RankList::all(p);
+    t.events.push_back(e);
+    return t.events.back();
+  };
+  auto groupsOf = [&](auto peers) {
+    std::map<Values, std::vector<Rank>> by;
+    for (Rank r = 0; r < p; ++r) by[peers(r)].push_back(r);
+    std::vector<ValueGroup> out;
+    for (const auto& [v, ranks] : by) out.push_back({RankList::fromSorted(ranks), v});
+    return out;
+  };
+  add(Op::Init, "cg.c:1");
+  const auto steps = static_cast<std::int64_t>(xr.steps(g));
+  Values tags;
+  for (std::int64_t k = 1; k <= steps; ++k) tags.push_back(k);
+  Event& sum = add(Op::Irecv, "cg.c:2");
+  sum.loops.push_back(LoopLevel{{{RankList::all(p), {steps}}}, {{RankList::all(p), {1}}}});
+  sum.setParam(Param::Comm, {{RankList::all(p), {kCommWorld}}});
+  sum.setParam(Param::Count, {{RankList::all(p), {1024 / g.ext[1]}}});
+  sum.setParam(Param::Datatype, {{RankList::all(p), {10}}});
+  sum.setParam(Param::Source, groupsOf([&](Rank r) { return relationList(xr, g, r); }), true);
+  sum.setParam(Param::Tag, {{RankList::all(p), tags}});
+  Event& transpose = add(Op::Irecv, "cg.c:3");
+  transpose.setParam(Param::Comm, {{RankList::all(p), {kCommWorld}}});
+  transpose.setParam(Param::Count, {{RankList::all(p), {1024 / g.ext[0]}}});
+  transpose.setParam(Param::Datatype, {{RankList::all(p), {10}}});
+  transpose.setParam(Param::Source, groupsOf([&](Rank r) {
+                       return Values{((TransposeRelation::partner(g, r) - r) % p + p) % p};
+                     }),
+                     true);
+  transpose.setParam(Param::Tag, {{RankList::all(p), {100}}});
+  add(Op::Finalize, "cg.c:4");
+  return t;
+}
+
+std::vector<std::string> sourcesOf(const Trace& t, std::size_t event) {
+  std::vector<std::string> out;
+  for (const ValueGroup& g : t.events[event].param(Param::Source)->groups)
+    out.push_back(g.ranks.str() + " " + valueListStr(g.values));
+  std::sort(out.begin(), out.end());  // the extrapolation orders groups by rank, cgTrace by list
+  return out;
+}
+
+TEST(ExtrapolatePeerRelation, CgLikePeersAreExtrapolatedRankByRank) {
+  const std::vector<ExtrapolateInput> in{{"cg-4.tgt", cgTrace(4)}, {"cg-8.tgt", cgTrace(8)}, {"cg-16.tgt", cgTrace(16)}};
+  for (Rank target : {32, 64}) {
+    const ExtrapolateResult r = extrapolate(in, ExtrapolateOptions{target, {}});
+    EXPECT_TRUE(r.descending) << target;
+    verifyStructure(r.trace, "out");
+    const Trace want = cgTrace(target);
+    // The peers, the steps (trip count and tags) and the counts, group by group.
+    EXPECT_EQ(sourcesOf(r.trace, 1), sourcesOf(want, 1)) << target;
+    EXPECT_EQ(sourcesOf(r.trace, 2), sourcesOf(want, 2)) << target;
+    EXPECT_EQ(r.trace.events[1].loops.at(0).iter.at(0).values, want.events[1].loops.at(0).iter.at(0).values);
+    EXPECT_EQ(r.trace.events[1].param(Param::Tag)->groups.at(0).values, want.events[1].param(Param::Tag)->groups.at(0).values);
+    const TraceSummary got = summarizeTrace(r.trace, "got"), expected = summarizeTrace(want, "want");
+    ASSERT_EQ(got.perRank.size(), expected.perRank.size());
+    for (std::size_t k = 0; k < got.perRank.size(); ++k) {
+      EXPECT_EQ(got.perRank[k].ops, expected.perRank[k].ops) << "rank " << k;
+      EXPECT_EQ(got.perRank[k].bytesReceived, expected.perRank[k].bytesReceived) << "rank " << k;
+    }
+    EXPECT_GE(r.stats.at("peers by relation"), 2);
+  }
+}
+
+TEST(ExtrapolatePeerRelation, PeersNoRelationGivesAreStillRefused) {
+  // The transpose at 4 and 16 ranks, and at 8 a mirror (size - 1 - rank), as samples/apps/cg.c.
+  std::vector<ExtrapolateInput> in{{"cg-4.tgt", cgTrace(4)}, {"cg-8.tgt", cgTrace(8)}, {"cg-16.tgt", cgTrace(16)}};
+  std::vector<ValueGroup> mirror;
+  for (Rank r = 0; r < 8; ++r) mirror.push_back({RankList::single(r), {((7 - r - r) % 8 + 8) % 8}});
+  in[1].trace.events[2].setParam(Param::Source, mirror, true);
+  EXPECT_THROW(extrapolate(in, ExtrapolateOptions{32, {}}), InputError);
+}
+
+}  // namespace
+}  // namespace tracegen::extrap
