@@ -1,11 +1,14 @@
-// Compact and compressed traces: the site table (`site N NAME`, `after @N`), histograms without
-// empty bins and with the `[start end]` short form, the one histogram reader both formats share
+// Compact and compressed traces: the site table (`site N NAME`, `after @N`), histograms in the
+// compact spelling (positional, standard bins without their edges, extremes the bins state by
+// their rank alone) and the earlier one (without empty bins, with the `[start end]` short form),
+// the one histogram reader both formats share
 // (same checks, same messages), and zstd-compressed input: read transparently, diagnostics at the
 // lines of the decompressed text, corrupt, truncated and oversized (bomb) input refused with a
 // precise error.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -79,11 +82,11 @@ TEST(CompactTraceTest, WriterUsesTheSiteTableShortBinsAndNoEmptyBins) {
   EXPECT_NE(text.find("\nsite 0 loop.c:7\n"), std::string::npos) << text;
   EXPECT_EQ(text.find("site 1 "), std::string::npos) << text;
   EXPECT_NE(text.find("  site loop.c:7\n"), std::string::npos) << text;  // the event's own line keeps the name
-  EXPECT_NE(text.find("time comp us after init.c:1 n=2 avg=5 min=4@0 max=6@1 bins=[1 10]\n"), std::string::npos) << text;
-  EXPECT_NE(text.find("time comp us after @0 n=4 avg=50 min=12@1 max=990@0 bins=[10 12 20 30 100 3][100 990 1000 1]\n"),
-            std::string::npos)
-      << text;  // the empty [1000, 10000) bin is gone, the one-sample bin is `[start v end freq]`
-  EXPECT_NE(text.find("time mpi us after @0 n=4 avg=0.5 min=0.25@0 max=0.75@1 bins=[0 1]\n"), std::string::npos) << text;
+  // The compact spelling: one standard bin with the header's statistics is no bins at all.
+  EXPECT_NE(text.find("time comp us after init.c:1 2 5 4@0 6@1\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("time comp us after @0 4 50 @1 @0 [12 20 30 3][990 1]\n"), std::string::npos)
+      << text;  // the empty [1000, 10000) bin is gone, the one-sample bin is `[v freq]`, the extremes the bins'
+  EXPECT_NE(text.find("time mpi us after @0 4 0.5 0.25@0 0.75@1\n"), std::string::npos) << text;
   // Reads back to an equal trace, which writes the same bytes.
   const Trace back = readTrace(sourceFromString("back.tgt", text));
   EXPECT_EQ(back, t);
@@ -129,6 +132,116 @@ TEST(CompactTraceTest, ShortBinIsTheOnlyBin) {
   const Trace empty =
       readTrace(sourceFromString("t.tgt", replaced(kTrace, base, "time mpi us after loop.c:7 n=0 avg=0 min=0@0 max=0@0 bins=")));
   EXPECT_TRUE(empty.events[1].stats[2].hist.bins.empty());
+}
+
+// The compact spelling reads as the earlier one it abbreviates, bin form by bin form, and a
+// trace written in it reads back to the same trace, which writes the same bytes.
+TEST(CompactTraceTest, CompactHistogramsReadAsTheEarlierSpelling) {
+  const std::string base = "time mpi us after loop.c:7 n=4 avg=0.5 min=0.25@0 max=0.75@1 bins=[0 0.25 0.5 0.75 1 4]";
+  auto same = [&](const std::string& earlier, const std::string& compact) {
+    const Trace a = readTrace(sourceFromString("a.tgt", replaced(kTrace, base, "time mpi us after loop.c:7 " + earlier)));
+    const Trace b = readTrace(sourceFromString("b.tgt", replaced(kTrace, base, "time mpi us after loop.c:7 " + compact)));
+    EXPECT_EQ(a, b) << compact;
+    // Written, read and written again: the same bytes, in the compact spelling.
+    const std::string text = tracegenText(b);
+    EXPECT_EQ(text.find(" n="), std::string::npos) << text;
+    const Trace back = readTrace(sourceFromString("back.tgt", text));
+    EXPECT_EQ(back, b) << text;
+    EXPECT_EQ(tracegenText(back), text);
+  };
+  // Standard bins: edges from the bin's minimum; `[v freq]`; `@R` extremes; explicit edges.
+  same("n=4 avg=2 min=0.25@0 max=7@1 bins=[0 0.25 0.5 0.75 1 2][1 3.5 3.5 3.5 10 1][1e6 7 7 7 1e9 1]",
+       "4 2 @0 @1 [0.25 0.5 0.75 2][3.5 1][1e6 7 7 7 1e9 1]");
+  same("n=4 avg=2 min=0.2@0 max=7@1 bins=[0 0.25 0.5 0.75 1 2][1 3.5 3.5 3.5 10 1][1 7 7 7 10 1]",
+       "4 2 0.2@0 7@1 [0.25 0.5 0.75 2][3.5 1][7 1]");
+  same("n=4 avg=2 min=0.25@0 max=9@1 bins=[0 0.25 0.5 0.75 1 3][1 7 7 7 10 1]", "4 2 @0 9@1 [0.25 0.5 0.75 3][7 1]");
+  // `~`: the bins' mean, rounded as the recorder rounds an average (three significant digits).
+  same("n=4 avg=1 min=0.2@0 max=1.5@1 bins=[0 0.2 0.5 0.8 1 2][1 1.5 1.5 1.5 10 2]", "4 ~ @0 @1 [0.2 0.5 0.8 2][1.5 2]");
+  same("n=3 avg=0.667 min=0.5@0 max=1@1 bins=[0 0.5 0.5 0.5 1 2][1 1 1 1 10 1]", "3 ~ @0 @1 [0.5 2][1 1]");
+  same("n=3 avg=0.6667 min=0.5@0 max=1@1 bins=[0 0.5 0.5 0.5 1 2][1 1 1 1 10 1]", "3 0.6667 @0 @1 [0.5 2][1 1]");
+  {
+    const std::string text = tracegenText(readTrace(sourceFromString(
+        "t.tgt", replaced(kTrace, base, "time mpi us after loop.c:7 n=4 avg=1 min=0.2@0 max=1.5@1 bins=[0 0.2 0.5 0.8 1 2][1 1.5 10 2]"))));
+    EXPECT_NE(text.find("time mpi us after @0 4 ~ @0 @1 [0.2 0.5 0.8 2][1.5 2]\n"), std::string::npos) << text;
+  }
+  // One standard bin of every sample with the header's statistics: no bins.
+  same("n=4 avg=0.5 min=0.25@0 max=0.75@1 bins=[0 1]", "4 0.5 0.25@0 0.75@1");
+  same("n=4 avg=5e6 min=2e6@0 max=8e6@1 bins=[1e6 1e9]", "4 5e6 2e6@0 8e6@1");
+  // A minimum on its bin's upper edge (rounded up) keeps the edges; so do non-standard bins.
+  same("n=4 avg=7 min=10@0 max=10@1 bins=[1 10 10 10 10 2][5 5 5 5 50 2]", "4 7 @0 10@1 [1 10 10 10 10 2][5 5 5 5 50 2]");
+  same("n=4 avg=0.5 min=0.25@0 max=0.75@1 bins=[0 2]", "4 0.5 @0 @1 [0 0.25 0.5 0.75 2 4]");
+  // No samples: no bins.
+  same("n=0 avg=0 min=0@0 max=0@0 bins=", "0 0 0@0 0@0");
+  // With drift ranges after the bins.
+  same("n=4 avg=0.5 min=0.25@0 max=0.75@1 bins=[0 1] calls=[0 0.75 1][1 0.4 3]", "4 0.5 0.25@0 0.75@1 calls=[0 0.75 1][1 0.4 3]");
+  same("n=4 avg=2 min=0.25@0 max=9@1 bins=[0 0.25 0.5 0.75 1 3][1 7 7 7 10 1] calls=[0 2 4]",
+       "4 2 @0 9@1 [0.25 0.5 0.75 3][7 1] calls=[0 2 4]");
+}
+
+// Random histograms (standard and other bins, extremes the bins' or not, drift or none) written
+// and read back: the same trace and the same bytes.
+TEST(CompactTraceTest, RandomHistogramsRoundTrip) {
+  std::mt19937_64 rng(20261129);
+  const double edges[] = {0, 1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e9};
+  auto pick = [&](double lo, double hi) {
+    const double v = lo + (hi - lo) * static_cast<double>(rng() % 1000) / 1000.0;
+    return std::round(v * 100) / 100;
+  };
+  Trace t = readTrace(sourceFromString("t.tgt", kTrace));
+  for (int round = 0; round < 300; ++round) {
+    Histogram& h = t.events[1].stats[2].hist;
+    h = Histogram{};
+    const int nbins = static_cast<int>(rng() % 4);
+    for (int k = 0, b = static_cast<int>(rng() % 3); k < nbins && b < 8; ++k, b += 1 + static_cast<int>(rng() % 2)) {
+      Bin bin;
+      bin.start = edges[b];
+      bin.end = edges[b + 1];
+      if (rng() % 5 == 0) bin.end = bin.start + 5;  // not a standard bin
+      bin.min = rng() % 7 == 0 ? bin.end : pick(bin.start, std::min(bin.end, bin.start + 999));
+      bin.max = rng() % 3 == 0 ? bin.min : pick(bin.min, bin.min + 50);
+      bin.avg = rng() % 2 == 0 ? bin.min : (bin.min + bin.max) / 2;
+      bin.freq = 1 + static_cast<std::int64_t>(rng() % 20);
+      h.n += bin.freq;
+      h.bins.push_back(bin);
+    }
+    h.avg = h.bins.empty() ? pick(0, 5) : h.bins.front().avg;
+    h.min = h.bins.empty() || rng() % 4 == 0 ? pick(0, 1) : h.bins.front().min;
+    h.max = h.bins.empty() || rng() % 4 == 0 ? pick(1, 2) : h.bins.back().max;
+    if (h.bins.size() == 1 && rng() % 2 == 0) h.min = h.bins[0].min, h.max = h.bins[0].max, h.avg = h.bins[0].avg;
+    h.minRank = static_cast<Rank>(rng() % 2);
+    h.maxRank = static_cast<Rank>(rng() % 2);
+    if (h.n > 0 && rng() % 4 == 0) h.calls = {{0, pick(0, 9), 1}, {1, pick(0, 9), h.n - 1}};
+    if (h.calls.size() == 2 && h.calls[1].n == 0) h.calls.pop_back(), h.calls[0].n = h.n;
+    const std::string text = tracegenText(t);
+    const Trace back = readTrace(sourceFromString("back.tgt", text));
+    ASSERT_EQ(back, t) << text;
+    ASSERT_EQ(tracegenText(back), text);
+  }
+}
+
+TEST(CompactTraceTest, BadCompactHistogramsAreRefusedWithTheirLine) {
+  const std::string base = "time mpi us after loop.c:7 n=4 avg=0.5 min=0.25@0 max=0.75@1 bins=[0 0.25 0.5 0.75 1 4]";
+  auto bad = [&](const std::string& compact, const std::string& what) {
+    expectError(replaced(kTrace, base, "time mpi us after loop.c:7 " + compact), 11, what);
+  };
+  bad("4 0.5 @0 0.75@1", "written `@R` but no bins");
+  bad("4 0.5 0.25@0 @1", "written `@R` but no bins");
+  bad("4 ~ 0.25@0 0.75@1", "average written `~` but no bins");
+  bad("4 0.5 2e9@0 3e9@1", "histogram minimum 2000000000 lies in no standard bin");
+  bad("4 0.5 @0 @1 [2e9 2e9 2e9 4]", "bin minimum 2000000000 lies in no standard bin");
+  bad("4 0.5 @0 @1 [0.25 0.5 0.75 3]", "histogram bins hold 3 samples but its header says 4");
+  bad("4 0.5 @0 @1 [0.25 0.5 0.75 5]", "histogram bins hold more than the 4 samples");
+  bad("4 0.5 @0 @1 [0.25 0.5 0.75 4][1 0]", "bin with 0 samples");
+  bad("4 0.5 @0 @1 [0.25 0.5 4]", "a bin of 3 numbers");
+  bad("4 0.5 @0 @1 [0 0.25 0.5 0.75 1 2 4]", "a bin of 7 numbers");
+  bad("4 0.5 @0 @1 []", "a bin of 0 numbers");
+  bad("4 0.5 0.25@7 0.75@1", "histogram minimum rank 7 outside the trace's ranks 0..1");
+  bad("-1 0.5 0.25@0 0.75@1", "histogram with -1 samples");
+  bad("4 1e16 0.25@0 0.75@1", "histogram average: time 1e+16 beyond the limit");
+  bad("4 0.5 0.25 0.75@1", "expected '@'");
+  bad("4", "expected histogram average but the line ends");
+  bad("4 0.5 0.25@0 0.75@1 calls=[0 1 3]", "call ranges hold 3 samples but the histogram's header says 4");
+  bad("four 0.5 0.25@0 0.75@1", "histogram sample count");
 }
 
 // The histogram checks are one function: both formats report the same problem the same way.
