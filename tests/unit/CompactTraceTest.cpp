@@ -244,6 +244,26 @@ TEST(CompactTraceTest, BadCompactHistogramsAreRefusedWithTheirLine) {
   bad("four 0.5 0.25@0 0.75@1", "histogram sample count");
 }
 
+// A real recording in the earlier spelling: written in the compact one it reads back to the same
+// trace, which writes the same bytes again, and is smaller, plain and compressed.
+TEST(CompactTraceTest, RecordingInTheEarlierSpellingRoundTripsThroughTheCompactOne) {
+  const fs::path path = fs::path(TRACEGEN_TEST_DATA_DIR) / "histograms" / "wavefront-4-earlier.tgt";
+  const std::string earlier = fileText(path);
+  ASSERT_NE(earlier.find(" n="), std::string::npos);
+  const Trace t = readTraceFile(path.string());
+  const std::string text = tracegenText(t);
+  EXPECT_EQ(text.find(" n="), std::string::npos) << text;
+  EXPECT_EQ(text.find("bins="), std::string::npos) << text;
+  EXPECT_NE(text.find(" ~ "), std::string::npos) << text;
+  const Trace back = readTrace(sourceFromString("back.tgt", text));
+  EXPECT_EQ(back, t);
+  EXPECT_EQ(tracegenText(back), text);
+  // The earlier text rewritten by the same writer (times, groups, drift) is the compact text.
+  EXPECT_EQ(tracegenText(readTrace(sourceFromString("again.tgt", earlier))), text);
+  EXPECT_LT(text.size(), earlier.size());
+  EXPECT_LT(compressTrace(text).size(), compressTrace(earlier).size());
+}
+
 // The histogram checks are one function: both formats report the same problem the same way.
 TEST(CompactTraceTest, OneHistogramReaderForBothFormats) {
   const std::string st = fileText(fs::path(TRACEGEN_TEST_DATA_DIR) / "scalatrace" / "scalatrace2-npb-td-lu-A-4.trace");

@@ -866,7 +866,7 @@ TEST(TracegenTextTest, DamagedInputOnlyRaisesInputErrors) {
   }
   const std::vector<std::string> junk = {"<", ">", "{", "}", "@", "=", "[", "]", "(", ")", "-1", "0", "99999999999999999999",
                                          "9223372036854775807", "-9223372036854775808", "any", "null", "rel", "event",
-                                         "loop", "x", "1e308", "#"};
+                                         "loop", "x", "1e308", "#", "~"};
   std::mt19937 rng(20240611);
   int accepted = 0;
   for (int round = 0; round < 3000; ++round) {
