@@ -1122,7 +1122,12 @@ class TracegenTextWriter {
       if (d.id != ids[i]) fmt::format_to(std::back_inserter(buf_), " id={}", d.id);
       buf_.push_back('\n');
     }
-    for (const auto& c : t_.comms) {
+    // MPI_COMM_SELF and MPI_COMM_WORLD first, as a reader adds them when the file leaves them
+    // out: left out.
+    const std::vector<Communicator> standard = standardCommunicators(t_.numRanks);
+    const bool standardFirst = t_.comms.size() >= standard.size() && std::equal(standard.begin(), standard.end(), t_.comms.begin());
+    for (std::size_t k = standardFirst ? standard.size() : 0; k < t_.comms.size(); ++k) {
+      const Communicator& c = t_.comms[k];
       fmt::format_to(std::back_inserter(buf_), "comm {} {}", c.id, name(c.kind, "communicator kind"));
       for (std::size_t i = 0; i < c.instances.size(); ++i) {
         fmt::format_to(std::back_inserter(buf_), " ({}", c.instances[i].str());

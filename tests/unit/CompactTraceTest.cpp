@@ -264,6 +264,30 @@ TEST(CompactTraceTest, RecordingInTheEarlierSpellingRoundTripsThroughTheCompactO
   EXPECT_LT(compressTrace(text).size(), compressTrace(earlier).size());
 }
 
+// MPI_COMM_SELF and MPI_COMM_WORLD, first and standard, are left out (a reader adds them in
+// front); any other communicator table is written whole.
+TEST(CompactTraceTest, StandardCommunicatorsAreLeftOut) {
+  const std::string withComms = replaced(kTrace, "ranks 2\n", "ranks 2\ncomm 1 self\ncomm 2 world (<1 0 {2 1}>)\ncomm 1000 dup (<1 0 {2 1}>)\n");
+  const Trace t = readTrace(sourceFromString("t.tgt", withComms));
+  ASSERT_EQ(t.comms.size(), 3u);
+  const std::string text = tracegenText(t);
+  EXPECT_EQ(text.find("comm 1 self"), std::string::npos) << text;
+  EXPECT_EQ(text.find("comm 2 world"), std::string::npos) << text;
+  EXPECT_NE(text.find("\ncomm 1000 dup (<1 0 {2 1}>)\n"), std::string::npos) << text;
+  const Trace back = readTrace(sourceFromString("back.tgt", text));
+  EXPECT_EQ(back, t);
+  EXPECT_EQ(tracegenText(back), text);
+  // Declared after another communicator, or world without its instance: written as they are.
+  for (const std::string& table : {std::string("comm 1000 dup (<1 0 {2 1}>)\ncomm 1 self\ncomm 2 world (<1 0 {2 1}>)\n"),
+                                   std::string("comm 1 self\ncomm 2 world\n")}) {
+    const Trace u = readTrace(sourceFromString("u.tgt", replaced(kTrace, "ranks 2\n", "ranks 2\n" + table)));
+    const std::string utext = tracegenText(u);
+    EXPECT_NE(utext.find("comm 1 self\n"), std::string::npos) << utext;
+    EXPECT_EQ(readTrace(sourceFromString("back.tgt", utext)), u);
+    EXPECT_EQ(tracegenText(readTrace(sourceFromString("back.tgt", utext))), utext);
+  }
+}
+
 // The histogram checks are one function: both formats report the same problem the same way.
 TEST(CompactTraceTest, OneHistogramReaderForBothFormats) {
   const std::string st = fileText(fs::path(TRACEGEN_TEST_DATA_DIR) / "scalatrace" / "scalatrace2-npb-td-lu-A-4.trace");
