@@ -403,6 +403,67 @@ TEST(CompactTraceTest, BadTripletsAreRefusedWithTheirLine) {
   expectError(replaced(sendLoop("4"), "datatype MPI_DOUBLE\n  dest", "datatype 1:4:1\n  dest"), 11, "unknown datatype '1:4:1'");
 }
 
+// ---- displacements as steps -------------------------------------------------------------------
+
+// An MPI_Alltoallv of packed buffers on four ranks: its displacements are running sums of its
+// counts. DISPLS is replaced by each test.
+const std::string kAlltoallv =
+    "tracegen-trace 1\n"
+    "ranks 4\n"
+    "datatype MPI_INT 4\n"
+    "event 0 MPI_Init @ <1 0 {4 1}>\n"
+    "event 1 MPI_Alltoallv @ <1 0 {4 1}>\n"
+    "  loop 0 iter 2\n"
+    "  loop 0 mem 1\n"
+    "  comm 2\n"
+    "  datatype MPI_INT\n"
+    "  recvtype MPI_INT\n"
+    "  recvcounts 120 130 140 150 121 131 141 151\n"
+    "  sendcounts 120 130 140 150 121 131 141 151\n"
+    "  DISPLS\n"
+    "event 2 MPI_Finalize @ <1 0 {4 1}>\n";
+
+TEST(CompactTraceTest, DisplacementsAsSteps) {
+  const std::string values = replaced(kAlltoallv, "DISPLS", "displs 0 120 250 390 0 121 252 393\n  rdispls 0 120 250 390");
+  const std::string steps =
+      replaced(kAlltoallv, "DISPLS", "displs steps 0 120 130 140 -390 121 131 141\n  rdispls steps 0 120 130 140");
+  const Trace t = readTrace(sourceFromString("t.tgt", values));
+  EXPECT_EQ(readTrace(sourceFromString("s.tgt", steps)), t);
+  // Written as steps where their numbers take no more room than the values' (the keyword aside):
+  // rdispls's, not displs's (the step back to 0 between the two executions' vectors costs more).
+  const std::string text = tracegenText(t);
+  EXPECT_NE(text.find("\n  displs 0 120 250 390 0 121 252 393\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\n  rdispls steps 0 120 130 140\n"), std::string::npos) << text;
+  const Trace back = readTrace(sourceFromString("back.tgt", text));
+  EXPECT_EQ(back, t);
+  EXPECT_EQ(tracegenText(back), text);
+  // A triplet is shorter still.
+  const std::string flat = tracegenText(readTrace(sourceFromString("f.tgt", replaced(kAlltoallv, "DISPLS", "displs 0 100 200 300 0 100 200 300"))));
+  EXPECT_NE(flat.find("\n  displs 0:300:100 0:300:100\n"), std::string::npos) << flat;
+  // Steps in a group of ranks of its own.
+  const Trace g = readTrace(sourceFromString("g.tgt", replaced(kAlltoallv, "DISPLS", "displs steps 0 1000 1000 1000 @ <1 0 {2 1}>\n  displs 0 5 6 7 @ <1 2 {2 1}>")));
+  ASSERT_EQ(g.events[1].params.size(), 6u);
+  for (const ParamValues& pv : g.events[1].params) {
+    if (pv.param == Param::Displs) {
+      EXPECT_EQ(pv.groups.front().values, (std::vector<std::int64_t>{0, 1000, 2000, 3000}));
+    }
+  }
+  EXPECT_EQ(readTrace(sourceFromString("g2.tgt", tracegenText(g))), g);
+}
+
+TEST(CompactTraceTest, BadStepsAreRefusedWithTheirLine) {
+  auto bad = [&](const std::string& line, const std::string& what) { expectError(replaced(kAlltoallv, "DISPLS", line), 13, what); };
+  bad("displs steps 0 x", "bad step 'x' for displs");
+  bad("displs steps 0 1:3:1", "bad step '1:3:1' for displs");
+  bad("displs steps 2147483647 9223372036854775807", "the steps of displs overflow");
+  bad("displs steps 2147483647 1", "displs");
+  bad("displs steps", "parameter 'displs' without values");
+  bad("displs steps @ <1 0 {4 1}>", "parameter 'displs' without values");
+  bad("displs steps 0 (", "bad step '(' for displs");
+  // Only displacements take steps.
+  expectError(replaced(replaced(kAlltoallv, "DISPLS", "displs 0"), "sendcounts 120", "sendcounts steps 120"), 12, "bad number 'steps' for sendcounts");
+}
+
 // ---- compressed input -------------------------------------------------------------------------
 
 TEST(CompactTraceTest, CompressedInputReadsTransparently) {
