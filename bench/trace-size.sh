@@ -7,6 +7,16 @@
 # writes by default), then the ratios before/compressed and plain-now/compressed. "Before" and
 # "now" are the same recording, so the figures do not depend on one run's timings.
 #
+# Then, per section (bench/trace-sections.py: header, site table, frame names, structure,
+# parameters, matched senders, time histograms; each plain and compressed alone with zstd, and
+# the whole file), the traces of the LU-like, 3-D and NPB-like samples (wavefront, sweep,
+# halo3d, lu_like, mg_like, cg_like, is_like) at 16 and 64 ranks: "before" as BEFORE_BUILD_DIR's
+# recorder wrote it (zstd, its writer), "now" the same recording written by BUILD_DIR's
+# `tracegen convert`, after `tracegen compare` of the two has exited 0 and their
+# `tracegen inspect --per-rank --format json` agree. SECTION_SAMPLES and SECTION_RANKS choose
+# others (SECTION_SAMPLES= skips the part); the NPB-like samples are built per rank count as
+# bench/extrapolate-npb.sh builds them.
+#
 # Usage: bench/trace-size.sh [BUILD_DIR [BEFORE_BUILD_DIR]]   (defaults: build /work/main/build)
 # BEFORE_BUILD_DIR is a build of the code before this change (its libtracegen-record.so records).
 # Without one the samples are recorded with BUILD_DIR's recorder as plain text
@@ -71,3 +81,64 @@ for app in stencil2d wavefront sweep fft cg ring ring_f apitour polling; do
   done
 done
 [ -z "$worst" ] || echo "smallest before/zstd ratio: $worst"
+
+# Bytes per section, before and now.
+section_samples=${SECTION_SAMPLES-wavefront sweep halo3d lu_like mg_like cg_like is_like}
+section_ranks=${SECTION_RANKS-16 64}
+[ -n "$section_samples" ] || exit 0
+sections=$(dirname "$0")/trace-sections.py
+src=$(cd "$(dirname "$0")/.." && pwd)
+bin_of() {  # bin_of SAMPLE NP: the sample's binary (the NPB-like ones built for NP ranks)
+  local s=$1 n=$2 out
+  case $s in
+    *_like) ;;
+    *) echo "$apps/$s"; return ;;
+  esac
+  if [ -x "$apps/npb-like/$s.$n" ]; then echo "$apps/npb-like/$s.$n"; return; fi
+  out=$work/$s.$n
+  if [ "$s" = lu_like ]; then
+    mkdir -p "$work/fmod.$n"
+    mpifort -cpp -O2 -DNPROCS="$n" -J "$work/fmod.$n" -o "$out" "$src/samples/apps/npb-like/$s.F90" >&2 || return 1
+  else
+    mpicc -std=c11 -O2 -DNPROCS="$n" -o "$out" "$src/samples/apps/npb-like/$s.c" -lm >&2 || return 1
+  fi
+  echo "$out"
+}
+section_args() {
+  case $1 in
+    wavefront) echo "4 8 16" ;;
+    sweep) echo "3 4 16" ;;
+    intsort) echo "3 1000" ;;
+    *) echo "" ;;
+  esac
+}
+if [ -z "$old" ]; then
+  echo "bytes per section: needs BEFORE_BUILD_DIR's recorder" >&2
+  exit 0
+fi
+echo
+echo "bytes per section, plain/zstd alone (before: $before's recorder; now: $build's writer, the same recording)"
+python3 "$sections" --header-only
+for app in $section_samples; do
+  for np in $section_ranks; do
+    exe=$(bin_of "$app" "$np") && [ -x "$exe" ] || { echo "$app $np: no binary" >&2; continue; }
+    read -r -a sargs <<<"$(section_args "$app")"
+    rm -f "$work/before.zst"
+    timeout 600 mpiexec --oversubscribe -n "$np" env LD_PRELOAD="$old" TRACEGEN_OUTPUT="$work/before.zst" "$exe" "${sargs[@]}" \
+      >/dev/null 2>"$work/err" && [ -s "$work/before.zst" ] || { echo "$app $np: the recording failed" >&2; continue; }
+    "$tracegen" convert "$work/before.zst" -o "$work/now.zst" || { echo "$app $np: tracegen cannot convert the recording" >&2; continue; }
+    "$tracegen" compare "$work/before.zst" "$work/now.zst" >/dev/null || { echo "$app $np: compare finds the traces differ" >&2; continue; }
+    "$tracegen" inspect --per-rank --format json "$work/before.zst" >"$work/before.json" 2>/dev/null
+    "$tracegen" inspect --per-rank --format json "$work/now.zst" >"$work/now.json" 2>/dev/null
+    # the same figures, whatever the file's name and the lines they come from
+    python3 -c 'import json, sys
+def strip(x):
+    if isinstance(x, dict): return {k: strip(v) for k, v in x.items() if k not in ("file", "line")}
+    if isinstance(x, list): return [strip(v) for v in x]
+    return x
+a, b = (strip(json.load(open(p))) for p in sys.argv[1:3])
+sys.exit(a != b)' "$work/before.json" "$work/now.json" || { echo "$app $np: inspect --per-rank differs" >&2; continue; }
+    python3 "$sections" --label "$app-$np before" "$work/before.zst" --label "$app-$np now" "$work/now.zst"
+  done
+done
+

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <iterator>
 
+#include "io/TextLines.h"
 #include "ir/Limits.h"
 
 namespace tracegen {
@@ -52,6 +53,40 @@ void parseHeader(TokenStream& ts, HistogramSpelling spelling, Rank numRanks, His
   ts.expect("@");
   h.maxRank = extremeRank(ts, "histogram max rank", numRanks);
   expectKey(ts, "bins");
+}
+
+// The recorder's bins (record/TimeStats.cpp): [0, 1), [1, 10), ... [1e5, 1e6), [1e6, 1e9). The
+// compact spelling leaves out the edges of a bin that is one of these and holds its minimum.
+constexpr double kStandardEdges[] = {0, 1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e9};
+
+// The standard bin [start, end) that holds `v`, if any.
+bool standardBinOf(double v, double& start, double& end) {
+  for (std::size_t i = 0; i + 1 < std::size(kStandardEdges); ++i)
+    if (kStandardEdges[i] <= v && v < kStandardEdges[i + 1]) {
+      start = kStandardEdges[i];
+      end = kStandardEdges[i + 1];
+      return true;
+    }
+  return false;
+}
+
+// A bin the compact spelling may write without its edges: a standard bin, the one its minimum
+// lies in (so that the reader finds the same edges from the minimum).
+bool edgesImplied(const Bin& b) {
+  double start = 0, end = 0;
+  return standardBinOf(b.min, start, end) && start == b.start && end == b.end;
+}
+
+// The bins' mean as the recorder rounds a histogram's average: three significant digits, at
+// most four decimals (record/TimeStats.cpp). Rounded through decimal text, which every platform
+// does alike, so that the writer and any reader agree on it to the bit; the compact spelling
+// writes `~` for an average equal to it.
+double roundedBinsMean(const std::vector<const Bin*>& bins, std::int64_t n) {
+  double sum = 0;
+  for (const Bin* b : bins) sum += b->avg * static_cast<double>(b->freq);
+  double v = sum / static_cast<double>(n);
+  if (!parseReal(fmt::format("{:.3g}", v), v) || !parseReal(fmt::format("{:.4f}", v), v)) return -1;
+  return v;
 }
 
 // `[first` of a call range, checked: ascending firsts from 0, at most kMaxCallRanges ranges.
@@ -123,7 +158,91 @@ void appendCallRangesText(std::string& out, const std::vector<ComputeTime::ByCal
   for (const ComputeTime::ByCall& b : calls) fmt::format_to(it, "[{} {}]", b.first, b.us);
 }
 
+namespace {
+
+// The compact spelling (docs/trace-format.md, "time"): `N AVG MIN@R MAX@R BIN...`, where an
+// extreme may be `@R` (its value is the first bin's minimum or the last bin's maximum), a bin
+// is `[min avg max freq]` or `[v freq]` (a standard bin, its edges those of the standard bin
+// that holds its minimum) or `[start min avg max end freq]`, and no bins at all (n > 0) is the
+// one standard bin of the minimum holding every sample with the header's statistics.
+Histogram parseCompactHistogram(TokenStream& ts, Rank numRanks) {
+  Histogram h;
+  h.n = ts.getInt("histogram sample count");
+  if (h.n < 0) ts.fail(fmt::format("histogram with {} samples", h.n));
+  const bool avgDerived = ts.peekIs("~");  // the bins' mean, rounded
+  if (avgDerived) ts.get();
+  else h.avg = timeValue(ts, "histogram average");
+  // `V@R` or `@R`: false for the latter, whose value the bins give.
+  auto extreme = [&](double& value, Rank& rank, std::string_view what) {
+    const bool written = !ts.peekIs("@");
+    if (written) value = timeValue(ts, fmt::format("histogram {}", what));
+    ts.expect("@");
+    rank = extremeRank(ts, fmt::format("histogram {} rank", what), numRanks);
+    return written;
+  };
+  const bool minWritten = extreme(h.min, h.minRank, "minimum");
+  const bool maxWritten = extreme(h.max, h.maxRank, "maximum");
+  std::int64_t total = 0;
+  auto atCalls = [&] { return ts.peekAt(0) && ts.peekAt(0)->text == "calls"; };
+  while (!ts.atEnd() && !atCalls()) {
+    ts.expect("[");
+    std::size_t fields = 0;
+    while (fields < 7 && ts.peekAt(fields) && ts.peekAt(fields)->text != "]") ++fields;
+    if (fields != 2 && fields != 4 && fields != 6)
+      ts.fail(fmt::format("a bin of {} numbers", fields),
+              "a bin is `[min avg max freq]`, `[v freq]` or `[start min avg max end freq]`");
+    Bin b;
+    if (fields == 6) b.start = timeValue(ts, "bin start");
+    if (fields == 2) {
+      b.min = b.avg = b.max = timeValue(ts, "bin value");
+    } else {
+      b.min = timeValue(ts, "bin minimum");
+      b.avg = timeValue(ts, "bin average");
+      b.max = timeValue(ts, "bin maximum");
+    }
+    if (fields == 6) b.end = timeValue(ts, "bin end");
+    else if (!standardBinOf(b.min, b.start, b.end))
+      ts.fail(fmt::format("bin minimum {} lies in no standard bin", b.min),
+              "write the bin with its edges: `[start min avg max end freq]`");
+    b.freq = ts.getInt("bin frequency");
+    ts.expect("]");
+    if (b.freq < 1) ts.fail(fmt::format("bin with {} samples", b.freq), "leave out bins that hold no sample");
+    if (b.freq > h.n - total) ts.fail(fmt::format("histogram bins hold more than the {} samples its header says", h.n));
+    total += b.freq;
+    h.bins.push_back(b);
+  }
+  if (h.bins.empty()) {
+    if (!minWritten || !maxWritten)
+      ts.fail("a histogram extreme written `@R` but no bins to take its value from", "write the value: `V@R`");
+    if (avgDerived) ts.fail("a histogram average written `~` but no bins to take it from", "write the average");
+    if (h.n > 0) {
+      Bin b{.start = 0, .min = h.min, .avg = h.avg, .max = h.max, .end = 0, .freq = h.n};
+      if (!standardBinOf(h.min, b.start, b.end))
+        ts.fail(fmt::format("histogram minimum {} lies in no standard bin", h.min),
+                "write the histogram's bin: `[start min avg max end freq]`");
+      h.bins.push_back(b);
+    }
+  } else {
+    if (total != h.n)
+      ts.fail(fmt::format("histogram bins hold {} samples but its header says {}", total, h.n),
+              "the bin frequencies add up to n");
+    if (!minWritten) h.min = h.bins.front().min;
+    if (!maxWritten) h.max = h.bins.back().max;
+    if (avgDerived) {
+      std::vector<const Bin*> bins;
+      for (const Bin& b : h.bins) bins.push_back(&b);
+      h.avg = roundedBinsMean(bins, h.n);
+      if (auto why = timeValueProblem(h.avg)) ts.fail(fmt::format("histogram average: {}", *why));
+    }
+  }
+  if (atCalls()) h.calls = parseHistogramCallRanges(ts, h.n);
+  return h;
+}
+
+}  // namespace
+
 Histogram parseHistogram(TokenStream& ts, HistogramSpelling spelling, Rank numRanks) {
+  if (spelling == HistogramSpelling::Tracegen && !ts.peekIs("n")) return parseCompactHistogram(ts, numRanks);
   Histogram h;
   parseHeader(ts, spelling, numRanks, h);
   const bool st = spelling == HistogramSpelling::ScalaTrace;
@@ -184,25 +303,47 @@ Histogram parseHistogram(TokenStream& ts, HistogramSpelling spelling, Rank numRa
   return h;
 }
 
-void appendHistogramText(std::string& out, const Histogram& h) {
+namespace {
+
+// The spelling before the compact one (`n=N avg=A min=V@R max=V@R bins=[...]...`), for a
+// histogram the compact one cannot state: samples but no bins.
+void appendLongHistogramText(std::string& out, const Histogram& h) {
   auto it = std::back_inserter(out);
   fmt::format_to(it, "n={} avg={} min={}@{} max={}@{} bins=", h.n, h.avg, h.min, h.minRank, h.max, h.maxRank);
-  const Bin* only = nullptr;
-  std::size_t held = 0;
+  for (const Bin& b : h.bins) {
+    if (b.freq == 0) continue;
+    fmt::format_to(it, "[{} {} {} {} {} {}]", b.start, b.min, b.avg, b.max, b.end, b.freq);
+  }
+  appendCallRangesText(out, h.calls);
+}
+
+}  // namespace
+
+void appendHistogramText(std::string& out, const Histogram& h) {
+  std::vector<const Bin*> held;
   for (const Bin& b : h.bins)
-    if (b.freq > 0) {
-      only = &b;
-      ++held;
-    }
-  if (held == 1 && only->freq == h.n && only->min == h.min && only->avg == h.avg && only->max == h.max) {
-    fmt::format_to(it, "[{} {}]", only->start, only->end);
+    if (b.freq > 0) held.push_back(&b);
+  if (h.n > 0 && held.empty()) return appendLongHistogramText(out, h);
+  auto it = std::back_inserter(out);
+  // One standard bin of every sample, with the header's statistics: no bins at all.
+  if (held.size() == 1 && held[0]->freq == h.n && held[0]->min == h.min && held[0]->avg == h.avg &&
+      held[0]->max == h.max && edgesImplied(*held[0])) {
+    fmt::format_to(it, "{} {} {}@{} {}@{}", h.n, h.avg, h.min, h.minRank, h.max, h.maxRank);
     appendCallRangesText(out, h.calls);
     return;
   }
-  for (const Bin& b : h.bins) {
-    if (b.freq == 0) continue;
-    if (b.min == b.avg && b.avg == b.max) fmt::format_to(it, "[{} {} {} {}]", b.start, b.avg, b.end, b.freq);
-    else fmt::format_to(it, "[{} {} {} {} {} {}]", b.start, b.min, b.avg, b.max, b.end, b.freq);
+  // An average the bins give is `~`, an extreme they state is written by its rank alone.
+  if (!held.empty() && roundedBinsMean(held, h.n) == h.avg) fmt::format_to(it, "{} ~ ", h.n);
+  else fmt::format_to(it, "{} {} ", h.n, h.avg);
+  if (!held.empty() && held.front()->min == h.min) fmt::format_to(it, "@{} ", h.minRank);
+  else fmt::format_to(it, "{}@{} ", h.min, h.minRank);
+  if (!held.empty() && held.back()->max == h.max) fmt::format_to(it, "@{}", h.maxRank);
+  else fmt::format_to(it, "{}@{}", h.max, h.maxRank);
+  if (!held.empty()) out.push_back(' ');
+  for (const Bin* b : held) {
+    if (!edgesImplied(*b)) fmt::format_to(it, "[{} {} {} {} {} {}]", b->start, b->min, b->avg, b->max, b->end, b->freq);
+    else if (b->min == b->avg && b->avg == b->max) fmt::format_to(it, "[{} {}]", b->avg, b->freq);
+    else fmt::format_to(it, "[{} {} {} {}]", b->min, b->avg, b->max, b->freq);
   }
   appendCallRangesText(out, h.calls);
 }

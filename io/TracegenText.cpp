@@ -81,6 +81,10 @@ bool isHeaderKeyword(std::string_view s) {
          s == "comm" || s == "frame" || s == "program" || s == "recordings";
 }
 
+// Displacements, which a v-collective's packed buffers make running sums of its counts, may be
+// written as `steps` (docs/trace-format.md, "Parameters").
+bool isDisplacementParam(Param p) { return p == Param::Displs || p == Param::RecvDispls; }
+
 bool isAttributeKeyword(std::string_view s) {
   return s == "site" || s == "loop" || s == "time" || s == "compute" || paramFromName(s).has_value();
 }
@@ -882,7 +886,23 @@ class TracegenTextParser {
       relative = true;
     }
     ValueGroup g;
-    while (!ts.atEnd() && !ts.peekIs("@")) {
+    const bool steps = isDisplacementParam(p) && ts.peekIs("steps");
+    if (steps) {
+      // `steps D0 D1 ...`: each value is the one before plus its step (the first, 0 plus it).
+      ts.get();
+      std::int64_t v = 0;
+      while (!ts.atEnd() && !ts.peekIs("@")) {
+        const Token tok = ts.get();
+        std::int64_t step = 0;
+        if (tok.punct || !parseInt(tok.text, step))
+          ts.fail(fmt::format("bad step '{}' for {}", tok.text, paramName(p)), "`steps` takes integers, no triplets");
+        if (__builtin_add_overflow(v, step, &v))
+          ts.fail(fmt::format("the steps of {} overflow a 64-bit integer", paramName(p)));
+        checkParamValue(ts, p, v);
+        g.values.push_back(v);
+      }
+    }
+    while (!steps && !ts.atEnd() && !ts.peekIs("@")) {
       // Triplets hold numbers only: not datatype or operator names, `any` or `null`.
       if (isTriplet(ts.peek()) && !isDatatypeParam(p)) {
         expandTriplet(
@@ -1122,7 +1142,12 @@ class TracegenTextWriter {
       if (d.id != ids[i]) fmt::format_to(std::back_inserter(buf_), " id={}", d.id);
       buf_.push_back('\n');
     }
-    for (const auto& c : t_.comms) {
+    // MPI_COMM_SELF and MPI_COMM_WORLD first, as a reader adds them when the file leaves them
+    // out: left out.
+    const std::vector<Communicator> standard = standardCommunicators(t_.numRanks);
+    const bool standardFirst = t_.comms.size() >= standard.size() && std::equal(standard.begin(), standard.end(), t_.comms.begin());
+    for (std::size_t k = standardFirst ? standard.size() : 0; k < t_.comms.size(); ++k) {
+      const Communicator& c = t_.comms[k];
       fmt::format_to(std::back_inserter(buf_), "comm {} {}", c.id, name(c.kind, "communicator kind"));
       for (std::size_t i = 0; i < c.instances.size(); ++i) {
         fmt::format_to(std::back_inserter(buf_), " ({}", c.instances[i].str());
@@ -1286,8 +1311,24 @@ class TracegenTextWriter {
         fmt::format_to(std::back_inserter(buf_), "  {}{}", paramName(pv->param), pv->relative ? " rel" : "");
         const Param p = pv->param;
         const bool numbers = !isDatatypeParam(p) && p != Param::ReduceOp;
+        const std::size_t start = buf_.size();
         valueList(g.values, [&](std::int64_t v) { return numbers && !((p == Param::Source || p == Param::Dest) && (v == kAnySource || v == kProcNull)); },
                   [&](std::int64_t v) { value(p, pv->relative, v); });
+        // Displacements as steps where their numbers take no more room than the values' (the
+        // keyword compresses to next to nothing): a packed v-collective's steps are its counts,
+        // which the compressor then finds again.
+        if (isDisplacementParam(p)) {
+          constexpr std::string_view kKeyword = " steps";
+          std::string steps(kKeyword);
+          std::int64_t before = 0, step = 0;
+          bool fits = true;
+          for (std::int64_t v : g.values) {
+            fits = fits && !__builtin_sub_overflow(v, before, &step);
+            fmt::format_to(std::back_inserter(steps), " {}", step);
+            before = v;
+          }
+          if (fits && steps.size() - kKeyword.size() <= buf_.size() - start) buf_.replace(start, std::string::npos, steps);
+        }
         groupRanks(pv->groups, g, e);
         buf_.push_back('\n');
       }

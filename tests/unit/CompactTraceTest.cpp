@@ -1,11 +1,14 @@
-// Compact and compressed traces: the site table (`site N NAME`, `after @N`), histograms without
-// empty bins and with the `[start end]` short form, the one histogram reader both formats share
+// Compact and compressed traces: the site table (`site N NAME`, `after @N`), histograms in the
+// compact spelling (positional, standard bins without their edges, extremes the bins state by
+// their rank alone) and the earlier one (without empty bins, with the `[start end]` short form),
+// the one histogram reader both formats share
 // (same checks, same messages), and zstd-compressed input: read transparently, diagnostics at the
 // lines of the decompressed text, corrupt, truncated and oversized (bomb) input refused with a
 // precise error.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -79,11 +82,11 @@ TEST(CompactTraceTest, WriterUsesTheSiteTableShortBinsAndNoEmptyBins) {
   EXPECT_NE(text.find("\nsite 0 loop.c:7\n"), std::string::npos) << text;
   EXPECT_EQ(text.find("site 1 "), std::string::npos) << text;
   EXPECT_NE(text.find("  site loop.c:7\n"), std::string::npos) << text;  // the event's own line keeps the name
-  EXPECT_NE(text.find("time comp us after init.c:1 n=2 avg=5 min=4@0 max=6@1 bins=[1 10]\n"), std::string::npos) << text;
-  EXPECT_NE(text.find("time comp us after @0 n=4 avg=50 min=12@1 max=990@0 bins=[10 12 20 30 100 3][100 990 1000 1]\n"),
-            std::string::npos)
-      << text;  // the empty [1000, 10000) bin is gone, the one-sample bin is `[start v end freq]`
-  EXPECT_NE(text.find("time mpi us after @0 n=4 avg=0.5 min=0.25@0 max=0.75@1 bins=[0 1]\n"), std::string::npos) << text;
+  // The compact spelling: one standard bin with the header's statistics is no bins at all.
+  EXPECT_NE(text.find("time comp us after init.c:1 2 5 4@0 6@1\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("time comp us after @0 4 50 @1 @0 [12 20 30 3][990 1]\n"), std::string::npos)
+      << text;  // the empty [1000, 10000) bin is gone, the one-sample bin is `[v freq]`, the extremes the bins'
+  EXPECT_NE(text.find("time mpi us after @0 4 0.5 0.25@0 0.75@1\n"), std::string::npos) << text;
   // Reads back to an equal trace, which writes the same bytes.
   const Trace back = readTrace(sourceFromString("back.tgt", text));
   EXPECT_EQ(back, t);
@@ -129,6 +132,160 @@ TEST(CompactTraceTest, ShortBinIsTheOnlyBin) {
   const Trace empty =
       readTrace(sourceFromString("t.tgt", replaced(kTrace, base, "time mpi us after loop.c:7 n=0 avg=0 min=0@0 max=0@0 bins=")));
   EXPECT_TRUE(empty.events[1].stats[2].hist.bins.empty());
+}
+
+// The compact spelling reads as the earlier one it abbreviates, bin form by bin form, and a
+// trace written in it reads back to the same trace, which writes the same bytes.
+TEST(CompactTraceTest, CompactHistogramsReadAsTheEarlierSpelling) {
+  const std::string base = "time mpi us after loop.c:7 n=4 avg=0.5 min=0.25@0 max=0.75@1 bins=[0 0.25 0.5 0.75 1 4]";
+  auto same = [&](const std::string& earlier, const std::string& compact) {
+    const Trace a = readTrace(sourceFromString("a.tgt", replaced(kTrace, base, "time mpi us after loop.c:7 " + earlier)));
+    const Trace b = readTrace(sourceFromString("b.tgt", replaced(kTrace, base, "time mpi us after loop.c:7 " + compact)));
+    EXPECT_EQ(a, b) << compact;
+    // Written, read and written again: the same bytes, in the compact spelling.
+    const std::string text = tracegenText(b);
+    EXPECT_EQ(text.find(" n="), std::string::npos) << text;
+    const Trace back = readTrace(sourceFromString("back.tgt", text));
+    EXPECT_EQ(back, b) << text;
+    EXPECT_EQ(tracegenText(back), text);
+  };
+  // Standard bins: edges from the bin's minimum; `[v freq]`; `@R` extremes; explicit edges.
+  same("n=4 avg=2 min=0.25@0 max=7@1 bins=[0 0.25 0.5 0.75 1 2][1 3.5 3.5 3.5 10 1][1e6 7 7 7 1e9 1]",
+       "4 2 @0 @1 [0.25 0.5 0.75 2][3.5 1][1e6 7 7 7 1e9 1]");
+  same("n=4 avg=2 min=0.2@0 max=7@1 bins=[0 0.25 0.5 0.75 1 2][1 3.5 3.5 3.5 10 1][1 7 7 7 10 1]",
+       "4 2 0.2@0 7@1 [0.25 0.5 0.75 2][3.5 1][7 1]");
+  same("n=4 avg=2 min=0.25@0 max=9@1 bins=[0 0.25 0.5 0.75 1 3][1 7 7 7 10 1]", "4 2 @0 9@1 [0.25 0.5 0.75 3][7 1]");
+  // `~`: the bins' mean, rounded as the recorder rounds an average (three significant digits).
+  same("n=4 avg=1 min=0.2@0 max=1.5@1 bins=[0 0.2 0.5 0.8 1 2][1 1.5 1.5 1.5 10 2]", "4 ~ @0 @1 [0.2 0.5 0.8 2][1.5 2]");
+  same("n=3 avg=0.667 min=0.5@0 max=1@1 bins=[0 0.5 0.5 0.5 1 2][1 1 1 1 10 1]", "3 ~ @0 @1 [0.5 2][1 1]");
+  same("n=3 avg=0.6667 min=0.5@0 max=1@1 bins=[0 0.5 0.5 0.5 1 2][1 1 1 1 10 1]", "3 0.6667 @0 @1 [0.5 2][1 1]");
+  {
+    const std::string text = tracegenText(readTrace(sourceFromString(
+        "t.tgt", replaced(kTrace, base, "time mpi us after loop.c:7 n=4 avg=1 min=0.2@0 max=1.5@1 bins=[0 0.2 0.5 0.8 1 2][1 1.5 10 2]"))));
+    EXPECT_NE(text.find("time mpi us after @0 4 ~ @0 @1 [0.2 0.5 0.8 2][1.5 2]\n"), std::string::npos) << text;
+  }
+  // One standard bin of every sample with the header's statistics: no bins.
+  same("n=4 avg=0.5 min=0.25@0 max=0.75@1 bins=[0 1]", "4 0.5 0.25@0 0.75@1");
+  same("n=4 avg=5e6 min=2e6@0 max=8e6@1 bins=[1e6 1e9]", "4 5e6 2e6@0 8e6@1");
+  // A minimum on its bin's upper edge (rounded up) keeps the edges; so do non-standard bins.
+  same("n=4 avg=7 min=10@0 max=10@1 bins=[1 10 10 10 10 2][5 5 5 5 50 2]", "4 7 @0 10@1 [1 10 10 10 10 2][5 5 5 5 50 2]");
+  same("n=4 avg=0.5 min=0.25@0 max=0.75@1 bins=[0 2]", "4 0.5 @0 @1 [0 0.25 0.5 0.75 2 4]");
+  // No samples: no bins.
+  same("n=0 avg=0 min=0@0 max=0@0 bins=", "0 0 0@0 0@0");
+  // With drift ranges after the bins.
+  same("n=4 avg=0.5 min=0.25@0 max=0.75@1 bins=[0 1] calls=[0 0.75 1][1 0.4 3]", "4 0.5 0.25@0 0.75@1 calls=[0 0.75 1][1 0.4 3]");
+  same("n=4 avg=2 min=0.25@0 max=9@1 bins=[0 0.25 0.5 0.75 1 3][1 7 7 7 10 1] calls=[0 2 4]",
+       "4 2 @0 9@1 [0.25 0.5 0.75 3][7 1] calls=[0 2 4]");
+}
+
+// Random histograms (standard and other bins, extremes the bins' or not, drift or none) written
+// and read back: the same trace and the same bytes.
+TEST(CompactTraceTest, RandomHistogramsRoundTrip) {
+  std::mt19937_64 rng(20261129);
+  const double edges[] = {0, 1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e9};
+  auto pick = [&](double lo, double hi) {
+    const double v = lo + (hi - lo) * static_cast<double>(rng() % 1000) / 1000.0;
+    return std::round(v * 100) / 100;
+  };
+  Trace t = readTrace(sourceFromString("t.tgt", kTrace));
+  for (int round = 0; round < 300; ++round) {
+    Histogram& h = t.events[1].stats[2].hist;
+    h = Histogram{};
+    const int nbins = static_cast<int>(rng() % 4);
+    for (int k = 0, b = static_cast<int>(rng() % 3); k < nbins && b < 8; ++k, b += 1 + static_cast<int>(rng() % 2)) {
+      Bin bin;
+      bin.start = edges[b];
+      bin.end = edges[b + 1];
+      if (rng() % 5 == 0) bin.end = bin.start + 5;  // not a standard bin
+      bin.min = rng() % 7 == 0 ? bin.end : pick(bin.start, std::min(bin.end, bin.start + 999));
+      bin.max = rng() % 3 == 0 ? bin.min : pick(bin.min, bin.min + 50);
+      bin.avg = rng() % 2 == 0 ? bin.min : (bin.min + bin.max) / 2;
+      bin.freq = 1 + static_cast<std::int64_t>(rng() % 20);
+      h.n += bin.freq;
+      h.bins.push_back(bin);
+    }
+    h.avg = h.bins.empty() ? pick(0, 5) : h.bins.front().avg;
+    h.min = h.bins.empty() || rng() % 4 == 0 ? pick(0, 1) : h.bins.front().min;
+    h.max = h.bins.empty() || rng() % 4 == 0 ? pick(1, 2) : h.bins.back().max;
+    if (h.bins.size() == 1 && rng() % 2 == 0) h.min = h.bins[0].min, h.max = h.bins[0].max, h.avg = h.bins[0].avg;
+    h.minRank = static_cast<Rank>(rng() % 2);
+    h.maxRank = static_cast<Rank>(rng() % 2);
+    if (h.n > 0 && rng() % 4 == 0) h.calls = {{0, pick(0, 9), 1}, {1, pick(0, 9), h.n - 1}};
+    if (h.calls.size() == 2 && h.calls[1].n == 0) h.calls.pop_back(), h.calls[0].n = h.n;
+    const std::string text = tracegenText(t);
+    const Trace back = readTrace(sourceFromString("back.tgt", text));
+    ASSERT_EQ(back, t) << text;
+    ASSERT_EQ(tracegenText(back), text);
+  }
+}
+
+TEST(CompactTraceTest, BadCompactHistogramsAreRefusedWithTheirLine) {
+  const std::string base = "time mpi us after loop.c:7 n=4 avg=0.5 min=0.25@0 max=0.75@1 bins=[0 0.25 0.5 0.75 1 4]";
+  auto bad = [&](const std::string& compact, const std::string& what) {
+    expectError(replaced(kTrace, base, "time mpi us after loop.c:7 " + compact), 11, what);
+  };
+  bad("4 0.5 @0 0.75@1", "written `@R` but no bins");
+  bad("4 0.5 0.25@0 @1", "written `@R` but no bins");
+  bad("4 ~ 0.25@0 0.75@1", "average written `~` but no bins");
+  bad("4 0.5 2e9@0 3e9@1", "histogram minimum 2000000000 lies in no standard bin");
+  bad("4 0.5 @0 @1 [2e9 2e9 2e9 4]", "bin minimum 2000000000 lies in no standard bin");
+  bad("4 0.5 @0 @1 [0.25 0.5 0.75 3]", "histogram bins hold 3 samples but its header says 4");
+  bad("4 0.5 @0 @1 [0.25 0.5 0.75 5]", "histogram bins hold more than the 4 samples");
+  bad("4 0.5 @0 @1 [0.25 0.5 0.75 4][1 0]", "bin with 0 samples");
+  bad("4 0.5 @0 @1 [0.25 0.5 4]", "a bin of 3 numbers");
+  bad("4 0.5 @0 @1 [0 0.25 0.5 0.75 1 2 4]", "a bin of 7 numbers");
+  bad("4 0.5 @0 @1 []", "a bin of 0 numbers");
+  bad("4 0.5 0.25@7 0.75@1", "histogram minimum rank 7 outside the trace's ranks 0..1");
+  bad("-1 0.5 0.25@0 0.75@1", "histogram with -1 samples");
+  bad("4 1e16 0.25@0 0.75@1", "histogram average: time 1e+16 beyond the limit");
+  bad("4 0.5 0.25 0.75@1", "expected '@'");
+  bad("4", "expected histogram average but the line ends");
+  bad("4 0.5 0.25@0 0.75@1 calls=[0 1 3]", "call ranges hold 3 samples but the histogram's header says 4");
+  bad("four 0.5 0.25@0 0.75@1", "histogram sample count");
+}
+
+// A real recording in the earlier spelling: written in the compact one it reads back to the same
+// trace, which writes the same bytes again, and is smaller, plain and compressed.
+TEST(CompactTraceTest, RecordingInTheEarlierSpellingRoundTripsThroughTheCompactOne) {
+  const fs::path path = fs::path(TRACEGEN_TEST_DATA_DIR) / "histograms" / "wavefront-4-earlier.tgt";
+  const std::string earlier = fileText(path);
+  ASSERT_NE(earlier.find(" n="), std::string::npos);
+  const Trace t = readTraceFile(path.string());
+  const std::string text = tracegenText(t);
+  EXPECT_EQ(text.find(" n="), std::string::npos) << text;
+  EXPECT_EQ(text.find("bins="), std::string::npos) << text;
+  EXPECT_NE(text.find(" ~ "), std::string::npos) << text;
+  const Trace back = readTrace(sourceFromString("back.tgt", text));
+  EXPECT_EQ(back, t);
+  EXPECT_EQ(tracegenText(back), text);
+  // The earlier text rewritten by the same writer (times, groups, drift) is the compact text.
+  EXPECT_EQ(tracegenText(readTrace(sourceFromString("again.tgt", earlier))), text);
+  EXPECT_LT(text.size(), earlier.size());
+  EXPECT_LT(compressTrace(text).size(), compressTrace(earlier).size());
+}
+
+// MPI_COMM_SELF and MPI_COMM_WORLD, first and standard, are left out (a reader adds them in
+// front); any other communicator table is written whole.
+TEST(CompactTraceTest, StandardCommunicatorsAreLeftOut) {
+  const std::string withComms = replaced(kTrace, "ranks 2\n", "ranks 2\ncomm 1 self\ncomm 2 world (<1 0 {2 1}>)\ncomm 1000 dup (<1 0 {2 1}>)\n");
+  const Trace t = readTrace(sourceFromString("t.tgt", withComms));
+  ASSERT_EQ(t.comms.size(), 3u);
+  const std::string text = tracegenText(t);
+  EXPECT_EQ(text.find("comm 1 self"), std::string::npos) << text;
+  EXPECT_EQ(text.find("comm 2 world"), std::string::npos) << text;
+  EXPECT_NE(text.find("\ncomm 1000 dup (<1 0 {2 1}>)\n"), std::string::npos) << text;
+  const Trace back = readTrace(sourceFromString("back.tgt", text));
+  EXPECT_EQ(back, t);
+  EXPECT_EQ(tracegenText(back), text);
+  // Declared after another communicator, or world without its instance: written as they are.
+  for (const std::string& table : {std::string("comm 1000 dup (<1 0 {2 1}>)\ncomm 1 self\ncomm 2 world (<1 0 {2 1}>)\n"),
+                                   std::string("comm 1 self\ncomm 2 world\n")}) {
+    const Trace u = readTrace(sourceFromString("u.tgt", replaced(kTrace, "ranks 2\n", "ranks 2\n" + table)));
+    const std::string utext = tracegenText(u);
+    EXPECT_NE(utext.find("comm 1 self\n"), std::string::npos) << utext;
+    EXPECT_EQ(readTrace(sourceFromString("back.tgt", utext)), u);
+    EXPECT_EQ(tracegenText(readTrace(sourceFromString("back.tgt", utext))), utext);
+  }
 }
 
 // The histogram checks are one function: both formats report the same problem the same way.
@@ -244,6 +401,67 @@ TEST(CompactTraceTest, BadTripletsAreRefusedWithTheirLine) {
   // makes the reader name the first value out of range, whichever end it is.
   expectError(replaced(sendLoop("4"), "dest rel 1", "dest 6:0:-2"), 12, "dest 6 is outside the trace's ranks 0..3");
   expectError(replaced(sendLoop("4"), "datatype MPI_DOUBLE\n  dest", "datatype 1:4:1\n  dest"), 11, "unknown datatype '1:4:1'");
+}
+
+// ---- displacements as steps -------------------------------------------------------------------
+
+// An MPI_Alltoallv of packed buffers on four ranks: its displacements are running sums of its
+// counts. DISPLS is replaced by each test.
+const std::string kAlltoallv =
+    "tracegen-trace 1\n"
+    "ranks 4\n"
+    "datatype MPI_INT 4\n"
+    "event 0 MPI_Init @ <1 0 {4 1}>\n"
+    "event 1 MPI_Alltoallv @ <1 0 {4 1}>\n"
+    "  loop 0 iter 2\n"
+    "  loop 0 mem 1\n"
+    "  comm 2\n"
+    "  datatype MPI_INT\n"
+    "  recvtype MPI_INT\n"
+    "  recvcounts 120 130 140 150 121 131 141 151\n"
+    "  sendcounts 120 130 140 150 121 131 141 151\n"
+    "  DISPLS\n"
+    "event 2 MPI_Finalize @ <1 0 {4 1}>\n";
+
+TEST(CompactTraceTest, DisplacementsAsSteps) {
+  const std::string values = replaced(kAlltoallv, "DISPLS", "displs 0 120 250 390 0 121 252 393\n  rdispls 0 120 250 390");
+  const std::string steps =
+      replaced(kAlltoallv, "DISPLS", "displs steps 0 120 130 140 -390 121 131 141\n  rdispls steps 0 120 130 140");
+  const Trace t = readTrace(sourceFromString("t.tgt", values));
+  EXPECT_EQ(readTrace(sourceFromString("s.tgt", steps)), t);
+  // Written as steps where their numbers take no more room than the values' (the keyword aside):
+  // rdispls's, not displs's (the step back to 0 between the two executions' vectors costs more).
+  const std::string text = tracegenText(t);
+  EXPECT_NE(text.find("\n  displs 0 120 250 390 0 121 252 393\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\n  rdispls steps 0 120 130 140\n"), std::string::npos) << text;
+  const Trace back = readTrace(sourceFromString("back.tgt", text));
+  EXPECT_EQ(back, t);
+  EXPECT_EQ(tracegenText(back), text);
+  // A triplet is shorter still.
+  const std::string flat = tracegenText(readTrace(sourceFromString("f.tgt", replaced(kAlltoallv, "DISPLS", "displs 0 100 200 300 0 100 200 300"))));
+  EXPECT_NE(flat.find("\n  displs 0:300:100 0:300:100\n"), std::string::npos) << flat;
+  // Steps in a group of ranks of its own.
+  const Trace g = readTrace(sourceFromString("g.tgt", replaced(kAlltoallv, "DISPLS", "displs steps 0 1000 1000 1000 @ <1 0 {2 1}>\n  displs 0 5 6 7 @ <1 2 {2 1}>")));
+  ASSERT_EQ(g.events[1].params.size(), 6u);
+  for (const ParamValues& pv : g.events[1].params) {
+    if (pv.param == Param::Displs) {
+      EXPECT_EQ(pv.groups.front().values, (std::vector<std::int64_t>{0, 1000, 2000, 3000}));
+    }
+  }
+  EXPECT_EQ(readTrace(sourceFromString("g2.tgt", tracegenText(g))), g);
+}
+
+TEST(CompactTraceTest, BadStepsAreRefusedWithTheirLine) {
+  auto bad = [&](const std::string& line, const std::string& what) { expectError(replaced(kAlltoallv, "DISPLS", line), 13, what); };
+  bad("displs steps 0 x", "bad step 'x' for displs");
+  bad("displs steps 0 1:3:1", "bad step '1:3:1' for displs");
+  bad("displs steps 2147483647 9223372036854775807", "the steps of displs overflow");
+  bad("displs steps 2147483647 1", "displs");
+  bad("displs steps", "parameter 'displs' without values");
+  bad("displs steps @ <1 0 {4 1}>", "parameter 'displs' without values");
+  bad("displs steps 0 (", "bad step '(' for displs");
+  // Only displacements take steps.
+  expectError(replaced(replaced(kAlltoallv, "DISPLS", "displs 0"), "sendcounts 120", "sendcounts steps 120"), 12, "bad number 'steps' for sendcounts");
 }
 
 // ---- compressed input -------------------------------------------------------------------------

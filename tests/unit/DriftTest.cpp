@@ -198,7 +198,7 @@ TEST(Drift, TextRoundTrips) {
   const TimeStat& st = t.events[1].stats[1];
   expectRanges(st.hist.calls, {{0, 195, 2}, {1, 10.6, 16}});
   const std::string text = tracegenText(t);
-  EXPECT_TRUE(contains(text, "bins=[10 10 10.6 20 100 16][100 190 195 200 1000 2] calls=[0 195 2][1 10.6 16]\n")) << text;
+  EXPECT_TRUE(contains(text, "after b 18 31 @0 @1 [10 10.6 20 16][190 195 200 2] calls=[0 195 2][1 10.6 16]\n")) << text;
   EXPECT_EQ(tracegen::testing::readText(text, "again.tgt"), t);
   // The short bin form and a compute line carry it too.
   const std::string shortForm = "  time comp us after b n=18 avg=31 min=10@0 max=200@1 bins=[10 1000] calls=[0 195 2][1 10.6 16]\n"
@@ -207,7 +207,7 @@ TEST(Drift, TextRoundTrips) {
   ASSERT_EQ(u.events[1].compute.size(), 1u);
   EXPECT_EQ(u.events[1].compute[0].calls, (std::vector<ComputeTime::ByCall>{{0, 195}, {1, 10.6}}));
   const std::string utext = tracegenText(u);
-  EXPECT_TRUE(contains(utext, "bins=[10 1000] calls=[0 195 2][1 10.6 16]\n")) << utext;
+  EXPECT_TRUE(contains(utext, "after b 18 ~ @0 @1 [10 10 31 200 1000 18] calls=[0 195 2][1 10.6 16]\n")) << utext;
   EXPECT_TRUE(contains(utext, "  compute after b us=31 calls=[0 195][1 10.6]\n")) << utext;
   EXPECT_EQ(tracegen::testing::readText(utext, "again.tgt"), u);
   // A steady line writes no field.

@@ -422,7 +422,7 @@ TEST(TracegenTextTest, EveryModelFeatureRoundTrips) {
   EXPECT_NE(text.find("\n  source rel any 2 @ <1 1 {1 0}>\n"), std::string::npos) << text;
   EXPECT_NE(text.find("\n  op MPI_SUM 42 MPI_OP_NULL\n"), std::string::npos) << text;
   EXPECT_NE(text.find("\n  compute after - us=0.30000000000000004\n"), std::string::npos) << text;
-  EXPECT_NE(text.find("max=0.3333333333333333@0 bins=[0 0.1 0.2 0.3 1000000000000000 3]"), std::string::npos) << text;
+  EXPECT_NE(text.find(" 0.3333333333333333@0 [0 0.1 0.2 0.3 1000000000000000 3]"), std::string::npos) << text;
   EXPECT_EQ(text.find("origin"), std::string::npos);
 }
 
@@ -657,7 +657,7 @@ TEST(TracegenTextTest, TimingSubGroupsParseAndRoundTrip) {
   EXPECT_EQ(b.stats[1].ranks, RankList::progression(0, 2));
   EXPECT_EQ(b.stats[2].ranks, RankList::progression(2, 2));
   EXPECT_TRUE(roundTrips(t, "groups"));
-  EXPECT_NE(tracegenText(t).find("after b @ <1 2 {2 1}> n=18"), std::string::npos) << tracegenText(t);
+  EXPECT_NE(tracegenText(t).find("after b @ <1 2 {2 1}> 18 "), std::string::npos) << tracegenText(t);
   for (Rank r = 0; r < 4; ++r)
     EXPECT_DOUBLE_EQ(tracegen::testing::replayedComputeUs(t, r), 100 + 9 * (r < 2 ? 1000 : 3000)) << "rank " << r;
   // Summarised compute times carry the groups too.
@@ -866,7 +866,7 @@ TEST(TracegenTextTest, DamagedInputOnlyRaisesInputErrors) {
   }
   const std::vector<std::string> junk = {"<", ">", "{", "}", "@", "=", "[", "]", "(", ")", "-1", "0", "99999999999999999999",
                                          "9223372036854775807", "-9223372036854775808", "any", "null", "rel", "event",
-                                         "loop", "x", "1e308", "#"};
+                                         "loop", "x", "1e308", "#", "~"};
   std::mt19937 rng(20240611);
   int accepted = 0;
   for (int round = 0; round < 3000; ++round) {
