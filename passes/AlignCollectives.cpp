@@ -685,11 +685,14 @@ class Aligner {
     // One warning per operation and communicator: the events that failed together.
     for (auto& [key, list] : unmatched) {
       std::sort(list.begin(), list.end());
+      // The first few events by name; a trace that does not fold can hold thousands of them.
+      constexpr std::size_t kNamed = 6;
       std::vector<std::string> names;
       for (EventIndex ev : list) {
-        names.push_back(describe(t_.events[ev]));
+        if (names.size() < kNamed) names.push_back(describe(t_.events[ev]));
         if (coll_.at(ev).partial) ++ctx_.counter("unmatched");
       }
+      if (list.size() > kNamed) names.push_back(fmt::format("and {} more events", list.size() - kNamed));
       const bool undecidable = undecidableOps_.count(key.op) || undecidableKeys_.count(key);
       ctx_.warn(fmt::format(
           "align-collectives: {} on communicator {}: {} cannot be matched call by call with the other members' calls "
