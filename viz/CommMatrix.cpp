@@ -193,9 +193,12 @@ RankTimes computeRankTimes(const Trace& trace, const std::string& fileName, Rank
   ExpansionBudget b(fileName, "expanding every rank's calls", budget);
   requireRankRows(trace, b);
   RankSummaryStream stream(trace, fileName, b);
-  bool anyUs = false;
-  for (std::size_t i = 0; i < stream.classes().size(); ++i) anyUs = anyUs || stream.classSummary(i).computeUs > 0 || stream.classSummary(i).mpiUs > 0;
-  t.instructions = !anyUs;
+  bool anyUs = false, anyKinst = false;
+  for (std::size_t i = 0; i < stream.classes().size(); ++i) {
+    anyUs = anyUs || stream.classSummary(i).computeUs > 0 || stream.classSummary(i).mpiUs > 0;
+    anyKinst = anyKinst || stream.classSummary(i).computeKinst > 0;
+  }
+  t.instructions = !anyUs && anyKinst;
   double worst = -1;
   for (std::size_t i = 0; i < stream.classes().size(); ++i) {
     const RankSummary& s = stream.classSummary(i);

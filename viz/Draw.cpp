@@ -100,6 +100,7 @@ class Canvas {
     cairo_show_text(cr_, s.c_str());
   }
   double width(const std::string& s, double size) {
+    cairo_select_font_face(cr_, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
     cairo_set_font_size(cr_, size);
     cairo_text_extents_t e;
     cairo_text_extents(cr_, s.c_str(), &e);
@@ -139,20 +140,13 @@ void render(const std::string& path, int w, int h, const std::function<void(Canv
 }
 
 // Ticks along a rank axis of `length` pixels for ranks [0, ranks) in blocks of `blockSize`:
-// calls `tick(position, rank)` for round rank numbers, at the centre of the rank's cell (or
-// the start of its block).
+// calls `tick(position, rank)` for round rank numbers, at the rank's place (the centre of its
+// cell when a cell is one rank).
 void rankTicks(Rank ranks, Rank blockSize, Rank blocks, double length, const std::function<void(double, Rank)>& tick) {
   const double cell = length / static_cast<double>(blocks);
-  if (ranks <= 10) {
-    for (Rank r = 0; r < ranks; ++r) tick((static_cast<double>(r) + 0.5) * cell, r);
-    return;
-  }
-  auto step = static_cast<Rank>(niceStep(static_cast<double>(ranks), 8));
-  if (blockSize > 1) step = std::max<Rank>(step - step % blockSize, blockSize);
-  for (Rank r = 0; r < ranks; r += step) {
-    const double at = blockSize > 1 ? static_cast<double>(r / blockSize) * cell : (static_cast<double>(r) + 0.5) * cell;
-    tick(at, r);
-  }
+  const auto step = ranks <= 10 ? Rank{1} : static_cast<Rank>(niceStep(static_cast<double>(ranks), 8));
+  for (Rank r = 0; r < ranks; r += step)
+    tick((static_cast<double>(r) + 0.5) / static_cast<double>(blockSize) * cell, r);
 }
 
 }  // namespace
@@ -240,13 +234,22 @@ void drawCommMatrix(const CommMatrix& m, const std::string& title, const std::st
     c.text("bytes", legendX, y0 - 10, 12);
     if (hi > 0) {
       auto yOf = [&](double logv) { return y0 + S * (1 - (logv - logLo) / (logHi - logLo)); };
-      const int firstDecade = static_cast<int>(std::ceil(logLo - 1e-9)), lastDecade = static_cast<int>(std::floor(logHi + 1e-9));
-      const int every = std::max(1, (lastDecade - firstDecade + 1 + 9) / 10);  // at most ten labels
-      for (int d = firstDecade; d <= lastDecade; d += every) {
-        const double y = yOf(d);
-        c.line(legendX + legendW, y, legendX + legendW + 4, y);
-        c.text(bytesText(std::pow(10.0, d)), legendX + legendW + 7, y + 4, 11);
-      }
+      // Decades where the scale spans three or more, else 1, 2 and 5 times each power of ten;
+      // labels at least 16 pixels apart.
+      const int firstDecade = static_cast<int>(std::floor(logLo)), lastDecade = static_cast<int>(std::ceil(logHi));
+      const bool decadesOnly = lastDecade - firstDecade >= 4;
+      double lastY = 1e9;
+      for (int d = firstDecade; d <= lastDecade; ++d)
+        for (double mult : {1.0, 2.0, 5.0}) {
+          if (decadesOnly && mult != 1.0) continue;
+          const double v = mult * std::pow(10.0, d), lv = std::log10(v);
+          if (lv < logLo - 1e-9 || lv > logHi + 1e-9) continue;
+          const double y = yOf(lv);
+          if (lastY - y < 16) continue;
+          lastY = y;
+          c.line(legendX + legendW, y, legendX + legendW + 4, y);
+          c.text(bytesText(v), legendX + legendW + 7, y + 4, 11);
+        }
     }
     c.colour(0.93, 0.93, 0.93);
     c.rect(legendX, y0 + S + 12, legendW, 12);
@@ -273,7 +276,7 @@ void drawCommMatrix(const CommMatrix& m, const std::string& title, const std::st
       c.colour(33 / 255.0, 145 / 255.0, 140 / 255.0);
       for (Rank k = 0; k < m.blocks; ++k) {
         const double h = panelH * static_cast<double>(m.collective[static_cast<std::size_t>(k)]) / static_cast<double>(cmax);
-        const double gap = cell > 4 ? cell * 0.15 : 0;
+        const double gap = cell > 12 ? cell * 0.15 : 0;
         c.rect(x0 + static_cast<double>(k) * cell + gap, panelY + panelH - h, cell - 2 * gap + (gap > 0 ? 0 : 0.3), h);
       }
       c.colour(0, 0, 0);
@@ -317,7 +320,10 @@ void drawRankTimes(const RankTimes& t, const std::string& title, const std::stri
     top = std::max(top, t.slowestCompute + t.slowestMpi);
     // Legend above the plot, right-aligned.
     const std::string computeName = t.instructions ? "compute (instructions)" : "compute";
-    double lx = x0 + PW - c.width(computeName, 12) - (t.instructions ? 0 : c.width("MPI", 12) + 40) - 20;
+    bool anyMpi = false;
+    for (double v : t.mpi) anyMpi = anyMpi || v > 0;
+    const std::string mpiName = anyMpi ? "MPI" : "MPI (not measured in this trace)";
+    double lx = x0 + PW - c.width(computeName, 12) - (t.instructions ? 0 : c.width(mpiName, 12) + 30) - 16;
     c.colour(computeColour);
     c.rect(lx, y0 - 30, 12, 12);
     c.colour(0, 0, 0);
@@ -327,7 +333,7 @@ void drawRankTimes(const RankTimes& t, const std::string& title, const std::stri
       c.colour(mpiColour);
       c.rect(lx, y0 - 30, 12, 12);
       c.colour(0, 0, 0);
-      c.text("MPI", lx + 16, y0 - 20, 12);
+      c.text(mpiName, lx + 16, y0 - 20, 12);
     }
     c.colour(0.97, 0.97, 0.97);
     c.rect(x0, y0, PW, PH);
@@ -337,7 +343,7 @@ void drawRankTimes(const RankTimes& t, const std::string& title, const std::stri
       c.text("the trace measures no compute or MPI time", x0 + PW / 2, y0 + PH / 2, 14, 0.5);
     } else {
       top *= 1.12;  // room for the mark above the slowest bar
-      const double gap = cell > 4 ? cell * 0.15 : 0;
+      const double gap = cell > 12 ? cell * 0.15 : 0;
       for (Rank k = 0; k < t.blocks; ++k) {
         const auto i = static_cast<std::size_t>(k);
         const double hc = PH * t.compute[i] / top, hm = PH * t.mpi[i] / top;
@@ -358,8 +364,9 @@ void drawRankTimes(const RankTimes& t, const std::string& title, const std::stri
       c.line(cx + 6, barTop - 12, cx, barTop - 3, 2);
       const std::string what =
           t.instructions ? fmt::format("slowest: rank {}, {:.4g} instructions", t.slowest, t.slowestCompute * 1e3)
-                         : fmt::format("slowest: rank {}, compute {} + MPI {}", t.slowest, timeText(t.slowestCompute, top),
-                                       timeText(t.slowestMpi, top));
+          : anyMpi ? fmt::format("slowest: rank {}, compute {} + MPI {}", t.slowest, timeText(t.slowestCompute, top),
+                                 timeText(t.slowestMpi, top))
+                   : fmt::format("slowest: rank {}, compute {}", t.slowest, timeText(t.slowestCompute, top));
       const double tw = c.width(what, 12);
       const double tx = std::clamp(cx - tw / 2, x0 + 4, x0 + PW - tw - 4);
       c.text(what, tx, std::max(barTop - 18, y0 + 14), 12);
