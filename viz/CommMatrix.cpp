@@ -193,13 +193,17 @@ RankTimes computeRankTimes(const Trace& trace, const std::string& fileName, Rank
   ExpansionBudget b(fileName, "expanding every rank's calls", budget);
   requireRankRows(trace, b);
   RankSummaryStream stream(trace, fileName, b);
-  bool anyUs = false, anyKinst = false;
+  // Compute in microseconds where any rank has it; else in instructions (time-independent
+  // traces), which do not stack with MPI time: that is left out then (mpiLeftOut).
+  bool anyComputeUs = false, anyKinst = false, anyMpi = false;
   for (std::size_t i = 0; i < stream.classes().size(); ++i) {
-    anyUs = anyUs || stream.classSummary(i).computeUs > 0 || stream.classSummary(i).mpiUs > 0;
+    anyComputeUs = anyComputeUs || stream.classSummary(i).computeUs > 0;
     anyKinst = anyKinst || stream.classSummary(i).computeKinst > 0;
+    anyMpi = anyMpi || stream.classSummary(i).mpiUs > 0;
   }
-  t.instructions = !anyUs && anyKinst;
-  double worst = -1;
+  t.instructions = !anyComputeUs && anyKinst;
+  t.mpiLeftOut = t.instructions && anyMpi;
+  double worst = -1, best = -1;
   for (std::size_t i = 0; i < stream.classes().size(); ++i) {
     const RankSummary& s = stream.classSummary(i);
     const double compute = t.instructions ? s.computeKinst : s.computeUs;
@@ -212,6 +216,7 @@ RankTimes computeRankTimes(const Trace& trace, const std::string& fileName, Rank
       t.compute[k] += compute;
       t.mpi[k] += mpi;
       ++members[k];
+      if (best < 0 || compute + mpi < best) best = compute + mpi;
       if (compute + mpi > worst || (compute + mpi == worst && r < t.slowest)) {
         worst = compute + mpi;
         t.slowest = r;
@@ -220,6 +225,7 @@ RankTimes computeRankTimes(const Trace& trace, const std::string& fileName, Rank
       }
     }
   }
+  t.fastestTotal = std::max(best, 0.0);
   for (std::size_t k = 0; k < members.size(); ++k)
     if (members[k] > 0) {
       t.compute[k] /= static_cast<double>(members[k]);

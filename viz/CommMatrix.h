@@ -59,10 +59,12 @@ struct RankTimes {
   Rank ranks = 0;
   Rank blockSize = 1;
   Rank blocks = 0;
-  bool instructions = false;  // compute is in thousands of instructions, MPI time unknown
+  bool instructions = false;  // compute is in thousands of instructions; MPI time is left out
+  bool mpiLeftOut = false;    // the trace measures MPI time, which does not stack on instructions
   std::vector<double> compute, mpi;  // per block, means over its ranks
   Rank slowest = -1;
   double slowestCompute = 0, slowestMpi = 0;
+  double fastestTotal = 0;  // the least compute + MPI of any rank
 };
 RankTimes computeRankTimes(const Trace& trace, const std::string& fileName = "<trace>", Rank blockSize = 0,
                            std::int64_t budget = kExpansionBudget);

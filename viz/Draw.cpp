@@ -198,6 +198,16 @@ void drawCommMatrix(const CommMatrix& m, const std::string& title, const std::st
         // A hair wider than the cell, so that anti-aliasing leaves no seams between cells.
         c.rect(x0 + static_cast<double>(r) * cell, y0 + static_cast<double>(s) * cell, cell + 0.3, cell + 0.3);
       }
+    if (cell >= 44)  // cells large enough to read their bytes: dark text on the light end of the scale
+      for (Rank s = 0; s < m.blocks; ++s)
+        for (Rank r = 0; r < m.blocks; ++r) {
+          const std::int64_t v = m.cell(s, r);
+          if (v <= 0) continue;
+          if (scale(static_cast<double>(v)) > 0.55) c.colour(0, 0, 0);
+          else c.colour(1, 1, 1);
+          c.text(bytesText(static_cast<double>(v)), x0 + (static_cast<double>(r) + 0.5) * cell,
+                 y0 + (static_cast<double>(s) + 0.5) * cell + 4, cell >= 80 ? 12 : 10, 0.5);
+        }
     if (m.blocks <= 32) {  // cell borders where cells are large enough to count
       c.colour(1, 1, 1);
       for (Rank i = 1; i < m.blocks; ++i) {
@@ -312,8 +322,9 @@ void drawRankTimes(const RankTimes& t, const std::string& title, const std::stri
   render(path, W, H, [&](Canvas& c) {
     c.colour(0, 0, 0);
     c.text(fmt::format("Time per rank: {}", title), x0, 28, 16, 0, true);
-    c.text(t.blockSize > 1 ? fmt::format("{} ranks; bars are means over blocks of {} ranks", t.ranks, t.blockSize)
-                           : fmt::format("{} ranks", t.ranks),
+    c.text(fmt::format("{}{}", t.blockSize > 1 ? fmt::format("{} ranks; bars are means over blocks of {} ranks", t.ranks, t.blockSize)
+                                               : fmt::format("{} ranks", t.ranks),
+                       t.mpiLeftOut ? "; compute is counted in instructions (time-independent trace), MPI time is not drawn" : ""),
            x0, 48, 12);
     double top = 0;
     for (std::size_t k = 0; k < t.compute.size(); ++k) top = std::max(top, t.compute[k] + t.mpi[k]);
@@ -362,11 +373,13 @@ void drawRankTimes(const RankTimes& t, const std::string& title, const std::stri
       c.line(cx - 6, barTop - 12, cx + 6, barTop - 12, 2);
       c.line(cx - 6, barTop - 12, cx, barTop - 3, 2);
       c.line(cx + 6, barTop - 12, cx, barTop - 3, 2);
-      const std::string what =
+      std::string what =
           t.instructions ? fmt::format("slowest: rank {}, {:.4g} instructions", t.slowest, t.slowestCompute * 1e3)
           : anyMpi ? fmt::format("slowest: rank {}, compute {} + MPI {}", t.slowest, timeText(t.slowestCompute, top),
                                  timeText(t.slowestMpi, top))
                    : fmt::format("slowest: rank {}, compute {}", t.slowest, timeText(t.slowestCompute, top));
+      const double slowestTotal = t.slowestCompute + t.slowestMpi;
+      if (slowestTotal - t.fastestTotal <= 1e-3 * slowestTotal) what += " (every rank within 0.1%)";
       const double tw = c.width(what, 12);
       const double tx = std::clamp(cx - tw / 2, x0 + 4, x0 + PW - tw - 4);
       c.text(what, tx, std::max(barTop - 18, y0 + 14), 12);
