@@ -68,6 +68,23 @@ double niceStep(double span, int target) {
   return 10 * p;
 }
 
+// A rank number for an axis: 1500000 as "1.5M", 20000 as "20k", smaller ones as they are.
+std::string rankLabel(Rank r) {
+  if (r >= 1000000 && r % 100000 == 0) return fmt::format("{:g}M", static_cast<double>(r) / 1e6);
+  if (r >= 10000 && r % 1000 == 0) return fmt::format("{}k", r / 1000);
+  return fmt::format("{}", r);
+}
+
+// A count with thousands separators: 4,000,000.
+std::string grouped(std::int64_t n) {
+  std::string digits = fmt::format("{}", n), out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
 class Canvas {
  public:
   explicit Canvas(cairo_t* cr) : cr_(cr) {
@@ -171,9 +188,9 @@ void drawCommMatrix(const CommMatrix& m, const std::string& title, const std::st
     const double cell = S / std::max(B, 1.0);
     c.colour(0, 0, 0);
     c.text(fmt::format("Communication matrix: {}", title), x0, 28, 16, 0, true);
-    c.text(m.blockSize > 1 ? fmt::format("{} ranks, aggregated into {} blocks of {} ranks ({} x {} cells)", m.ranks, m.blocks,
-                                         m.blockSize, m.blocks, m.blocks)
-                           : fmt::format("{} ranks", m.ranks),
+    c.text(m.blockSize > 1 ? fmt::format("{} ranks, aggregated into {} blocks of {} ranks ({} x {} cells)", grouped(m.ranks),
+                                         m.blocks, grouped(m.blockSize), m.blocks, m.blocks)
+                           : fmt::format("{} ranks", grouped(m.ranks)),
            x0, 48, 12);
     c.text(m.blockSize > 1 ? "point-to-point bytes, sender block x receiver block" : "point-to-point bytes, sender x receiver",
            x0, y0 - 10, 13, 0, true);
@@ -224,14 +241,16 @@ void drawCommMatrix(const CommMatrix& m, const std::string& title, const std::st
     }
     // Axes: receivers along the bottom, senders down the left.
     c.colour(0, 0, 0);
+    double widest = 0;
     rankTicks(m.ranks, m.blockSize, m.blocks, S, [&](double at, Rank r) {
       c.line(x0 + at, y0 + S, x0 + at, y0 + S + 4);
-      c.text(fmt::format("{}", r), x0 + at, y0 + S + 17, 11, 0.5);
+      c.text(rankLabel(r), x0 + at, y0 + S + 17, 11, 0.5);
       c.line(x0 - 4, y0 + at, x0, y0 + at);
-      c.text(fmt::format("{}", r), x0 - 7, y0 + at + 4, 11, 1);
+      c.text(rankLabel(r), x0 - 7, y0 + at + 4, 11, 1);
+      widest = std::max(widest, c.width(rankLabel(r), 11));
     });
     c.text("receiver rank", x0 + S / 2, y0 + S + 36, 13, 0.5);
-    c.verticalText("sender rank", x0 - 55, y0 + S / 2, 13);
+    c.verticalText("sender rank", x0 - 7 - widest - 16, y0 + S / 2, 13);
     // Legend: the colour scale with decades of bytes, and the grey of empty cells.
     const int steps = 100;
     for (int i = 0; i < steps; ++i) {
@@ -272,7 +291,7 @@ void drawCommMatrix(const CommMatrix& m, const std::string& title, const std::st
       c.text(fmt::format("smallest {}", bytesText(static_cast<double>(lo))), legendX - 12, y0 + S + 66, 11);
     }
     // Second panel: collective bytes each rank (block) contributes, on the matrix's columns.
-    c.text(m.blockSize > 1 ? fmt::format("collective bytes the ranks of each block contribute (blocks of {} ranks)", m.blockSize)
+    c.text(m.blockSize > 1 ? fmt::format("collective bytes the ranks of each block contribute (blocks of {} ranks)", grouped(m.blockSize))
                            : "collective bytes each rank contributes",
            x0, panelY - 10, 13, 0, true);
     std::int64_t cmax = 0;
@@ -302,7 +321,7 @@ void drawCommMatrix(const CommMatrix& m, const std::string& title, const std::st
     c.colour(0, 0, 0);
     rankTicks(m.ranks, m.blockSize, m.blocks, S, [&](double at, Rank r) {
       c.line(x0 + at, panelY + panelH, x0 + at, panelY + panelH + 4);
-      c.text(fmt::format("{}", r), x0 + at, panelY + panelH + 17, 11, 0.5);
+      c.text(rankLabel(r), x0 + at, panelY + panelH + 17, 11, 0.5);
     });
     c.text("rank", x0 + S / 2, panelY + panelH + 36, 13, 0.5);
     std::string notes;
@@ -322,8 +341,9 @@ void drawRankTimes(const RankTimes& t, const std::string& title, const std::stri
   render(path, W, H, [&](Canvas& c) {
     c.colour(0, 0, 0);
     c.text(fmt::format("Time per rank: {}", title), x0, 28, 16, 0, true);
-    c.text(fmt::format("{}{}", t.blockSize > 1 ? fmt::format("{} ranks; bars are means over blocks of {} ranks", t.ranks, t.blockSize)
-                                               : fmt::format("{} ranks", t.ranks),
+    c.text(fmt::format("{}{}", t.blockSize > 1 ? fmt::format("{} ranks; bars are means over blocks of {} ranks", grouped(t.ranks),
+                                                             grouped(t.blockSize))
+                                               : fmt::format("{} ranks", grouped(t.ranks)),
                        t.mpiLeftOut ? "; compute is counted in instructions (time-independent trace), MPI time is not drawn" : ""),
            x0, 48, 12);
     double top = 0;
@@ -396,7 +416,7 @@ void drawRankTimes(const RankTimes& t, const std::string& title, const std::stri
     c.colour(0, 0, 0);
     rankTicks(t.ranks, t.blockSize, t.blocks, PW, [&](double at, Rank r) {
       c.line(x0 + at, y0 + PH, x0 + at, y0 + PH + 4);
-      c.text(fmt::format("{}", r), x0 + at, y0 + PH + 17, 11, 0.5);
+      c.text(rankLabel(r), x0 + at, y0 + PH + 17, 11, 0.5);
     });
     c.text("rank", x0 + PW / 2, y0 + PH + 36, 13, 0.5);
     c.verticalText(t.instructions ? "instructions" : "time", x0 - 70, y0 + PH / 2, 13);
