@@ -305,7 +305,7 @@ void drawCommMatrix(const CommMatrix& m, const std::string& title, const std::st
       c.colour(33 / 255.0, 145 / 255.0, 140 / 255.0);
       for (Rank k = 0; k < m.blocks; ++k) {
         const double h = panelH * static_cast<double>(m.collective[static_cast<std::size_t>(k)]) / static_cast<double>(cmax);
-        const double gap = cell > 12 ? cell * 0.15 : 0;
+        const double gap = cell > 12 ? cell * 0.15 : cell >= 4 ? 0.5 : 0;
         c.rect(x0 + static_cast<double>(k) * cell + gap, panelY + panelH - h, cell - 2 * gap + (gap > 0 ? 0 : 0.3), h);
       }
       c.colour(0, 0, 0);
@@ -374,7 +374,7 @@ void drawRankTimes(const RankTimes& t, const std::string& title, const std::stri
       c.text("the trace measures no compute or MPI time", x0 + PW / 2, y0 + PH / 2, 14, 0.5);
     } else {
       top *= 1.12;  // room for the mark above the slowest bar
-      const double gap = cell > 12 ? cell * 0.15 : 0;
+      const double gap = cell > 12 ? cell * 0.15 : cell >= 4 ? 0.5 : 0;
       for (Rank k = 0; k < t.blocks; ++k) {
         const auto i = static_cast<std::size_t>(k);
         const double hc = PH * t.compute[i] / top, hm = PH * t.mpi[i] / top;
