@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "io/Readers.h"
+#include "io/TextLines.h"
 #include "ir/Diagnostics.h"
 #include "ir/RankCursor.h"
 #include "ir/Summary.h"
@@ -116,6 +117,52 @@ TEST(CommMatrix, PerClassWalkEqualsEveryRanksCalls) {
     }
   }
   EXPECT_GE(compared, 10u);
+}
+
+// Cost follows the compressed trace: 4,096 ranks in one class, each sending to rank + 1 and to
+// rank + 64 in a loop of 10^12 iterations, take one walk of a few steps and a step per rank,
+// far below the expanded 8 x 10^15 calls; the blocks of 32 ranks get 31 messages inside a
+// block and one to the next, and 32 to the block 64 ranks on.
+TEST(CommMatrix, CostFollowsTheCompressedTrace) {
+  const std::string text = R"(tracegen-trace 1
+ranks 4096
+origin hand-written
+datatype MPI_DOUBLE 8
+comm 2 world (<1 0 {4096 1}>)
+event 0 MPI_Init @ <1 0 {4096 1}>
+  site a.c:1
+event 1 MPI_Send @ <1 0 {4096 1}>
+  site a.c:2
+  loop 0 iter 1000000000000
+  loop 0 mem 2
+  comm 2
+  count 1
+  datatype MPI_DOUBLE
+  dest rel 1
+  tag 1
+event 2 MPI_Send @ <1 0 {4096 1}>
+  site a.c:3
+  comm 2
+  count 2
+  datatype MPI_DOUBLE
+  dest rel 64
+  tag 1
+event 3 MPI_Finalize @ <1 0 {4096 1}>
+  site a.c:4
+)";
+  const Trace t = readTrace(sourceFromString("big.tgt", text));
+  const CommMatrix m = computeCommMatrix(t, "big.tgt", 0, /*budget=*/3 * 4096);
+  ASSERT_EQ(m.blockSize, 32);
+  ASSERT_EQ(m.blocks, 128);
+  const std::int64_t n = 1000000000000;
+  EXPECT_EQ(m.cell(0, 0), 31 * n * 8);
+  EXPECT_EQ(m.cell(0, 1), 1 * n * 8);
+  EXPECT_EQ(m.cell(0, 2), 32 * n * 16);
+  EXPECT_EQ(m.cell(127, 0), 1 * n * 8);   // rank 4095 sends to rank 0
+  EXPECT_EQ(m.cell(126, 0), 32 * n * 16);  // ranks 4032-4063 send to 0-31
+  EXPECT_EQ(m.cell(5, 3), 0);
+  // A budget below a step per rank is refused with the trace's name, not run.
+  EXPECT_THROW(computeCommMatrix(t, "big.tgt", 0, 4000), InputError);
 }
 
 TEST(RankTimes, EqualThePerRankSummaries) {
