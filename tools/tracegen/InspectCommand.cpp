@@ -1,4 +1,5 @@
-// `tracegen inspect`: what is in a trace, as text for people or JSON for scripts.
+// `tracegen inspect`: what is in a trace, as text for people or JSON for scripts, and with
+// --matrix and --time-plot as pictures (viz/: the communication matrix, the time per rank).
 //
 // Figures come from expanding every rank with its own cursor (ir/Summary.h), so they are
 // exact per-rank counts of what a benchmark generated from the trace must do.
