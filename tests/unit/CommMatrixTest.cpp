@@ -1,6 +1,7 @@
 // viz/CommMatrix.cpp: the cells of inspect's communication matrix, by hand for two bundled
-// samples, and on every bundled trace equal to walking each rank's every call; the time plot's
-// per-rank figures equal inspect's per-rank summaries. The pictures themselves are checked by
+// samples, and on every bundled trace equal to walking each rank's every call (the collectives
+// equal to inspect's per-rank figures); the time plot's per-rank figures equal inspect's
+// per-rank summaries. The pictures themselves are checked by
 // tests/e2e/cli.sh (a valid SVG and PNG, a refused extension).
 #include <gtest/gtest.h>
 
@@ -113,6 +114,14 @@ TEST(CommMatrix, PerClassWalkEqualsEveryRanksCalls) {
       }
       if (direct.empty()) continue;
       EXPECT_EQ(m.p2p, direct);
+      // The collectives panel is inspect's per-rank collective bytes.
+      std::vector<std::int64_t> collective;
+      try {
+        for (const RankSummary& r : summarizeRanks(t, f.path().string())) collective.push_back(r.collectiveBytesSent);
+      } catch (const InputError&) {
+        continue;
+      }
+      EXPECT_EQ(m.collective, collective);
       ++compared;
     }
   }
