@@ -13,6 +13,7 @@
 #include <cmath>
 #include <fmt/format.h>
 #include <functional>
+#include <numbers>
 
 #include "ir/Diagnostics.h"
 
@@ -127,7 +128,7 @@ class Canvas {
   void verticalText(const std::string& s, double x, double y, double size) {
     cairo_save(cr_);
     cairo_translate(cr_, x, y);
-    cairo_rotate(cr_, -M_PI / 2);
+    cairo_rotate(cr_, -std::numbers::pi / 2);
     text(s, 0, 0, size, 0.5);
     cairo_restore(cr_);
   }
