@@ -238,7 +238,9 @@ void drawCommMatrix(const CommMatrix& m, const std::string& title, const std::st
     c.frame(x0, y0, S, S);
     if (hi == 0) {
       c.colour(0.2, 0.2, 0.2);
-      c.text("no point-to-point messages in this trace", x0 + S / 2, y0 + S / 2, 14, 0.5);
+      c.text(m.neighborBytes > 0 || m.unplacedBytes > 0 ? "no point-to-point messages drawn (see the note below)"
+                                                        : "no point-to-point messages in this trace",
+             x0 + S / 2, y0 + S / 2, 14, 0.5);
     }
     // Axes: receivers along the bottom, senders down the left.
     c.colour(0, 0, 0);
@@ -301,7 +303,8 @@ void drawCommMatrix(const CommMatrix& m, const std::string& title, const std::st
     c.rect(x0, panelY, S, panelH);
     if (cmax == 0) {
       c.colour(0.2, 0.2, 0.2);
-      c.text("no collectives in this trace", x0 + S / 2, panelY + panelH / 2, 14, 0.5);
+      c.text(m.neighborBytes > 0 ? "no collectives but neighbourhood ones (see the note below)" : "no collectives in this trace",
+             x0 + S / 2, panelY + panelH / 2, 14, 0.5);
     } else {
       c.colour(33 / 255.0, 145 / 255.0, 140 / 255.0);
       for (Rank k = 0; k < m.blocks; ++k) {
@@ -326,7 +329,9 @@ void drawCommMatrix(const CommMatrix& m, const std::string& title, const std::st
     });
     c.text("rank", x0 + S / 2, panelY + panelH + 36, 13, 0.5);
     std::string notes;
-    if (m.neighborBytes > 0) notes += fmt::format("neighbourhood collectives ({}) are not drawn; ", bytesText(static_cast<double>(m.neighborBytes)));
+    if (m.neighborBytes > 0)
+      notes += fmt::format("neighbourhood collectives ({} sent over all ranks; their peers come from a topology) are not drawn; ",
+                           bytesText(static_cast<double>(m.neighborBytes)));
     if (m.unplacedBytes > 0)
       notes += fmt::format("{} to peers of communicators the trace does not describe are not drawn; ",
                            bytesText(static_cast<double>(m.unplacedBytes)));
