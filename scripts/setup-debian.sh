@@ -9,6 +9,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   openmpi-bin libopenmpi-dev gfortran
   libunwind8
+  libcairo2-dev  # inspect's pictures (viz/): SVG and PNG surfaces, no display needed
   libdw-dev  # call-site names in the recorder: libdwfl.h to build, libdw.so.1 at MPI_Finalize (record/FrameNames.h)
   clang-14 libclang-rt-14-dev
   python3

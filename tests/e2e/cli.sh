@@ -203,5 +203,25 @@ head -c 2147483648 /dev/zero | zstd -q -1 --stream-size=2147483648 -c >"$work/bo
 expect_status "decompression bomb" 2 "bomb.zst: error: compressed trace declares 2147483648 bytes of text, more than the limit of 1073741824 bytes" \
   -- "$tracegen" inspect "$work/bomb.zst"
 
+# Pictures (inspect --matrix, --time-plot; viz/): a PNG with its signature, an SVG that parses as
+# XML and says what it is; any other extension refused with exit 2 before the trace is read.
+samples=$src/samples/traces
+expect_status "matrix svg" 0 "" -- "$tracegen" inspect "$samples/stencil-2d-4.tgt" --matrix "$work/m.svg"
+check "matrix svg parses" python3 -c 'import sys, xml.etree.ElementTree as E; r = E.parse(sys.argv[1]).getroot(); assert r.tag.endswith("svg"), r.tag' "$work/m.svg"
+expect_status "matrix png" 0 "" -- "$tracegen" inspect "$samples/ring-4.tgt" --matrix "$work/m.png"
+check "matrix png signature" test "$(head -c 8 "$work/m.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a
+expect_status "time plot png and matrix svg" 0 "" -- "$tracegen" inspect "$samples/stencil-2d-4.tgt" --time-plot "$work/t.PNG" --matrix "$work/m2.svg" --format json
+check "json stays json with pictures" python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$work/out"
+check "time plot png signature" test "$(head -c 8 "$work/t.PNG" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a
+expect_status "time plot svg" 0 "" -- "$tracegen" inspect "$data/scalatrace2-npb-td-lu-A-4.trace" --time-plot "$work/t.svg"
+check "time plot svg parses" python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' "$work/t.svg"
+expect_status "matrix bad extension" 2 "^error: --matrix m.pdf: the picture's name must end in .svg or .png" \
+  -- "$tracegen" inspect "$samples/ring-4.tgt" --matrix m.pdf
+check "bad extension writes nothing" test ! -e m.pdf
+expect_status "time plot no extension" 2 "^error: --time-plot out: the picture's name must end in .svg or .png" \
+  -- "$tracegen" inspect "$samples/ring-4.tgt" --time-plot out
+expect_status "matrix unwritable" 2 "^error: cannot write $work/no/m.png" -- "$tracegen" inspect "$samples/ring-4.tgt" --matrix "$work/no/m.png"
+finding C1-inspect-2p31m1-ranks-bad-alloc.tgt 4 "$tracegen" inspect "$ff/C1-inspect-2p31m1-ranks-bad-alloc.tgt" --matrix "$work/c1.svg"
+
 echo "cli: $passed passed, $failures failed"
 [ "$failures" -eq 0 ]

@@ -1,8 +1,10 @@
-// `tracegen inspect`: what is in a trace, as text for people or JSON for scripts.
+// `tracegen inspect`: what is in a trace, as text for people or JSON for scripts, and with
+// --matrix and --time-plot as pictures (viz/: the communication matrix, the time per rank).
 //
 // Figures come from expanding every rank with its own cursor (ir/Summary.h), so they are
 // exact per-rank counts of what a benchmark generated from the trace must do.
 #include <chrono>
+#include <filesystem>
 #include <fmt/format.h>
 #include <iostream>
 #include <limits>
@@ -12,6 +14,8 @@
 #include "io/Readers.h"
 #include "ir/Summary.h"
 #include "tools/tracegen/Commands.h"
+#include "viz/CommMatrix.h"
+#include "viz/Draw.h"
 
 namespace tracegen {
 
@@ -22,6 +26,8 @@ struct InspectArgs {
   std::string format = "text";
   bool perRank = false;
   bool lower = false;
+  std::string matrix;    // --matrix OUT.svg|OUT.png
+  std::string timePlot;  // --time-plot OUT.svg|OUT.png
   PipelineOptions pipeline;
 };
 
@@ -289,10 +295,18 @@ void registerInspectCommand(CLI::App& app, CommandAction& run) {
   cmd->add_option("--format", args.format, "output format")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
   cmd->add_flag("--per-rank", args.perRank, "per-rank expanded operation counts, bytes and compute time");
   cmd->add_flag("--lower", args.lower, "inspect the trace after the lowering pipeline");
+  cmd->add_option("--matrix", args.matrix,
+                  "draw the communication matrix (point-to-point bytes sender x receiver, collective bytes per rank) "
+                  "to OUT.svg or OUT.png");
+  cmd->add_option("--time-plot", args.timePlot,
+                  "draw compute and MPI time per rank, stacked, the slowest rank marked, to OUT.svg or OUT.png");
   addPipelineOptions(*cmd, args.pipeline);
   cmd->callback([&run] {
     run = [] {
       auto start = std::chrono::steady_clock::now();
+      // A bad picture name is refused before the trace is read.
+      if (!args.matrix.empty()) pictureFormatOf(args.matrix, "--matrix");
+      if (!args.timePlot.empty()) pictureFormatOf(args.timePlot, "--time-plot");
       SourceFile src = loadSourceFile(args.input);
       TraceFormat format = detectFormat(src);
       Trace trace;
@@ -310,6 +324,15 @@ void registerInspectCommand(CLI::App& app, CommandAction& run) {
         writeJson(std::cout, args.input, trace, s);
       } else {
         printText(std::cout, args.input, origin, trace, s, args.perRank, seconds);
+      }
+      const std::string title = std::filesystem::path(args.input).filename().string();
+      if (!args.matrix.empty()) {
+        drawCommMatrix(computeCommMatrix(trace, args.input), title, args.matrix);
+        if (args.format != "json") std::cout << fmt::format("communication matrix written to {}\n", args.matrix);
+      }
+      if (!args.timePlot.empty()) {
+        drawRankTimes(computeRankTimes(trace, args.input), title, args.timePlot);
+        if (args.format != "json") std::cout << fmt::format("time plot written to {}\n", args.timePlot);
       }
       return 0;
     };
