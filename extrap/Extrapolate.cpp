@@ -860,7 +860,10 @@ class Extrapolator {
     for (int c = 0; c < nc; ++c) {
       const auto cu = static_cast<std::size_t>(c);
       if (!cls[cu].present.value_or(false) || targetClasses_[cu].empty()) continue;
-      const auto [lo, hi] = box(c);
+      // Not a structured binding: clang 14 cannot capture one in the lambda below.
+      const auto bounds = box(c);
+      const auto& lo = bounds.first;
+      const auto& hi = bounds.second;
       std::array<std::vector<std::int64_t>, 3> starts;
       for (int d = 0; d < 3; ++d) {
         const auto du = static_cast<std::size_t>(d);
