@@ -33,7 +33,7 @@ inline std::string asText(const std::uint8_t* data, std::size_t size) {
 inline void inspectPerRank(const Trace& trace, const std::string& name) {
   TraceSummary s = summarizeTrace(trace, name, /*keepPerRank=*/false, kFuzzBudget);
   std::int64_t calls = 0;
-  forEachRankSummary(trace, name, [&](const RankSummary& r) { calls += r.calls; }, kFuzzBudget);
+  forEachRankSummary(trace, name, [&](const RankSummary& r) { calls = saturatingAdd(calls, r.calls); }, kFuzzBudget);
   // Both expansions see the same calls: a difference would be a cursor that is not deterministic.
   if (calls != s.calls) __builtin_trap();
   // Rows come from one expansion per rank class; on small traces, expanding every rank
