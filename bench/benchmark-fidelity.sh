@@ -14,6 +14,8 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 TRACEGEN_QUIET=
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 source "$(dirname "$0")/sample-args.sh"
+# Timing means nothing on a busy machine (sample-args.sh: TRACEGEN_BENCH_BUSY_OK=1 times anyway).
+require_idle_machine || exit 1
 args_of() { sample_args "$@"; }
 
 printf '%-10s %-12s %12s %12s %7s %12s\n' sample arguments "app time s" "bench time s" ratio "bench elapsed"

@@ -26,22 +26,6 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 TRACEGEN_QUIET=
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 2
-cat >peak.py <<'EOF'
-import os, resource, subprocess, sys
-code = subprocess.run(sys.argv[2:], stdout=subprocess.DEVNULL).returncode
-rank = os.environ.get("OMPI_COMM_WORLD_RANK", os.environ.get("PMI_RANK", "0"))
-with open(sys.argv[1] + "." + rank, "w") as f:
-    print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=f)
-sys.exit(code)
-EOF
-# peaks NAME CMD...: runs CMD on $np ranks; NAME.peak.R holds rank R's peak in KiB.
-peaks() {
-  local name=$1
-  shift
-  rm -f "$name.peak".*
-  timeout 600 mpiexec --oversubscribe -n "$np" python3 peak.py "$name.peak" "$@" >/dev/null 2>"$name.err" &&
-    [ "$(ls "$name.peak".* 2>/dev/null | wc -l)" -eq "$np" ]
-}
 failures=0
 printf '%-16s %12s %12s %10s   %s\n' sample "app KiB" "bench KiB" "worst rank" "(peak resident set per rank, $np ranks; largest over ranks)"
 for s in "${samples[@]}"; do
@@ -54,11 +38,11 @@ for s in "${samples[@]}"; do
     printf '%-16s generation or mpicc failed: %s\n' "$s" "$(tail -n 1 "$s.gen.err" "$s.cc.err" | tail -n 1)"
     failures=$((failures + 1)); continue
   fi
-  if ! peaks "$s.app" "$apps/$s" "${a[@]}" || ! peaks "$s.bench" "./$s.bench" --compute-scale 0; then
-    printf '%-16s a run failed: %s\n' "$s" "$(tail -n 1 "$s.app.err" "$s.bench.err" | tail -n 1)"
+  if ! rank_peaks "$s.app" "$apps/$s" "${a[@]}" || ! rank_peaks "$s.bench" "./$s.bench" --compute-scale 0; then
+    printf '%-16s a run failed: %s\n' "$s" "$(tail -n 1 "$work/$s.app.err" "$work/$s.bench.err" | tail -n 1)"
     failures=$((failures + 1)); continue
   fi
-  line=$(for r in $(seq 0 $((np - 1))); do echo "$(cat "$s.app.peak.$r") $(cat "$s.bench.peak.$r")"; done |
+  line=$(for r in $(seq 0 $((np - 1))); do echo "$(cat "$work/$s.app.peak.$r") $(cat "$work/$s.bench.peak.$r")"; done |
     awk -v s="$s" -v tol="$tolerance" '
       { if ($1 > am) am = $1; if ($2 > bm) bm = $2; d = 100 * ($2 - $1) / $1; if (d < 0 ? -d > w : d > w) { w = d < 0 ? -d : d; ws = d } }
       END { printf "%-16s %12d %12d %+9.1f%%%s\n", s, am, bm, ws, (w > tol ? "   OVER" : "") }')

@@ -57,6 +57,8 @@ table=$work/table
 : >"$table"
 
 source "$(dirname "$0")/sample-args.sh"
+# Timing means nothing on a busy machine (sample-args.sh: TRACEGEN_BENCH_BUSY_OK=1 times anyway).
+require_idle_machine || exit 1
 samples=("${all_samples[@]}")
 [ $# -gt 0 ] && samples=("$@")
 

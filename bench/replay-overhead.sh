@@ -23,6 +23,8 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 source "$(dirname "$0")/sample-args.sh"
+# Timing means nothing on a busy machine (sample-args.sh: TRACEGEN_BENCH_BUSY_OK=1 times anyway).
+require_idle_machine || exit 1
 args_of() { sample_args "$@"; }
 
 record() {  # record OUTPUT PROGRAM ARGS...

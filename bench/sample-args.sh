@@ -15,6 +15,14 @@
 #                        being start-up; ARGS_<APP> in the environment sets the arguments as
 #                        they are. apitour keeps its base count (its iterations do not fold, see
 #                        below); so does a sample whose timed run fails.
+# cpu_busy_percent [S]   the share of all CPUs in use over S seconds (default 3), from /proc/stat
+# require_idle_machine   status 0 once a 3 s window has at most IDLE_BUSY_PERCENT (20) of the CPUs
+#                        in use, trying for IDLE_WAIT seconds (60); else prints why and status 1.
+#                        TRACEGEN_BENCH_BUSY_OK=1 times anyway, saying so on standard error
+# rank_peaks NAME CMD... runs CMD at $np ranks (mpiexec --oversubscribe) under a wrapper that
+#                        writes each rank's peak resident set in KiB (getrusage of its child) to
+#                        $work/NAME.peak.RANK; status 1 if the run fails (its stderr: NAME.err)
+# largest_peak NAME      the largest of those, in KiB
 sample_args() {
   case $1 in
     stencil2d) echo "30000 64" ;;
@@ -101,3 +109,49 @@ timed_pair() {
   done
   echo "$(median "${at[@]}") $(median "${bt[@]}")"
 }
+
+cpu_busy_percent() {
+  local a b
+  a=$(head -n 1 /proc/stat)
+  sleep "${1:-3}"
+  b=$(head -n 1 /proc/stat)
+  # Fields after "cpu": user nice system idle iowait irq softirq steal; idle and iowait are idle.
+  awk -v a="$a" -v b="$b" 'BEGIN {
+    n = split(a, x); split(b, y); total = 0; idle = 0
+    for (i = 2; i <= n && i <= 9; ++i) { d = y[i] - x[i]; total += d; if (i == 5 || i == 6) idle += d }
+    printf "%d", (total > 0 ? 100 * (total - idle) / total : 0) }'
+}
+
+require_idle_machine() {
+  local limit=${IDLE_BUSY_PERCENT:-20} deadline=$((SECONDS + ${IDLE_WAIT:-60})) busy
+  while :; do
+    busy=$(cpu_busy_percent 3)
+    [ "$busy" -le "$limit" ] && return 0
+    if [ "${TRACEGEN_BENCH_BUSY_OK:-0}" = 1 ]; then
+      echo "warning: $busy% of the CPUs in use by others; timing anyway (TRACEGEN_BENCH_BUSY_OK=1): the times mean little" >&2
+      return 0
+    fi
+    if [ $SECONDS -ge "$deadline" ]; then
+      echo "the machine is busy: $busy% of the CPUs in use by others over 3 s (at most $limit% to time; waited ${IDLE_WAIT:-60} s)"
+      return 1
+    fi
+  done
+}
+
+rank_peaks() {
+  local name=$1
+  shift
+  [ -f "$work/peak.py" ] || cat >"$work/peak.py" <<'EOF_PY'
+import os, resource, subprocess, sys
+code = subprocess.run(sys.argv[2:], stdout=subprocess.DEVNULL).returncode
+rank = os.environ.get("OMPI_COMM_WORLD_RANK", os.environ.get("PMI_RANK", "0"))
+with open(sys.argv[1] + "." + rank, "w") as f:
+    print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=f)
+sys.exit(code)
+EOF_PY
+  rm -f "$work/$name.peak".*
+  timeout 600 mpiexec --oversubscribe -n "$np" python3 "$work/peak.py" "$work/$name.peak" "$@" >/dev/null 2>"$work/$name.err" &&
+    [ "$(ls "$work/$name.peak".* 2>/dev/null | wc -l)" -eq "$np" ]
+}
+
+largest_peak() { cat "$work/$1.peak".* | sort -n | tail -n 1; }

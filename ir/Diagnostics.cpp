@@ -34,4 +34,10 @@ std::string InputError::render() const {
   return s;
 }
 
+std::string ProgramError::render() const {
+  if (file_.empty()) return fmt::format("error: {}", what());
+  if (line_ <= 0) return fmt::format("{}: error: {}", file_, what());
+  return fmt::format("{}:{}: error: {}", file_, line_, what());
+}
+
 }  // namespace tracegen

@@ -43,9 +43,23 @@ decltype(auto) atInputLine(const std::string& file, int line, F&& f) {
 
 // An input that is well formed but describes a program that cannot complete, e.g. a
 // potential deadlock found while resolving wildcard receives. Tools exit with status 3.
+// Where the input tells one, it names the line of the call the program stops at (the first
+// blocked rank's), rendered `file:line: error: ...` as an InputError is; what() is the message
+// alone.
 class ProgramError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit ProgramError(const std::string& message) : std::runtime_error(message) {}
+  ProgramError(std::string file, int line, const std::string& message)
+      : std::runtime_error(message), file_(std::move(file)), line_(line) {}
+
+  const std::string& file() const { return file_; }
+  int line() const { return line_; }
+  // `file:line: error: message` (`file: error:` without a line, `error:` without a file).
+  std::string render() const;
+
+ private:
+  std::string file_;
+  int line_ = 0;
 };
 
 }  // namespace tracegen

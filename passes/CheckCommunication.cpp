@@ -43,7 +43,7 @@ void CheckCommunicationPass::run(Trace& trace, PassContext& ctx) {
   ctx.counter("rank-classes") = verdict.classes;
   ctx.counter("channels") = verdict.channels;
   ctx.counter("collective-sequences") = verdict.collectiveSequences;
-  for (const auto& w : verdict.warnings) ctx.warn("check-communication: " + w);
+  for (const auto& w : verdict.warnings) ctx.warnAt(w.line, "check-communication: " + w.text);
   if (verdict.kind == CommunicationVerdict::Kind::Proved) {
     ctx.counter("events-decided-symbolically") = events;
     ctx.established.add(IrProperty::CommunicationChecked);
@@ -69,7 +69,8 @@ void CheckCommunicationPass::run(Trace& trace, PassContext& ctx) {
     if (auto result = simulateCommunicationFolded(trace, ctx.fileName, budget, folds)) {
       ctx.counter("calls-simulated") = result->calls;
       ctx.counter("closed-loops-folded") = static_cast<std::int64_t>(folds.size());
-      if (!result->unreceived.empty() && verdict.warnings.empty()) ctx.warn("check-communication: " + result->unreceived);
+      if (!result->unreceived.empty() && verdict.warnings.empty())
+        ctx.warnAt(result->unreceivedLine, "check-communication: " + result->unreceived);
       ctx.counter("events-simulated") = events;
       ctx.established.add(IrProperty::CommunicationChecked);
       return;
@@ -97,7 +98,8 @@ void CheckCommunicationPass::run(Trace& trace, PassContext& ctx) {
   }
   // The analysis warned about unreceived messages per class when it got that far; the
   // simulation names them per rank otherwise.
-  if (!result.unreceived.empty() && verdict.warnings.empty()) ctx.warn("check-communication: " + result.unreceived);
+  if (!result.unreceived.empty() && verdict.warnings.empty())
+    ctx.warnAt(result.unreceivedLine, "check-communication: " + result.unreceived);
   ctx.counter("events-simulated") = events;
   ctx.established.add(IrProperty::CommunicationChecked);
 }

@@ -528,10 +528,10 @@ class Analysis {
             note("a synchronous send that no rank receives");
           }
           if (v.warnings.size() < 16)
-            v.warnings.push_back(fmt::format("{} sends to offset {} (tag {}), but ranks {} never receive those messages: "
+            v.warnings.push_back({trace_.events[S.occs[proj.occs.front()].event].line, fmt::format("{} sends to offset {} (tag {}), but ranks {} never receive those messages: "
                                              "they are left over at the end",
                                              channelText(trace_, S, key, proj), signedOffset(key.offset), key.tag,
-                                             RankList::intersect(receivers, R.ranks).pretty(8)));
+                                             RankList::intersect(receivers, R.ranks).pretty(8))});
         }
       }
     }

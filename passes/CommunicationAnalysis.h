@@ -28,7 +28,12 @@ struct CommunicationVerdict {
   // on a sender pairs with the k-th on the receiver), so every loop may be folded to a few
   // iterations for a simulation without changing whether the program completes.
   bool channelsAligned = false;
-  std::vector<std::string> warnings;  // messages sent that no receive takes
+  // Messages sent that no receive takes, each at the input line of its send.
+  struct Warning {
+    int line = 0;
+    std::string text;
+  };
+  std::vector<Warning> warnings;
   std::int64_t classes = 0;
   std::int64_t channels = 0;            // (class, direction, communicator, offset, tag) sequences
   std::int64_t collectiveSequences = 0;  // (class, communicator) sequences compared

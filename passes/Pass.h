@@ -117,6 +117,10 @@ struct PassContext {
 
   std::int64_t& counter(const std::string& name) { return stats[currentPass][name]; }
   void warn(std::string message) { warnings.push_back(std::move(message)); }
+  // A warning about line `line` of the input (`FILE:LINE: message`; unlocated when 0).
+  void warnAt(int line, const std::string& message) {
+    warn(line > 0 && !fileName.empty() ? fileName + ":" + std::to_string(line) + ": " + message : message);
+  }
 };
 
 class Pass {

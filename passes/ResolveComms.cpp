@@ -217,7 +217,19 @@ class ResolveCommsPass : public Pass {
       if (!commParam) continue;
       bool onlyWorld = true;
       for (const auto& g : commParam->groups)
-        for (auto v : g.values) onlyWorld = onlyWorld && v == kCommWorld;
+        for (auto v : g.values) {
+          onlyWorld = onlyWorld && v == kCommWorld;
+          // Checked here for every event, not only those that name peers: a collective or a
+          // receive from any source on an unknown communicator is as wrong as a send.
+          if (v == kCommWorld || v == kCommSelf || v == kCommNull) continue;
+          const Communicator* c = trace.comm(v);
+          if (!c || c->instances.empty())
+            throw InputError(ctx.fileName, e.line,
+                             fmt::format("event {} ({}) uses communicator {}, which neither a 'comm' line of the "
+                                         "header nor a creation call (MPI_Comm_split, MPI_Comm_dup, ...) explains",
+                                         e.id, opName(e.op), v),
+                             fmt::format("comm {}", v));
+        }
       if (onlyWorld) continue;
       for (Param p : {Param::Dest, Param::Source, Param::Root}) {
         ParamValues* pv = e.param(p);

@@ -145,6 +145,7 @@ struct Message {
   bool sync = false;     // MPI_Ssend/MPI_Issend: the sender waits for the match
   bool matched = false;
   Phase phase{};  // of the sending call
+  std::int32_t line = 0;  // the send's input line (in the padding after phase: no larger)
 };
 
 struct Receive {
@@ -232,6 +233,7 @@ struct Failure {
   bool deadlock = true;  // false: every rank finished but receives stayed unmatched
   std::string message;   // full text, first line `potential deadlock: ...`
   std::string firstBlocked;  // the first blocked rank's line, for warnings
+  int line = 0;              // the input line of the first blocked rank's call (0: unknown)
   std::vector<Rank> blocked;
   std::vector<Rank> cycle;
 };
@@ -402,11 +404,12 @@ class Simulation {
   const Failure& failure() const { return failure_; }
   std::int64_t callsSimulated() const { return calls_; }
   // Messages sent that no receive took, one line each (at most kMaxListedRanks).
-  std::vector<std::string> unreceivedMessages(std::size_t& count) const {
+  std::vector<std::string> unreceivedMessages(std::size_t& count, int& firstLine) const {
     std::vector<std::string> lines;
     count = 0;
     for (const auto& m : msgs_) {
       if (m.matched) continue;
+      if (count == 0) firstLine = m.line;
       if (++count <= kMaxListedRanks)
         lines.push_back(fmt::format("rank {} to rank {} on communicator {} (tag {})", m.sender, m.receiver, m.key.id, m.tag));
     }
@@ -587,7 +590,7 @@ class Simulation {
       msgs_.push_back(Message{r, to, key, tag, seq_++, sync, true});
       return id;
     }
-    msgs_.push_back(Message{r, to, key, tag, seq_++, sync, false, state(r).phase});
+    msgs_.push_back(Message{r, to, key, tag, seq_++, sync, false, state(r).phase, c.event->line});
     state(to).boxes[key].inbox[r].push_back(id);
     matchPending(to, key);
     wake(to);  // a probe may wait for it
@@ -658,6 +661,7 @@ class Simulation {
           s.collIndex + 1, key.id, r, opName(s.call.op), whereText(r), c.firstRank, opName(c.op), f.cycle[0], f.cycle[1],
           f.cycle[2]);
       f.firstBlocked = fmt::format("rank {} waits in {}", r, whereText(r));
+      f.line = s.call.event->line;
       mismatch_ = std::move(f);
     }
     if (++c.arrived == c.size) mem.forEach([&](Rank m) {
@@ -1393,7 +1397,10 @@ class Simulation {
       std::string line = fmt::format("rank {} waits in {} {}", r, whereText(r), waitText(r, waitsFor));
       for (Rank w : waitsFor) edges.emplace_back(r, w);
       failure_.blocked.push_back(r);
-      if (lines.empty()) failure_.firstBlocked = line;
+      if (lines.empty()) {
+        failure_.firstBlocked = line;
+        failure_.line = state(r).call.event->line;
+      }
       if (lines.size() < kMaxListedRanks) lines.push_back(std::move(line));
     }
     failure_.cycle = findCycle(trace_.numRanks, edges);
@@ -1414,10 +1421,12 @@ class Simulation {
   bool unmatchedReport() {
     std::vector<std::string> lines;
     std::size_t count = 0;
+    int firstLine = 0;
     for (Rank r = 0; r < trace_.numRanks; ++r)
       for (const auto& [key, box] : state(r).boxes)
         for (std::size_t id : box.pending) {
           const Receive& R = recvs_[id];
+          if (count == 0) firstLine = R.event->line;
           if (++count <= kMaxListedRanks)
             lines.push_back(fmt::format("rank {} in event {} ({} at {}, call {}) from {}", r, R.event->id,
                                         opName(R.event->op), trace_.siteLabel(R.event->site), R.callIndex,
@@ -1431,6 +1440,7 @@ class Simulation {
     for (const auto& l : lines) msg += "\n  " + l;
     if (count > lines.size()) msg += fmt::format("\n  ... and {} more", count - lines.size());
     failure_.firstBlocked = lines.front();
+    failure_.line = firstLine;
     failure_.message = std::move(msg);
     return true;
   }
@@ -1718,17 +1728,18 @@ std::unique_ptr<Simulation> followRecordedOrder(const Trace& trace, PassContext&
   if (outcome != Simulation::Outcome::Completed) {
     const Failure& f = sim->failure();
     const std::string msg = f.message + "\n  (following the matches the recording saw)";
-    if (f.deadlock) throw DeadlockError(msg, f.blocked, f.cycle);
-    throw ProgramError(msg);
+    if (f.deadlock) throw DeadlockError(msg, f.blocked, f.cycle, ctx.fileName, f.line);
+    throw ProgramError(ctx.fileName, f.line, msg);
   }
   sim->keepAlive(std::move(recorded));
   return sim;
 }
 
 // What a completed run left unreceived, as one message (empty if nothing).
-std::string unreceivedText(const Simulation& sim) {
+// `line`: the input line of the first such message's send.
+std::string unreceivedText(const Simulation& sim, int& line) {
   std::size_t count = 0;
-  auto lines = sim.unreceivedMessages(count);
+  auto lines = sim.unreceivedMessages(count, line);
   if (count == 0) return {};
   std::string msg = fmt::format("{} message{} sent but never received:", count, count == 1 ? "" : "s");
   for (const auto& l : lines) msg += "\n  " + l;
@@ -1771,8 +1782,8 @@ std::optional<SearchResult> searchMatching(const Trace& simulated, PassContext& 
   const auto recorded = std::make_shared<const RecordedMatches>(recordedMatches(simulated, ctx.fileName));
   auto giveUp = [&](const std::string& why) {
     std::string msg = out.first->message + "\n  " + why;
-    if (out.first->deadlock) throw DeadlockError(msg, out.first->blocked, out.first->cycle);
-    throw ProgramError(msg);
+    if (out.first->deadlock) throw DeadlockError(msg, out.first->blocked, out.first->cycle, ctx.fileName, out.first->line);
+    throw ProgramError(ctx.fileName, out.first->line, msg);
   };
   for (;;) {
     out.sim = std::make_unique<Simulation>(simulated, ctx.fileName, resolvableEvent,
@@ -1927,7 +1938,9 @@ void ResolveWildcardsPass::run(Trace& trace, PassContext& ctx) {
   // was matched. What it left unreceived is said once, here.
   ctx.established.add(IrProperty::CommunicationChecked);
   ctx.counter("events-simulated") = static_cast<std::int64_t>(trace.events.size());
-  if (std::string unreceived = unreceivedText(*sim); !unreceived.empty()) ctx.warn(std::move(unreceived));
+  int unreceivedLine = 0;
+  if (std::string unreceived = unreceivedText(*sim, unreceivedLine); !unreceived.empty())
+    ctx.warnAt(unreceivedLine, std::move(unreceived));
   ctx.counter("events-rewritten") = rewritten;
   ctx.counter("search-restarts") = restarts;
 }
@@ -1950,10 +1963,10 @@ SimulationResult simulateCommunication(const Trace& trace, const std::string& fi
   }
   if (outcome != Simulation::Outcome::Completed) {
     const Failure& f = sim.failure();
-    if (f.deadlock) throw DeadlockError(f.message, f.blocked, f.cycle);
-    throw ProgramError(f.message);
+    if (f.deadlock) throw DeadlockError(f.message, f.blocked, f.cycle, fileName, f.line);
+    throw ProgramError(fileName, f.line, f.message);
   }
-  result.unreceived = unreceivedText(sim);
+  result.unreceived = unreceivedText(sim, result.unreceivedLine);
   return result;
 }
 
@@ -1992,7 +2005,7 @@ std::optional<SimulationResult> simulateCommunicationFolded(const Trace& trace, 
     if (outcome == Simulation::Outcome::Completed) {
       SimulationResult r;
       r.calls = calls;
-      r.unreceived = unreceivedText(sim);
+      r.unreceived = unreceivedText(sim, r.unreceivedLine);
       out.emplace(std::move(r), sim.brokenLoops());
     }
     return out;

@@ -21,8 +21,9 @@ namespace tracegen {
 // search for another matching of the wildcard receives ended.
 class DeadlockError : public ProgramError {
  public:
-  DeadlockError(const std::string& message, std::vector<Rank> blocked, std::vector<Rank> cycle)
-      : ProgramError(message), blocked_(std::move(blocked)), cycle_(std::move(cycle)) {}
+  DeadlockError(const std::string& message, std::vector<Rank> blocked, std::vector<Rank> cycle,
+                std::string file = {}, int line = 0)
+      : ProgramError(std::move(file), line, message), blocked_(std::move(blocked)), cycle_(std::move(cycle)) {}
 
   // Ranks that could not progress, ascending.
   const std::vector<Rank>& blocked() const { return blocked_; }
@@ -67,6 +68,7 @@ struct SimulationResult {
   std::int64_t calls = 0;
   bool outOfBudget = false;
   std::string unreceived;  // messages no receive took, or empty
+  int unreceivedLine = 0;  // the input line of the first of them
 };
 SimulationResult simulateCommunication(const Trace& trace, const std::string& fileName, std::int64_t callBudget);
 

@@ -2,8 +2,8 @@
 # Every error about an input names its file:line (issue 29, point 4). First the traces of
 # tests/data/locations/ (README.md there: command, exit status, line, message), whose errors are
 # found after reading; then every trace under tests/data and fuzz/corpus through `inspect`,
-# `lower` and generation (C): each either succeeds, stops with status 3 (a program that cannot
-# complete), or is refused with status 2 and an error line `NAME:LINE: error:` (LINE >= 1), within
+# `lower` and generation (C): each either succeeds, or stops with status 3 (a program that cannot
+# complete) or 2 (refused) and an error line `NAME:LINE: error:` (LINE >= 1), within
 # 10 s each (the inputs are small: any of them taking longer is a regression of point 3).
 #
 #   locations.sh TRACEGEN SOURCE_DIR
@@ -32,9 +32,12 @@ while IFS='|' read -r _ file command status line message _; do
   run "$command" "$dir/$file"
   rc=$?
   if [[ $rc -ne $status ]]; then fail "$file ($command): exit $rc, expected $status"; cat "$work/out"; continue; fi
-  if [[ $status -eq 2 ]]; then
+  if [[ $status -ne 0 ]]; then
     first=$(grep -m1 " error: " "$work/out")
     [[ $first == "$dir/$file:$line: error: "* ]] || { fail "$file ($command): expected '$file:$line: error:', got: $first"; continue; }
+  elif [[ $line != - ]]; then
+    first=$(grep -m1 " warning: " "$work/out")
+    [[ $first == "$dir/$file:$line: warning: "* ]] || { fail "$file ($command): expected '$file:$line: warning:', got: $first"; continue; }
   fi
   grep -qF -- "$message" "$work/out" || { fail "$file ($command): no '$message' in:"; cat "$work/out"; }
 done < <(grep -E '^\| [^ -]' "$dir/README.md" | tail -n +2)
@@ -46,8 +49,8 @@ while IFS= read -r f; do
     run "$command" "$f"
     rc=$?
     case $rc in
-      0 | 3) ;;
-      2)
+      0) ;;
+      2 | 3)
         refused=$((refused + 1))
         first=$(grep -m1 " error: " "$work/out")
         if ! [[ $first =~ ^"$f":[1-9][0-9]*:\ (error|warning):\  ]]; then

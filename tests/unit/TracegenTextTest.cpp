@@ -916,5 +916,13 @@ TEST(InputErrorText, NamesFileAndLineWhereKnownAndNeverAnEmptyFile) {
             "a.tgt:2: error: bad\n    count x\n  hint: a number");
 }
 
+TEST(ProgramErrorText, NamesTheLineOfTheCallTheProgramStopsAtWhereKnown) {
+  // what() is the message alone (callers match on `potential deadlock:`); render() locates it.
+  EXPECT_STREQ(ProgramError("a.tgt", 8, "potential deadlock: 2 of 2 ranks").what(), "potential deadlock: 2 of 2 ranks");
+  EXPECT_EQ(ProgramError("a.tgt", 8, "stuck").render(), "a.tgt:8: error: stuck");
+  EXPECT_EQ(ProgramError("a.tgt", 0, "stuck").render(), "a.tgt: error: stuck");
+  EXPECT_EQ(ProgramError("stuck").render(), "error: stuck");
+}
+
 }  // namespace
 }  // namespace tracegen

@@ -39,9 +39,12 @@ void addPipelineOptions(CLI::App& cmd, PipelineOptions& opts) {
 std::string warningText(const std::string& file, const std::string& warning) {
   // A warning that starts with `FILE:LINE: ` (the readers') is printed as compilers print one
   // at a location; any other concerns the input as a whole and names its file.
+  // Only the first line carries the location; the lines after it go on as they are.
   static const std::regex located(R"(^([^ :]+:[0-9]+): (.*)$)");
+  const std::size_t eol = std::min(warning.find('\n'), warning.size());
+  const std::string first = warning.substr(0, eol), rest = warning.substr(eol);
   std::smatch m;
-  if (std::regex_match(warning, m, located)) return fmt::format("{}: warning: {}", m[1].str(), m[2].str());
+  if (std::regex_match(first, m, located)) return fmt::format("{}: warning: {}{}", m[1].str(), m[2].str(), rest);
   return fmt::format("{}: warning: {}", file, warning);
 }
 

@@ -65,7 +65,7 @@ int main(int argc, char** argv) {
     std::cerr << withSourceText(e).render() << "\n";
     return 2;
   } catch (const ProgramError& e) {
-    std::cerr << "tracegen: error: " << e.what() << "\n";
+    std::cerr << (e.file().empty() ? "tracegen: " : "") << e.render() << "\n";
     return 3;
   } catch (const std::invalid_argument& e) {
     std::cerr << "tracegen: error: " << e.what() << "\n";
