@@ -2717,6 +2717,18 @@ class NcptlBackend : public Backend {
       for (const auto& d : r.diagnostics)
         if (d.severity == ncptl::Diagnostic::Severity::Error && shown++ < 5)
           why += ncptl::formatDiagnostic(options.outputName.empty() ? "<generated>" : options.outputName, text, d);
+      // One statement per collective for all its members cannot keep collectives that the
+      // members call at different events: said as what it is, not as a bug.
+      if (program.partialCollectives > 0)
+        throw InputError(program.source, program.firstPartialCollectiveLine, fmt::format(
+            "coNCePTuaL cannot express this trace: {} collective event{} leave{} out members of {} communicator "
+            "(align-collectives could not match {} call by call across ranks; the first: {}), and written as "
+            "one program the collectives deadlock; write C instead (-o bench.c), where each rank calls them in "
+            "its own order. The coNCePTuaL check:\n{}",
+            program.partialCollectives, program.partialCollectives == 1 ? "" : "s",
+            program.partialCollectives == 1 ? "s" : "", program.partialCollectives == 1 ? "its" : "their",
+            program.partialCollectives == 1 ? "it" : "them", program.firstPartialCollective, why),
+            {}, "align-collectives' warnings above name the calls it could not match");
       throw std::logic_error("the generated coNCePTuaL program fails its check:\n" + why);
     }
     return text;

@@ -200,6 +200,11 @@ struct Program {
   // Messages sent that no receive takes, when the receives were matched (gen/ReceivedBytes.h).
   std::int64_t unreceivedMessages = 0;
   std::string firstUnreceived;
+  // Collective events that leave out members of their communicator (passes/AlignCollectives.h:
+  // calls align-collectives could not match across ranks), and the first, described.
+  std::int64_t partialCollectives = 0;
+  std::string firstPartialCollective;
+  int firstPartialCollectiveLine = 0;  // its line in `source`
 };
 
 }  // namespace tracegen::gen

@@ -64,6 +64,7 @@
 #include "ir/RankClasses.h"
 #include "ir/Limits.h"
 #include "ir/RankCursor.h"
+#include "passes/AlignCollectives.h"
 #include "passes/RankRanges.h"
 
 namespace tracegen::gen {
@@ -1048,6 +1049,13 @@ Program buildProgram(const Trace& trace, const std::string& source, const Receiv
   if (received) {
     p.unreceivedMessages = received->unreceived;
     p.firstUnreceived = received->firstUnreceived;
+  }
+  if (const auto partial = partialCollectives(trace); !partial.empty()) {
+    const Event& e = *partial.front();
+    p.partialCollectives = static_cast<std::int64_t>(partial.size());
+    p.firstPartialCollective = fmt::format("event {} {} at {} on ranks {}", e.id, opName(e.op), trace.siteLabel(e.site),
+                                           e.ranks.pretty(8));
+    p.firstPartialCollectiveLine = e.line;
   }
 
   Builder builder(trace, source);

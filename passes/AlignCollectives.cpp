@@ -968,8 +968,8 @@ void AlignCollectivesPass::run(Trace& trace, PassContext& ctx) { Aligner(trace, 
 
 std::unique_ptr<Pass> createAlignCollectivesPass() { return std::make_unique<AlignCollectivesPass>(); }
 
-std::int64_t countPartialCollectives(const Trace& trace) {
-  std::int64_t partial = 0;
+std::vector<const Event*> partialCollectives(const Trace& trace) {
+  std::vector<const Event*> partial;
   const std::vector<RankList> world = {RankList::all(trace.numRanks)};
   for (const Event& e : trace.events) {
     if (!isCollective(opInfo(e.op).kind) || e.ranks.empty()) continue;
@@ -985,12 +985,16 @@ std::int64_t countPartialCollectives(const Trace& trace) {
     for (const RankList& inst : comm == kCommWorld ? world : c->instances) {
       if (!inst.intersects(e.ranks)) continue;
       if (RankList::intersect(inst, e.ranks).size() != inst.size()) {
-        ++partial;
+        partial.push_back(&e);
         break;
       }
     }
   }
   return partial;
+}
+
+std::int64_t countPartialCollectives(const Trace& trace) {
+  return static_cast<std::int64_t>(partialCollectives(trace).size());
 }
 
 }  // namespace tracegen

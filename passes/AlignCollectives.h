@@ -25,8 +25,11 @@ class AlignCollectivesPass : public Pass {
 std::unique_ptr<Pass> createAlignCollectivesPass();
 
 // Collective events that leave out some member of a communicator instance they touch (on
-// communicators the trace describes; MPI_COMM_SELF never). The verifier's check that no pass
-// after align-collectives splits a collective call. Works on ranklists only.
+// communicators the trace describes; MPI_COMM_SELF never), in trace order. Their count is the
+// verifier's check that no pass after align-collectives splits a collective call; a backend
+// that writes one statement per collective for all its members (coNCePTuaL) names the first
+// when it cannot. Works on ranklists only.
+std::vector<const Event*> partialCollectives(const Trace& trace);
 std::int64_t countPartialCollectives(const Trace& trace);
 
 }  // namespace tracegen

@@ -115,6 +115,14 @@ check "--runtime=separate writes the runtime" test -f "$work/sep/tracegen_runtim
 check "--runtime=separate: bench.c includes it" grep -q '^#include "tracegen_runtime.h"$' "$work/sep/bench.c"
 check "--runtime=separate: the build line" grep -q "mpicc -std=c11 -O2 -o bench bench.c tracegen_runtime.c" "$work/sep/bench.c"
 expect_status "--runtime=separate to standard output" 2 "give -o FILE.c" -- "$tracegen" "$ring" --emit c -o - --runtime=separate
+# hpcc (Debian's, N=1000, 2x2 grid) recorded on 4 ranks: align-collectives cannot match 13 of its
+# collective events across ranks (per-rank communicators), and one coNCePTuaL statement per
+# collective would deadlock. Refused, naming the first of them at its line (it was an internal
+# error, status 4); the C benchmark makes every call as the application did.
+hpcc=$src/tests/data/real-apps/hpcc-4.tgt.zst
+expect_status "hpcc on 4 ranks: coNCePTuaL refused" 2 "hpcc-4.tgt.zst:477: error: coNCePTuaL cannot express this trace: 13 collective events" \
+  -- "$tracegen" "$hpcc" -o "$work/hpcc.ncptl" --skip-unknown
+expect_status "hpcc on 4 ranks: C" 0 "" -- "$tracegen" "$hpcc" -o "$work/hpcc.c" --skip-unknown
 expect_status "--runtime=separate for coNCePTuaL" 2 "for C benchmarks" -- "$tracegen" "$ring" -o "$work/sep/b.ncptl" --runtime=separate
 expect_status "--runtime=separate named like the runtime" 2 "name the benchmark otherwise" \
   -- "$tracegen" "$ring" -o "$work/sep/tracegen_runtime.c" --runtime=separate
