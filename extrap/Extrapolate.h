@@ -33,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "extrap/ScalingPlot.h"
 #include "extrap/topology/Grid.h"
 #include "ir/Trace.h"
 
@@ -56,6 +57,10 @@ struct ExtrapolateResult {
   std::vector<Rank> setAside;                         // inputs whose structure differs (Correspondence.h)
   std::array<bool, 3> periodic{false, false, false};  // a peer wraps around in that dimension
   std::vector<std::string> explanation;               // one line per varying quantity (--explain)
+  // What `--plot` draws: one per explanation line with a fitted model (trip counts, counts,
+  // offsets, times, the mean totals of counts that follow the data), in their order, those of
+  // several events with the same operation, quantity, classes, values and model as one.
+  std::vector<ScalingPlot> plots;
   // What the trace at the target only approximates (counts that follow the data), one sentence
   // each, for the header of a benchmark made from it.
   std::vector<std::string> approximations;
