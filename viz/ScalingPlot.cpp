@@ -242,21 +242,38 @@ void drawScalingPlot(const ScalingPlot& p, const std::string& path) {
     std::vector<Box> keepClear;
     for (const PlotPoint& q : p.inputs) keepClear.push_back({ax.px(q.ranks) - 7, ay.px(q.value) - 7, 14, 14});
     keepClear.push_back({tx - 9, ty - 9, 18, 18});
-    // The first of the candidate places (anchor x, baseline y) that is clear, else the first.
+    // The chosen curve's height at x (NaN outside it).
+    auto yAt = [&](double x) {
+      for (std::size_t k = 1; k < chosen.size(); ++k) {
+        const auto [xa, ya] = chosen[k - 1];
+        const auto [xb, yb] = chosen[k];
+        if (x >= xa && x <= xb && std::isfinite(ya) && std::isfinite(yb))
+          return xb > xa ? ya + (yb - ya) * (x - xa) / (xb - xa) : ya;
+      }
+      return std::numeric_limits<double>::quiet_NaN();
+    };
+    auto onCurve = [&](const Box& b) {
+      for (double x = b.x; x <= b.x + b.w; x += 3) {
+        const double y = yAt(x);
+        if (std::isfinite(y) && y >= b.y - 2 && y <= b.y + b.h + 2) return true;
+      }
+      return false;
+    };
+    // The first of the candidate places (anchor x, baseline y) that is clear of the marks and the
+    // chosen curve, else the first clear of the marks, else the first.
     auto place = [&](const std::string& s, double size, const std::vector<std::pair<double, double>>& candidates) {
       const double w = c.width(s, size, true);
       Box best{};
-      bool found = false;
+      int quality = -1;  // 0 some place, 1 clear of the marks, 2 clear of the curve too
       for (const auto& [cx, cy] : candidates) {
         if (!std::isfinite(cx) || !std::isfinite(cy)) continue;
         const double x = std::clamp(cx, x0 + 4, x0 + PW - w - 4);
         const double y = std::clamp(cy, y0 + size + 4, y0 + PH - 6);
         const Box b{x - 3, y - size - 1, w + 6, size + 6};
-        if (!found) best = b, found = true;
-        if (std::none_of(keepClear.begin(), keepClear.end(), [&](const Box& o) { return b.hits(o); })) {
-          best = b;
-          break;
-        }
+        const bool clear = std::none_of(keepClear.begin(), keepClear.end(), [&](const Box& o) { return b.hits(o); });
+        const int q = clear ? (onCurve(b) ? 1 : 2) : 0;
+        if (q > quality) best = b, quality = q;
+        if (q == 2) break;
       }
       keepClear.push_back(best);
       return best;
@@ -277,24 +294,20 @@ void drawScalingPlot(const ScalingPlot& p, const std::string& path) {
     // The formula: where the chosen curve crosses one of a few places across the plot, above or
     // below it.
     if (!chosen.empty()) {
-      auto yAt = [&](double x) {
-        for (std::size_t k = 1; k < chosen.size(); ++k) {
-          const auto [xa, ya] = chosen[k - 1];
-          const auto [xb, yb] = chosen[k];
-          if (x >= xa && x <= xb && std::isfinite(ya) && std::isfinite(yb))
-            return xb > xa ? ya + (yb - ya) * (x - xa) / (xb - xa) : ya;
-        }
-        return std::numeric_limits<double>::quiet_NaN();
-      };
       const std::string formula = p.chosen.formula;
       const double fw = c.width(formula, 13, true);
       std::vector<std::pair<double, double>> candidates;
-      for (double f : {0.42, 0.3, 0.55, 0.2, 0.68, 0.12}) {
-        const double x = x0 + PW * f, y = yAt(x);
-        const bool belowFirst = y < y0 + PH * 0.5;
-        candidates.push_back({x - fw / 2, belowFirst ? y + 26 : y - 14});
-        candidates.push_back({x - fw / 2, belowFirst ? y - 14 : y + 26});
-      }
+      for (double off : {0.0, 30.0, 60.0})
+        for (double f : {0.42, 0.3, 0.55, 0.2, 0.68, 0.12}) {
+          const double x = x0 + PW * f, y = yAt(x);
+          const bool belowFirst = y < y0 + PH * 0.5;
+          candidates.push_back({x - fw / 2, belowFirst ? y + 26 + off : y - 14 - off});
+          candidates.push_back({x - fw / 2, belowFirst ? y - 14 - off : y + 26 + off});
+        }
+      // Past those, the plot's corners (the formula in the curve's colour still names it).
+      for (const auto& corner : std::vector<std::pair<double, double>>{
+               {x0 + 10, y0 + 24}, {x0 + PW - fw - 10, y0 + 24}, {x0 + 10, y0 + PH - 10}, {x0 + PW - fw - 10, y0 + PH - 10}})
+        candidates.push_back(corner);
       boxed(formula, place(formula, 13, candidates), 13, kChosen);
     }
     c.colour(0.3, 0.3, 0.3);
@@ -354,7 +367,9 @@ std::string plotFileStem(const ScalingPlot& p) {
     while (!out.empty() && (out.back() == '-' || out.back() == '.')) out.pop_back();
     return out;
   };
-  std::string stem = fmt::format("e{}-{}-{}", p.events.empty() ? 0 : p.events.front().event, slug(p.op), slug(p.quantity));
+  std::string quantity = slug(p.quantity);
+  for (char& ch : quantity) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  std::string stem = fmt::format("e{}-{}-{}", p.events.empty() ? 0 : p.events.front().event, slug(p.op), quantity);
   stem += "-" + (p.classes.empty() ? std::string("all") : slug(p.classes.front()));
   if (p.classes.size() > 1) stem += fmt::format("-and-{}-more", p.classes.size() - 1);
   if (stem.size() > 120) stem.resize(120);
