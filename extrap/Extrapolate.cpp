@@ -539,11 +539,14 @@ class Extrapolator {
     const ExactModel chosen = *f.model;
     p.chosen = {chosen.str(), "fits every input exactly",
                 curve([&](const Scale& s) { return realValue(chosen, s); }, chosen.term.var)};
-    for (const auto& [m, note] : closestRejected(f, o))
-      p.rejected.push_back({m.str(), note, curve([&](const Scale& s) { return realValue(m, s); }, m.term.var)});
+    const auto closest = closestRejected(f, o, p.inputScales);
+    for (const auto& rejected : closest) {
+      const ExactModel& m = rejected.first;  // not a structured binding: clang 14 cannot capture one
+      p.rejected.push_back({m.str(), rejected.second, curve([&](const Scale& s) { return realValue(m, s); }, m.term.var)});
+    }
     p.rejectedTotal = f.rejected.size();
     bool grid = chosen.term.var != ScaleVar::P;
-    for (const auto& [m, note] : closestRejected(f, o)) grid = grid || m.term.var != ScaleVar::P;
+    for (const auto& [m, note] : closest) grid = grid || m.term.var != ScaleVar::P;
     if (grid) p.sampling = gridSampling();
     return p;
   }

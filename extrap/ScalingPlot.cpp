@@ -16,7 +16,8 @@ double realValue(const ExactModel& m, const Scale& s) {
 }
 
 std::vector<std::pair<ExactModel, std::string>> closestRejected(const ExactFit& f,
-                                                                std::span<const Observation<std::int64_t>> inputs) {
+                                                                std::span<const Observation<std::int64_t>> inputs,
+                                                                std::span<const std::string> labels) {
   struct Ranked {
     double miss;
     std::size_t order;
@@ -27,13 +28,14 @@ std::vector<std::pair<ExactModel, std::string>> closestRejected(const ExactFit& 
     const ExactModel& m = f.rejected[k];
     double worst = 0;
     std::string note;
-    for (const auto& o : inputs) {
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      const auto& o = inputs[i];
       const double v = realValue(m, o.scale);
       const double actual = static_cast<double>(o.value);
       const double miss = std::isfinite(v) ? std::abs(v - actual) / std::max(std::abs(actual), 1.0)
                                            : std::numeric_limits<double>::infinity();
       if (note.empty() && miss > 1e-9)
-        note = fmt::format("gives {:.6g} at {}, not {}", v, o.scale.str(), o.value);
+        note = fmt::format("gives {:.6g} at {}, not {}", v, i < labels.size() ? labels[i] : o.scale.str(), o.value);
       worst = std::max(worst, miss);
     }
     if (std::isfinite(worst)) ranked.push_back({worst, k, note});

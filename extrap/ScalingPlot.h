@@ -62,8 +62,10 @@ constexpr std::size_t kPlotRejected = 3;
 double realValue(const ExactModel& m, const Scale& s);
 
 // The closest kPlotRejected of an exact fit's rejected models: by their largest relative miss at
-// the inputs, each with its first miss as the note.
+// the inputs, each with its first miss as the note, naming the input by `labels` (one per
+// input; Scale::str() where not given).
 std::vector<std::pair<ExactModel, std::string>> closestRejected(const ExactFit& f,
-                                                                std::span<const Observation<std::int64_t>> inputs);
+                                                                std::span<const Observation<std::int64_t>> inputs,
+                                                                std::span<const std::string> labels = {});
 
 }  // namespace tracegen::extrap
