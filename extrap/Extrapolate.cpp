@@ -1646,17 +1646,20 @@ class Extrapolator {
       std::vector<std::size_t> plotInputs;
       std::vector<double> plotValues;
       for (std::size_t j = 0; j < obs.size(); ++j) plotInputs.push_back(obs[j].first), plotValues.push_back(o[j].value);
+      // A time the same at every input is explained but not drawn: it does not change with scale.
+      const bool varies = std::any_of(plotValues.begin(), plotValues.end(), [&](double v) { return v != plotValues[0]; });
       explain(fmt::format("{} time {} {} after {}: {} -> {} = {:.4g} at {}", describe(0), phaseName(key.phase),
                           timeUnitName(key.unit), key.after, seen, model, mean, atTarget()),
               "",
-              realPlot(fmt::format("{} time ({}) after {}", key.phase == Phase::Compute ? "compute" : "MPI",
+              !varies ? std::nullopt
+                      : std::optional<ScalingPlot>(realPlot(fmt::format("{} time ({}) after {}", key.phase == Phase::Compute ? "compute" : "MPI",
                                    key.unit == TimeUnit::Microseconds ? "us" : "thousands of instructions",
                                    key.after == "-" ? "the start" : key.after),
                        plotInputs, plotValues, f, taken,
                        taken ? fmt::format("least squares, cross-validation error {:.2g}%{}", 100 * takenError,
                                            passedOver.empty() ? "" : "; the best model went negative at the target")
                              : fmt::format("no model predicts the held-back inputs within {:.0f}%", 100 * kTimeTolerance),
-                       mean));
+                       mean)));
     }
     return out;
   }

@@ -92,19 +92,41 @@ class Canvas {
     const double d[2] = {on, off};
     cairo_set_dash(cr_, d, on > 0 ? 2 : 0, 0);
   }
-  // A polyline through the points, broken where a point is not finite.
-  void polyline(const std::vector<std::pair<double, double>>& pts, double width) {
+  // A polyline through the points, broken where a point is not finite, cut to the rectangle
+  // (x, y, w, h) in double precision first: cairo's fixed-point coordinates overflow on a curve
+  // that runs off to 1e17 (its surface then fails as out of memory).
+  void polyline(const std::vector<std::pair<double, double>>& pts, double width, double x, double y, double w, double h) {
     cairo_set_line_width(cr_, width);
     cairo_set_line_join(cr_, CAIRO_LINE_JOIN_ROUND);
-    bool open = false;
-    for (const auto& [x, y] : pts) {
-      if (!std::isfinite(x) || !std::isfinite(y)) {
+    const double xmin = x - 2, xmax = x + w + 2, ymin = y - 2, ymax = y + h + 2;
+    bool open = false;  // the path's last point is the start of the next segment
+    for (std::size_t k = 1; k < pts.size(); ++k) {
+      double ax = pts[k - 1].first, ay = pts[k - 1].second, bx = pts[k].first, by = pts[k].second;
+      if (!std::isfinite(ax) || !std::isfinite(ay) || !std::isfinite(bx) || !std::isfinite(by)) {
         open = false;
         continue;
       }
-      if (open) cairo_line_to(cr_, x, y);
-      else cairo_move_to(cr_, x, y);
-      open = true;
+      // Liang-Barsky: the part of the segment inside the rectangle, t in [t0, t1].
+      double t0 = 0, t1 = 1;
+      const double dx = bx - ax, dy = by - ay;
+      bool inside = true;
+      for (const auto& [p, q] : {std::pair{-dx, ax - xmin}, std::pair{dx, xmax - ax}, std::pair{-dy, ay - ymin},
+                                 std::pair{dy, ymax - ay}}) {
+        if (p == 0) {
+          if (q < 0) inside = false;
+          continue;
+        }
+        const double r = q / p;
+        if (p < 0) t0 = std::max(t0, r);
+        else t1 = std::min(t1, r);
+      }
+      if (!inside || t0 > t1) {
+        open = false;
+        continue;
+      }
+      if (!open || t0 > 0) cairo_move_to(cr_, ax + t0 * dx, ay + t0 * dy);
+      cairo_line_to(cr_, ax + t1 * dx, ay + t1 * dy);
+      open = t1 >= 1;
     }
     cairo_stroke(cr_);
   }

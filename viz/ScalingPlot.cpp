@@ -30,11 +30,11 @@ const Rgb kTarget{0.8, 0.1, 0.1};
 const Rgb kRejected[] = {{0.9, 0.5, 0.05}, {0.15, 0.6, 0.3}, {0.6, 0.3, 0.7}};
 constexpr double kRejectedAlpha = 0.6;
 
-// A value for an axis or a label: integers as they are (with thousands separators from 10,000),
-// others to four significant digits.
+// A value for an axis or a label: integers below ten million as they are (with thousands
+// separators from 10,000), others to four significant digits (1e+12: axis labels stay narrow).
 std::string valueText(double v) {
   if (std::abs(v) < 1e4 && v == std::floor(v)) return fmt::format("{}", static_cast<std::int64_t>(v));
-  if (std::abs(v) < 1e15 && v == std::floor(v)) {
+  if (std::abs(v) < 1e7 && v == std::floor(v)) {
     const auto n = static_cast<std::int64_t>(v);
     return n < 0 ? "-" + viz::grouped(-n) : viz::grouped(n);
   }
@@ -208,12 +208,12 @@ void drawScalingPlot(const ScalingPlot& p, const std::string& path) {
     for (std::size_t k = 0; k < p.rejected.size(); ++k) {
       c.colour(kRejected[k % 3], kRejectedAlpha);
       c.dash(6, 4);
-      c.polyline(pts(p.rejected[k]), 1.6);
+      c.polyline(pts(p.rejected[k]), 1.6, x0, y0, PW, PH);
     }
     c.dash(0, 0);
     c.colour(kChosen);
     const auto chosen = pts(p.chosen);
-    c.polyline(chosen, 2.4);
+    c.polyline(chosen, 2.4, x0, y0, PW, PH);
     // The target: a vertical line and the value taken there.
     const double tx = ax.px(p.target.ranks), ty = ay.px(p.target.value);
     c.colour(kTarget, 0.8);
@@ -435,8 +435,8 @@ PlotSet writeScalingPlots(const std::vector<ScalingPlot>& plots, const std::vect
     txt += fmt::format("# {} quantities past the first {} are listed without pictures (--plot-limit)\n", set.left, limit);
   std::string notes;
   if (!unplotted.empty()) {
-    txt += "# explained without a picture (no fitted model of the scale: grid directions, relation steps, block "
-           "distributions, notes):\n";
+    txt += "# explained without a picture (the same at every input, or no fitted model of the scale: grid "
+           "directions, relation steps, block distributions; notes):\n";
     for (const std::string& line : unplotted) {
       txt += "#   " + line + "\n";
       notes += "<li>" + html(line) + "</li>\n";

@@ -34,8 +34,8 @@ struct PlotSet {
 // Writes the pictures of the first `limit` plots to `dir` (which must exist), in `format`, and
 // index.txt and index.html listing every plot (file, event, quantity, classes, inputs, model,
 // value at the target, and those left out past the limit) and the `unplotted` explanation lines
-// (quantities whose value follows no fitted model: grid directions, relation steps, block
-// distributions). Throws InputError when a file cannot be written.
+// (times the same at every input, and quantities whose value follows no fitted model: grid
+// directions, relation steps, block distributions). Throws InputError when a file cannot be written.
 PlotSet writeScalingPlots(const std::vector<extrap::ScalingPlot>& plots, const std::vector<std::string>& unplotted,
                           const std::string& dir, PictureFormat format, std::size_t limit);
 
