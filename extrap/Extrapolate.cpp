@@ -101,7 +101,8 @@ class Extrapolator {
   // topology failed with them held to the classes).
   Extrapolator(const std::vector<ExtrapolateInput>& in, const ExtrapolateOptions& opts, int dims, bool descending,
                bool blockValues = false)
-      : in_(in), dims_(dims), descending_(descending), blockValues_(blockValues), topology_(dims, descending) {
+      : in_(in), dims_(dims), descending_(descending), blockValues_(blockValues), wantPlots_(opts.plots),
+        topology_(dims, descending) {
     for (const auto& i : in) grids_.push_back(topology_.layout(i.trace.numRanks));
     target_ = opts.grid ? *opts.grid : topology_.layout(opts.ranks);
     vars_ = topology_.scaleVars();
@@ -204,7 +205,7 @@ class Extrapolator {
     for (Explained& x : explained_) {
       res_.explanation.push_back(x.key + (x.classes.empty() ? "" : " [" + fmt::format("{}", fmt::join(x.classes, "; ")) + "]"));
       if (!x.plot) continue;
-      ScalingPlot& p = *x.plot;
+      ScalingPlot& p = plots_[*x.plot];
       p.classes = x.classes;
       p.explanations = {res_.explanation.back()};
       // Several events with one operation, quantity, classes, values and model: one picture.
@@ -427,13 +428,22 @@ class Extrapolator {
     return true;
   }
 
-  void explain(const std::string& key, const std::string& cls, std::optional<ScalingPlot> plot = std::nullopt) {
+  // `plot` makes the line's picture (--plot), called only where pictures are wanted and the line
+  // is new; it may give none.
+  void explain(const std::string& key, const std::string& cls,
+               const std::function<std::optional<ScalingPlot>()>& plot = nullptr) {
     for (auto& x : explained_)
       if (x.key == key) {
         if (!cls.empty() && std::find(x.classes.begin(), x.classes.end(), cls) == x.classes.end()) x.classes.push_back(cls);
         return;
       }
-    explained_.push_back({key, cls.empty() ? std::vector<std::string>{} : std::vector<std::string>{cls}, std::move(plot)});
+    std::optional<std::size_t> index;
+    if (wantPlots_ && plot)
+      if (auto p = plot()) {
+        index = plots_.size();
+        plots_.push_back(std::move(*p));
+      }
+    explained_.push_back({key, cls.empty() ? std::vector<std::string>{} : std::vector<std::string>{cls}, index});
   }
 
   // ---- The pictures of --plot (extrap/ScalingPlot.h) ----
@@ -613,7 +623,7 @@ class Extrapolator {
     ++res_.stats[f.model->c1.num == 0 || f.model->term.isOne() ? "constant models" : "scaling models"];
     if (!(f.model->c1.num == 0 || f.model->term.isOne()))
       explain(fmt::format("{} {}: {} -> {} = {} at {}", describe(0), what, seen, f.model->str(), v->num, atTarget()), cls,
-              exactPlot(what, obs, o, f, static_cast<double>(v->num)));
+              [&] { return std::optional<ScalingPlot>(exactPlot(what, obs, o, f, static_cast<double>(v->num))); });
     return v->num;
   }
 
@@ -740,6 +750,7 @@ class Extrapolator {
     // A failed attempt leaves no counts or explanations behind.
     const auto stats = res_.stats;
     const auto explained = explained_;
+    const std::size_t plots = plots_.size();  // plots are only appended
     modelRejected_ = false;
     try {
       return fitSlotByClass(slot, groups, member, mayBeAbsent);
@@ -749,6 +760,7 @@ class Extrapolator {
       if (modelRejected_) throw;
       res_.stats = stats;
       explained_ = explained;
+      plots_.resize(plots);
       std::string why;
       if (auto g = fitSlotByBlocks(slot, groups, member, mayBeAbsent, why)) return std::move(*g);
       throw InputError(e.file(), e.line(), e.message(), e.text(),
@@ -1256,7 +1268,7 @@ class Extrapolator {
           model = f.model->str();
           std::vector<std::pair<std::size_t, std::int64_t>> obs;
           for (std::size_t i = 0; i < in_.size(); ++i) obs.push_back({i, exact[i].value});
-          plot = exactPlot(plotWhat, obs, exact, f, total);
+          if (wantPlots_) plot = exactPlot(plotWhat, obs, exact, f, total);
         }
     }
     if (model.empty()) {
@@ -1269,7 +1281,8 @@ class Extrapolator {
                                 100 * f.crossValidationError));
       total = f.model->at(target_.scale());
       model = f.model->str() + fmt::format(" (least squares, cross-validation error {:.2g}%)", 100 * f.crossValidationError);
-      plot = realPlot(plotWhat, plotInputs, plotValues, f, f.model,
+      if (wantPlots_)
+        plot = realPlot(plotWhat, plotInputs, plotValues, f, f.model,
                       fmt::format("least squares, cross-validation error {:.2g}%", 100 * f.crossValidationError), total);
     }
     const std::int64_t pair = std::llround(total / static_cast<double>(P));
@@ -1304,7 +1317,7 @@ class Extrapolator {
     explain(fmt::format("{}: counts follow the data (every pair of ranks differs; approximate); mean total per rank {} -> {} = {:.6g} "
                         "at {}, {} per pair, {:.2g}% off by rounding; every rank's totals at the inputs: {}",
                         describe(0), seen, model, total, atTarget(), pair, 100 * rounding, spreads),
-            "", std::move(plot));
+            "", [&] { return plot; });
   }
 
   static SlotKind kindOf(Param p) {
@@ -1651,15 +1664,17 @@ class Extrapolator {
       explain(fmt::format("{} time {} {} after {}: {} -> {} = {:.4g} at {}", describe(0), phaseName(key.phase),
                           timeUnitName(key.unit), key.after, seen, model, mean, atTarget()),
               "",
-              !varies ? std::nullopt
-                      : std::optional<ScalingPlot>(realPlot(fmt::format("{} time ({}) after {}", key.phase == Phase::Compute ? "compute" : "MPI",
+              [&]() -> std::optional<ScalingPlot> {
+                if (!varies) return std::nullopt;
+                return realPlot(fmt::format("{} time ({}) after {}", key.phase == Phase::Compute ? "compute" : "MPI",
                                    key.unit == TimeUnit::Microseconds ? "us" : "thousands of instructions",
                                    key.after == "-" ? "the start" : key.after),
                        plotInputs, plotValues, f, taken,
                        taken ? fmt::format("least squares, cross-validation error {:.2g}%{}", 100 * takenError,
                                            passedOver.empty() ? "" : "; the best model went negative at the target")
                              : fmt::format("no model predicts the held-back inputs within {:.0f}%", 100 * kTimeTolerance),
-                       mean)));
+                       mean);
+              });
     }
     return out;
   }
@@ -1668,6 +1683,7 @@ class Extrapolator {
   int dims_;
   bool descending_ = false;
   bool blockValues_ = false;
+  bool wantPlots_ = false;  // ExtrapolateOptions::plots
   bool blocksUsed_ = false;  // some value follows a block distribution (classes split into blocks)
   bool modelRejected_ = false;  // the last fit failed with models that fit the inputs (fitOne)
   GridTopology topology_;
@@ -1690,9 +1706,10 @@ class Extrapolator {
   struct Explained {
     std::string key;
     std::vector<std::string> classes;
-    std::optional<ScalingPlot> plot;
+    std::optional<std::size_t> plot;  // in plots_
   };
   std::vector<Explained> explained_;
+  std::vector<ScalingPlot> plots_;  // of explained_ (--plot)
 };
 
 }  // namespace

@@ -47,6 +47,7 @@ struct ExtrapolateInput {
 struct ExtrapolateOptions {
   Rank ranks = 0;             // the target rank count
   std::optional<Grid> grid;   // forces the target grid (and its dimension)
+  bool plots = false;         // compute ExtrapolateResult::plots (`--plot`)
 };
 
 struct ExtrapolateResult {
@@ -57,7 +58,7 @@ struct ExtrapolateResult {
   std::vector<Rank> setAside;                         // inputs whose structure differs (Correspondence.h)
   std::array<bool, 3> periodic{false, false, false};  // a peer wraps around in that dimension
   std::vector<std::string> explanation;               // one line per varying quantity (--explain)
-  // What `--plot` draws: one per explanation line with a fitted model (trip counts, counts,
+  // What `--plot` draws (with ExtrapolateOptions::plots): one per explanation line with a fitted model (trip counts, counts,
   // offsets, times, the mean totals of counts that follow the data), in their order, those of
   // several events with the same operation, quantity, classes, values and model as one.
   std::vector<ScalingPlot> plots;

@@ -42,10 +42,10 @@ std::string valueText(double v) {
 }
 
 // `s` cut to at most `width` points at `size`, ending in "..." where cut.
-std::string fitText(Canvas& c, const std::string& s, double size, double width) {
-  if (c.width(s, size) <= width) return s;
+std::string fitText(Canvas& c, const std::string& s, double size, double width, bool bold = false) {
+  if (c.width(s, size, bold) <= width) return s;
   std::string t = s;
-  while (!t.empty() && c.width(t + "...", size) > width) t.pop_back();
+  while (!t.empty() && c.width(t + "...", size, bold) > width) t.pop_back();
   return t + "...";
 }
 
@@ -169,7 +169,8 @@ void drawScalingPlot(const ScalingPlot& p, const std::string& path) {
 
   viz::render(path, static_cast<int>(W), H, [&](Canvas& c) {
     c.colour(0, 0, 0);
-    c.text(fitText(c, fmt::format("{}: {}", eventsText(p), p.quantity), 15, W - 40), 20, 26, 15, 0, true);
+    // The quantity first: a long call-site label is what gets cut, not what is drawn.
+    c.text(fitText(c, fmt::format("{}: {}", p.quantity, eventsText(p)), 15, W - 40, true), 20, 26, 15, 0, true);
     c.text(fitText(c, fmt::format("{}; extrapolated to {}", classesText(p), p.targetScale), 12, W - 40), 20, 46, 12);
     c.colour(0.97, 0.97, 0.97);
     c.rect(x0, y0, PW, PH);

@@ -32,6 +32,7 @@ ExtrapolateInput strongRing(Rank p) {
 ExtrapolateResult extrapolateRing(Rank target) {
   ExtrapolateOptions opts;
   opts.ranks = target;
+  opts.plots = true;
   return extrapolate({strongRing(4), strongRing(8), strongRing(16)}, opts);
 }
 
@@ -124,6 +125,15 @@ TEST(ScalingPlot, ComputeTimeByLeastSquares) {
 
 // Models with no exact value where the curve is drawn still have a real one: the curve of
 // 1024/P at 5 ranks is 204.8, no error.
+// Without ExtrapolateOptions::plots no picture's data is computed: the explanation is the same.
+TEST(ScalingPlot, OnlyWhenAsked) {
+  ExtrapolateOptions opts;
+  opts.ranks = 64;
+  const ExtrapolateResult r = extrapolate({strongRing(4), strongRing(8), strongRing(16)}, opts);
+  EXPECT_TRUE(r.plots.empty());
+  EXPECT_EQ(r.explanation, extrapolateRing(64).explanation);
+}
+
 TEST(ScalingPlot, RealValueOfAnExactModel) {
   ExactModel m;
   m.c1 = Rational{1024, 1};
@@ -162,6 +172,7 @@ namespace {
 TEST(ScalingPlotFiles, NamesAndIndex) {
   extrap::ExtrapolateOptions opts;
   opts.ranks = 64;
+  opts.plots = true;
   const auto r = extrap::extrapolate(
       {extrap::traces::input("a", extrap::traces::ringText(4, 256)), extrap::traces::input("b", extrap::traces::ringText(8, 128)),
        extrap::traces::input("c", extrap::traces::ringText(16, 64))},

@@ -98,6 +98,7 @@ void registerExtrapolateCommand(CLI::App& app, CommandAction& run) {
         throw InputError("extrapolate", 0, fmt::format("--ranks {}: expected 1 to 2147483647", args.ranks));
       extrap::ExtrapolateOptions opts;
       opts.ranks = args.ranks;
+      opts.plots = !args.plotDir.empty();
       if (!args.grid.empty()) {
         std::string problem;
         opts.grid = extrap::parseGrid(args.grid, problem);
