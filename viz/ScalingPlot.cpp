@@ -30,14 +30,17 @@ const Rgb kTarget{0.8, 0.1, 0.1};
 const Rgb kRejected[] = {{0.9, 0.5, 0.05}, {0.15, 0.6, 0.3}, {0.6, 0.3, 0.7}};
 constexpr double kRejectedAlpha = 0.6;
 
-// A value for an axis or a label: integers below ten million as they are (with thousands
-// separators from 10,000), others to four significant digits (1e+12: axis labels stay narrow).
+// A value for an axis or a label: from 1,000 to ten million with thousands separators (to four
+// significant digits where it is no integer: 1038.4 is 1,038), integers below 1,000 as they
+// are, others to four significant digits (1e+12: axis labels stay narrow).
 std::string valueText(double v) {
-  if (std::abs(v) < 1e4 && v == std::floor(v)) return fmt::format("{}", static_cast<std::int64_t>(v));
-  if (std::abs(v) < 1e7 && v == std::floor(v)) {
-    const auto n = static_cast<std::int64_t>(v);
+  const double a = std::abs(v);
+  if (a >= 1000 && a < 1e7) {
+    const double r = v == std::floor(v) ? v : std::stod(fmt::format("{:.4g}", v));
+    const auto n = static_cast<std::int64_t>(std::llround(r));
     return n < 0 ? "-" + viz::grouped(-n) : viz::grouped(n);
   }
+  if (a < 1000 && v == std::floor(v)) return fmt::format("{}", static_cast<std::int64_t>(v));
   return fmt::format("{:.4g}", v);
 }
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # End-to-end checks of the tracegen command line: help, inspect (text and JSON), convert,
-# lower with --stats/--print-after, and the diagnostics and exit status of bad input.
+# lower with --stats/--print-after, inspect's pictures and extrapolate --plot, and the
+# diagnostics and exit status of bad input.
 # Usage: cli.sh TRACEGEN SOURCE_DIR (the ScalaTrace traces are the bundled tests/data/scalatrace/)
 set -uo pipefail
 tracegen=$1 src=$2
