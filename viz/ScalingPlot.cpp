@@ -178,19 +178,31 @@ void drawScalingPlot(const ScalingPlot& p, const std::string& path) {
     c.colour(0.97, 0.97, 0.97);
     c.rect(x0, y0, PW, PH);
     // Grid lines and ticks.
+    // Every k-th tick labelled, k the least that keeps labels 8 points apart, counted from the
+    // target's tick (else the last one) so that the target's rank count is always labelled.
     const auto xt = ticks(ax, true);
-    double lastRight = -1e9;
-    for (double v : xt) {
-      const double x = ax.px(v);
+    std::size_t anchor = xt.empty() ? 0 : xt.size() - 1;
+    for (std::size_t i = 0; i < xt.size(); ++i)
+      if (xt[i] == p.target.ranks) anchor = i;
+    std::size_t stride = 1;
+    for (; stride < xt.size(); ++stride) {
+      double lastRight = -1e9;
+      bool fits = true;
+      for (std::size_t i = anchor % stride; i < xt.size() && fits; i += stride) {
+        const double x = ax.px(xt[i]), w = c.width(valueText(xt[i]), 11);
+        fits = x - w / 2 >= lastRight + 8;
+        lastRight = x + w / 2;
+      }
+      if (fits) break;
+    }
+    for (std::size_t i = 0; i < xt.size(); ++i) {
+      const double x = ax.px(xt[i]);
       c.colour(0.88, 0.88, 0.88);
       c.line(x, y0, x, y0 + PH, 0.6);
-      const std::string label = valueText(v);
-      const double w = c.width(label, 11);
-      if (x - w / 2 < lastRight + 8) continue;  // labels at least 8 points apart
-      lastRight = x + w / 2;
+      if ((i + stride - anchor % stride) % stride != 0) continue;
       c.colour(0, 0, 0);
       c.line(x, y0 + PH, x, y0 + PH + 4);
-      c.text(label, x, y0 + PH + 17, 11, 0.5);
+      c.text(valueText(xt[i]), x, y0 + PH + 17, 11, 0.5);
     }
     double widest = 0;
     for (double v : ticks(ay, false)) {
