@@ -10,10 +10,10 @@
 // (viz/ScalingPlot.h), with an index.
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <iostream>
+#include <set>
 #include <system_error>
 
 #include "extrap/Extrapolate.h"
@@ -154,13 +154,11 @@ void registerExtrapolateCommand(CLI::App& app, CommandAction& run) {
       // trace goes to standard output.
       auto plots = [&r, plotFormat](std::ostream& info) {
         if (args.plotDir.empty()) return;
+        std::set<std::string> drawn;
+        for (const auto& p : r.plots) drawn.insert(p.explanations.begin(), p.explanations.end());
         std::vector<std::string> unplotted;
-        for (const std::string& line : r.explanation) {
-          bool drawn = false;
-          for (const auto& p : r.plots)
-            drawn = drawn || std::find(p.explanations.begin(), p.explanations.end(), line) != p.explanations.end();
-          if (!drawn) unplotted.push_back(line);
-        }
+        for (const std::string& line : r.explanation)
+          if (!drawn.count(line)) unplotted.push_back(line);
         const PlotSet set = writeScalingPlots(r.plots, unplotted, args.plotDir, plotFormat, args.plotLimit);
         info << fmt::format("{} scaling-model picture{} written to {}", set.files.size(), set.files.size() == 1 ? "" : "s",
                             args.plotDir);
