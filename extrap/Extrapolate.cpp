@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <functional>
 #include <numeric>
 #include <set>
 #include <tuple>
@@ -99,7 +101,8 @@ class Extrapolator {
   // topology failed with them held to the classes).
   Extrapolator(const std::vector<ExtrapolateInput>& in, const ExtrapolateOptions& opts, int dims, bool descending,
                bool blockValues = false)
-      : in_(in), dims_(dims), descending_(descending), blockValues_(blockValues), topology_(dims, descending) {
+      : in_(in), dims_(dims), descending_(descending), blockValues_(blockValues), wantPlots_(opts.plots),
+        topology_(dims, descending) {
     for (const auto& i : in) grids_.push_back(topology_.layout(i.trace.numRanks));
     target_ = opts.grid ? *opts.grid : topology_.layout(opts.ranks);
     vars_ = topology_.scaleVars();
@@ -199,8 +202,27 @@ class Extrapolator {
     composeClasses(out, shown);
     res_.stats["events"] = static_cast<std::int64_t>(out.events.size());
     communicators(out);
-    for (auto& [key, classes] : explained_) {
-      res_.explanation.push_back(key + (classes.empty() ? "" : " [" + fmt::format("{}", fmt::join(classes, "; ")) + "]"));
+    for (Explained& x : explained_) {
+      res_.explanation.push_back(x.key + (x.classes.empty() ? "" : " [" + fmt::format("{}", fmt::join(x.classes, "; ")) + "]"));
+      if (!x.plot) continue;
+      ScalingPlot& p = plots_[*x.plot];
+      p.classes = x.classes;
+      p.explanations = {res_.explanation.back()};
+      // Several events with one operation, quantity, classes, values and model: one picture.
+      auto same = std::find_if(res_.plots.begin(), res_.plots.end(), [&](const ScalingPlot& q) {
+        if (q.op != p.op || q.quantity != p.quantity || q.classes != p.classes || q.chosen.formula != p.chosen.formula ||
+            q.target.value != p.target.value || q.inputs.size() != p.inputs.size())
+          return false;
+        for (std::size_t k = 0; k < p.inputs.size(); ++k)
+          if (q.inputs[k].ranks != p.inputs[k].ranks || q.inputs[k].value != p.inputs[k].value) return false;
+        return true;
+      });
+      if (same == res_.plots.end()) {
+        res_.plots.push_back(std::move(p));
+      } else {
+        same->events.insert(same->events.end(), p.events.begin(), p.events.end());
+        same->explanations.push_back(p.explanations.front());
+      }
     }
     return std::move(res_);
   }
@@ -406,13 +428,167 @@ class Extrapolator {
     return true;
   }
 
-  void explain(const std::string& key, const std::string& cls) {
-    for (auto& [k, classes] : explained_)
-      if (k == key) {
-        if (!cls.empty() && std::find(classes.begin(), classes.end(), cls) == classes.end()) classes.push_back(cls);
+  // `plot` makes the line's picture (--plot), called only where pictures are wanted and the line
+  // is new; it may give none.
+  void explain(const std::string& key, const std::string& cls,
+               const std::function<std::optional<ScalingPlot>()>& plot = nullptr) {
+    for (auto& x : explained_)
+      if (x.key == key) {
+        if (!cls.empty() && std::find(x.classes.begin(), x.classes.end(), cls) == x.classes.end()) x.classes.push_back(cls);
         return;
       }
-    explained_.push_back({key, cls.empty() ? std::vector<std::string>{} : std::vector<std::string>{cls}});
+    std::optional<std::size_t> index;
+    if (wantPlots_ && plot)
+      if (auto p = plot()) {
+        index = plots_.size();
+        plots_.push_back(std::move(*p));
+      }
+    explained_.push_back({key, cls.empty() ? std::vector<std::string>{} : std::vector<std::string>{cls}, index});
+  }
+
+  // ---- The pictures of --plot (extrap/ScalingPlot.h) ----
+  // The rank counts a model of a grid extent is drawn at: those of the inputs and the target,
+  // and between them the ones of the family they share, if they share one (the smallest times a
+  // power of two; squares; cubes), as the grids of other counts follow other shapes (a model of
+  // px at 6 = 3x2 ranks is no point of a code run at 4, 8, 16 and 32). Straight between them.
+  std::vector<Rank> gridFamily() const {
+    std::vector<Rank> known{target_.size()};
+    for (const Grid& g : grids_) known.push_back(g.size());
+    const Rank lo = *std::min_element(known.begin(), known.end()), hi = *std::max_element(known.begin(), known.end());
+    auto all = [&](const std::function<bool(Rank)>& in) {
+      return std::all_of(known.begin(), known.end(), in);
+    };
+    auto root = [](Rank p, int k) {
+      auto r = static_cast<Rank>(std::llround(std::pow(static_cast<double>(p), 1.0 / k)));
+      Rank q = 1;
+      for (int i = 0; i < k; ++i) q *= r;
+      return q == p ? r : Rank{0};
+    };
+    std::vector<Rank> out;
+    constexpr std::size_t kMaxFamily = 256;
+    if (all([&](Rank p) { return p % lo == 0 && std::has_single_bit(static_cast<std::uint64_t>(p / lo)); })) {
+      for (Rank p = lo; p <= hi && out.size() < kMaxFamily; p *= 2) out.push_back(p);
+    } else {
+      for (int k : {2, 3})
+        if (out.empty() && all([&](Rank p) { return root(p, k) > 0; }))
+          for (Rank r = root(lo, k); out.size() < kMaxFamily; ++r) {
+            Rank q = 1;
+            for (int i = 0; i < k; ++i) q *= r;
+            if (q > hi) break;
+            out.push_back(q);
+          }
+    }
+    for (Rank p : known) out.push_back(p);
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+  }
+
+  // A model's curve from the smallest input scale to the target (or the largest input, past a
+  // target below them): a model of P at 64 rank counts spaced evenly on a log scale and at every
+  // input and the target; a model of a grid extent at gridFamily()'s rank counts, with the
+  // inputs' grids and the target's, else the grid the topology lays out.
+  std::vector<PlotPoint> curve(const std::function<double(const Scale&)>& f, ScaleVar var) const {
+    std::vector<Scale> scales;
+    for (const Grid& g : grids_) scales.push_back(g.scale());
+    scales.push_back(target_.scale());
+    Rank lo = target_.size(), hi = target_.size();
+    for (const Grid& g : grids_) lo = std::min(lo, g.size()), hi = std::max(hi, g.size());
+    if (var == ScaleVar::P) {
+      constexpr int kSamples = 64;
+      for (int k = 1; k < kSamples; ++k) {
+        const double x = static_cast<double>(lo) * std::pow(static_cast<double>(hi) / static_cast<double>(lo),
+                                                             static_cast<double>(k) / kSamples);
+        const auto p = static_cast<Rank>(std::llround(x));
+        scales.push_back(Scale{p, {p, 1, 1}});
+      }
+    } else {
+      for (Rank p : gridFamily())
+        if (const Grid g = topology_.layout(p); valid(g)) scales.push_back(g.scale());
+    }
+    std::stable_sort(scales.begin(), scales.end(), [](const Scale& a, const Scale& b) { return a.ranks < b.ranks; });
+    std::vector<PlotPoint> out;
+    for (const Scale& s : scales) {
+      if (!out.empty() && out.back().ranks == static_cast<double>(s.ranks)) continue;
+      const double v = f(s);
+      if (std::isfinite(v)) out.push_back({static_cast<double>(s.ranks), v});
+    }
+    return out;
+  }
+
+  // What the picture says of how its curves of grid extents are drawn.
+  std::string gridSampling() const {
+    std::string ranks;
+    for (Rank p : gridFamily()) ranks += fmt::format("{}{}", ranks.empty() ? "" : ", ", p);
+    return fmt::format("models of px, py, pz: drawn at P = {} (grids like the inputs'), straight between", ranks);
+  }
+
+  // The picture of a quantity of the current event: its observations, and the target.
+  ScalingPlot plotOf(const std::string& what, const std::vector<std::size_t>& inputs, const std::vector<double>& values,
+                     double predicted) const {
+    ScalingPlot p;
+    const Event& e = event(0);
+    p.events.push_back({e.id, std::string(in_[0].trace.siteLabel(e.site))});
+    p.op = std::string(opName(e.op));
+    p.quantity = what;
+    for (std::size_t k = 0; k < inputs.size(); ++k) {
+      p.inputs.push_back({static_cast<double>(grids_[inputs[k]].size()), values[k]});
+      p.inputScales.push_back(at(inputs[k]));
+    }
+    p.target = {static_cast<double>(target_.size()), predicted};
+    p.targetScale = atTarget();
+    return p;
+  }
+
+  ScalingPlot exactPlot(const std::string& what, const std::vector<std::pair<std::size_t, std::int64_t>>& obs,
+                        const std::vector<Observation<std::int64_t>>& o, const ExactFit& f, double predicted) const {
+    std::vector<std::size_t> inputs;
+    std::vector<double> values;
+    for (auto [i, v] : obs) inputs.push_back(i), values.push_back(static_cast<double>(v));
+    ScalingPlot p = plotOf(what, inputs, values, predicted);
+    const ExactModel chosen = *f.model;
+    p.chosen = {chosen.str(), "fits every input exactly",
+                curve([&](const Scale& s) { return realValue(chosen, s); }, chosen.term.var)};
+    const auto closest = closestRejected(f, o, p.inputScales);
+    for (const auto& rejected : closest) {
+      const ExactModel& m = rejected.first;  // not a structured binding: clang 14 cannot capture one
+      p.rejected.push_back({m.str(), rejected.second, curve([&](const Scale& s) { return realValue(m, s); }, m.term.var)});
+    }
+    p.rejectedTotal = f.rejected.size();
+    bool grid = chosen.term.var != ScaleVar::P;
+    for (const auto& [m, note] : closest) grid = grid || m.term.var != ScaleVar::P;
+    if (grid) p.sampling = gridSampling();
+    return p;
+  }
+
+  // A least-squares fit's picture: `chosen` the model taken (nullopt: a constant, `predicted`,
+  // described by `how`), the rest of the ranked models the hypotheses passed over.
+  ScalingPlot realPlot(const std::string& what, const std::vector<std::size_t>& inputs, const std::vector<double>& values,
+                       const RealFit& f, const std::optional<RealModel>& chosen, const std::string& how,
+                       double predicted) const {
+    ScalingPlot p = plotOf(what, inputs, values, predicted);
+    p.exact = false;
+    if (chosen) {
+      const RealModel m = *chosen;
+      p.chosen = {m.str(), how, curve([&](const Scale& s) { return m.at(s); }, m.term.var)};
+    } else {
+      double largest = 0;
+      for (const PlotPoint& q : p.inputs) largest = std::max(largest, q.ranks);
+      p.chosen = {fmt::format("{:.4g}, the mean at P={}", predicted, largest), how,
+                  curve([&](const Scale&) { return predicted; }, ScaleVar::P)};
+    }
+    bool grid = chosen && chosen->term.var != ScaleVar::P && !chosen->term.isOne();
+    for (const auto& [m, error] : f.ranked) {
+      if (chosen && m.str() == chosen->str()) continue;
+      ++p.rejectedTotal;
+      if (p.rejected.size() == kPlotRejected) continue;
+      const RealModel r = m;
+      grid = grid || (r.term.var != ScaleVar::P && !r.term.isOne());
+      p.rejected.push_back({r.str(), fmt::format("cross-validation error {:.2g}%", 100 * error),
+                            curve([&](const Scale& s) { return r.at(s); }, r.term.var)});
+    }
+    if (grid) p.sampling = gridSampling();
+    return p;
   }
 
   // Fits one integer over the inputs `obs` (input index, value) and gives its value at the target.
@@ -446,7 +622,8 @@ class Extrapolator {
                                     atTarget(), f.model->term.domain().empty() ? "" : " (it needs " + f.model->term.domain() + ")"));
     ++res_.stats[f.model->c1.num == 0 || f.model->term.isOne() ? "constant models" : "scaling models"];
     if (!(f.model->c1.num == 0 || f.model->term.isOne()))
-      explain(fmt::format("{} {}: {} -> {} = {} at {}", describe(0), what, seen, f.model->str(), v->num, atTarget()), cls);
+      explain(fmt::format("{} {}: {} -> {} = {} at {}", describe(0), what, seen, f.model->str(), v->num, atTarget()), cls,
+              [&] { return std::optional<ScalingPlot>(exactPlot(what, obs, o, f, static_cast<double>(v->num))); });
     return v->num;
   }
 
@@ -573,6 +750,7 @@ class Extrapolator {
     // A failed attempt leaves no counts or explanations behind.
     const auto stats = res_.stats;
     const auto explained = explained_;
+    const std::size_t plots = plots_.size();  // plots are only appended
     modelRejected_ = false;
     try {
       return fitSlotByClass(slot, groups, member, mayBeAbsent);
@@ -582,6 +760,7 @@ class Extrapolator {
       if (modelRejected_) throw;
       res_.stats = stats;
       explained_ = explained;
+      plots_.resize(plots);
       std::string why;
       if (auto g = fitSlotByBlocks(slot, groups, member, mayBeAbsent, why)) return std::move(*g);
       throw InputError(e.file(), e.line(), e.message(), e.text(),
@@ -1076,12 +1255,20 @@ class Extrapolator {
     // one fits, else least squares, taken only if it predicts the held-back inputs within 1%.
     double total = -1;
     std::string model;
+    std::optional<ScalingPlot> plot;
+    const std::string plotWhat = "mean total per rank (counts that follow the data)";
+    std::vector<std::size_t> plotInputs;
+    std::vector<double> plotValues;
+    for (std::size_t i = 0; i < in_.size(); ++i) plotInputs.push_back(i), plotValues.push_back(real[i].value);
     if (integral) {
       const ExactFit f = fitExact(exact, vars_, target_.scale(), probes_);
       if (f.model && f.rivals.empty())
         if (auto v = f.model->at(target_.scale())) {
           total = static_cast<double>(v->num) / static_cast<double>(v->den);
           model = f.model->str();
+          std::vector<std::pair<std::size_t, std::int64_t>> obs;
+          for (std::size_t i = 0; i < in_.size(); ++i) obs.push_back({i, exact[i].value});
+          if (wantPlots_) plot = exactPlot(plotWhat, obs, exact, f, total);
         }
     }
     if (model.empty()) {
@@ -1094,6 +1281,9 @@ class Extrapolator {
                                 100 * f.crossValidationError));
       total = f.model->at(target_.scale());
       model = f.model->str() + fmt::format(" (least squares, cross-validation error {:.2g}%)", 100 * f.crossValidationError);
+      if (wantPlots_)
+        plot = realPlot(plotWhat, plotInputs, plotValues, f, f.model,
+                      fmt::format("least squares, cross-validation error {:.2g}%", 100 * f.crossValidationError), total);
     }
     const std::int64_t pair = std::llround(total / static_cast<double>(P));
     const double rounding = std::abs(static_cast<double>(pair) * static_cast<double>(P) - total) / total;
@@ -1127,7 +1317,7 @@ class Extrapolator {
     explain(fmt::format("{}: counts follow the data (every pair of ranks differs; approximate); mean total per rank {} -> {} = {:.6g} "
                         "at {}, {} per pair, {:.2g}% off by rounding; every rank's totals at the inputs: {}",
                         describe(0), seen, model, total, atTarget(), pair, 100 * rounding, spreads),
-            "");
+            "", [&] { return plot; });
   }
 
   static SlotKind kindOf(Param p) {
@@ -1416,6 +1606,8 @@ class Extrapolator {
       // fits noisy inputs best may still fall below zero at a larger scale, and the next one
       // (c/P where a + b/px went negative) is then the better guess than none.
       std::string passedOver;
+      std::optional<RealModel> taken;  // for --plot: the model whose value is taken, if one is
+      double takenError = 0;
       for (const auto& [candidate, error] : f.ranked) {
         const double v = candidate.at(target_.scale());
         if (std::isfinite(v) && v >= 0) {
@@ -1424,6 +1616,8 @@ class Extrapolator {
                                      100 * error);
           mean = v;
           model = candidate.str() + passedOver;
+          taken = candidate;
+          takenError = error;
           if (error > kTimeTolerance) mean = -1;  // too poor a predictor: the mean below
           break;
         }
@@ -1445,6 +1639,7 @@ class Extrapolator {
             ++count;
           }
         mean = sum / count;
+        taken.reset();
         model = fmt::format("mean at the largest input scale ({} gave {:.4g}, cross-validation error {:.0f}%)", model,
                             f.model ? f.model->at(target_.scale()) : 0.0, 100 * f.crossValidationError);
       }
@@ -1461,9 +1656,25 @@ class Extrapolator {
       st.hist.bins = {Bin{mean, mean, mean, mean, mean, n}};
       out.stats.push_back(st);
       ++res_.stats["time fits"];
+      std::vector<std::size_t> plotInputs;
+      std::vector<double> plotValues;
+      for (std::size_t j = 0; j < obs.size(); ++j) plotInputs.push_back(obs[j].first), plotValues.push_back(o[j].value);
+      // A time the same at every input is explained but not drawn: it does not change with scale.
+      const bool varies = std::any_of(plotValues.begin(), plotValues.end(), [&](double v) { return v != plotValues[0]; });
       explain(fmt::format("{} time {} {} after {}: {} -> {} = {:.4g} at {}", describe(0), phaseName(key.phase),
                           timeUnitName(key.unit), key.after, seen, model, mean, atTarget()),
-              "");
+              "",
+              [&]() -> std::optional<ScalingPlot> {
+                if (!varies) return std::nullopt;
+                return realPlot(fmt::format("{} time ({}) after {}", key.phase == Phase::Compute ? "compute" : "MPI",
+                                   key.unit == TimeUnit::Microseconds ? "us" : "thousands of instructions",
+                                   key.after == "-" ? "the start" : key.after),
+                       plotInputs, plotValues, f, taken,
+                       taken ? fmt::format("least squares, cross-validation error {:.2g}%{}", 100 * takenError,
+                                           passedOver.empty() ? "" : "; the best model went negative at the target")
+                             : fmt::format("no model predicts the held-back inputs within {:.0f}%", 100 * kTimeTolerance),
+                       mean);
+              });
     }
     return out;
   }
@@ -1472,6 +1683,7 @@ class Extrapolator {
   int dims_;
   bool descending_ = false;
   bool blockValues_ = false;
+  bool wantPlots_ = false;  // ExtrapolateOptions::plots
   bool blocksUsed_ = false;  // some value follows a block distribution (classes split into blocks)
   bool modelRejected_ = false;  // the last fit failed with models that fit the inputs (fitOne)
   GridTopology topology_;
@@ -1491,7 +1703,13 @@ class Extrapolator {
   std::optional<Steps> steps_;  // of the current event (findSteps)
   int progress_ = 0;
   ExtrapolateResult res_;
-  std::vector<std::pair<std::string, std::vector<std::string>>> explained_;
+  struct Explained {
+    std::string key;
+    std::vector<std::string> classes;
+    std::optional<std::size_t> plot;  // in plots_
+  };
+  std::vector<Explained> explained_;
+  std::vector<ScalingPlot> plots_;  // of explained_ (--plot)
 };
 
 }  // namespace

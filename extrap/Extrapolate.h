@@ -33,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "extrap/ScalingPlot.h"
 #include "extrap/topology/Grid.h"
 #include "ir/Trace.h"
 
@@ -46,6 +47,7 @@ struct ExtrapolateInput {
 struct ExtrapolateOptions {
   Rank ranks = 0;             // the target rank count
   std::optional<Grid> grid;   // forces the target grid (and its dimension)
+  bool plots = false;         // compute ExtrapolateResult::plots (`--plot`)
 };
 
 struct ExtrapolateResult {
@@ -56,6 +58,10 @@ struct ExtrapolateResult {
   std::vector<Rank> setAside;                         // inputs whose structure differs (Correspondence.h)
   std::array<bool, 3> periodic{false, false, false};  // a peer wraps around in that dimension
   std::vector<std::string> explanation;               // one line per varying quantity (--explain)
+  // What `--plot` draws (with ExtrapolateOptions::plots): one per explanation line with a fitted model (trip counts, counts,
+  // offsets, times, the mean totals of counts that follow the data), in their order, those of
+  // several events with the same operation, quantity, classes, values and model as one.
+  std::vector<ScalingPlot> plots;
   // What the trace at the target only approximates (counts that follow the data), one sentence
   // each, for the header of a benchmark made from it.
   std::vector<std::string> approximations;

@@ -205,8 +205,9 @@ std::string RealModel::str() const {
 
 namespace {
 
-// The exact model of `parameters` parameters with `term` through the inputs, if there is one.
-std::optional<ExactModel> solveExact(std::span<const Observation<std::int64_t>> in, const Term& term, int parameters) {
+// The model of `parameters` parameters with `term` whose coefficients the first inputs give
+// (see ExactFit::rejected), whether or not it reproduces the others.
+std::optional<ExactModel> solveCoefficients(std::span<const Observation<std::int64_t>> in, const Term& term, int parameters) {
   std::vector<Rational> t;
   for (const auto& o : in) {
     auto v = term.exact(o.scale.value(term.var));
@@ -239,11 +240,16 @@ std::optional<ExactModel> solveExact(std::span<const Observation<std::int64_t>> 
     m.c0 = *c0;
     m.c1 = *c1;
   }
+  return m;
+}
+
+// Whether a model reproduces every input exactly.
+bool reproduces(const ExactModel& m, std::span<const Observation<std::int64_t>> in) {
   for (const auto& o : in) {
     auto v = m.at(o.scale);
-    if (!v || !(*v == Rational{o.value, 1})) return std::nullopt;
+    if (!v || !(*v == Rational{o.value, 1})) return false;
   }
-  return m;
+  return true;
 }
 
 // Whether a term takes one value at every input: it then explains nothing a constant does not.
@@ -270,11 +276,15 @@ ExactFit fitExact(std::span<const Observation<std::int64_t>> in, std::span<const
       bool all = true;
       for (const auto& o : in) all = all && o.value == in.front().value;
       if (all) fits.push_back(c);
+      else fit.rejected.push_back(c);
     }
     for (const Term& t : terms) {
       if (constantOver(in, t)) continue;
       fit.tried.push_back(parameters == 1 ? "c*" + t.str() : "a + b*" + t.str());
-      if (auto m = solveExact(in, t, parameters)) fits.push_back(*m);
+      if (auto m = solveCoefficients(in, t, parameters)) {
+        if (reproduces(*m, in)) fits.push_back(*m);
+        else fit.rejected.push_back(*m);
+      }
     }
     if (fits.empty()) continue;
     fit.model = fits.front();

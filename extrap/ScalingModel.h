@@ -105,6 +105,11 @@ struct ExactFit {
   // recording would settle the choice.
   std::optional<Scale> settle;
   std::vector<std::string> tried;  // every model tried, for the error when none fits
+  // The models tried that miss some input, their coefficients solved from the first inputs (c*t
+  // through the first whose term is not zero, a + b*t through the first two whose terms
+  // differ, the constant the first value), in the order tried: what the inputs ruled out, for
+  // the pictures of `extrapolate --plot`.
+  std::vector<ExactModel> rejected;
 };
 
 // Fits integers exactly. `target` is the scale the value is wanted at (for the rivals check);

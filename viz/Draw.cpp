@@ -6,6 +6,8 @@
 // nothing to show, and the pictures say when ranks are aggregated into blocks.
 #include "viz/Draw.h"
 
+#include "viz/Canvas.h"
+
 #include <algorithm>
 #include <cairo-svg.h>
 #include <cairo.h>
@@ -19,11 +21,13 @@
 
 namespace tracegen {
 
-namespace {
+using viz::Canvas;
+using viz::grouped;
+using viz::niceStep;
+using viz::render;
+using viz::Rgb;
 
-struct Rgb {
-  double r, g, b;
-};
+namespace {
 
 // Viridis (perceptually uniform, readable in grey and by most colour-blind readers), by five
 // of its points interpolated linearly: x in [0, 1].
@@ -59,16 +63,6 @@ std::string timeText(double us, double scale) {
   return fmt::format("{:.3g} us", us);
 }
 
-// A round step for about `target` ticks over [0, span]: 1, 2 or 5 times a power of ten.
-double niceStep(double span, int target) {
-  if (span <= 0) return 1;
-  const double raw = span / target;
-  const double p = std::pow(10.0, std::floor(std::log10(raw)));
-  for (double m : {1.0, 2.0, 5.0, 10.0})
-    if (m * p >= raw) return m * p;
-  return 10 * p;
-}
-
 // A rank number for an axis: 1500000 as "1.5M", 20000 as "20k", smaller ones as they are.
 std::string rankLabel(Rank r) {
   if (r >= 1000000 && r % 100000 == 0) return fmt::format("{:g}M", static_cast<double>(r) / 1e6);
@@ -76,66 +70,19 @@ std::string rankLabel(Rank r) {
   return fmt::format("{}", r);
 }
 
-// A count with thousands separators: 4,000,000.
-std::string grouped(std::int64_t n) {
-  std::string digits = fmt::format("{}", n), out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
+// Ticks along a rank axis of `length` pixels for ranks [0, ranks) in blocks of `blockSize`:
+// calls `tick(position, rank)` for round rank numbers, at the rank's place (the centre of its
+// cell when a cell is one rank).
+void rankTicks(Rank ranks, Rank blockSize, Rank blocks, double length, const std::function<void(double, Rank)>& tick) {
+  const double cell = length / static_cast<double>(blocks);
+  const auto step = ranks <= 10 ? Rank{1} : static_cast<Rank>(niceStep(static_cast<double>(ranks), 8));
+  for (Rank r = 0; r < ranks; r += step)
+    tick((static_cast<double>(r) + 0.5) / static_cast<double>(blockSize) * cell, r);
 }
 
-class Canvas {
- public:
-  explicit Canvas(cairo_t* cr) : cr_(cr) {
-    cairo_select_font_face(cr_, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
-  }
-  void colour(double r, double g, double b) { cairo_set_source_rgb(cr_, r, g, b); }
-  void colour(const Rgb& c) { colour(c.r, c.g, c.b); }
-  void rect(double x, double y, double w, double h) {
-    cairo_rectangle(cr_, x, y, w, h);
-    cairo_fill(cr_);
-  }
-  void frame(double x, double y, double w, double h, double width = 1) {
-    cairo_set_line_width(cr_, width);
-    cairo_rectangle(cr_, x, y, w, h);
-    cairo_stroke(cr_);
-  }
-  void line(double x0, double y0, double x1, double y1, double width = 1) {
-    cairo_set_line_width(cr_, width);
-    cairo_move_to(cr_, x0, y0);
-    cairo_line_to(cr_, x1, y1);
-    cairo_stroke(cr_);
-  }
-  // Text with its anchor at (x, y): align 0 left, 0.5 centre, 1 right; y is the baseline.
-  void text(const std::string& s, double x, double y, double size, double align = 0, bool bold = false) {
-    cairo_select_font_face(cr_, "sans-serif", CAIRO_FONT_SLANT_NORMAL, bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
-    cairo_set_font_size(cr_, size);
-    cairo_text_extents_t e;
-    cairo_text_extents(cr_, s.c_str(), &e);
-    cairo_move_to(cr_, x - align * e.x_advance, y);
-    cairo_show_text(cr_, s.c_str());
-  }
-  double width(const std::string& s, double size) {
-    cairo_select_font_face(cr_, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
-    cairo_set_font_size(cr_, size);
-    cairo_text_extents_t e;
-    cairo_text_extents(cr_, s.c_str(), &e);
-    return e.x_advance;
-  }
-  // Text turned a quarter anticlockwise, centred on (x, y).
-  void verticalText(const std::string& s, double x, double y, double size) {
-    cairo_save(cr_);
-    cairo_translate(cr_, x, y);
-    cairo_rotate(cr_, -std::numbers::pi / 2);
-    text(s, 0, 0, size, 0.5);
-    cairo_restore(cr_);
-  }
+}  // namespace
 
- private:
-  cairo_t* cr_;
-};
+namespace viz {
 
 void render(const std::string& path, int w, int h, const std::function<void(Canvas&)>& draw) {
   const PictureFormat format = pictureFormatOf(path, "picture");
@@ -157,17 +104,7 @@ void render(const std::string& path, int w, int h, const std::function<void(Canv
     throw InputError("", 0, fmt::format("cannot write {}: {}", path, cairo_status_to_string(status)));
 }
 
-// Ticks along a rank axis of `length` pixels for ranks [0, ranks) in blocks of `blockSize`:
-// calls `tick(position, rank)` for round rank numbers, at the rank's place (the centre of its
-// cell when a cell is one rank).
-void rankTicks(Rank ranks, Rank blockSize, Rank blocks, double length, const std::function<void(double, Rank)>& tick) {
-  const double cell = length / static_cast<double>(blocks);
-  const auto step = ranks <= 10 ? Rank{1} : static_cast<Rank>(niceStep(static_cast<double>(ranks), 8));
-  for (Rank r = 0; r < ranks; r += step)
-    tick((static_cast<double>(r) + 0.5) / static_cast<double>(blockSize) * cell, r);
-}
-
-}  // namespace
+}  // namespace viz
 
 PictureFormat pictureFormatOf(const std::string& path, const std::string& option) {
   const auto dot = path.rfind('.');

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # End-to-end checks of the tracegen command line: help, inspect (text and JSON), convert,
-# lower with --stats/--print-after, and the diagnostics and exit status of bad input.
+# lower with --stats/--print-after, inspect's pictures and extrapolate --plot, and the
+# diagnostics and exit status of bad input.
 # Usage: cli.sh TRACEGEN SOURCE_DIR (the ScalaTrace traces are the bundled tests/data/scalatrace/)
 set -uo pipefail
 tracegen=$1 src=$2
@@ -230,6 +231,41 @@ expect_status "time plot no extension" 2 "^error: --time-plot out: the picture's
   -- "$tracegen" inspect "$samples/ring-4.tgt" --time-plot out
 expect_status "matrix unwritable" 2 "^error: cannot write $work/no/m.png" -- "$tracegen" inspect "$samples/ring-4.tgt" --matrix "$work/no/m.png"
 finding C1-inspect-2p31m1-ranks-bad-alloc.tgt 4 "$tracegen" inspect "$ff/C1-inspect-2p31m1-ranks-bad-alloc.tgt" --matrix "$work/c1.svg"
+
+# extrapolate --plot DIR (viz/ScalingPlot.h): a strong-scaling ring at 4, 8, 16 ranks (the fuzz
+# corpus's three traces in one file) to 1024: one picture per quantity that changes with scale
+# (the trip count, the count and the tags' lengths), named by event, operation, quantity and
+# class, with index.txt and index.html; --plot-format png; --plot-limit; a bad format, a DIR that
+# is a file or cannot be made, and --plot without a target scale refused with exit 2 before any work.
+awk -v d="$work" 'BEGIN { n = 0 } /^%%%$/ { n++; next } { print > (d "/ring-strong-" n ".tgt") }' \
+  "$src/fuzz/corpus/fuzz_extrapolate/ring-strong-4-8-16.tgt"
+rings=("$work/ring-strong-0.tgt" "$work/ring-strong-1.tgt" "$work/ring-strong-2.tgt")
+expect_status "extrapolate --plot" 0 "" -- "$tracegen" extrapolate "${rings[@]}" --ranks 1024 -o "$work/r.tgt" --plot "$work/plots"
+check "plot says what it wrote" grep -q "^4 scaling-model pictures written to $work/plots; index: $work/plots/index.html" "$work/out"
+for f in e1-MPI_Sendrecv-loop-0-iter-all e1-MPI_Sendrecv-count-all e1-MPI_Sendrecv-tag-number-of-values-all \
+  e1-MPI_Sendrecv-recvtag-number-of-values-all; do
+  check "plot $f.svg parses" python3 -c 'import sys, xml.etree.ElementTree as E; r = E.parse(sys.argv[1]).getroot(); assert r.tag.endswith("svg"), r.tag' "$work/plots/$f.svg"
+done
+check "plot index lists the count's model" grep -qP '^e1-MPI_Sendrecv-count-all.svg\t1 MPI_Sendrecv\tcount\tall\t256 at P=4 \(4\); 128 at P=8 \(8\); 64 at P=16 \(16\)\t1024/P\t1 at P=1024 \(1024\)$' "$work/plots/index.txt"
+check "plot index lists the peers it does not draw" grep -q "^#   event 1 MPI_Sendrecv at ring.c:20 source (stored rel)" "$work/plots/index.txt"
+check "plot index.html links the pictures" grep -q '<a href="e1-MPI_Sendrecv-count-all.svg">' "$work/plots/index.html"
+expect_status "extrapolate --plot png, limit 1" 0 "" -- "$tracegen" extrapolate "${rings[@]}" --ranks 64 -o "$work/r.tgt" \
+  --plot "$work/plots-png" --plot-format png --plot-limit 1
+check "plot png signature" test "$(head -c 8 "$work/plots-png/e1-MPI_Sendrecv-loop-0-iter-all.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a
+check "plot limit: one picture" test "$(ls "$work/plots-png" | grep -c '\.png$')" -eq 1
+check "plot limit said" grep -q "^1 scaling-model picture written to .*(the first 1 of 4 quantities; the other 3 are listed in index.txt: --plot-limit)" "$work/out"
+expect_status "plot bad format" 2 "^error: --plot-format pdf: expected svg or png" \
+  -- "$tracegen" extrapolate "${rings[@]}" --ranks 64 -o "$work/r.tgt" --plot "$work/plots" --plot-format pdf
+touch "$work/afile"
+expect_status "plot dir is a file" 2 "^error: --plot $work/afile: exists and is not a directory" \
+  -- "$tracegen" extrapolate "${rings[@]}" --ranks 64 -o "$work/r.tgt" --plot "$work/afile"
+expect_status "plot dir cannot be made" 2 "^error: --plot $work/afile/sub: cannot create the directory" \
+  -- "$tracegen" extrapolate "${rings[@]}" --ranks 64 -o "$work/r.tgt" --plot "$work/afile/sub"
+expect_status "plot without a target" 2 "^error: --plot draws the models of an extrapolation to one scale: give it --ranks P" \
+  -- "$tracegen" extrapolate "${rings[@]}" -o "$work/r.c" --plot "$work/plots2"
+check "plot refused writes nothing" test ! -e "$work/plots2"
+expect_status "plot format without plot" 2 "^error: --plot-format and --plot-limit go with --plot DIR" \
+  -- "$tracegen" extrapolate "${rings[@]}" --ranks 64 -o "$work/r.tgt" --plot-format png
 
 echo "cli: $passed passed, $failures failed"
 [ "$failures" -eq 0 ]

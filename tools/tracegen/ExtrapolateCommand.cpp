@@ -5,11 +5,16 @@
 // inputs, the model chosen and its value at P; `--stats` the counters. With an output named
 // .c (.ncptl) and a target (--ranks or --grid), the extrapolated trace's C (coNCePTuaL) benchmark
 // is written instead of the trace; without a target, one scale-free benchmark that runs at any
-// rank count its formulas fit (extrap/ScaleFree.h).
+// rank count its formulas fit (extrap/ScaleFree.h). `--plot DIR` draws per quantity that
+// changes with scale the inputs, the model chosen, the target and the hypotheses ruled out
+// (viz/ScalingPlot.h), with an index.
 #include <fmt/format.h>
 
 #include <chrono>
+#include <filesystem>
 #include <iostream>
+#include <set>
+#include <system_error>
 
 #include "extrap/Extrapolate.h"
 #include "extrap/ScaleFree.h"
@@ -22,6 +27,7 @@
 #include "io/Readers.h"
 #include "ir/Verify.h"
 #include "tools/tracegen/Commands.h"
+#include "viz/ScalingPlot.h"
 
 namespace tracegen {
 
@@ -32,6 +38,8 @@ void registerExtrapolateCommand(CLI::App& app, CommandAction& run) {
     std::int64_t ranks = 0;
     bool explain = false, stats = false, plain = false;
     double instructionRate = 0;
+    std::string plotDir, plotFormat = "svg";
+    std::size_t plotLimit = kDefaultPlotLimit;
   };
   static Args args;
   CLI::App* cmd = app.add_subcommand(
@@ -49,9 +57,38 @@ void registerExtrapolateCommand(CLI::App& app, CommandAction& run) {
       ->check(CLI::PositiveNumber);
   cmd->add_flag("--explain", args.explain, "per quantity that changes with scale: inputs, model, value at the target");
   cmd->add_flag("--stats", args.stats, "print the counters of the extrapolation to standard error");
+  cmd->add_option("--plot", args.plotDir,
+                  "draw per quantity that changes with scale its inputs, the model chosen, the target and the "
+                  "hypotheses ruled out, one picture each, with index.txt and index.html, into DIR (created if "
+                  "missing)");
+  cmd->add_option("--plot-format", args.plotFormat, "the pictures' format: svg (default) or png");
+  cmd->add_option("--plot-limit", args.plotLimit,
+                  fmt::format("draw at most N pictures (default {}); the index lists every quantity", kDefaultPlotLimit));
   cmd->callback([&run] {
     run = [] {
       const auto start = std::chrono::steady_clock::now();
+      // --plot is checked before any work: a bad directory or format costs no extrapolation.
+      PictureFormat plotFormat = PictureFormat::Svg;
+      if (args.plotFormat == "png") plotFormat = PictureFormat::Png;
+      else if (args.plotFormat != "svg")
+        throw InputError("", 0, fmt::format("--plot-format {}: expected svg or png", args.plotFormat));
+      if (!args.plotDir.empty()) {
+        if (args.ranks == 0 && args.grid.empty())
+          throw InputError("", 0,
+                           "--plot draws the models of an extrapolation to one scale: give it --ranks P (or --grid); a "
+                           "scale-free benchmark has no target scale to mark");
+        namespace fs = std::filesystem;
+        std::error_code ec;
+        const fs::path dir(args.plotDir);
+        if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
+          throw InputError("", 0, fmt::format("--plot {}: exists and is not a directory", args.plotDir));
+        fs::create_directories(dir, ec);
+        if (ec || !fs::is_directory(dir))
+          throw InputError("", 0, fmt::format("--plot {}: cannot create the directory: {}", args.plotDir,
+                                              ec ? ec.message() : "unknown error"));
+      } else if (args.plotFormat != "svg" || args.plotLimit != kDefaultPlotLimit) {
+        throw InputError("", 0, "--plot-format and --plot-limit go with --plot DIR");
+      }
       const bool benchmark = args.output.size() > 2 && (args.output.ends_with(".c") || args.output.ends_with(".ncptl"));
       if (args.ranks == 0 && args.grid.empty() && !benchmark)
         throw InputError("extrapolate", 0,
@@ -61,6 +98,7 @@ void registerExtrapolateCommand(CLI::App& app, CommandAction& run) {
         throw InputError("extrapolate", 0, fmt::format("--ranks {}: expected 1 to 2147483647", args.ranks));
       extrap::ExtrapolateOptions opts;
       opts.ranks = args.ranks;
+      opts.plots = !args.plotDir.empty();
       if (!args.grid.empty()) {
         std::string problem;
         opts.grid = extrap::parseGrid(args.grid, problem);
@@ -112,6 +150,23 @@ void registerExtrapolateCommand(CLI::App& app, CommandAction& run) {
       }
       const extrap::ExtrapolateResult r = extrap::extrapolate(inputs, opts);
       verifyStructure(r.trace, args.output);
+      // The pictures, after the trace is known good; their summary on standard error when the
+      // trace goes to standard output.
+      auto plots = [&r, plotFormat](std::ostream& info) {
+        if (args.plotDir.empty()) return;
+        std::set<std::string> drawn;
+        for (const auto& p : r.plots) drawn.insert(p.explanations.begin(), p.explanations.end());
+        std::vector<std::string> unplotted;
+        for (const std::string& line : r.explanation)
+          if (!drawn.count(line)) unplotted.push_back(line);
+        const PlotSet set = writeScalingPlots(r.plots, unplotted, args.plotDir, plotFormat, args.plotLimit);
+        info << fmt::format("{} scaling-model picture{} written to {}", set.files.size(), set.files.size() == 1 ? "" : "s",
+                            args.plotDir);
+        if (set.left > 0)
+          info << fmt::format(" (the first {} of {} quantities; the other {} are listed in index.txt: --plot-limit)",
+                              set.files.size(), r.plots.size(), set.left);
+        info << fmt::format("; index: {}/index.html\n", args.plotDir);
+      };
       if (benchmark) {
         Trace lowered = r.trace;
         gen::Program program = lower(lowered, fmt::format("{} extrapolated to {} ranks", inputs.front().file, r.target.size()));
@@ -121,6 +176,7 @@ void registerExtrapolateCommand(CLI::App& app, CommandAction& run) {
         std::cout << r.summary();
         if (args.explain)
           for (const auto& line : r.explanation) std::cout << "  " << line << "\n";
+        plots(std::cout);
         return 0;
       }
       if (args.instructionRate > 0)
@@ -133,6 +189,7 @@ void registerExtrapolateCommand(CLI::App& app, CommandAction& run) {
       info << r.summary();
       if (args.explain)
         for (const auto& line : r.explanation) info << "  " << line << "\n";
+      plots(info);
       if (args.stats) {
         const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         std::cerr << "=== extrapolate ===\n";
