@@ -57,8 +57,9 @@ static int slot_of(int id, int slots, const char *table)
    Every rank parses the same command line, so every rank reaches the same verdict; only rank
    0 says it. */
 
-/* --no-footprint: the time before MPI_Init and the peak memory are not reproduced. */
-static int footprint = 1;
+/* --no-footprint: the time before MPI_Init and the peak memory are not reproduced (never under
+   SMPI). */
+static int footprint = !TRACEGEN_SMPI;
 
 /* --no-produce: computations before sends do not write the messages (compute_sending). */
 static int produce = 1;
@@ -270,6 +271,8 @@ static double thread_cpu_us(void)
 
 static void calibrate_spin(void)
 {
+  if (TRACEGEN_SMPI)
+    return; /* compute() does not spin */
   /* The fastest of a few timings of a loop of 200,000 iterations (50-200 us), in the thread's
      CPU time: a machine busy with other work could preempt every one of a few wall-clock timings
      (all within a millisecond), make the loop look slow and every short computation come out
@@ -305,6 +308,14 @@ void compute(double us)
   if (compute_percent <= 0 || us <= 0)
     return;
   const double want = us * compute_percent / 100.0;
+#if TRACEGEN_SMPI
+  /* Simulated: the rank's host executes want x smpi/host-speed operations, which take `want` on
+     a host of that speed (docs/simulation.md compares this with smpi_execute_flops and SMPI's
+     sampling of the spin). */
+  smpi_execute(want * 1e-6);
+  compute_spent_us += want;
+  return;
+#endif
   if (want < SHORT_COMPUTE_US && spin_per_us > 0) {
     const long iterations = (long)(want * spin_per_us);
     /* The loop's speed is not the same all run long (a shared machine's cores change pace by a
@@ -357,9 +368,10 @@ void compute_sending_blocks(double us, int count, MPI_Datatype type, MPI_Comm co
     return;
   const double want = us * compute_percent / 100.0;
   int size = 0, members = 1;
+  /* Under SMPI writing the message would be real time on top of the simulated computation. */
   /* Below a microsecond there is no time to write much, and two clock readings would be a
      large part of the interval: the plain computation. */
-  if (!produce || want < 1.0 || count <= 0 || PMPI_Type_size(type, &size) != MPI_SUCCESS || size <= 0 ||
+  if (TRACEGEN_SMPI || !produce || want < 1.0 || count <= 0 || PMPI_Type_size(type, &size) != MPI_SUCCESS || size <= 0 ||
       (comm != MPI_COMM_NULL && PMPI_Comm_size(comm, &members) != MPI_SUCCESS)) {
     compute(us);
     return;
@@ -886,6 +898,8 @@ void after_finalize(const struct tracegen_trace *trace)
 void before_init(int argc, char **argv, const struct tracegen_trace *trace)
 {
   start_kb = resident_kb();
+  if (TRACEGEN_SMPI)
+    return;
   for (int i = 1; i < argc; ++i)
     if (strcmp(argv[i], "--no-footprint") == 0)
       return;
@@ -1081,8 +1095,16 @@ void set_up(int argc, char **argv, const struct tracegen_trace *trace)
       (size_t)((double)largest_message_bytes * msg_percent / 100.0) + 64;
   message_bytes = buffer_bytes;
   const size_t recv_messages = 1 + (size_t)(config.recv_slices > 0 ? config.recv_slices : 0);
+#if TRACEGEN_SMPI
+  /* One block for all simulated ranks (their contents do not matter): 16,384 ranks in one
+     process would otherwise hold 16,384 copies, and SMPI copies no payload between shared
+     blocks. */
+  send_buf = SMPI_SHARED_MALLOC(buffer_bytes);
+  recv_buf = SMPI_SHARED_MALLOC(buffer_bytes * recv_messages);
+#else
   send_buf = calloc(buffer_bytes, 1);
   recv_buf = calloc(buffer_bytes, recv_messages);
+#endif
   if (!send_buf || !recv_buf) {
     if (rank == 0)
       fprintf(stderr, "bench: cannot allocate buffers of %zu bytes (%zu of them to receive into)\n",
