@@ -303,16 +303,50 @@ static void calibrate_spin(void)
   clock_spin_overshoot_us = least < 0 ? 0 : least > 1.0 ? 1.0 : least;
 }
 
+#if TRACEGEN_SMPI
+/* Under SMPI, `us` of computation is spent as simulated time on the rank's host: us x
+   smpi/host-speed operations (the traced machine's speed, smpirun --cfg=smpi/host-speed:..., by
+   default the platform host's), which take `us` when the platform's host is as fast and less on
+   a faster one. SMPI times the real CPU time of the code between MPI calls and adds it as
+   computation too ("benchmarking"); the _benched calls stop that timing for their own
+   simulated execution, which would otherwise count the simulation kernel's and other ranks' work
+   while this rank waits. smpi_execute() ignores durations below smpi/cpu-threshold (1 us by
+   default, most of a communication-heavy code's computations), smpi_execute_flops does not.
+   docs/simulation.md shows what each of these does to the samples' simulated times
+   (TRACEGEN_SMPI_EXECUTE: 0 smpi_execute_flops_benched, the default; 1 smpi_execute_benched; 2
+   smpi_execute; 3 SMPI_SAMPLE_LOCAL of the spin loop). */
+#include <xbt/config.h>
+#ifndef TRACEGEN_SMPI_EXECUTE
+#define TRACEGEN_SMPI_EXECUTE 0
+#endif
+static void spin(long iterations);
+static void smpi_compute(double us)
+{
+#if TRACEGEN_SMPI_EXECUTE == 0
+  static double speed; /* smpi/host-speed, flop/s */
+  if (speed <= 0)
+    speed = sg_cfg_get_double("smpi/host-speed");
+  smpi_execute_flops_benched(us * 1e-6 * speed);
+#elif TRACEGEN_SMPI_EXECUTE == 1
+  smpi_execute_benched(us * 1e-6);
+#elif TRACEGEN_SMPI_EXECUTE == 2
+  smpi_execute(us * 1e-6);
+#else
+  /* The spin loop, sampled: SMPI runs it a few times per call site and rank, then replays the
+     mean time. Iterations per microsecond as measured on the test machine. */
+  const long iterations = (long)(us * 700);
+  SMPI_SAMPLE_LOCAL(int i = 0, i < 1, i++, 3, 0.05) spin(iterations);
+#endif
+}
+#endif
+
 void compute(double us)
 {
   if (compute_percent <= 0 || us <= 0)
     return;
   const double want = us * compute_percent / 100.0;
 #if TRACEGEN_SMPI
-  /* Simulated: the rank's host executes want x smpi/host-speed operations, which take `want` on
-     a host of that speed (docs/simulation.md compares this with smpi_execute_flops and SMPI's
-     sampling of the spin). */
-  smpi_execute(want * 1e-6);
+  smpi_compute(want);
   compute_spent_us += want;
   return;
 #endif
