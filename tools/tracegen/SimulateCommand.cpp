@@ -269,7 +269,8 @@ void registerSimulateCommand(CLI::App& app, CommandAction& run) {
   cmd->add_option("--traced-speed", args->tracedSpeed,
                   "the traced machine's speed (smpi/host-speed, e.g. 5Gf): a computation takes its traced "
                   "time x this / the platform host's speed (default: the platform host's speed)");
-  cmd->add_option("--cfg", args->cfg, "a SimGrid option for smpirun, as NAME:VALUE (repeatable)");
+  cmd->add_option("--cfg", args->cfg, "a SimGrid option for smpirun, as NAME:VALUE (repeatable)")
+      ->allow_extra_args(false);
   cmd->add_option("--keep", args->keep, "keep the build, hostfile, platform and output in this directory");
   cmd->add_option("--smpicc", args->smpicc, "the SMPI compiler (default $SMPICC or smpicc)");
   cmd->add_option("--smpirun", args->smpirun, "the SMPI launcher (default smpirun)");
