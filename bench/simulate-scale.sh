@@ -39,8 +39,9 @@ for app in "${samples[@]}"; do
     /usr/bin/time -f "%e %M" -o "$work/time" timeout "$limit" "$tracegen" simulate "$work/sbench-$app" -n "$np" \
       -p "$platform" >"$work/out" 2>&1
     rc=$?
-    read -r real kb <"$work/time" 2>/dev/null || { real=- kb=0; }
-    [ -z "${kb:-}" ] && kb=0
+    # time -o: the figures on the last line (a failed command's status comes first).
+    read -r real kb < <(tail -n 1 "$work/time" 2>/dev/null) || { real=- kb=0; }
+    [[ "${kb:-}" =~ ^[0-9]+$ ]] || kb=0
     mb=$((kb / 1024))
     elapsed=$(sed -n 's/^elapsed: \([0-9.e+-]*\) s/\1/p' "$work/out")
     if [ $rc -eq 124 ]; then

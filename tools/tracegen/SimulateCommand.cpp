@@ -1,8 +1,9 @@
 // `tracegen simulate BENCH.c --ranks P --platform NAME`: runs a benchmark on a simulated machine,
 // SimGrid's SMPI (docs/simulation.md).
 //
-// The benchmark (a C file tracegen wrote, or any MPI C program, or one already built with
-// smpicc) is compiled with smpicc, a hostfile of the platform's first P hosts is written (rank i
+// The benchmark (a C file tracegen wrote, with tracegen_runtime.c beside it when it was written
+// with --runtime=separate; or any MPI C program; or one already built with smpicc) is compiled
+// with smpicc, a hostfile of the platform's first P hosts is written (rank i
 // on host i), and smpirun runs it on the platform: one of the descriptions bundled under
 // platforms/ (crossbar, fat-tree, torus; compiled into tracegen) or a SimGrid XML file. Each
 // computation of a tracegen benchmark is spent as simulated time (the C runtime's SMPI build),
@@ -195,8 +196,13 @@ int runSimulate(const SimulateArgs& args) {
                        smpiccName));
     binary = (dir / fs::path(input).stem()).string();
     const std::string log = (dir / "smpicc.log").string();
+    // A benchmark written with --runtime=separate: its runtime beside it.
+    std::string sources = shellQuote(input);
+    const fs::path runtime = fs::path(input).parent_path() / "tracegen_runtime.c";
+    if (readFile(input).find("#include \"tracegen_runtime.h\"") != std::string::npos && fs::exists(runtime))
+      sources += " " + shellQuote(runtime.string());
     const std::string compile = fmt::format("{} -std=c11 -O2 -o {} {} -lm >{} 2>&1", shellQuote(smpicc),
-                                            shellQuote(binary), shellQuote(input), shellQuote(log));
+                                            shellQuote(binary), sources, shellQuote(log));
     if (std::system(compile.c_str()) != 0)
       fail(fmt::format("smpicc could not compile {}: {}", input, errorLine(readFile(log))));
   } else if (access(input.c_str(), X_OK) != 0) {
