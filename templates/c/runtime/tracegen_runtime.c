@@ -409,10 +409,11 @@ void compute_sending_blocks(double us, int count, MPI_Datatype type, MPI_Comm co
     return;
   const double want = us * compute_percent / 100.0;
   int size = 0, members = 1;
-  /* Under SMPI writing the message would be real time on top of the simulated computation. */
   /* Below a microsecond there is no time to write much, and two clock readings would be a
-     large part of the interval: the plain computation. */
-  if (TRACEGEN_SMPI || !produce || want < 1.0 || count <= 0 || PMPI_Type_size(type, &size) != MPI_SUCCESS || size <= 0 ||
+     large part of the interval: the plain computation. Under SMPI too: writing the message
+     would be real time beside the simulated computation. */
+  if (TRACEGEN_SMPI || !produce || want < 1.0 || count <= 0 ||
+      PMPI_Type_size(type, &size) != MPI_SUCCESS || size <= 0 ||
       (comm != MPI_COMM_NULL && PMPI_Comm_size(comm, &members) != MPI_SUCCESS)) {
     compute(us);
     return;
