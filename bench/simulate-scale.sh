@@ -26,6 +26,7 @@ if ! command -v smpicc >/dev/null; then
   echo "SKIP: smpicc not found (SimGrid SMPI: apt-get install libsimgrid-dev)"
   exit 77
 fi
+[ -x /usr/bin/time ] || { echo "bench/simulate-scale.sh needs GNU time (/usr/bin/time: apt-get install time)"; exit 2; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 source "$src/bench/simulate-common.sh"
