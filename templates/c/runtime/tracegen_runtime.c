@@ -1204,9 +1204,10 @@ void set_up(int argc, char **argv, const struct tracegen_trace *trace)
 #if TRACEGEN_SMPI && !defined(TRACEGEN_SMPI_TIMED)
   /* SMPI times the real time of the code between MPI calls and adds it as computation: for an
      application, its computation. A benchmark's computation is compute()'s, explicit; what runs
-     between its calls is the runtime's bookkeeping and SMPI's own work, which on a loaded machine
-     took 2-10 times the recorded computation (docs/simulation.md). Every rank runs this same
-     program, so the option is the simulation's (-DTRACEGEN_SMPI_TIMED keeps SMPI's timing). */
+     between its calls is the runtime's bookkeeping and SMPI's own work, which made a 1.3 ms run
+     of stencil2d at 64 ranks 0.6-37 ms longer, varying with the machine's load
+     (docs/simulation.md). Every rank runs this same program, so the option is the simulation's
+     (-DTRACEGEN_SMPI_TIMED keeps SMPI's timing). */
   if (rank == 0) {
     sg_cfg_set_boolean("smpi/simulate-computation", "no");
     sg_cfg_set_double("smpi/cpu-threshold", 0);
