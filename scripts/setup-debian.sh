@@ -13,6 +13,7 @@ packages=(
   libdw-dev  # call-site names in the recorder: libdwfl.h to build, libdw.so.1 at MPI_Finalize (record/FrameNames.h)
   clang-14 libclang-rt-14-dev
   python3
+  libsimgrid-dev  # SimGrid SMPI (smpicc, smpirun): benchmarks on a simulated machine (docs/simulation.md, tracegen simulate)
   lammps  # a real application for the end-to-end test `lammps` (bench/real-apps/lammps.sh)
 )
 missing=()

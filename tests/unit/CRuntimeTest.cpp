@@ -45,11 +45,17 @@ void writeRuntime(const ScratchDir& dir) {
   for (const auto& file : cRuntimeFiles()) dir.write(std::string(file.name), file.text);
 }
 
-// Compiles (-c) each of `files` in `dir` under Open MPI's mpicc and under MPICH's header.
+bool haveSmpicc() { return std::system("command -v smpicc > /dev/null 2>&1") == 0; }
+
+// Compiles (-c) each of `files` in `dir` under Open MPI's mpicc and under MPICH's header, and
+// with SimGrid's smpicc where it is installed (the runtime's SMPI build, docs/simulation.md).
 void expectCompileUnderBothMpis(const ScratchDir& dir, const std::vector<std::string>& files) {
   for (const auto& f : files) {
     if (haveMpicc()) {
       EXPECT_EQ(run(dir, std::string("mpicc ") + kWarnings + " -c " + f), "") << f << " (Open MPI)";
+    }
+    if (haveSmpicc()) {
+      EXPECT_EQ(run(dir, std::string("smpicc ") + kWarnings + " -c " + f), "") << f << " (SimGrid SMPI)";
     }
     if (const std::string mpich = tracegen::testing::mpichInclude(); !mpich.empty()) {
       EXPECT_EQ(run(dir, std::string("cc ") + kWarnings + " -I" + mpich + " -c " + f), "") << f << " (MPICH)";

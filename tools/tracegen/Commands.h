@@ -43,6 +43,7 @@ void registerCompareCommand(CLI::App& app, CommandAction& run);
 void registerMergeTimingCommand(CLI::App& app, CommandAction& run);
 void registerGenerateCommand(CLI::App& app, CommandAction& run, std::string commandLine);
 void registerExtrapolateCommand(CLI::App& app, CommandAction& run);
+void registerSimulateCommand(CLI::App& app, CommandAction& run);
 
 // Exit status 0 when the traces make the same calls and bytes on every rank (bytes may differ by
 // up to `bytesTolerancePercent` of the larger figure), 1 otherwise.

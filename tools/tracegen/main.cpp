@@ -7,6 +7,7 @@
 //   tracegen compare a.tgt b.tgt          per-rank counts and bytes of two traces
 //   tracegen merge-timing r1 r2 r3 -o r   the median of several recordings' times
 //   tracegen extrapolate a b --ranks P    the trace at P ranks from traces at other rank counts
+//   tracegen simulate bench.c -n P        run a benchmark under SimGrid SMPI on a simulated machine
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <algorithm>
@@ -31,7 +32,7 @@ int main(int argc, char** argv) {
   // `tracegen TRACE -o OUT` is `tracegen generate TRACE -o OUT`.
   std::vector<std::string> args(argv + 1, argv + argc);
   const std::vector<std::string> commands = {"generate", "inspect", "convert", "lower", "compare",
-                                             "merge-timing", "extrapolate",
+                                             "merge-timing", "extrapolate", "simulate",
                                              "--help", "-h", "--help-all", "--version"};
   if (!args.empty() && std::find(commands.begin(), commands.end(), args[0]) == commands.end())
     args.insert(args.begin(), "generate");
@@ -47,6 +48,7 @@ int main(int argc, char** argv) {
   registerCompareCommand(app, run);
   registerMergeTimingCommand(app, run);
   registerExtrapolateCommand(app, run);
+  registerSimulateCommand(app, run);
   try {
     app.parse(args);
   } catch (const CLI::CallForHelp& e) {

@@ -11,6 +11,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#if TRACEGEN_SMPI
+#include <xbt/config.h> /* sg_cfg_get_double, sg_cfg_set_boolean */
+#endif
 
 /* ===== The run ============================================================================ */
 
@@ -57,8 +60,9 @@ static int slot_of(int id, int slots, const char *table)
    Every rank parses the same command line, so every rank reaches the same verdict; only rank
    0 says it. */
 
-/* --no-footprint: the time before MPI_Init and the peak memory are not reproduced. */
-static int footprint = 1;
+/* --no-footprint: the time before MPI_Init and the peak memory are not reproduced (never under
+   SMPI). */
+static int footprint = !TRACEGEN_SMPI;
 
 /* --no-produce: computations before sends do not write the messages (compute_sending). */
 static int produce = 1;
@@ -270,6 +274,8 @@ static double thread_cpu_us(void)
 
 static void calibrate_spin(void)
 {
+  if (TRACEGEN_SMPI)
+    return; /* compute() does not spin */
   /* The fastest of a few timings of a loop of 200,000 iterations (50-200 us), in the thread's
      CPU time: a machine busy with other work could preempt every one of a few wall-clock timings
      (all within a millisecond), make the loop look slow and every short computation come out
@@ -300,11 +306,57 @@ static void calibrate_spin(void)
   clock_spin_overshoot_us = least < 0 ? 0 : least > 1.0 ? 1.0 : least;
 }
 
+#if TRACEGEN_SMPI
+/* Under SMPI, `us` of computation is spent as simulated time on the rank's host: us x
+   smpi/host-speed operations (the traced machine's speed, smpirun --cfg=smpi/host-speed:..., by
+   default the platform host's in `tracegen simulate`), which take `us` when the platform's host
+   is as fast and less on a faster one: smpi_execute(). set_up() turns SMPI's timing of the real
+   code between MPI calls off (smpi/simulate-computation), so that the runtime's bookkeeping and
+   SMPI's own work are not added as computation, and sets smpi/cpu-threshold to 0, below which
+   smpi_execute() drops a computation (1 us by default: most of a communication-heavy code's
+   computations). docs/simulation.md compares the alternatives (TRACEGEN_SMPI_EXECUTE: 0
+   smpi_execute, the default; 1 smpi_execute_flops, which SimGrid 3.32 skips while the timing is
+   off; 2 smpi_execute_flops_benched with SMPI's timing kept on; 3 SMPI_SAMPLE_LOCAL of the spin
+   loop, timed; -DTRACEGEN_SMPI_TIMED keeps the timing on with any of them). */
+#ifndef TRACEGEN_SMPI_EXECUTE
+#define TRACEGEN_SMPI_EXECUTE 0
+#endif
+#if TRACEGEN_SMPI_EXECUTE >= 2 && !defined(TRACEGEN_SMPI_TIMED)
+#define TRACEGEN_SMPI_TIMED 1
+#endif
+static void spin(long iterations);
+static void smpi_compute(double us)
+{
+#if TRACEGEN_SMPI_EXECUTE == 0
+  smpi_execute(us * 1e-6);
+#elif TRACEGEN_SMPI_EXECUTE <= 2
+  static double speed; /* smpi/host-speed, flop/s */
+  if (speed <= 0)
+    speed = sg_cfg_get_double("smpi/host-speed");
+#if TRACEGEN_SMPI_EXECUTE == 1
+  smpi_execute_flops(us * 1e-6 * speed);
+#else
+  smpi_execute_flops_benched(us * 1e-6 * speed);
+#endif
+#else
+  /* The spin loop, sampled: SMPI times it a few times per rank, then replays the mean. About
+     700 iterations a microsecond on the test machine. */
+  const long iterations = (long)(us * 700);
+  SMPI_SAMPLE_LOCAL(int i = 0, i < 1, i++, 3, 0.05) spin(iterations);
+#endif
+}
+#endif
+
 void compute(double us)
 {
   if (compute_percent <= 0 || us <= 0)
     return;
   const double want = us * compute_percent / 100.0;
+#if TRACEGEN_SMPI
+  smpi_compute(want);
+  compute_spent_us += want;
+  return;
+#endif
   if (want < SHORT_COMPUTE_US && spin_per_us > 0) {
     const long iterations = (long)(want * spin_per_us);
     /* The loop's speed is not the same all run long (a shared machine's cores change pace by a
@@ -358,8 +410,10 @@ void compute_sending_blocks(double us, int count, MPI_Datatype type, MPI_Comm co
   const double want = us * compute_percent / 100.0;
   int size = 0, members = 1;
   /* Below a microsecond there is no time to write much, and two clock readings would be a
-     large part of the interval: the plain computation. */
-  if (!produce || want < 1.0 || count <= 0 || PMPI_Type_size(type, &size) != MPI_SUCCESS || size <= 0 ||
+     large part of the interval: the plain computation. Under SMPI too: writing the message
+     would be real time beside the simulated computation. */
+  if (TRACEGEN_SMPI || !produce || want < 1.0 || count <= 0 ||
+      PMPI_Type_size(type, &size) != MPI_SUCCESS || size <= 0 ||
       (comm != MPI_COMM_NULL && PMPI_Comm_size(comm, &members) != MPI_SUCCESS)) {
     compute(us);
     return;
@@ -886,6 +940,8 @@ void after_finalize(const struct tracegen_trace *trace)
 void before_init(int argc, char **argv, const struct tracegen_trace *trace)
 {
   start_kb = resident_kb();
+  if (TRACEGEN_SMPI)
+    return;
   for (int i = 1; i < argc; ++i)
     if (strcmp(argv[i], "--no-footprint") == 0)
       return;
@@ -1081,8 +1137,16 @@ void set_up(int argc, char **argv, const struct tracegen_trace *trace)
       (size_t)((double)largest_message_bytes * msg_percent / 100.0) + 64;
   message_bytes = buffer_bytes;
   const size_t recv_messages = 1 + (size_t)(config.recv_slices > 0 ? config.recv_slices : 0);
+#if TRACEGEN_SMPI
+  /* One block for all simulated ranks (their contents do not matter): 16,384 ranks in one
+     process would otherwise hold 16,384 copies, and SMPI copies no payload between shared
+     blocks. */
+  send_buf = SMPI_SHARED_MALLOC(buffer_bytes);
+  recv_buf = SMPI_SHARED_MALLOC(buffer_bytes * recv_messages);
+#else
   send_buf = calloc(buffer_bytes, 1);
   recv_buf = calloc(buffer_bytes, recv_messages);
+#endif
   if (!send_buf || !recv_buf) {
     if (rank == 0)
       fprintf(stderr, "bench: cannot allocate buffers of %zu bytes (%zu of them to receive into)\n",
@@ -1137,6 +1201,18 @@ void set_up(int argc, char **argv, const struct tracegen_trace *trace)
     PMPI_Buffer_attach(malloc(bsend_bytes), (int)(bsend_bytes < INT_MAX ? bsend_bytes : INT_MAX));
   }
   touch_peak_memory(buffer_bytes, buffer_bytes * recv_messages);
+#if TRACEGEN_SMPI && !defined(TRACEGEN_SMPI_TIMED)
+  /* SMPI times the real time of the code between MPI calls and adds it as computation: for an
+     application, its computation. A benchmark's computation is compute()'s, explicit; what runs
+     between its calls is the runtime's bookkeeping and SMPI's own work, which made a 1.3 ms run
+     of stencil2d at 64 ranks 0.6-37 ms longer, varying with the machine's load
+     (docs/simulation.md). Every rank runs this same program, so the option is the simulation's
+     (-DTRACEGEN_SMPI_TIMED keeps SMPI's timing). */
+  if (rank == 0) {
+    sg_cfg_set_boolean("smpi/simulate-computation", "no");
+    sg_cfg_set_double("smpi/cpu-threshold", 0);
+  }
+#endif
   calibrate_spin();
   if (rank == 0)
     printf("tracegen benchmark: %d ranks, compute at %g%%, messages at %g%% of the trace\n", nranks,

@@ -30,6 +30,19 @@
 #include <stddef.h>
 #include <stdlib.h>
 
+/* SimGrid's SMPI (a build with smpicc, run by smpirun on a simulated platform,
+   docs/simulation.md): SMPI's mpi.h includes smpi/smpi.h, which defines SMPI_H and the SMPI
+   sampling macros; no other MPI defines them. Then computation is spent as simulated time
+   (smpi_execute: the traced seconds, scaled by --compute-scale and by smpirun's
+   smpi/host-speed over the platform host's speed), neither spun nor calibrated, and the process
+   footprint (time before MPI_Init and after MPI_Finalize, resident memory) is not reproduced:
+   the simulated machine's clock and memory are not this process's. */
+#if defined(SMPI_H) && defined(SMPI_SAMPLE_DELAY) && defined(SMPI_SHARED_MALLOC)
+#define TRACEGEN_SMPI 1
+#else
+#define TRACEGEN_SMPI 0
+#endif
+
 /* --- What the runtime needs to know of the trace ------------------------------------------ */
 
 /* A datatype of the trace that is not predefined in MPI: set_up() makes it contiguous bytes of
@@ -119,7 +132,8 @@ void finish(double start_us);
 double now_us(void);
 
 /* The application's computation before a call: `us` traced microseconds scaled by
-   --compute-scale, spent busy-waiting on the monotonic clock. */
+   --compute-scale, spent busy-waiting on the monotonic clock (under SMPI: simulated, see
+   TRACEGEN_SMPI above). */
 void compute(double us);
 
 /* The computation before a call that sends `count` elements of `type` from send_buf: as
