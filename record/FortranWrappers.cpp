@@ -201,6 +201,15 @@ struct Slot<kind::Statuses> {
   }
 };
 
+// A slot holding `raw`, its other members value-initialised. Not `Slot<K>{raw}`: for the slots
+// that inherit `raw` from a base, that elides the base's braces (clang's -Wmissing-braces).
+template <class K>
+Slot<K> slotOf(typename K::F raw) {
+  Slot<K> slot{};
+  slot.raw = raw;
+  return slot;
+}
+
 // The expansion of a row; `pmpi` takes the arguments and appends IERROR (and a CHARACTER
 // argument's length).
 template <class H, class... K, class Fn>
@@ -210,7 +219,7 @@ void intercept(Op op, Fn pmpi, typename K::F... raw) {
     pmpi(raw...);
     return;
   }
-  std::tuple<Slot<K>...> slots{Slot<K>{raw}...};
+  std::tuple<Slot<K>...> slots{slotOf<K>(raw)...};
   recordCall<H>(s, slots, [&](auto... a) {
     pmpi(a...);
     return 0;  // the error code is IERROR's

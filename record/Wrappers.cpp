@@ -121,12 +121,21 @@ struct Slot<kind::Statuses> {
   const MPI_Status* value() const { return raw; }
 };
 
+// A slot holding `raw`, its other members value-initialised. Not `Slot<K>{raw}`: for the slots
+// that inherit `raw` from a base, that elides the base's braces (clang's -Wmissing-braces).
+template <class K>
+Slot<K> slotOf(typename K::C raw) {
+  Slot<K> slot{};
+  slot.raw = raw;
+  return slot;
+}
+
 // The expansion of a row.
 template <class H, class... K, class Fn>
 int intercept(Op op, Fn pmpi, typename K::C... raw) {
   CallScope s(op);
   if (!s.active()) return pmpi(raw...);
-  std::tuple<Slot<K>...> slots{Slot<K>{raw}...};
+  std::tuple<Slot<K>...> slots{slotOf<K>(raw)...};
   return recordCall<H>(s, slots, pmpi);
 }
 
