@@ -29,7 +29,8 @@ cmake -S . -B "$fuzz_build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C
   -DTRACEGEN_FUZZ=ON -DTRACEGEN_BUILD_TESTS=ON -DTRACEGEN_BUILD_MPI=OFF
 cmake --build "$fuzz_build" -j"$jobs" --target tracegen_unit_tests fuzz_tgt_reader fuzz_scalatrace_reader \
   fuzz_pipeline fuzz_extrapolate
-ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+# tests/sanitizers/lsan.supp: fontconfig's process-long caches (cairo's text in viz/).
+ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(pwd)/tests/sanitizers/lsan.supp UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir "$fuzz_build" -L unit --output-on-failure -j"$jobs"
 
 # Fuzzing: each libFuzzer target for about 20 s with a fixed seed.
