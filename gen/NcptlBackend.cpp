@@ -2729,6 +2729,15 @@ class NcptlBackend : public Backend {
             program.partialCollectives == 1 ? "s" : "", program.partialCollectives == 1 ? "its" : "their",
             program.partialCollectives == 1 ? "it" : "them", program.firstPartialCollective, why),
             {}, "align-collectives' warnings above name the calls it could not match");
+      // Unmatched receives name the size they posted, and a RECEIVE must name the size of the
+      // message it takes (§5.1): a trace too large to match is a limit of the input's size.
+      if (!program.receivesMatched)
+        throw std::invalid_argument(fmt::format(
+            "the trace expands to more calls than --call-budget allows, so its receives could not be matched "
+            "with their sends, and the sizes they posted do not make a valid coNCePTuaL program; raise "
+            "--call-budget, or write C instead (-o bench.c), which posts the sizes the application posted. "
+            "The coNCePTuaL check:\n{}",
+            why));
       throw std::logic_error("the generated coNCePTuaL program fails its check:\n" + why);
     }
     return text;

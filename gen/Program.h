@@ -197,6 +197,9 @@ struct Program {
   double beforeInitUs = -1;
   std::optional<Expr> memoryKb;
   double afterFinalizeUs = -1;  // after MPI_Finalize to the exit (rank 0's), negative: not recorded
+  // Whether each receive was matched with its send (gen/ReceivedBytes.h); false when the trace
+  // expands to more calls than the budget, and receives then name the size they posted.
+  bool receivesMatched = false;
   // Messages sent that no receive takes, when the receives were matched (gen/ReceivedBytes.h).
   std::int64_t unreceivedMessages = 0;
   std::string firstUnreceived;

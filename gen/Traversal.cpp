@@ -1026,6 +1026,7 @@ Program buildProgram(const Trace& trace, const std::string& source, const Receiv
   p.datatypes = trace.datatypes;
   p.comms = trace.comms;
   p.trace = &trace;
+  p.receivesMatched = received != nullptr;
   p.rankShapes = trace.rankShapes;
   p.beforeInitUs = trace.beforeInitUs;
   p.afterFinalizeUs = trace.afterFinalizeUs;

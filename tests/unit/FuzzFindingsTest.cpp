@@ -410,6 +410,29 @@ TEST(FuzzFindings, N1NcptlRefusesAnUnreceivedSend) {
         << e.what();
   }
 }
+// Receives that post 4 doubles for messages of 8, in a trace over the call budget of the
+// receive-size matching (a fuzz_pipeline crash in CI): unmatched, each RECEIVE named its posted
+// size, and the coNCePTuaL backend failed its own check (std::logic_error, an internal error,
+// exit status 4). It now refuses with exit status 2 and says to raise the budget or write C.
+TEST(FuzzFindings, N2NcptlRefusesUnmatchedReceiveSizesThatFailItsCheck) {
+  const Trace t = lower(readFinding("N2-ncptl-receive-posts-less-than-sent.tgt"), "N2");
+  const gen::ReceivedBytes unmatched = gen::matchReceivedBytes(t, /*callBudget=*/100);
+  ASSERT_FALSE(unmatched.matched);
+  const gen::Program p = gen::buildProgram(t, "N2", nullptr);
+  EXPECT_FALSE(p.receivesMatched);
+  try {
+    gen::createBackend("ncptl")->render(p, gen::GenOptions{"tracegen", "-"});
+    ADD_FAILURE() << "rendered a coNCePTuaL program whose receives truncate their messages";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("raise --call-budget, or write C instead"), std::string::npos) << e.what();
+  }
+  const gen::ReceivedBytes matched = gen::matchReceivedBytes(t);
+  ASSERT_TRUE(matched.matched);
+  const gen::Program q = gen::buildProgram(t, "N2", &matched);
+  EXPECT_TRUE(q.receivesMatched);
+  EXPECT_NE(gen::createBackend("ncptl")->render(q, gen::GenOptions{"tracegen", "-"}).find("RECEIVE A 64*msg_scale/100 BYTE"),
+            std::string::npos);
+}
 // An MPI_Waitsome whose request list (7,201 offsets) outgrows its counts, so that one wait
 // names thousands of requests: the coNCePTuaL backend split it into cases request by request,
 // every case copying a value per request, for minutes (a fuzz_pipeline timeout in CI). A wait

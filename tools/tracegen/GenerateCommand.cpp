@@ -102,7 +102,7 @@ void registerGenerateCommand(CLI::App& app, CommandAction& run, std::string comm
       requireParams(trace, args.input);
       if (!args.skipUnknown) gen::requireModelled(trace, args.input);
       gen::ReceivedBytes received;
-      if (backend->needsReceivedBytes()) received = gen::matchReceivedBytes(trace);
+      if (backend->needsReceivedBytes()) received = gen::matchReceivedBytes(trace, ctx.options.callBudget);
       gen::Program program = gen::buildProgram(trace, args.input, received.matched ? &received : nullptr);
       if (backend->needsReceivedBytes() && !received.matched)
         program.notes.push_back(

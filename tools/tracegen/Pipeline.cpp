@@ -31,7 +31,7 @@ void addPipelineOptions(CLI::App& cmd, PipelineOptions& opts) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   cmd.add_option("--call-budget", opts.callBudget,
-                 "calls a simulation may expand where the compressed-form checks cannot decide (over all ranks)")
+                 "calls a simulation, or the matching of receive sizes with their sends, may expand where the compressed-form checks cannot decide (over all ranks)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
 }
