@@ -4,6 +4,7 @@
 set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config
+  ccache  # rebuilds from the cache where ~/.cache outlives a run (CMakeLists.txt picks it up)
   libfmt-dev libzstd-dev zstd libcli11-dev nlohmann-json3-dev libboost-graph-dev libkainjow-mustache-dev
   libeigen3-dev  # least squares for the scaling models of extrap/
   libgtest-dev libgmock-dev libbenchmark-dev
