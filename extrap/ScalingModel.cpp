@@ -324,23 +324,45 @@ std::optional<RealModel> solveReal(std::span<const Observation<double>> in, cons
     t(i) = term.real(static_cast<double>(o.scale.value(term.var)));
     if (!std::isfinite(t(i))) return std::nullopt;
   }
-  Eigen::MatrixXd x(n, term.isOne() ? 1 : parameters);
-  if (term.isOne()) {
-    x.col(0).setOnes();
-  } else if (parameters == 1) {
-    x.col(0) = t;
-  } else {
-    x.col(0).setOnes();
-    x.col(1) = t;
+  if (term.isOne() || parameters == 1) {
+    // One coefficient: the weighted least-squares solution is the ratio of two dot products (the
+    // normal equation), the QR below's answer without its allocations: most of the candidate
+    // models fitReal tries, leave-one-out, are of this shape. A zero column solves to 0, as
+    // the pivoting QR's minimal solution does.
+    const Eigen::VectorXd wx = term.isOne() ? w : Eigen::VectorXd(w.cwiseProduct(t));
+    const double norm = wx.squaredNorm();
+    const double c = norm > 0 ? wx.dot(w.cwiseProduct(y)) / norm : 0.0;
+    if (!std::isfinite(c)) return std::nullopt;
+    (term.isOne() ? m.c0 : m.c1) = c;
+    return m;
   }
-  Eigen::VectorXd c = (w.asDiagonal() * x).colPivHouseholderQr().solve(w.asDiagonal() * y);
-  if (!c.allFinite()) return std::nullopt;
-  if (term.isOne()) m.c0 = c(0);
-  else if (parameters == 1) m.c1 = c(0);
-  else {
+  // a + c*t: two columns, and rows on the stack up to kStackRows observations (inputs are a few
+  // scales, times a few timing sub-groups), so that the thousands of small solves a fit makes
+  // allocate nothing.
+  constexpr int kStackRows = 16;
+  auto solve = [&](auto& wx, auto& wy) -> bool {
+    for (Eigen::Index i = 0; i < n; ++i) {
+      wx(i, 0) = w(i);
+      wx(i, 1) = w(i) * t(i);
+      wy(i) = w(i) * y(i);
+    }
+    const Eigen::Vector2d c = wx.colPivHouseholderQr().solve(wy);
+    if (!c.allFinite()) return false;
     m.c0 = c(0);
     m.c1 = c(1);
+    return true;
+  };
+  bool ok;
+  if (n <= kStackRows) {
+    Eigen::Matrix<double, Eigen::Dynamic, 2, Eigen::ColMajor, kStackRows, 2> wx(n, 2);
+    Eigen::Matrix<double, Eigen::Dynamic, 1, Eigen::ColMajor, kStackRows, 1> wy(n);
+    ok = solve(wx, wy);
+  } else {
+    Eigen::Matrix<double, Eigen::Dynamic, 2> wx(n, 2);
+    Eigen::VectorXd wy(n);
+    ok = solve(wx, wy);
   }
+  if (!ok) return std::nullopt;
   return m;
 }
 
