@@ -150,6 +150,53 @@ TEST(ScaleFree, RowCommunicatorsOfAGridNumberedAlongItsLongestSide) {
   testing::expectCompilesUnderBothMpis(c, "scalefree-rows");
 }
 
+TEST(ScaleFree, CgLikePeersAreRelationsOnTemplatesOfPowersOfTwo) {
+  // 1024/py and 1024/px doubles need extents dividing 1024 and the row sum px a power of two:
+  // no grid of extents apart fits, the power-of-two grids do.
+  std::vector<ExtrapolateInput> in{input("cg8.tgt", traces::cgText(8)), input("cg16.tgt", traces::cgText(16)),
+                                   input("cg32.tgt", traces::cgText(32))};
+  const ScaleFreeResult r = buildScaleFree(in);
+  ASSERT_TRUE(r.program.scaleFree);
+  EXPECT_TRUE(r.program.scaleFree->descending);
+  std::vector<std::string> grids;
+  for (const Grid& g : r.templates) grids.push_back(g.str());
+  EXPECT_EQ(grids, (std::vector<std::string>{"4x4", "8x4", "8x8", "16x8", "16x16"}));
+  const gen::Stmt* loop = findLoop(r.program.body);
+  ASSERT_NE(loop, nullptr);
+  // The row sum's steps: log2(px), as the relation has them.
+  ASSERT_EQ(loop->loop.iterations.kind, Expr::Kind::Formula);
+  const gen::ScaleFormula& trips = loop->loop.iterations.formula;
+  EXPECT_EQ(trips.var, gen::ScaleFormula::Var::Px);
+  EXPECT_EQ(trips.num, 0);
+  EXPECT_EQ(trips.logPower, 1);
+  EXPECT_EQ(trips.c1num, 1);
+  EXPECT_EQ(trips.c0num, 0);
+  const gen::CallStmt& sum = loop->loop.body.at(0).call;
+  ASSERT_EQ(sum.params.at(Param::Source).kind, Expr::Kind::RelationPeer);
+  EXPECT_EQ(sum.params.at(Param::Source).relation, gen::GridRelation::RowXor);
+  EXPECT_EQ(loop->loop.body.at(1).call.params.at(Param::Dest).relation, gen::GridRelation::RowXor);
+  EXPECT_EQ(sum.params.at(Param::Tag).kind, Expr::Kind::Progression);
+  EXPECT_EQ(sum.params.at(Param::Count).formula.var, gen::ScaleFormula::Var::Py);
+  const gen::CallStmt* transpose = nullptr;
+  for (const auto& s : r.program.body)
+    if (s.kind == gen::Stmt::Kind::Call && s.call.op == Op::Irecv) transpose = &s.call;
+  ASSERT_NE(transpose, nullptr);
+  ASSERT_EQ(transpose->params.at(Param::Source).kind, Expr::Kind::RelationPeer);
+  EXPECT_EQ(transpose->params.at(Param::Source).relation, gen::GridRelation::Transpose);
+  EXPECT_EQ(transpose->params.at(Param::Count).formula.var, gen::ScaleFormula::Var::Px);
+  EXPECT_EQ(r.stats.at("relation peers"), 4);
+
+  const std::string c = renderC(r.program);
+  EXPECT_NE(c.find("(rank ^ (1 << (calls % ilog2(px))))"), std::string::npos) << c;
+  EXPECT_NE(c.find("grid_rank(px / py * y + x % (px / py), x / (px / py), 0)"), std::string::npos);
+  EXPECT_NE(c.find("for (long i0 = 0; i0 < ilog2(px); ++i0)"), std::string::npos);
+  // The relations' domains, checked before the benchmark communicates.
+  EXPECT_NE(c.find("if (!(is_power_of_two(px)))"), std::string::npos);
+  EXPECT_NE(c.find("if (!(px % py == 0))"), std::string::npos);
+  EXPECT_NE(c.find("return \"px a multiple of py\";"), std::string::npos);
+  testing::expectCompilesUnderBothMpis(c, "scalefree-cg");
+}
+
 TEST(ScaleFree, ValuesNoModelFitsAreAnError) {
   // A count that jumps about with the scale: 100 at 4 ranks, 7 at 6, 100 at 8.
   std::vector<ExtrapolateInput> in{input("ring4.tgt", ringText(4, 100)), input("ring6.tgt", ringText(6, 7)),
