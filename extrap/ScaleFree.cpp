@@ -705,12 +705,14 @@ class Aligner {
 std::string ScaleFreeResult::summary() const {
   std::string t;
   for (const Grid& g : templates) t += fmt::format("{}{}", t.empty() ? "" : ", ", g.str());
+  const std::int64_t relations = stats.count("relation peers") ? stats.at("relation peers") : 0;
   return fmt::format("scale-free benchmark: {}-D grid; formulas fitted at the template scales {}; {} formulas, {} grid "
-                     "steps\n",
+                     "steps{}\n",
                      program.scaleFree ? program.scaleFree->dims : 0, t,
                      (stats.count("integer formulas") ? stats.at("integer formulas") : 0) +
                          (stats.count("time formulas") ? stats.at("time formulas") : 0),
-                     stats.count("grid steps") ? stats.at("grid steps") : 0);
+                     stats.count("grid steps") ? stats.at("grid steps") : 0,
+                     relations ? fmt::format(", {} peers by relation", relations) : std::string());
 }
 
 ScaleFreeResult buildScaleFree(const std::vector<ExtrapolateInput>& inputs, double instructionRate) {
