@@ -197,6 +197,46 @@ TEST(ScaleFree, CgLikePeersAreRelationsOnTemplatesOfPowersOfTwo) {
   testing::expectCompilesUnderBothMpis(c, "scalefree-cg");
 }
 
+// Recursive doubling over all p = 2^n ranks: log2(p) MPI_Sendrecv steps with rank XOR 2^k, tag k.
+std::string doublingText(Rank p) {
+  int steps = 0;
+  while ((Rank{1} << steps) < p) ++steps;
+  std::string peers, tags;
+  for (const char* key : {"dest", "source"})
+    for (Rank r = 0; r < p; ++r) {
+      peers += fmt::format("  {} rel", key);
+      for (int k = 0; k < steps; ++k) peers += fmt::format(" {}", (((r ^ (Rank{1} << k)) - r) % p + p) % p);
+      peers += fmt::format(" @ <1 {} {{1 1}}>\n", r);
+    }
+  for (int k = 0; k < steps; ++k) tags += fmt::format(" {}", k);
+  return fmt::format(
+      "tracegen-trace 1\nranks {0}\norigin hand-written\ndatatype MPI_INT 4\n"
+      "event 0 MPI_Init @ <1 0 {{{0} 1}}>\n  site rd.c:10\n"
+      "event 1 MPI_Sendrecv @ <1 0 {{{0} 1}}>\n  site rd.c:20\n  loop 0 iter {1}\n  loop 0 mem 1\n  comm 2\n"
+      "  count 16\n  datatype MPI_INT\n  recvcount 16\n  recvtype MPI_INT\n{2}  tag{3}\n  recvtag{3}\n"
+      "event 2 MPI_Finalize @ <1 0 {{{0} 1}}>\n  site rd.c:30\n",
+      p, steps, peers, tags);
+}
+
+TEST(ScaleFree, RecursiveDoublingOverAllRanksIsTheRelationIn1D) {
+  // In 1-D the row is every rank: the partner is rank XOR 2^k over log2(P) steps.
+  std::vector<ExtrapolateInput> in{input("rd4.tgt", doublingText(4)), input("rd8.tgt", doublingText(8)),
+                                   input("rd16.tgt", doublingText(16))};
+  const ScaleFreeResult r = buildScaleFree(in);
+  ASSERT_TRUE(r.program.scaleFree);
+  EXPECT_EQ(r.program.scaleFree->dims, 1);
+  const gen::Stmt* loop = findLoop(r.program.body);
+  ASSERT_NE(loop, nullptr);
+  const gen::CallStmt& call = loop->loop.body.at(0).call;
+  EXPECT_EQ(call.params.at(Param::Dest).kind, Expr::Kind::RelationPeer);
+  EXPECT_EQ(call.params.at(Param::Source).relation, gen::GridRelation::RowXor);
+  const std::string c = renderC(r.program);
+  EXPECT_NE(c.find("(rank ^ (1 << (calls % ilog2(nranks))))"), std::string::npos) << c;
+  EXPECT_NE(c.find("for (long i0 = 0; i0 < ilog2(nranks); ++i0)"), std::string::npos);
+  EXPECT_NE(c.find("return \"the rank count a power of two\";"), std::string::npos);
+  testing::expectCompilesUnderBothMpis(c, "scalefree-doubling");
+}
+
 TEST(ScaleFree, ValuesNoModelFitsAreAnError) {
   // A count that jumps about with the scale: 100 at 4 ranks, 7 at 6, 100 at 8.
   std::vector<ExtrapolateInput> in{input("ring4.tgt", ringText(4, 100)), input("ring6.tgt", ringText(6, 7)),
