@@ -773,12 +773,12 @@ ScaleFreeResult buildScaleFree(const std::vector<ExtrapolateInput>& inputs, doub
   Family powers{"the grids of powers of two", 0, std::nullopt};
   if (!tryFamily(candidateGrids(dims, descending), apart) && !tryFamily(powerOfTwoGrids(dims, descending), powers)) {
     auto said = [](const Family& f) {
-      return fmt::format("{} of them of {}{}", f.found, f.name,
-                         f.firstFailure ? "; at the first that did not: " + f.firstFailure->message() : std::string());
+      return fmt::format("{} among {}{}", f.found, f.name,
+                         f.firstFailure ? " (at the first that did not: " + f.firstFailure->message() + ")" : std::string());
     };
     throw InputError(inputs.front().file, 0,
-                     fmt::format("scale-free benchmark: it needs {} template scales that have a value for every model, "
-                                 "and found {}; and {}",
+                     fmt::format("scale-free benchmark: it needs {} template scales at which every model has a value, "
+                                 "and found {}, and {}",
                                  kTemplates, said(apart), said(powers)));
   }
   res.stats["template scales"] = static_cast<std::int64_t>(res.templates.size());

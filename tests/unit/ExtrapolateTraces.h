@@ -34,8 +34,9 @@ inline std::string ringText(Rank p, std::int64_t count, const std::string& extra
 // sum of log2(px) steps, each an MPI_Irecv and MPI_Send with rank XOR 2^k, tag k+1 and 1024/py
 // doubles, and MPI_Wait; then the transpose exchange of 1024/px doubles with (h*y + x mod h,
 // x div h), h = px/py. Peers are written rank by rank as the recorder clusters them (one group
-// per list), computed here independently of the relations under test.
-inline std::string cgText(Rank p) {
+// per list), computed here independently of the relations under test. `transposed`: the
+// elements the transpose exchanges over px ranks.
+inline std::string cgText(Rank p, Rank transposed = 1024) {
   int n = 0;
   while ((Rank{1} << n) < p) ++n;
   const Rank py = Rank{1} << (n / 2), px = p / py;
@@ -72,7 +73,7 @@ inline std::string cgText(Rank p) {
                      "event 5 MPI_Send @ {1}\n  site cg.c:31\n  comm 2\n  count {7}\n  datatype MPI_DOUBLE\n{9}  tag 100\n"
                      "event 6 MPI_Wait @ {1}\n  site cg.c:32\n  request 9999\n"
                      "event 7 MPI_Finalize @ {1}\n  site cg.c:40\n",
-                     p, all, steps, 1024 / py, groups("source", xorList), tags, groups("dest", xorList), 1024 / px,
+                     p, all, steps, 1024 / py, groups("source", xorList), tags, groups("dest", xorList), transposed / px,
                      groups("source", transposeOf), groups("dest", transposeOf));
 }
 

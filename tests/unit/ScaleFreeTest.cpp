@@ -197,6 +197,27 @@ TEST(ScaleFree, CgLikePeersAreRelationsOnTemplatesOfPowersOfTwo) {
   testing::expectCompilesUnderBothMpis(c, "scalefree-cg");
 }
 
+TEST(ScaleFree, NoTemplateFamilyFitsEveryModel) {
+  // The transpose of 1000/px elements (250, 250, 125 at 4x2, 4x4, 8x4): no grid of extents apart
+  // has the row's relation, and the grids of powers of two have 1000/px up to 8x8 only.
+  std::vector<ExtrapolateInput> in{input("cg8.tgt", traces::cgText(8, 1000)),
+                                   input("cg16.tgt", traces::cgText(16, 1000)),
+                                   input("cg32.tgt", traces::cgText(32, 1000))};
+  try {
+    buildScaleFree(in);
+    FAIL() << "built";
+  } catch (const InputError& e) {
+    const std::string m = e.render();
+    EXPECT_NE(m.find("it needs 5 template scales at which every model has a value, and found 0 among grids with "
+                     "extents of at least 3, none a multiple of another (at the first that did not: "),
+              std::string::npos)
+        << m;
+    EXPECT_NE(m.find("and 3 among the grids of powers of two (at the first that did not: "), std::string::npos) << m;
+    EXPECT_NE(m.find("1000/px"), std::string::npos) << m;
+    EXPECT_NE(m.find("P=128 (16x8)"), std::string::npos) << m;
+  }
+}
+
 // Recursive doubling over all p = 2^n ranks: log2(p) MPI_Sendrecv steps with rank XOR 2^k, tag k.
 std::string doublingText(Rank p) {
   int steps = 0;
