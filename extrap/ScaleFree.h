@@ -2,7 +2,7 @@
 // program that runs at any rank count its models fit (`tracegen extrapolate T1 T2 T3 -o
 // bench.c`, no --ranks). Its ranks are the position classes of the process grid and its values
 // formulas of the rank count and the grid's extents (gen/Program.h: ScaleFreeGrid, Formula,
-// GridPeer, Progression), computed by the benchmark at run time.
+// GridPeer, RelationPeer, Progression), computed by the benchmark at run time.
 //
 // Algorithm.
 //  1. The dimension of the grid is the one extrapolation (extrap/Extrapolate.h) finds at the

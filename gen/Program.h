@@ -181,7 +181,7 @@ struct Stmt {
 // rank count its models cover. Its ranks are the position classes of a `dims`-D process grid
 // (extrap/topology/Grid.h: index sum of pos_d * 3^d, pos 0 first, 1 interior, 2 last), so every
 // RankList of the program is a set of classes and numRanks is 3^dims; values that change with
-// the scale are Formula, GridPeer and Progression expressions.
+// the scale are Formula, GridPeer, RelationPeer and Progression expressions.
 struct ScaleFreeGrid {
   int dims = 1;
   bool descending = false;  // the grid's longest side is x (extrap/topology/Grid.h defaultGrid)
