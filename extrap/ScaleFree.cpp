@@ -9,6 +9,7 @@
 #include <optional>
 #include <set>
 
+#include "extrap/topology/PeerRelation.h"
 #include "gen/Traversal.h"
 #include "ir/Diagnostics.h"
 #include "ir/Verify.h"
@@ -28,6 +29,9 @@ using gen::Stmt;
 constexpr std::size_t kTemplates = 5;
 // Candidate grids tried at most, smallest first.
 constexpr std::size_t kMaxCandidates = 400;
+// The largest template of the power-of-two family (extrapolating to a template costs time per
+// rank).
+constexpr Rank kMaxPowerOfTwoRanks = 4096;
 // A time model is taken where it is within this of the time at every template.
 constexpr double kTimeTolerance = 0.10;
 
@@ -51,6 +55,23 @@ std::vector<Grid> candidateGrids(int dims, bool descending) {
   if (out.size() > kMaxCandidates) out.resize(kMaxCandidates);
   if (descending)
     for (Grid& g : out) std::reverse(g.ext.begin(), g.ext.begin() + dims);
+  return out;
+}
+
+// The default grids (the benchmark's own choice at that rank count) of the powers of two whose
+// extents are all at least 3, by size: for codes whose models need extents that are powers of
+// two (log2(px) steps of a row's recursive doubling, NPB CG's px = py or 2 * py), which no grid
+// of candidateGrids() fits. Square grids make px and py coincide, but the non-square ones
+// between them part every model in px from its rival in py, so a model that fits all is the
+// extrapolation's own.
+std::vector<Grid> powerOfTwoGrids(int dims, bool descending) {
+  std::vector<Grid> out;
+  for (Rank p = 2; p <= kMaxPowerOfTwoRanks; p *= 2) {
+    const Grid g = defaultGrid(p, dims, descending);
+    bool wide = true;
+    for (int d = 0; d < dims; ++d) wide = wide && g.ext[static_cast<std::size_t>(d)] >= 3;
+    if (wide) out.push_back(g);
+  }
   return out;
 }
 
@@ -344,7 +365,10 @@ class Aligner {
     const Expr& e0 = *xs[0];
     bool choices = true;  // by rank at every template: a colour may have a group per row
     for (const Expr* x : xs) choices = choices && x->kind == Expr::Kind::ByRank;
-    if (choices && !classUnions(xs)) return coordinate(xs, what);
+    if (choices && !classUnions(xs)) {
+      if (auto r = relation(xs, classesHere, what)) return *r;
+      return coordinate(xs, what);
+    }
     for (std::size_t t = 1; t < xs.size(); ++t)
       if (!sameForm(*xs[t], e0))
         throw error(fmt::format("{} takes another form at {} than at {} (a choice by rank or by execution where the "
@@ -398,6 +422,58 @@ class Aligner {
           if (!cr.empty() && cr.intersects(g) && !cr.isSubsetOf(g)) return false;
         }
     return true;
+  }
+
+  // Whether every value of the expression is a peer relative to the rank.
+  static bool peersOnly(const Expr& e) {
+    if (e.kind == Expr::Kind::RankOffset) return true;
+    if (e.kind != Expr::Kind::ByRank && e.kind != Expr::Kind::ByExecution) return false;
+    return !e.children.empty() && std::all_of(e.children.begin(), e.children.end(), peersOnly);
+  }
+
+  // A peer whose choices by rank cut across the position classes: each rank has a peer of its
+  // own, which a relation (gen/GridRelation.h, the extrapolation's own: extrap/topology/
+  // PeerRelation.h) may give. A relation is taken if it gives every rank of the classes that
+  // execute the statement its peer at every execution (over a whole cycle of the program's
+  // values and of the relation's steps) at every template; the templates are small enough to
+  // visit every rank. Two relations that both fit would be a coincidence of these scales: an
+  // error.
+  std::optional<Expr> relation(const std::vector<const Expr*>& xs, const RankList& classesHere, const std::string& what) {
+    for (const Expr* x : xs) {
+      std::vector<int> loops;
+      x->firstIterationLoops(loops);
+      if (!peersOnly(*x) || !loops.empty()) return std::nullopt;
+    }
+    std::vector<gen::GridRelation> fits;
+    for (const auto& rel : peerRelations()) {
+      const gen::GridRelation kind = rel->kind();
+      bool ok = true;
+      for (std::size_t t = 0; ok && t < xs.size(); ++t) {
+        const Grid& g = grids_[t];
+        const std::int64_t steps = gen::relationSteps(kind, g.dims, g.ext);
+        if (steps == 0) {
+          ok = false;
+          break;
+        }
+        const std::int64_t period = std::lcm(xs[t]->executionPeriod(), steps);
+        for (int c = 0; ok && c < nc_; ++c) {
+          if (!classesHere.contains(c)) continue;
+          classRanks(g, c).forEach([&](Rank r) {
+            for (std::int64_t k = 0; ok && k < period; ++k)
+              ok = static_cast<Rank>(xs[t]->eval(r, g.size(), k, {})) == gen::relationPeer(kind, g.dims, g.ext, r, k % steps);
+            return ok;
+          });
+        }
+      }
+      if (ok) fits.push_back(kind);
+    }
+    if (fits.empty()) return std::nullopt;
+    if (fits.size() > 1)
+      throw error(fmt::format("{}: both {} and {} give its peers at the template scales", what,
+                              gen::relationName(fits[0]), gen::relationName(fits[1])));
+    ++res_.stats["relation peers"];
+    explain(fmt::format("{}: {}", what, gen::relationName(fits.front())));
+    return Expr::relationPeer(fits.front());
   }
 
   // A choice by rank whose groups cut across the position classes: a colour of a split by row,
@@ -629,12 +705,14 @@ class Aligner {
 std::string ScaleFreeResult::summary() const {
   std::string t;
   for (const Grid& g : templates) t += fmt::format("{}{}", t.empty() ? "" : ", ", g.str());
+  const std::int64_t relations = stats.count("relation peers") ? stats.at("relation peers") : 0;
   return fmt::format("scale-free benchmark: {}-D grid; formulas fitted at the template scales {}; {} formulas, {} grid "
-                     "steps\n",
+                     "steps{}\n",
                      program.scaleFree ? program.scaleFree->dims : 0, t,
                      (stats.count("integer formulas") ? stats.at("integer formulas") : 0) +
                          (stats.count("time formulas") ? stats.at("time formulas") : 0),
-                     stats.count("grid steps") ? stats.at("grid steps") : 0);
+                     stats.count("grid steps") ? stats.at("grid steps") : 0,
+                     relations ? fmt::format(", {} peers by relation", relations) : std::string());
 }
 
 ScaleFreeResult buildScaleFree(const std::vector<ExtrapolateInput>& inputs, double instructionRate) {
@@ -657,35 +735,51 @@ ScaleFreeResult buildScaleFree(const std::vector<ExtrapolateInput>& inputs, doub
                                         first.target.size(), first.target.str()));
   for (const auto& line : first.explanation) res.explanation.push_back("  " + line);
   res.explanation.push_back("the program's formulas, fitted over the template scales:");
-  // 2. Template scales.
+  // 2. Template scales: of the extents-apart family, else (none of it fits every model) of
+  // the power-of-two family; never a mix, whose templates no one program would span.
   std::vector<Program> programs;
-  std::optional<InputError> firstFailure;
-  for (const Grid& g : candidateGrids(dims, descending)) {
-    if (res.templates.size() == kTemplates) break;
-    ExtrapolateOptions o;
-    o.grid = g;
-    o.ranks = g.size();
-    try {
-      ExtrapolateResult r = extrapolate(inputs, o);
-      ++res.stats["template scales tried"];
-      auto trace = std::make_unique<Trace>(std::move(r.trace));
-      const std::string name = fmt::format("{} extrapolated to {}", inputs.front().file, g.str());
-      verifyStructure(*trace, name);
-      programs.push_back(lowerTemplate(*trace, name, instructionRate));
-      res.traces.push_back(std::move(trace));
-      res.templates.push_back(g);
-    } catch (const InputError& e) {
-      ++res.stats["template scales tried"];
-      if (!firstFailure) firstFailure = e;
+  struct Family {
+    std::string name;
+    std::size_t found = 0;
+    std::optional<InputError> firstFailure;
+  };
+  auto tryFamily = [&](const std::vector<Grid>& grids, Family& family) {
+    programs.clear();
+    res.traces.clear();
+    res.templates.clear();
+    for (const Grid& g : grids) {
+      if (res.templates.size() == kTemplates) break;
+      ExtrapolateOptions o;
+      o.grid = g;
+      o.ranks = g.size();
+      try {
+        ExtrapolateResult r = extrapolate(inputs, o);
+        ++res.stats["template scales tried"];
+        auto trace = std::make_unique<Trace>(std::move(r.trace));
+        const std::string name = fmt::format("{} extrapolated to {}", inputs.front().file, g.str());
+        verifyStructure(*trace, name);
+        programs.push_back(lowerTemplate(*trace, name, instructionRate));
+        res.traces.push_back(std::move(trace));
+        res.templates.push_back(g);
+      } catch (const InputError& e) {
+        ++res.stats["template scales tried"];
+        if (!family.firstFailure) family.firstFailure = e;
+      }
     }
-  }
-  if (res.templates.size() < kTemplates) {
-    std::string why = firstFailure ? firstFailure->message() : "no candidate grid";
+    family.found = res.templates.size();
+    return res.templates.size() == kTemplates;
+  };
+  Family apart{"grids with extents of at least 3, none a multiple of another", 0, std::nullopt};
+  Family powers{"the grids of powers of two", 0, std::nullopt};
+  if (!tryFamily(candidateGrids(dims, descending), apart) && !tryFamily(powerOfTwoGrids(dims, descending), powers)) {
+    auto said = [](const Family& f) {
+      return fmt::format("{} among {}{}", f.found, f.name,
+                         f.firstFailure ? " (at the first that did not: " + f.firstFailure->message() + ")" : std::string());
+    };
     throw InputError(inputs.front().file, 0,
-                     fmt::format("scale-free benchmark: only {} of the {} template scales it needs have a value for every "
-                                 "model (grids with extents of at least 3, none a multiple of another); at the first "
-                                 "that did not: {}",
-                                 res.templates.size(), kTemplates, why));
+                     fmt::format("scale-free benchmark: it needs {} template scales at which every model has a value, "
+                                 "and found {}, and {}",
+                                 kTemplates, said(apart), said(powers)));
   }
   res.stats["template scales"] = static_cast<std::int64_t>(res.templates.size());
   // 3 and 4. Alignment and formulas.

@@ -2,7 +2,7 @@
 // program that runs at any rank count its models fit (`tracegen extrapolate T1 T2 T3 -o
 // bench.c`, no --ranks). Its ranks are the position classes of the process grid and its values
 // formulas of the rank count and the grid's extents (gen/Program.h: ScaleFreeGrid, Formula,
-// GridPeer, Progression), computed by the benchmark at run time.
+// GridPeer, RelationPeer, Progression), computed by the benchmark at run time.
 //
 // Algorithm.
 //  1. The dimension of the grid is the one extrapolation (extrap/Extrapolate.h) finds at the
@@ -11,11 +11,14 @@
 //     (every position class present) and differ from one another (no value coincides with
 //     another by the accident of a square grid): the first kTemplates such grids, smallest
 //     first, at which every model has a value (strong scaling's 240/px needs px dividing
-//     240). Each extrapolated trace is lowered by the default pipeline and made a Program as
-//     a trace read from a file would be, except that wildcard receives stay MPI_ANY_SOURCE
-//     (which sender each one matches is decided per rank at one scale, no formula of the
-//     grid); the whole pipeline still runs on a copy, so that each template is proven to
-//     complete.
+//     240). Where these give fewer, the benchmark's own grids of the powers of two with every
+//     extent at least 3 (codes whose models need powers of two: NPB CG's 1024/py, its row of
+//     log2(px) steps), whose non-square grids part a model in px from its rival in py; the
+//     two families are never mixed. Each extrapolated trace is lowered by the default
+//     pipeline and made a Program as a trace read from a file would be, except that wildcard
+//     receives stay MPI_ANY_SOURCE (which sender each one matches is decided per rank at one
+//     scale, no formula of the grid); the whole pipeline still runs on a copy, so that each
+//     template is proven to complete.
 //  3. Alignment: the template programs must be one program but for their values: the same
 //     statements, loops and calls in the same order, each rank set the same set of position
 //     classes, each expression of the same form. A difference is an error naming the first
@@ -27,7 +30,10 @@
 //     exactly; times by least squares, which must reproduce them to 1e-6. Peers relative to
 //     the rank become grid steps (the same at every template and for every class the
 //     statement names), cycles over executions whose length follows the scale (the ring's
-//     tag per step) progressions with fitted start, step and length.
+//     tag per step) progressions with fitted start, step and length. Peers whose choices by
+//     rank cut across the position classes become the relation (gen/GridRelation.h: the
+//     row's rank XOR 2^k, the transpose partner) that gives every rank of every template its
+//     peer at every execution.
 // The program is the first template's with those expressions; its call sites and events are
 // the first template's trace, which the result keeps.
 #pragma once

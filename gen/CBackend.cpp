@@ -221,8 +221,10 @@ std::string formatUs(double us) {
 }
 
 bool hasByExecution(const Expr& e) {
-  // A progression over executions (scale-free programs) reads the execution counter too.
+  // A progression over executions and a relation's peer per step (scale-free programs) read the
+  // execution counter too.
   if (e.kind == Expr::Kind::ByExecution || e.kind == Expr::Kind::Progression) return true;
+  if (e.kind == Expr::Kind::RelationPeer && !e.perExecutionInvariant()) return true;
   return std::any_of(e.children.begin(), e.children.end(), hasByExecution);
 }
 
@@ -2121,6 +2123,11 @@ class CWriter : public ProgramWalker {
 
     std::string formula(const Expr& e) override { return w_.formulaText(e.formula); }
     std::string gridPeer(const Expr& e) override { return w_.gridPeerText(e.grid); }
+    std::string relationPeer(const Expr& e) override {
+      if (!e.perExecutionInvariant() && scope_.counter.empty())
+        throw std::logic_error("Expr: a relation's peer per step outside a counted statement");
+      return w_.relationPeerText(e.relation, scope_.counter);
+    }
     std::string progression(const Expr& e) override {
       if (scope_.counter.empty()) throw std::logic_error("Expr: a progression outside a counted statement");
       const std::string start = print(e.children[0]), step = print(e.children[1]), length = print(e.children[2]);
@@ -2616,6 +2623,29 @@ class CWriter : public ProgramWalker {
       else coords.push_back(g.step[d] > 0 ? fmt::format("({} + 1) % {}", c, n) : fmt::format("({} + {} - 1) % {}", c, n, n));
     }
     return fmt::format("grid_rank({})", fmt::join(coords, ", "));
+  }
+
+  // A relation's peer (gen/GridRelation.h) in C, at the step the statement's execution counter
+  // names, and its domain as a condition of scale_problem(): the row's XOR partner needs px a
+  // power of two, the transpose partner px a multiple of py.
+  std::string relationPeerText(GridRelation rel, const std::string& counter) {
+    const bool oneD = program_.scaleFree && program_.scaleFree->dims == 1;
+    const std::string row = oneD ? "nranks" : "px";
+    uses_.scaleHelpers = true;
+    switch (rel) {
+      case GridRelation::RowXor:
+        noteScaleCondition(fmt::format("is_power_of_two({})", row),
+                           fmt::format("{} a power of two", oneD ? "the rank count" : "px"));
+        noteScaleCondition(fmt::format("{} >= 2", row), fmt::format("{} at least 2", oneD ? "the rank count" : "px"));
+        return fmt::format("(rank ^ (1 << ({} % ilog2({}))))", counter, row);
+      case GridRelation::Transpose:
+        if (oneD || program_.scaleFree->dims != 2)
+          throw std::invalid_argument("scale-free: the transpose partner on a grid that is not 2-D");
+        uses_.gridRank = true;
+        noteScaleCondition("px % py == 0", "px a multiple of py");
+        return "grid_rank(px / py * y + x % (px / py), x / (px / py), 0)";
+    }
+    throw std::logic_error("scale-free: an unknown relation");
   }
 
   // Every formula leaf of an expression (the values it can take at one scale).

@@ -510,6 +510,7 @@ class Renderer : public ProgramWalker {
         [[fallthrough]];
       case Expr::Kind::Formula:
       case Expr::Kind::GridPeer:
+      case Expr::Kind::RelationPeer:
         // Scale-free values are leaves: their text is spelled where they are used.
         if (!scaleFree()) throw std::logic_error("NcptlBackend: a scale-free expression in a program of one scale");
         c.values[key] = e;
@@ -1499,6 +1500,14 @@ class Renderer : public ProgramWalker {
       data d;
       d.set("single", true);
       d.set("rank", gridPeerText(v.grid, "t"));
+      out.text = fill("tasks", d);
+      return out;
+    }
+    if (v.kind == Expr::Kind::RelationPeer) {  // relative to the acting task, which binds t
+      out.relative = true;
+      data d;
+      d.set("single", true);
+      d.set("rank", relationPeerText(v.relation, "t"));
       out.text = fill("tasks", d);
       return out;
     }
@@ -2518,6 +2527,32 @@ class Renderer : public ProgramWalker {
       steps += fmt::format("{}{}", k ? ", " : "", g.step[k]);
     }
     return fmt::format("MESH_NEIGHBOR(({}), {}, ({}))", extents, v, steps);
+  }
+
+  // The peer of task `v` by a relation (gen/GridRelation.h), as the C backend computes it: the
+  // row's XOR partner at step k MOD log2(px), k the statement's execution index (as a
+  // progression's), and the transpose partner from v's coordinates; each notes its domain.
+  // XOR binds as loosely as '+' and '<<' as tightly as '*' (the language reference's
+  // precedence table), so the text is parenthesised throughout.
+  std::string relationPeerText(GridRelation rel, const std::string& v) {
+    const int dims = gridDims();
+    switch (rel) {
+      case GridRelation::RowXor: {
+        ScaleFormula steps;
+        steps.var = dims == 1 ? ScaleFormula::Var::P : ScaleFormula::Var::Px;
+        steps.logPower = 1;
+        steps.c1num = 1;
+        const std::string n = formulaText(steps);  // log2 of the row, noting it a power of two
+        return fmt::format("({} XOR (1 << (({}) MOD {})))", v, executionIndexText(), factor(n));
+      }
+      case GridRelation::Transpose: {
+        if (dims != 2) throw std::invalid_argument("scale-free: the transpose partner on a grid that is not 2-D");
+        noteScaleCondition("py DIVIDES px", "px a multiple of py");
+        const std::string x = fmt::format("({} MOD px)", v), y = fmt::format("({}/px)", v);
+        return fmt::format("((px/py)*{} + {} MOD (px/py) + px*({}/(px/py)))", y, x, x);
+      }
+    }
+    throw std::logic_error("NcptlBackend: an unknown relation");
   }
 
   // `A n BYTE MESSAGE [USING TAG k]` with a count and tag that may be formulas or progressions.

@@ -10,6 +10,7 @@ namespace tracegen::gen {
 
 bool Expr::perExecutionInvariant() const {
   if (kind == Kind::ByExecution || kind == Kind::FirstIteration || kind == Kind::Progression) return false;
+  if (kind == Kind::RelationPeer && relation == GridRelation::RowXor) return false;  // a peer per step
   for (const auto& c : children)
     if (!c.perExecutionInvariant()) return false;
   return true;
@@ -52,6 +53,7 @@ double Expr::eval(Rank rank, Rank numRanks, std::int64_t execution, const std::m
       [[fallthrough]];
     case Kind::Formula:
     case Kind::GridPeer:
+    case Kind::RelationPeer:
       throw std::logic_error("Expr::eval: a scale-free expression has no value before the scale is known");
   }
   return 0;
@@ -81,6 +83,7 @@ Expr Expr::atExecution(std::int64_t execution, const std::map<int, bool>& firstI
       [[fallthrough]];
     case Kind::Formula:
     case Kind::GridPeer:
+    case Kind::RelationPeer:
       throw std::logic_error("Expr::atExecution: a scale-free expression");
   }
   return *this;

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "gen/GridRelation.h"
 #include "gen/GridStep.h"
 #include "ir/Trace.h"
 
@@ -38,7 +39,8 @@ struct ScaleFormula {
 };
 
 // A peer of a scale-free benchmark is a GridStep (gen/GridStep.h): the neighbour one step away
-// on the process grid.
+// on the process grid; or, where each rank of a position class has a peer of its own, a
+// GridRelation (gen/GridRelation.h): arithmetic on the rank and the extents.
 
 // A value the benchmark computes at run time from the calling rank and the loop state.
 struct Expr {
@@ -54,6 +56,7 @@ struct Expr {
     Formula,         // formula: a function of the rank count and the grid's extents
     GridPeer,        // grid: the rank one grid step away from the caller
     Progression,     // children[0] + children[1] * (k mod children[2]) at the k-th execution
+    RelationPeer,    // relation: the caller's peer at step k mod (its steps) at the k-th execution
     // A compute time that drifts over calls (ComputeTime::calls): children[i] for the calls of
     // index [firsts[i], firsts[i+1]) (the last open-ended), the index counting from 0 the times
     // the rank takes this value (a counter of its own, as the recorder counted the samples of
@@ -71,25 +74,32 @@ struct Expr {
   ScaleFormula formula;  // Kind::Formula
   GridStep grid;         // Kind::GridPeer
   std::vector<std::int64_t> firsts;  // Kind::ByCall
+  GridRelation relation = GridRelation::RowXor;  // Kind::RelationPeer
 
-  static Expr constant(double v) { return Expr{Kind::Const, v, 0, {}, -1, {}, {}, {}, {}}; }
-  static Expr rankOffset(std::int64_t off) { return Expr{Kind::RankOffset, 0, off, {}, -1, {}, {}, {}, {}}; }
+  static Expr constant(double v) { return Expr{Kind::Const, v, 0, {}, -1, {}, {}, {}, {}, {}}; }
+  static Expr rankOffset(std::int64_t off) { return Expr{Kind::RankOffset, 0, off, {}, -1, {}, {}, {}, {}, {}}; }
   static Expr byRank(std::vector<RankList> groups, std::vector<Expr> children) {
-    return Expr{Kind::ByRank, 0, 0, std::move(groups), -1, std::move(children), {}, {}, {}};
+    return Expr{Kind::ByRank, 0, 0, std::move(groups), -1, std::move(children), {}, {}, {}, {}};
   }
   static Expr byExecution(std::vector<Expr> cycle) {
-    return Expr{Kind::ByExecution, 0, 0, {}, -1, std::move(cycle), {}, {}, {}};
+    return Expr{Kind::ByExecution, 0, 0, {}, -1, std::move(cycle), {}, {}, {}, {}};
   }
   static Expr firstIteration(int loop, Expr first, Expr rest) {
-    return Expr{Kind::FirstIteration, 0, 0, {}, loop, {std::move(first), std::move(rest)}, {}, {}, {}};
+    return Expr{Kind::FirstIteration, 0, 0, {}, loop, {std::move(first), std::move(rest)}, {}, {}, {}, {}};
   }
-  static Expr scaled(const ScaleFormula& f) { return Expr{Kind::Formula, 0, 0, {}, -1, {}, f, {}, {}}; }
-  static Expr gridPeer(const GridStep& g) { return Expr{Kind::GridPeer, 0, 0, {}, -1, {}, {}, g, {}}; }
+  static Expr scaled(const ScaleFormula& f) { return Expr{Kind::Formula, 0, 0, {}, -1, {}, f, {}, {}, {}}; }
+  static Expr gridPeer(const GridStep& g) { return Expr{Kind::GridPeer, 0, 0, {}, -1, {}, {}, g, {}, {}}; }
   static Expr progression(Expr start, Expr step, Expr length) {
-    return Expr{Kind::Progression, 0, 0, {}, -1, {std::move(start), std::move(step), std::move(length)}, {}, {}, {}};
+    return Expr{Kind::Progression, 0, 0, {}, -1, {std::move(start), std::move(step), std::move(length)}, {}, {}, {}, {}};
+  }
+  static Expr relationPeer(GridRelation r) {
+    Expr e = gridPeer({});
+    e.kind = Kind::RelationPeer;
+    e.relation = r;
+    return e;
   }
   static Expr byCall(std::vector<std::int64_t> firsts, std::vector<Expr> values, double mean) {
-    return Expr{Kind::ByCall, mean, 0, {}, -1, std::move(values), {}, {}, std::move(firsts)};
+    return Expr{Kind::ByCall, mean, 0, {}, -1, std::move(values), {}, {}, std::move(firsts), {}};
   }
   bool isConst() const { return kind == Kind::Const; }
   // A progression of constants: a fixed-scale list of values with one stride (gen/Traversal.cpp,
@@ -171,7 +181,7 @@ struct Stmt {
 // rank count its models cover. Its ranks are the position classes of a `dims`-D process grid
 // (extrap/topology/Grid.h: index sum of pos_d * 3^d, pos 0 first, 1 interior, 2 last), so every
 // RankList of the program is a set of classes and numRanks is 3^dims; values that change with
-// the scale are Formula, GridPeer and Progression expressions.
+// the scale are Formula, GridPeer, RelationPeer and Progression expressions.
 struct ScaleFreeGrid {
   int dims = 1;
   bool descending = false;  // the grid's longest side is x (extrap/topology/Grid.h defaultGrid)

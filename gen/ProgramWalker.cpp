@@ -204,6 +204,7 @@ std::string ExprPrinter::formula(const Expr&) {
 }
 std::string ExprPrinter::gridPeer(const Expr& e) { return formula(e); }
 std::string ExprPrinter::progression(const Expr& e) { return formula(e); }
+std::string ExprPrinter::relationPeer(const Expr& e) { return formula(e); }
 
 std::string ExprPrinter::byCall(const Expr& e) { return constant(e.value); }
 
@@ -228,6 +229,7 @@ std::string ExprPrinter::print(const Expr& e) {
       return byCall(e);
     case Expr::Kind::Formula: return formula(e);
     case Expr::Kind::GridPeer: return gridPeer(e);
+    case Expr::Kind::RelationPeer: return relationPeer(e);
     case Expr::Kind::Progression:
       if (e.children.size() != 3) throw std::logic_error("Expr: a progression needs a start, a step and a length");
       return progression(e);

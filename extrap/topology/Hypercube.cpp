@@ -6,7 +6,8 @@
 // it is set: a rank's list depends on x's bits, which cut across the grid's position classes
 // (x:interior holds ranks of either parity), so it is no grid direction. The relation gives
 // each rank its list at any grid whose x extent is a power of two; the step count, log2(px), is
-// the model of the loop's trip count (and of any list with one value per step).
+// the model of the loop's trip count (and of any list with one value per step). The arithmetic
+// is gen/GridRelation.cpp's, which scale-free benchmarks compute at run time.
 #include "extrap/topology/Hypercube.h"
 
 namespace tracegen::extrap {
@@ -18,16 +19,14 @@ int exactLog2(Rank n) {
   return l;
 }
 
-bool HypercubeRelation::definedOn(const Grid& g) const { return exactLog2(g.ext[0]) > 0; }
+bool HypercubeRelation::definedOn(const Grid& g) const { return gen::relationDefinedOn(kind(), g.dims, g.ext); }
 
 std::size_t HypercubeRelation::steps(const Grid& g) const {
-  const int l = exactLog2(g.ext[0]);
-  return l > 0 ? static_cast<std::size_t>(l) : 0;
+  return static_cast<std::size_t>(gen::relationSteps(kind(), g.dims, g.ext));
 }
 
 std::int64_t HypercubeRelation::stored(const Grid& g, Rank r, std::size_t k) const {
-  const Rank bit = Rank{1} << k;
-  const Rank partner = r ^ bit;
+  const Rank partner = gen::relationPeer(kind(), g.dims, g.ext, r, static_cast<std::int64_t>(k));
   return ((partner - r) % g.size() + g.size()) % g.size();
 }
 

@@ -10,7 +10,8 @@ namespace tracegen::extrap {
 // every rank.
 class HypercubeRelation final : public PeerRelation {
  public:
-  std::string name() const override { return "rank XOR 2^k within the row, k = 0 .. log2(px)-1"; }
+  std::string name() const override { return std::string(gen::relationName(kind())); }
+  gen::GridRelation kind() const override { return gen::GridRelation::RowXor; }
   bool definedOn(const Grid& g) const override;
   std::size_t steps(const Grid& g) const override;
   std::int64_t stored(const Grid& g, Rank r, std::size_t k) const override;

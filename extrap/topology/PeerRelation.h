@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "extrap/topology/Grid.h"
+#include "gen/GridRelation.h"
 #include "ir/Trace.h"
 
 namespace tracegen::extrap {
@@ -31,6 +32,9 @@ class PeerRelation {
   virtual std::size_t steps(const Grid& g) const = 0;
   // The peer of rank r at step k (k < steps(g)), stored relative to r: (peer - r + P) mod P.
   virtual std::int64_t stored(const Grid& g, Rank r, std::size_t k) const = 0;
+  // The relation as a scale-free benchmark computes it (gen/GridRelation.h, the one definition
+  // both evaluate).
+  virtual gen::GridRelation kind() const = 0;
 };
 
 // Every relation the extrapolation tries, in the order tried (extrap/topology/Hypercube.h,

@@ -6,19 +6,16 @@
 // (h * y + x mod h, x div h). On a square grid that is (y, x): the diagonal exchanges with
 // itself (stored 0). The offset to the partner, (px - h) * (x div h - y), differs along every
 // diagonal, so the ranks of a position class have partners of their own; the relation gives
-// each rank its partner at any 2-D grid whose x extent is a multiple of its y extent.
+// each rank its partner at any 2-D grid whose x extent is a multiple of its y extent. The
+// arithmetic is gen/GridRelation.cpp's, which scale-free benchmarks compute at run time.
 #include "extrap/topology/Transpose.h"
 
 namespace tracegen::extrap {
 
-bool TransposeRelation::definedOn(const Grid& g) const {
-  return g.dims == 2 && g.ext[1] >= 2 && g.ext[0] % g.ext[1] == 0;
-}
+bool TransposeRelation::definedOn(const Grid& g) const { return gen::relationDefinedOn(kind(), g.dims, g.ext); }
 
 Rank TransposeRelation::partner(const Grid& g, Rank r) {
-  const Rank h = g.ext[0] / g.ext[1];
-  const auto c = g.coords(r);
-  return g.rankOf({h * c[1] + c[0] % h, c[0] / h, 0});
+  return gen::relationPeer(gen::GridRelation::Transpose, g.dims, g.ext, r, 0);
 }
 
 std::int64_t TransposeRelation::stored(const Grid& g, Rank r, std::size_t) const {

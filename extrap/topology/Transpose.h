@@ -9,7 +9,8 @@ namespace tracegen::extrap {
 // (h * y + x mod h, x div h): on a square grid (x, y) with (y, x), NPB CG's col * ncols + row.
 class TransposeRelation final : public PeerRelation {
  public:
-  std::string name() const override { return "the transpose partner (h*y + x mod h, x div h), h = px/py"; }
+  std::string name() const override { return std::string(gen::relationName(kind())); }
+  gen::GridRelation kind() const override { return gen::GridRelation::Transpose; }
   bool definedOn(const Grid& g) const override;
   std::size_t steps(const Grid&) const override { return 1; }
   std::int64_t stored(const Grid& g, Rank r, std::size_t k) const override;

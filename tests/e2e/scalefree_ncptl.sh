@@ -12,7 +12,7 @@
 # not compared, the simulation does not count them). A copy of the stencil2d program with every message doubled must fail that
 # comparison, so that it is known to look.
 #
-#   scalefree_ncptl.sh TRACEGEN NCPTL_CHECK RECORDER APPS_DIR [APP...]
+#   scalefree_ncptl.sh TRACEGEN NCPTL_CHECK RECORDER APPS_DIR NPB_DIR [APP...]
 #
 #   stencil2d       inputs 9, 12, 16     args 10 16     targets 24, 64
 #   stencil_strong  inputs 9, 12, 16     args 10 240    targets 20, 36; 14 refused by its ASSERT
@@ -22,6 +22,8 @@
 #   wavefront       inputs 9, 12, 16     args 3 4 16    refused: its wildcard receives name no sender
 #   rowcol          inputs 8, 16, 32     args 10 1024   refused: collectives on row and column communicators
 #   stencil2d       inputs 4, 8          args 10 16     targets 16, 36 (classes no input shows composed)
+#   cg_like         inputs 4, 8, 16      (NPB_DIR: one binary per count)  targets 32, 64 (peers by
+#                   relation: the row's rank XOR 2^k, the transpose partner; power-of-two templates)
 #
 # With the real coNCePTuaL 1.5.1b compiler (tests/e2e/real-ncptl.sh finds it; without it the
 # script says SKIP and checks the rest), every scale-free program is also compiled by it and run
@@ -30,10 +32,10 @@
 # one MPI_Waitall) gives a .ncptl that ncptl-check accepts, that runs to completion at 4 tasks and
 # whose point-to-point calls and bytes, counted through PMPI, are the recording's on every rank.
 set -uo pipefail
-tracegen=$(realpath "$1") check=$(realpath "$2") recorder=$(realpath "$3") apps=$4
-shift 4
+tracegen=$(realpath "$1") check=$(realpath "$2") recorder=$(realpath "$3") apps=$4 npb=$5
+shift 5
 selected=("$@")
-[ ${#selected[@]} -eq 0 ] && selected=(stencil2d stencil_strong ring halo3d fft wavefront rowcol)
+[ ${#selected[@]} -eq 0 ] && selected=(stencil2d stencil_strong ring halo3d fft wavefront rowcol cg_like)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 TRACEGEN_QUIET=1
@@ -128,6 +130,7 @@ PY
 }
 
 for app in "${selected[@]}"; do
+  [ "$app" = cg_like ] && continue  # below: one binary per process count
   read -r -a a <<<"$(args_of "$app")"
   sf=$work/$app.ncptl
   # Compute times are measured on a machine running up to 64 ranks on a few cores: a time that
@@ -267,6 +270,60 @@ if [[ " ${selected[*]} " == *" stencil2d "* ]] && record 4 "$work/halo4.tgt" "$a
         ok "stencil2d at 4 ranks: ran to completion with the real run time, point-to-point calls and bytes = the recording's"
       else
         fail "stencil2d at 4 ranks: the run's point-to-point traffic differs from the recording's"
+      fi
+    fi
+  fi
+fi
+
+# NPB-like CG (samples/apps/npb-like/cg_like.c, compiled per process count): its row sums pair
+# rank with rank XOR 2^k over log2(px) steps and its transpose partner is (h*y + x mod h, x div h),
+# peers no grid step gives (gen/GridRelation.h); its templates are the grids of powers of two.
+# The one program, from 4, 8 and 16 ranks, is simulated by ncptl-check at 32 (8x4) and 64 (8x8)
+# tasks, its traffic at 32 the recording's; refused by its ASSERT at 24 (6x4: px no power of
+# two); and the real compiler's program, run on 32 tasks, makes the recording's point-to-point
+# calls and bytes on every rank.
+if [[ " ${selected[*]} " == *" cg_like "* ]]; then
+  cg_record() {  # cg_record NP: $work/cg-NP.tgt
+    timeout 300 mpiexec --oversubscribe -n "$1" env LD_PRELOAD="$recorder" TRACEGEN_OUTPUT="$work/cg-$1.tgt" \
+      TRACEGEN_COMPRESS=0 "$npb/cg_like.$1" >"$work/stdout" 2>&1 && [ -s "$work/cg-$1.tgt" ] && return 0
+    cat "$work/stdout"
+    fail "cg_like: recording at $1 ranks"
+    return 1
+  }
+  if cg_record 4 && cg_record 8 && cg_record 16 && cg_record 32 &&
+      "$tracegen" inspect --per-rank --format json "$work/cg-32.tgt" >"$work/cg-32.json"; then
+    if ! "$tracegen" extrapolate "$work/cg-4.tgt" "$work/cg-8.tgt" "$work/cg-16.tgt" -o "$work/cg.ncptl" >"$work/out" 2>&1; then
+      fail "cg_like: no scale-free coNCePTuaL program:"; cat "$work/out"
+    elif ! grep -q "XOR (1 << " "$work/cg.ncptl"; then
+      fail "cg_like: the program has no XOR partner"
+    elif ! "$check" --generated --tasks 32,64 --traffic "$work/cg.ncptl" >"$work/cg.traffic" 2>"$work/log"; then
+      fail "cg_like: ncptl-check --tasks 32,64 rejects the program:"; head -20 "$work/log"
+    else
+      head -1 "$work/cg.traffic" >"$work/cg-traffic32.json"
+      if compare_traffic "$work/cg-traffic32.json" "$work/cg-32.json" >"$work/cmp" 2>&1; then
+        ok "cg_like: accepted and simulated at 32 and 64 tasks, at 32 = recorded (messages, bytes and collectives on every rank)"
+      else
+        fail "cg_like: simulated traffic at 32 tasks differs from the recording:"; cat "$work/cmp"
+      fi
+      "$check" --generated --tasks 24 "$work/cg.ncptl" >"$work/out" 2>&1
+      rc=$?
+      if [ $rc -eq 2 ] && grep -q "this benchmark needs px a power of two\" fails with num_tasks = 24" "$work/out"; then
+        ok "cg_like: 24 tasks refused by the program's ASSERT (px a power of two)"
+      else
+        fail "cg_like at 24 tasks: status $rc"; cat "$work/out"
+      fi
+      if [ $real -eq 1 ]; then
+        mkdir -p "$work/real-cg"
+        countlib=$(real_ncptl_countlib "$work/real-cg")
+        if ! log=$(real_ncptl_build "$work/cg.ncptl" "$work/real-cg/bench"); then
+          fail "cg_like: the real compiler rejects the program:"; echo "$log" | head -20
+        elif ! real_ncptl_run "$work/real-cg/bench" 32 "$countlib" "$work/real-cg/count.json"; then
+          fail "cg_like: the real compiler's program does not run to completion on 32 tasks"
+        elif real_ncptl_compare_p2p "$work/cg-32.json" "$work/real-cg/count.json"; then
+          ok "cg_like: compiled by the real compiler, ran on 32 tasks, point-to-point calls and bytes = the recording's"
+        else
+          fail "cg_like: the real run's point-to-point traffic at 32 tasks differs from the recording's"
+        fi
       fi
     fi
   fi

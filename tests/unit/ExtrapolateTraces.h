@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 
 #include <cstdint>
+#include <map>
+#include <vector>
 #include <string>
 
 #include "extrap/Extrapolate.h"
@@ -26,6 +28,53 @@ inline std::string ringText(Rank p, std::int64_t count, const std::string& extra
       "{4}"
       "event 2 MPI_Finalize @ <1 0 {{{0} 1}}>\n  site ring.c:30\n",
       p, p - 1, count, tags, extra);
+}
+
+// NPB CG's exchanges at p = 2^n ranks on its px x py grid (px = py or 2 * py, x fastest): a row
+// sum of log2(px) steps, each an MPI_Irecv and MPI_Send with rank XOR 2^k, tag k+1 and 1024/py
+// doubles, and MPI_Wait; then the transpose exchange of 1024/px doubles with (h*y + x mod h,
+// x div h), h = px/py. Peers are written rank by rank as the recorder clusters them (one group
+// per list), computed here independently of the relations under test. `transposed`: the
+// elements the transpose exchanges over px ranks.
+inline std::string cgText(Rank p, Rank transposed = 1024) {
+  int n = 0;
+  while ((Rank{1} << n) < p) ++n;
+  const Rank py = Rank{1} << (n / 2), px = p / py;
+  int steps = 0;
+  while ((Rank{1} << steps) < px) ++steps;
+  auto rel = [&](Rank r, Rank peer) { return ((peer - r) % p + p) % p; };
+  // "<param> rel <values> @ <ranks>" lines, one per distinct list of relative peers.
+  auto groups = [&](const std::string& param, auto listOf) {
+    std::map<std::string, std::vector<Rank>> by;
+    for (Rank r = 0; r < p; ++r) by[listOf(r)].push_back(r);
+    std::string out;
+    for (const auto& [values, ranks] : by) out += fmt::format("  {} rel{} @ {}\n", param, values, RankList::fromSorted(ranks).str());
+    return out;
+  };
+  auto xorList = [&](Rank r) {
+    std::string v;
+    for (int k = 0; k < steps; ++k) v += fmt::format(" {}", rel(r, r ^ (Rank{1} << k)));
+    return v;
+  };
+  auto transposeOf = [&](Rank r) {
+    const Rank h = px / py, x = r % px, y = r / px;
+    return fmt::format(" {}", rel(r, (h * y + x % h) + px * (x / h)));
+  };
+  std::string tags;
+  for (int k = 1; k <= steps; ++k) tags += fmt::format(" {}", k);
+  const std::string all = RankList::all(p).str();
+  return fmt::format("tracegen-trace 1\nranks {0}\norigin hand-written\ndatatype MPI_DOUBLE 8\n"
+                     "event 0 MPI_Init @ {1}\n  site cg.c:10\n"
+                     "event 1 MPI_Irecv @ {1}\n  site cg.c:20\n  loop 0 iter {2}\n  loop 0 mem 3\n  comm 2\n"
+                     "  count {3}\n  datatype MPI_DOUBLE\n{4}  tag{5}\n"
+                     "event 2 MPI_Send @ {1}\n  site cg.c:21\n  comm 2\n  count {3}\n  datatype MPI_DOUBLE\n{6}  tag{5}\n"
+                     "event 3 MPI_Wait @ {1}\n  site cg.c:22\n  request 9999\n"
+                     "event 4 MPI_Irecv @ {1}\n  site cg.c:30\n  comm 2\n  count {7}\n  datatype MPI_DOUBLE\n{8}  tag 100\n"
+                     "event 5 MPI_Send @ {1}\n  site cg.c:31\n  comm 2\n  count {7}\n  datatype MPI_DOUBLE\n{9}  tag 100\n"
+                     "event 6 MPI_Wait @ {1}\n  site cg.c:32\n  request 9999\n"
+                     "event 7 MPI_Finalize @ {1}\n  site cg.c:40\n",
+                     p, all, steps, 1024 / py, groups("source", xorList), tags, groups("dest", xorList), transposed / px,
+                     groups("source", transposeOf), groups("dest", transposeOf));
 }
 
 // An input of `extrapolate` read from trace text.

@@ -71,6 +71,36 @@ TEST(ExtrapolatePeerRelation, TransposeMirrorsTheBlocksOfTheGrid) {
   EXPECT_FALSE(tr.definedOn(Grid{1, {8, 1, 1}}));
 }
 
+TEST(GridRelation, PeersAndDomainsAsTheBenchmarkComputesThem) {
+  using gen::GridRelation;
+  const std::array<std::int64_t, 3> g8x4{8, 4, 1}, g6x4{6, 4, 1}, g4x2{4, 2, 1}, g4x4{4, 4, 1};
+  // Rank 13 is x = 5 (binary 101) in row 1: partners 12, 15, 9 over log2(8) = 3 steps.
+  EXPECT_EQ(gen::relationSteps(GridRelation::RowXor, 2, g8x4), 3);
+  EXPECT_EQ(gen::relationPeer(GridRelation::RowXor, 2, g8x4, 13, 0), 12);
+  EXPECT_EQ(gen::relationPeer(GridRelation::RowXor, 2, g8x4, 13, 1), 15);
+  EXPECT_EQ(gen::relationPeer(GridRelation::RowXor, 2, g8x4, 13, 2), 9);
+  // In 1-D the row is every rank.
+  EXPECT_EQ(gen::relationSteps(GridRelation::RowXor, 1, {16, 1, 1}), 4);
+  EXPECT_EQ(gen::relationPeer(GridRelation::RowXor, 1, {16, 1, 1}, 5, 3), 13);
+  // A row of 6 is no hypercube; the transpose needs px a multiple of py, in 2-D.
+  EXPECT_FALSE(gen::relationDefinedOn(GridRelation::RowXor, 2, g6x4));
+  EXPECT_EQ(gen::relationSteps(GridRelation::RowXor, 2, g6x4), 0);
+  EXPECT_FALSE(gen::relationDefinedOn(GridRelation::Transpose, 2, g6x4));
+  EXPECT_FALSE(gen::relationDefinedOn(GridRelation::Transpose, 1, {8, 1, 1}));
+  EXPECT_TRUE(gen::relationDefinedOn(GridRelation::Transpose, 2, g8x4));
+  EXPECT_EQ(gen::relationSteps(GridRelation::Transpose, 2, g8x4), 1);
+  // 4x2, h = 2: (x, y) with (2y + x mod 2, x div 2); square 4x4: (x, y) with (y, x).
+  EXPECT_EQ(gen::relationPeer(GridRelation::Transpose, 2, g4x2, 2, 0), 4);
+  EXPECT_EQ(gen::relationPeer(GridRelation::Transpose, 2, g4x2, 4, 0), 2);
+  EXPECT_EQ(gen::relationPeer(GridRelation::Transpose, 2, g4x2, 1, 0), 1);
+  EXPECT_EQ(gen::relationPeer(GridRelation::Transpose, 2, g4x4, 1, 0), 4);
+  EXPECT_EQ(gen::relationPeer(GridRelation::Transpose, 2, g4x4, 5, 0), 5);
+  // The extrapolation's relations are these (the one definition both evaluate).
+  EXPECT_EQ(HypercubeRelation().kind(), GridRelation::RowXor);
+  EXPECT_EQ(TransposeRelation().kind(), GridRelation::Transpose);
+  EXPECT_EQ(HypercubeRelation().name(), gen::relationName(GridRelation::RowXor));
+}
+
 // A CG-like trace at p ranks, as the recorder clusters it: a loop of log2(px) steps, each an
 // MPI_Irecv from rank XOR 2^k with tag k+1 and 1024/py doubles (one group per list of peers),
 // then the transpose exchange with 1024/px doubles (one group per partner offset).

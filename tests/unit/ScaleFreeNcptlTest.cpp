@@ -49,6 +49,24 @@ std::string checkAt(const std::string& text, std::int64_t tasks) {
   return r.ok() && out.empty() ? std::string() : (r.ok() ? "" : "rejected:\n") + out;
 }
 
+TEST(ScaleFreeNcptl, CgLikeRelationPeersAreArithmeticOnTheTask) {
+  std::vector<ExtrapolateInput> in{input("cg8.tgt", traces::cgText(8)), input("cg16.tgt", traces::cgText(16)),
+                                   input("cg32.tgt", traces::cgText(32))};
+  const ScaleFreeResult r = buildScaleFree(in);
+  const std::string text = renderNcptl(r.program);
+  // The row's partner at the statement's execution (the loop variable: the loop runs once
+  // per entry here) and the transpose partner from t's coordinates.
+  EXPECT_NE(text.find("FROM TASK (t XOR (1 << ((i0) MOD (BITS(px) - 1))))"), std::string::npos) << text;
+  EXPECT_NE(text.find("TO UNSUSPECTING TASK (t XOR (1 << ((i0) MOD (BITS(px) - 1))))"), std::string::npos);
+  EXPECT_NE(text.find("((px/py)*(t/px) + (t MOD px) MOD (px/py) + px*((t MOD px)/(px/py)))"), std::string::npos);
+  EXPECT_NE(text.find("\"this benchmark needs px a multiple of py\" WITH py DIVIDES px"), std::string::npos);
+  // Simulated with every task's sends matched by its partner's receives at 32 (8x4) and 64
+  // (8x8); at 24 (6x4) px is no power of two and the program's ASSERT stops it.
+  EXPECT_EQ(checkAt(text, 32), "");
+  EXPECT_EQ(checkAt(text, 64), "");
+  EXPECT_NE(checkAt(text, 24).find("px a power of two"), std::string::npos) << checkAt(text, 24);
+}
+
 TEST(ScaleFreeNcptl, RingIsOneProgramForEveryTaskCountItsFormulasFit) {
   // Messages of 1024/P ints: strong scaling in a ring of P-1 steps tagged by the step.
   std::vector<ExtrapolateInput> in{input("ring4.tgt", ringText(4, 256)), input("ring8.tgt", ringText(8, 128)),

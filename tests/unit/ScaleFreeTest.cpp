@@ -150,6 +150,114 @@ TEST(ScaleFree, RowCommunicatorsOfAGridNumberedAlongItsLongestSide) {
   testing::expectCompilesUnderBothMpis(c, "scalefree-rows");
 }
 
+TEST(ScaleFree, CgLikePeersAreRelationsOnTemplatesOfPowersOfTwo) {
+  // 1024/py and 1024/px doubles need extents dividing 1024 and the row sum px a power of two:
+  // no grid of extents apart fits, the power-of-two grids do.
+  std::vector<ExtrapolateInput> in{input("cg8.tgt", traces::cgText(8)), input("cg16.tgt", traces::cgText(16)),
+                                   input("cg32.tgt", traces::cgText(32))};
+  const ScaleFreeResult r = buildScaleFree(in);
+  ASSERT_TRUE(r.program.scaleFree);
+  EXPECT_TRUE(r.program.scaleFree->descending);
+  std::vector<std::string> grids;
+  for (const Grid& g : r.templates) grids.push_back(g.str());
+  EXPECT_EQ(grids, (std::vector<std::string>{"4x4", "8x4", "8x8", "16x8", "16x16"}));
+  const gen::Stmt* loop = findLoop(r.program.body);
+  ASSERT_NE(loop, nullptr);
+  // The row sum's steps: log2(px), as the relation has them.
+  ASSERT_EQ(loop->loop.iterations.kind, Expr::Kind::Formula);
+  const gen::ScaleFormula& trips = loop->loop.iterations.formula;
+  EXPECT_EQ(trips.var, gen::ScaleFormula::Var::Px);
+  EXPECT_EQ(trips.num, 0);
+  EXPECT_EQ(trips.logPower, 1);
+  EXPECT_EQ(trips.c1num, 1);
+  EXPECT_EQ(trips.c0num, 0);
+  const gen::CallStmt& sum = loop->loop.body.at(0).call;
+  ASSERT_EQ(sum.params.at(Param::Source).kind, Expr::Kind::RelationPeer);
+  EXPECT_EQ(sum.params.at(Param::Source).relation, gen::GridRelation::RowXor);
+  EXPECT_EQ(loop->loop.body.at(1).call.params.at(Param::Dest).relation, gen::GridRelation::RowXor);
+  EXPECT_EQ(sum.params.at(Param::Tag).kind, Expr::Kind::Progression);
+  EXPECT_EQ(sum.params.at(Param::Count).formula.var, gen::ScaleFormula::Var::Py);
+  const gen::CallStmt* transpose = nullptr;
+  for (const auto& s : r.program.body)
+    if (s.kind == gen::Stmt::Kind::Call && s.call.op == Op::Irecv) transpose = &s.call;
+  ASSERT_NE(transpose, nullptr);
+  ASSERT_EQ(transpose->params.at(Param::Source).kind, Expr::Kind::RelationPeer);
+  EXPECT_EQ(transpose->params.at(Param::Source).relation, gen::GridRelation::Transpose);
+  EXPECT_EQ(transpose->params.at(Param::Count).formula.var, gen::ScaleFormula::Var::Px);
+  EXPECT_EQ(r.stats.at("relation peers"), 4);
+
+  const std::string c = renderC(r.program);
+  EXPECT_NE(c.find("(rank ^ (1 << (calls % ilog2(px))))"), std::string::npos) << c;
+  EXPECT_NE(c.find("grid_rank(px / py * y + x % (px / py), x / (px / py), 0)"), std::string::npos);
+  EXPECT_NE(c.find("for (long i0 = 0; i0 < ilog2(px); ++i0)"), std::string::npos);
+  // The relations' domains, checked before the benchmark communicates.
+  EXPECT_NE(c.find("if (!(is_power_of_two(px)))"), std::string::npos);
+  EXPECT_NE(c.find("if (!(px % py == 0))"), std::string::npos);
+  EXPECT_NE(c.find("return \"px a multiple of py\";"), std::string::npos);
+  testing::expectCompilesUnderBothMpis(c, "scalefree-cg");
+}
+
+TEST(ScaleFree, NoTemplateFamilyFitsEveryModel) {
+  // The transpose of 1000/px elements (250, 250, 125 at 4x2, 4x4, 8x4): no grid of extents apart
+  // has the row's relation, and the grids of powers of two have 1000/px up to 8x8 only.
+  std::vector<ExtrapolateInput> in{input("cg8.tgt", traces::cgText(8, 1000)),
+                                   input("cg16.tgt", traces::cgText(16, 1000)),
+                                   input("cg32.tgt", traces::cgText(32, 1000))};
+  try {
+    buildScaleFree(in);
+    FAIL() << "built";
+  } catch (const InputError& e) {
+    const std::string m = e.render();
+    EXPECT_NE(m.find("it needs 5 template scales at which every model has a value, and found 0 among grids with "
+                     "extents of at least 3, none a multiple of another (at the first that did not: "),
+              std::string::npos)
+        << m;
+    EXPECT_NE(m.find("and 3 among the grids of powers of two (at the first that did not: "), std::string::npos) << m;
+    EXPECT_NE(m.find("1000/px"), std::string::npos) << m;
+    EXPECT_NE(m.find("P=128 (16x8)"), std::string::npos) << m;
+  }
+}
+
+// Recursive doubling over all p = 2^n ranks: log2(p) MPI_Sendrecv steps with rank XOR 2^k, tag k.
+std::string doublingText(Rank p) {
+  int steps = 0;
+  while ((Rank{1} << steps) < p) ++steps;
+  std::string peers, tags;
+  for (const char* key : {"dest", "source"})
+    for (Rank r = 0; r < p; ++r) {
+      peers += fmt::format("  {} rel", key);
+      for (int k = 0; k < steps; ++k) peers += fmt::format(" {}", (((r ^ (Rank{1} << k)) - r) % p + p) % p);
+      peers += fmt::format(" @ <1 {} {{1 1}}>\n", r);
+    }
+  for (int k = 0; k < steps; ++k) tags += fmt::format(" {}", k);
+  return fmt::format(
+      "tracegen-trace 1\nranks {0}\norigin hand-written\ndatatype MPI_INT 4\n"
+      "event 0 MPI_Init @ <1 0 {{{0} 1}}>\n  site rd.c:10\n"
+      "event 1 MPI_Sendrecv @ <1 0 {{{0} 1}}>\n  site rd.c:20\n  loop 0 iter {1}\n  loop 0 mem 1\n  comm 2\n"
+      "  count 16\n  datatype MPI_INT\n  recvcount 16\n  recvtype MPI_INT\n{2}  tag{3}\n  recvtag{3}\n"
+      "event 2 MPI_Finalize @ <1 0 {{{0} 1}}>\n  site rd.c:30\n",
+      p, steps, peers, tags);
+}
+
+TEST(ScaleFree, RecursiveDoublingOverAllRanksIsTheRelationIn1D) {
+  // In 1-D the row is every rank: the partner is rank XOR 2^k over log2(P) steps.
+  std::vector<ExtrapolateInput> in{input("rd4.tgt", doublingText(4)), input("rd8.tgt", doublingText(8)),
+                                   input("rd16.tgt", doublingText(16))};
+  const ScaleFreeResult r = buildScaleFree(in);
+  ASSERT_TRUE(r.program.scaleFree);
+  EXPECT_EQ(r.program.scaleFree->dims, 1);
+  const gen::Stmt* loop = findLoop(r.program.body);
+  ASSERT_NE(loop, nullptr);
+  const gen::CallStmt& call = loop->loop.body.at(0).call;
+  EXPECT_EQ(call.params.at(Param::Dest).kind, Expr::Kind::RelationPeer);
+  EXPECT_EQ(call.params.at(Param::Source).relation, gen::GridRelation::RowXor);
+  const std::string c = renderC(r.program);
+  EXPECT_NE(c.find("(rank ^ (1 << (calls % ilog2(nranks))))"), std::string::npos) << c;
+  EXPECT_NE(c.find("for (long i0 = 0; i0 < ilog2(nranks); ++i0)"), std::string::npos);
+  EXPECT_NE(c.find("return \"the rank count a power of two\";"), std::string::npos);
+  testing::expectCompilesUnderBothMpis(c, "scalefree-doubling");
+}
+
 TEST(ScaleFree, ValuesNoModelFitsAreAnError) {
   // A count that jumps about with the scale: 100 at 4 ranks, 7 at 6, 100 at 8.
   std::vector<ExtrapolateInput> in{input("ring4.tgt", ringText(4, 100)), input("ring6.tgt", ringText(6, 7)),
