@@ -1495,19 +1495,11 @@ class Renderer : public ProgramWalker {
   Partner partner(const Expr& v, const RankList& r, bool source) {
     Partner out;
     std::int64_t rank = 0;
-    if (v.kind == Expr::Kind::GridPeer) {  // relative to the acting task, which binds t
+    if (v.kind == Expr::Kind::GridPeer || v.kind == Expr::Kind::RelationPeer) {  // relative to the acting task (t)
       out.relative = true;
       data d;
       d.set("single", true);
-      d.set("rank", gridPeerText(v.grid, "t"));
-      out.text = fill("tasks", d);
-      return out;
-    }
-    if (v.kind == Expr::Kind::RelationPeer) {  // relative to the acting task, which binds t
-      out.relative = true;
-      data d;
-      d.set("single", true);
-      d.set("rank", relationPeerText(v.relation, "t"));
+      d.set("rank", v.kind == Expr::Kind::GridPeer ? gridPeerText(v.grid, "t") : relationPeerText(v.relation, "t"));
       out.text = fill("tasks", d);
       return out;
     }
