@@ -511,6 +511,7 @@ class Renderer : public ProgramWalker {
       case Expr::Kind::Formula:
       case Expr::Kind::GridPeer:
       case Expr::Kind::RelationPeer:
+      case Expr::Kind::Block:
         // Scale-free values are leaves: their text is spelled where they are used.
         if (!scaleFree()) throw std::logic_error("NcptlBackend: a scale-free expression in a program of one scale");
         c.values[key] = e;
