@@ -2439,6 +2439,14 @@ class Renderer : public ProgramWalker {
         if (step != "1") k = fmt::format("{}*({})", leftFactor(step), k);
         return start == "0" ? k : fmt::format("{} + {}", start, k);
       }
+      case Expr::Kind::Block:
+        // Its value depends on the task's own coordinate, which a message specification cannot
+        // name (§3.1); the task sets would have to split at N MOD p along the coordinate.
+        throw std::invalid_argument(fmt::format(
+            "a count that follows a block distribution ({} + {}*block({}, p, c): the points of the task's own grid "
+            "coordinate c) in a scale-free coNCePTuaL program is not supported: write C (-o bench.c), or give the "
+            "target rank count (--ranks P)",
+            v.block.a, v.block.b, v.block.points));
       default:
         throw std::logic_error("NcptlBackend: no integer text for this expression");
     }
