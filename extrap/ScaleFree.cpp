@@ -615,10 +615,8 @@ class Aligner {
     for (std::size_t k = 0; k < all.size(); ++k) {
       if (!all[k].varies) continue;
       fits[k] = fitBlock(all[k].obs, dims_);
-      if (fits[k].models.empty())
-        throw error(fmt::format("{} (class {}): its values differ between the ranks of the class and follow no block "
-                                "distribution: {}",
-                                what, className(dims_, all[k].cls), fits[k].refusal));
+      // No block: a coordinate (a split's colour, coordinate()) or the caller's error.
+      if (fits[k].models.empty()) return std::nullopt;
       if (fits[k].models.size() == 1 && !fits[k].truncated) {
         fitted[k] = Expr::blockOf(term(fits[k].models.front()));
         if (std::find(decided.begin(), decided.end(), fits[k].models.front()) == decided.end())
