@@ -939,13 +939,16 @@ std::string ScaleFreeResult::summary() const {
   std::string t;
   for (const Grid& g : templates) t += fmt::format("{}{}", t.empty() ? "" : ", ", g.str());
   const std::int64_t relations = stats.count("relation peers") ? stats.at("relation peers") : 0;
-  return fmt::format("scale-free benchmark: {}-D grid; formulas fitted at the template scales {}; {} formulas, {} grid "
-                     "steps{}\n",
-                     program.scaleFree ? program.scaleFree->dims : 0, t,
+  const std::int64_t blocks = stats.count("block distributions") ? stats.at("block distributions") : 0;
+  return fmt::format("scale-free benchmark: {}-D grid{}; formulas fitted at the template scales {}; {} formulas, {} grid "
+                     "steps{}{}\n",
+                     program.scaleFree ? program.scaleFree->dims : 0,
+                     program.scaleFree && program.scaleFree->square ? " (square grids only, as the inputs')" : "", t,
                      (stats.count("integer formulas") ? stats.at("integer formulas") : 0) +
                          (stats.count("time formulas") ? stats.at("time formulas") : 0),
                      stats.count("grid steps") ? stats.at("grid steps") : 0,
-                     relations ? fmt::format(", {} peers by relation", relations) : std::string());
+                     relations ? fmt::format(", {} peers by relation", relations) : std::string(),
+                     blocks ? fmt::format(", {} values by block distribution", blocks) : std::string());
 }
 
 ScaleFreeResult buildScaleFree(const std::vector<ExtrapolateInput>& inputs, double instructionRate) {
