@@ -555,6 +555,8 @@ class Aligner {
       std::vector<std::vector<std::int64_t>> perTemplate;  // the values at each template
       bool varies = false;                                 // within some template
     };
+    // Times are measurements (time()), whose per-rank differences are no points of a block.
+    if (timeMode_) return std::nullopt;
     std::vector<int> loops;
     for (const Expr* x : xs) {
       if (!numbersOnly(*x)) return std::nullopt;
