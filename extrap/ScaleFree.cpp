@@ -628,22 +628,12 @@ class Aligner {
     auto reproduces = [](const BlockModel& m, const Leaf& leaf) {
       return std::all_of(leaf.obs.begin(), leaf.obs.end(), [&](const BlockObservation& o) { return m.at(o.ext, o.coord) == o.value; });
     };
-    // A leaf that several models fit: the one decided model that reproduces it, if exactly one
-    // does; else, on square grids, the model of least N if every model gives every rank of the
-    // class the same value at every square grid it is defined on (x and y coincide at a corner,
-    // and the benchmark runs on square grids only).
-    auto resolve = [&](const Leaf& leaf, const BlockFit& f) -> std::optional<BlockModel> {
-      if (f.models.empty()) return std::nullopt;
-      if (f.models.size() == 1 && !f.truncated) return f.models.front();
-      std::vector<BlockModel> fit;
-      for (const std::vector<BlockModel>* pool : {&decided, &blockModels_}) {
-        for (const BlockModel& m : *pool)
-          if (reproduces(m, leaf) && std::find(fit.begin(), fit.end(), m) == fit.end()) fit.push_back(m);
-        if (!fit.empty()) break;
-      }
-      if (fit.size() == 1) return fit.front();
-      if (!square_ || (fit.empty() && f.truncated)) return std::nullopt;
-      const std::vector<BlockModel>& rivals = fit.empty() ? f.models : fit;
+    // Of several models that reproduce a leaf: on square grids, the one of least N if every one
+    // gives every rank of the class the same value at every square grid it is defined on (x and
+    // y coincide at a corner, and the benchmark runs on square grids only).
+    auto agreeing = [&](const Leaf& leaf, const std::vector<BlockModel>& rivals) -> std::optional<BlockModel> {
+      if (rivals.size() == 1) return rivals.front();
+      if (!square_ || rivals.empty()) return std::nullopt;
       const BlockModel& least = *std::min_element(rivals.begin(), rivals.end(),
                                                   [](const BlockModel& x, const BlockModel& y) { return x.points < y.points; });
       for (std::int64_t n = 3; n <= std::min<std::int64_t>(least.points, 4096); ++n) {
@@ -653,6 +643,26 @@ class Aligner {
           if (!agreeOn(least, m, g.ext, lo, hi)) return std::nullopt;
       }
       return least;
+    };
+    // The models fitted at the statement's other leaves that reproduce a leaf, else those of the
+    // extrapolation itself: the model the value follows, where the templates alone leave several
+    // (a corner's ceil(N/p) at five scales), or where a formula of the scale reproduces them by
+    // chance (floor(20/q) at q = 3 .. 7 is 9 - q).
+    auto fromPools = [&](const Leaf& leaf) -> std::optional<BlockModel> {
+      std::vector<BlockModel> fit;
+      for (const std::vector<BlockModel>* pool : {&decided, &blockModels_}) {
+        for (const BlockModel& m : *pool)
+          if (reproduces(m, leaf) && std::find(fit.begin(), fit.end(), m) == fit.end()) fit.push_back(m);
+        if (!fit.empty()) break;
+      }
+      return agreeing(leaf, fit);
+    };
+    auto resolve = [&](const Leaf& leaf, const BlockFit& f) -> std::optional<BlockModel> {
+      if (f.models.empty()) return std::nullopt;
+      if (f.models.size() == 1 && !f.truncated) return f.models.front();
+      if (auto m = fromPools(leaf)) return m;
+      if (f.truncated) return std::nullopt;
+      return agreeing(leaf, f.models);
     };
     for (std::size_t k = 0; k < all.size(); ++k) {
       if (fitted[k]) continue;
@@ -667,8 +677,16 @@ class Aligner {
         fitted[k] = Expr::blockOf(term(*m));
         continue;
       }
-      // One value per template: a formula of the scale, else a block model (the count of a
-      // corner rank, ceil(N/p)); else the caller's error.
+      // One value per template: the block model of the pools that reproduces it (the count of a
+      // corner rank, ceil(N/p)), else a formula of the scale, else a block model of its own; else
+      // the caller's error. A value the same at every template is a constant.
+      const bool constantHere = std::all_of(leaf.perTemplate.begin(), leaf.perTemplate.end(),
+                                            [&](const auto& v) { return v.front() == leaf.perTemplate.front().front(); });
+      if (!constantHere)
+        if (auto m = fromPools(leaf)) {
+          fitted[k] = Expr::blockOf(term(*m));
+          continue;
+        }
       std::vector<Expr> values;
       for (const auto& v : leaf.perTemplate) values.push_back(Expr::constant(static_cast<double>(v.front())));
       std::vector<const Expr*> ptrs;

@@ -306,6 +306,8 @@ TEST(ScaleFree, SquareOnlyCodeTakesSquareTemplatesAndBlockCounts) {
 
   const std::string c = renderC(r.program);
   EXPECT_NE(c.find("(10 * (20 / py + (y < 20 % py)))"), std::string::npos) << c;
+  // The last row's too: floor(20/q) at q = 3 .. 7 is also 9 - q, a formula wrong at 8x8.
+  EXPECT_EQ(c.find("90 - 10 * px"), std::string::npos) << c;
   // Square grids first, then the block's domain (every row a point), before any communication.
   const auto square = c.find("if (!(px == py))"), domain = c.find("if (!(py <= 20))");
   ASSERT_NE(square, std::string::npos);
