@@ -29,8 +29,11 @@
 // scale. Rank sets are then conditions on the task's grid coordinates, peers grid steps, values
 // coNCePTuaL arithmetic on num_tasks and the extents px, py, pz, which the program binds once
 // around all its statements (the balanced grid, or --px/--py), and the conditions under which
-// the formulas are whole become ASSERTs (see "scale-free programs" below). What a RECEIVE or a
-// collective cannot say at every scale (wildcard sources, persistent requests, ...) is refused.
+// the formulas are whole become ASSERTs (see "scale-free programs" below). A count that follows
+// a block distribution of the task's coordinate splits its case's tasks in two at the coordinate
+// where the blocks lose a point (Split), since a message specification cannot name the task.
+// What a RECEIVE or a collective cannot say at every scale (wildcard sources, persistent
+// requests, ...) is refused.
 //
 // Templates (templates/ncptl/*.mustache) spell every piece of program text; this file only
 // decides values, rank sets and indentation. The result is checked with ncptl/Checker.h
