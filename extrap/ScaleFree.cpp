@@ -542,12 +542,14 @@ class Aligner {
   // taken as one cycle over executions (its length the longest any rank of the class has at any
   // template, every other a divisor of it), under a first-iteration choice where one loop's first
   // iteration differs; each position of it (a leaf) is then fitted over every rank of every
-  // template: one block model where its values differ within a template, a formula of the scale
-  // (constant()) where they do not. A leaf that several block models fit (a class of one
-  // coordinate says little about N) takes the model fitted at another leaf of the statement if
-  // that one reproduces it and no other does. The classes that end with equal expressions are
-  // grouped. Empty where the values are no numbers, so that the caller's error names the
-  // difference.
+  // template: one block model where its values differ within a template; where they do not, the
+  // block model a pool holds that reproduces them (below), else a formula of the scale
+  // (constant()), else a block model of their own. A leaf that several block models fit (a class
+  // of one coordinate says little about N) takes the one fitted at another leaf of the
+  // statement, else the extrapolation's own (blockModels_), that reproduces it (several: on
+  // square grids, any if they agree on the class wherever defined). The classes that end with
+  // equal expressions are grouped. Empty where the values are no numbers or no model fits, so
+  // that the caller's error (or coordinate()) has its say.
   std::optional<Expr> perRank(const std::vector<const Expr*>& xs, const RankList& classesHere, const std::string& what) {
     struct Leaf {
       int cls = 0;
