@@ -1028,6 +1028,8 @@ class Extrapolator {
           throw error(in_.size() - 1, fmt::format("{} of class {}: {} ({}) leaves ranks without a point at {}", what,
                                                   className(dims_, c), chosen.str(dims_), seenStr(key), atTarget()));
         model[{key, c}] = chosen;
+        if (chosen.b != 0 && std::find(res_.blockModels.begin(), res_.blockModels.end(), chosen) == res_.blockModels.end())
+          res_.blockModels.push_back(chosen);
         if (f.models.front().b != 0)
           explain(fmt::format("{} {}: {} -> {} at {}{}", describe(0), what, seenStr(key), f.models.front().str(dims_),
                               atTarget(), shared.models.empty() ? " (fitted per class)" : ""),

@@ -33,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "extrap/BlockDistribution.h"
 #include "extrap/ScalingPlot.h"
 #include "extrap/topology/Grid.h"
 #include "ir/Trace.h"
@@ -65,6 +66,9 @@ struct ExtrapolateResult {
   // What the trace at the target only approximates (counts that follow the data), one sentence
   // each, for the header of a benchmark made from it.
   std::vector<std::string> approximations;
+  // The block distributions (BlockDistribution.h) chosen for values that are no function of the
+  // position class alone, once each: the models a scale-free benchmark's values are held to.
+  std::vector<BlockModel> blockModels;
   std::map<std::string, std::int64_t> stats;          // counters (--stats)
   std::string summary() const;                        // the printable result
 };

@@ -9,6 +9,7 @@
 #include <optional>
 #include <set>
 
+#include "extrap/BlockDistribution.h"
 #include "extrap/topology/PeerRelation.h"
 #include "gen/Traversal.h"
 #include "ir/Diagnostics.h"
@@ -75,6 +76,23 @@ std::vector<Grid> powerOfTwoGrids(int dims, bool descending) {
   return out;
 }
 
+// The grids whose extents are all equal (3x3, 4x4, ...; 3x3x3, ...), by size: for codes that run
+// on square (cubic) process counts only, which every input's grid is. Such a code's models cannot
+// tell px from py (nor from sqrt(P)), and no grid of the other families is one it runs on; the
+// benchmark then runs on these grids only (ScaleFreeGrid::square), where those coincide.
+std::vector<Grid> squareGrids(int dims) {
+  std::vector<Grid> out;
+  for (Rank n = 3; n <= (dims == 2 ? 64 : 16); ++n) out.push_back(Grid{dims, {n, n, dims == 3 ? n : 1}});
+  return out;
+}
+
+// Whether every extent of the grid is the same.
+bool equalExtents(const Grid& g) {
+  for (int d = 1; d < g.dims; ++d)
+    if (g.ext[static_cast<std::size_t>(d)] != g.ext[0]) return false;
+  return true;
+}
+
 ScaleFormula::Var formulaVar(ScaleVar v) {
   switch (v) {
     case ScaleVar::P: return ScaleFormula::Var::P;
@@ -107,9 +125,10 @@ Program lowerTemplate(Trace& trace, const std::string& name, double instructionR
 
 class Aligner {
  public:
-  Aligner(std::vector<Program>& programs, const std::vector<Grid>& grids, int dims, bool descending,
-          ScaleFreeResult& res)
-      : programs_(programs), grids_(grids), dims_(dims), descending_(descending), res_(res) {
+  Aligner(std::vector<Program>& programs, const std::vector<Grid>& grids, int dims, bool descending, bool square,
+          std::vector<BlockModel> blockModels, ScaleFreeResult& res)
+      : programs_(programs), grids_(grids), dims_(dims), descending_(descending), square_(square),
+        blockModels_(std::move(blockModels)), res_(res) {
     for (int d = 0; d < dims; ++d) vars_.push_back(static_cast<ScaleVar>(d + 1));
     vars_.push_back(ScaleVar::P);
     if (dims == 1) vars_ = {ScaleVar::P};
@@ -117,6 +136,13 @@ class Aligner {
     // A scale unlike the templates, where rival models would part.
     far_ = Grid{dims, {dims >= 1 ? 101 : 1, dims >= 2 ? 103 : 1, dims >= 3 ? 107 : 1}};
     if (dims == 1) far_.ext = {10007, 1, 1};
+    if (square) {
+      // On square templates px, py and pz are one number: every formula is written in px (or
+      // the rank count, as the extrapolation's own models are), and rivals are told apart only
+      // where the benchmark may run, on a square grid (there px^2 and P are no rivals).
+      vars_ = {ScaleVar::Px, ScaleVar::P};
+      far_.ext = {101, 101, dims == 3 ? 101 : 1};
+    }
   }
 
   Program run() {
@@ -127,6 +153,7 @@ class Aligner {
     gen::ScaleFreeGrid sf;
     sf.dims = dims_;
     sf.descending = descending_;
+    sf.square = square_;
     out.scaleFree = sf;
     std::vector<const std::vector<Stmt>*> bodies;
     for (const auto& p : programs_) bodies.push_back(&p.body);
@@ -367,8 +394,13 @@ class Aligner {
     for (const Expr* x : xs) choices = choices && x->kind == Expr::Kind::ByRank;
     if (choices && !classUnions(xs)) {
       if (auto r = relation(xs, classesHere, what)) return *r;
+      if (auto b = perRank(xs, classesHere, what)) return *b;
       return coordinate(xs, what);
     }
+    bool sameForms = true;
+    for (std::size_t t = 1; t < xs.size(); ++t) sameForms = sameForms && sameForm(*xs[t], e0);
+    if (!sameForms)
+      if (auto b = perRank(xs, classesHere, what)) return *b;
     for (std::size_t t = 1; t < xs.size(); ++t)
       if (!sameForm(*xs[t], e0))
         throw error(fmt::format("{} takes another form at {} than at {} (a choice by rank or by execution where the "
@@ -474,6 +506,225 @@ class Aligner {
     ++res_.stats["relation peers"];
     explain(fmt::format("{}: {}", what, gen::relationName(fits.front())));
     return Expr::relationPeer(fits.front());
+  }
+
+  // Whether an expression holds numbers only (no peers, no formulas): what eval() gives a value
+  // for a rank and an execution.
+  static bool numbersOnly(const Expr& e) {
+    switch (e.kind) {
+      case Expr::Kind::Const: return true;
+      case Expr::Kind::Progression: return e.constantProgression();
+      case Expr::Kind::ByRank:
+      case Expr::Kind::ByExecution:
+      case Expr::Kind::FirstIteration:
+        return std::all_of(e.children.begin(), e.children.end(), numbersOnly);
+      default: return false;
+    }
+  }
+  static void leaves(Expr& e, std::vector<Expr*>& out) {
+    if (e.children.empty()) out.push_back(&e);
+    for (auto& c : e.children) leaves(c, out);
+  }
+  // A cycle or first-iteration choice whose values are all equal is that value.
+  static void collapse(Expr& e) {
+    for (auto& c : e.children) collapse(c);
+    if ((e.kind == Expr::Kind::ByExecution || e.kind == Expr::Kind::FirstIteration) && !e.children.empty() &&
+        std::all_of(e.children.begin(), e.children.end(), [&](const Expr& c) { return c == e.children.front(); })) {
+      Expr only = e.children.front();
+      e = std::move(only);
+    }
+  }
+
+  // Values that differ between the ranks of one position class: a count of a block of points
+  // (extrap/BlockDistribution.h), a + b * block(N, p_d, c_d) of the rank's coordinate, which
+  // splits a class into two groups of ranks at one scale and none at another (where p_d divides
+  // N), so that the templates' expressions differ in form. Per class, each rank's values are
+  // taken as one cycle over executions (its length the longest any rank of the class has at any
+  // template, every other a divisor of it), under a first-iteration choice where one loop's first
+  // iteration differs; each position of it (a leaf) is then fitted over every rank of every
+  // template: one block model where its values differ within a template; where they do not, the
+  // block model a pool holds that reproduces them (below), else a formula of the scale
+  // (constant()), else a block model of their own. A leaf that several block models fit (a class
+  // of one coordinate says little about N) takes the one fitted at another leaf of the
+  // statement, else the extrapolation's own (blockModels_), that reproduces it (several: on
+  // square grids, any if they agree on the class wherever defined). The classes that end with
+  // equal expressions are grouped. Empty where the values are no numbers or no model fits, so
+  // that the caller's error (or coordinate()) has its say.
+  std::optional<Expr> perRank(const std::vector<const Expr*>& xs, const RankList& classesHere, const std::string& what) {
+    struct Leaf {
+      int cls = 0;
+      std::vector<BlockObservation> obs;
+      std::vector<std::vector<std::int64_t>> perTemplate;  // the values at each template
+      bool varies = false;                                 // within some template
+    };
+    // Times are measurements (time()), whose per-rank differences are no points of a block.
+    if (timeMode_) return std::nullopt;
+    std::vector<int> loops;
+    for (const Expr* x : xs) {
+      if (!numbersOnly(*x)) return std::nullopt;
+      x->firstIterationLoops(loops);
+    }
+    if (loops.size() > 1) return std::nullopt;
+    std::vector<std::pair<int, Expr>> skeletons;
+    std::vector<Leaf> all;
+    for (int c = 0; c < nc_; ++c) {
+      if (!classesHere.contains(c)) continue;
+      std::int64_t period = 1;
+      for (std::size_t t = 0; t < xs.size(); ++t)
+        classRanks(grids_[t], c).forEach([&](Rank r) {
+          period = std::max(period, pick(*xs[t], r).executionPeriod());
+          return true;
+        });
+      if (period > 64) return std::nullopt;
+      // The skeleton: [first iteration: cycle, later: cycle] or the cycle alone.
+      auto cycle = [&]() {
+        std::vector<Expr> v(static_cast<std::size_t>(period), Expr::constant(0));
+        return period == 1 ? Expr::constant(0) : Expr::byExecution(std::move(v));
+      };
+      Expr skeleton = loops.empty() ? cycle() : Expr::firstIteration(loops.front(), cycle(), cycle());
+      const std::size_t firstLeaf = all.size();
+      const std::size_t choices = loops.empty() ? 1 : 2;
+      for (std::size_t i = 0; i < choices * static_cast<std::size_t>(period); ++i)
+        all.push_back(Leaf{c, {}, std::vector<std::vector<std::int64_t>>(xs.size()), false});
+      for (std::size_t t = 0; t < xs.size(); ++t) {
+        const Grid& g = grids_[t];
+        bool ok = true;
+        classRanks(g, c).forEach([&](Rank r) {
+          ok = period % pick(*xs[t], r).executionPeriod() == 0;
+          for (std::size_t ch = 0; ok && ch < choices; ++ch)
+            for (std::int64_t k = 0; ok && k < period; ++k) {
+              std::map<int, bool> first;
+              if (!loops.empty()) first[loops.front()] = ch == 0;
+              const double v = xs[t]->eval(r, g.size(), k, first);
+              ok = v == std::floor(v) && std::fabs(v) < 9e15;
+              if (!ok) break;
+              const auto value = static_cast<std::int64_t>(v);
+              Leaf& leaf = all[firstLeaf + ch * static_cast<std::size_t>(period) + static_cast<std::size_t>(k)];
+              leaf.obs.push_back(BlockObservation{g.ext, g.coords(r), value});
+              auto& here = leaf.perTemplate[t];
+              if (!here.empty() && here.front() != value) leaf.varies = true;
+              here.push_back(value);
+            }
+          return ok;
+        });
+        if (!ok) return std::nullopt;
+      }
+      skeletons.emplace_back(c, std::move(skeleton));
+    }
+    // Block models where values differ within a template, those that one model alone fits first.
+    auto term = [](const BlockModel& m) { return gen::BlockTerm{m.dim, m.points, m.a, m.b}; };
+    std::vector<BlockModel> decided;
+    std::vector<std::optional<Expr>> fitted(all.size());
+    std::vector<BlockFit> fits(all.size());
+    for (std::size_t k = 0; k < all.size(); ++k) {
+      if (!all[k].varies) continue;
+      fits[k] = fitBlock(all[k].obs, dims_);
+      // No block: a coordinate (a split's colour, coordinate()) or the caller's error.
+      if (fits[k].models.empty()) return std::nullopt;
+      if (fits[k].models.size() == 1 && !fits[k].truncated) {
+        fitted[k] = Expr::blockOf(term(fits[k].models.front()));
+        if (std::find(decided.begin(), decided.end(), fits[k].models.front()) == decided.end())
+          decided.push_back(fits[k].models.front());
+      }
+    }
+    auto reproduces = [](const BlockModel& m, const Leaf& leaf) {
+      return std::all_of(leaf.obs.begin(), leaf.obs.end(), [&](const BlockObservation& o) { return m.at(o.ext, o.coord) == o.value; });
+    };
+    // Of several models that reproduce a leaf: on square grids, the one of least N if every one
+    // gives every rank of the class the same value at every square grid it is defined on (x and
+    // y coincide at a corner, and the benchmark runs on square grids only).
+    auto agreeing = [&](const Leaf& leaf, const std::vector<BlockModel>& rivals) -> std::optional<BlockModel> {
+      if (rivals.size() == 1) return rivals.front();
+      if (!square_ || rivals.empty()) return std::nullopt;
+      const BlockModel& least = *std::min_element(rivals.begin(), rivals.end(),
+                                                  [](const BlockModel& x, const BlockModel& y) { return x.points < y.points; });
+      for (std::int64_t n = 3; n <= std::min<std::int64_t>(least.points, 4096); ++n) {
+        const Grid g{dims_, {n, dims_ >= 2 ? n : 1, dims_ == 3 ? n : 1}};
+        const auto lo = g.coords(classFirst(g, leaf.cls)), hi = g.coords(classLast(g, leaf.cls));
+        for (const BlockModel& m : rivals)
+          if (!agreeOn(least, m, g.ext, lo, hi)) return std::nullopt;
+      }
+      return least;
+    };
+    // The models fitted at the statement's other leaves that reproduce a leaf, else those of the
+    // extrapolation itself: the model the value follows, where the templates alone leave several
+    // (a corner's ceil(N/p) at five scales), or where a formula of the scale reproduces them by
+    // chance (floor(20/q) at q = 3 .. 7 is 9 - q).
+    auto fromPools = [&](const Leaf& leaf) -> std::optional<BlockModel> {
+      std::vector<BlockModel> fit;
+      for (const std::vector<BlockModel>* pool : {&decided, &blockModels_}) {
+        for (const BlockModel& m : *pool)
+          if (reproduces(m, leaf) && std::find(fit.begin(), fit.end(), m) == fit.end()) fit.push_back(m);
+        if (!fit.empty()) break;
+      }
+      return agreeing(leaf, fit);
+    };
+    auto resolve = [&](const Leaf& leaf, const BlockFit& f) -> std::optional<BlockModel> {
+      if (f.models.empty()) return std::nullopt;
+      if (f.models.size() == 1 && !f.truncated) return f.models.front();
+      if (auto m = fromPools(leaf)) return m;
+      if (f.truncated) return std::nullopt;
+      return agreeing(leaf, f.models);
+    };
+    for (std::size_t k = 0; k < all.size(); ++k) {
+      if (fitted[k]) continue;
+      const Leaf& leaf = all[k];
+      const std::string where = fmt::format("{} (class {})", what, className(dims_, leaf.cls));
+      if (leaf.varies) {
+        const auto m = resolve(leaf, fits[k]);
+        if (!m)
+          throw error(fmt::format("{}: the template scales do not decide between {} and {}{}", where,
+                                  fits[k].models[0].str(dims_), fits[k].models[1].str(dims_),
+                                  fits[k].truncated || fits[k].models.size() > 2 ? " and more" : ""));
+        fitted[k] = Expr::blockOf(term(*m));
+        continue;
+      }
+      // One value per template: the block model of the pools that reproduces it (the count of a
+      // corner rank, ceil(N/p)), else a formula of the scale, else a block model of its own; else
+      // the caller's error. A value the same at every template is a constant.
+      const bool constantHere = std::all_of(leaf.perTemplate.begin(), leaf.perTemplate.end(),
+                                            [&](const auto& v) { return v.front() == leaf.perTemplate.front().front(); });
+      if (!constantHere)
+        if (auto m = fromPools(leaf)) {
+          fitted[k] = Expr::blockOf(term(*m));
+          continue;
+        }
+      std::vector<Expr> values;
+      for (const auto& v : leaf.perTemplate) values.push_back(Expr::constant(static_cast<double>(v.front())));
+      std::vector<const Expr*> ptrs;
+      for (const Expr& v : values) ptrs.push_back(&v);
+      try {
+        fitted[k] = constant(ptrs, where);
+      } catch (const InputError&) {
+        const auto m = resolve(leaf, fitBlock(leaf.obs, dims_));
+        if (!m || m->b == 0) return std::nullopt;
+        fitted[k] = Expr::blockOf(term(*m));
+      }
+    }
+    // The classes' expressions, grouped where equal.
+    std::vector<std::pair<RankList, Expr>> groups;
+    std::size_t k = 0;
+    for (auto& [c, skeleton] : skeletons) {
+      std::vector<Expr*> ls;
+      leaves(skeleton, ls);
+      for (Expr* l : ls) {
+        if (fitted[k]->kind == Expr::Kind::Block) {
+          ++res_.stats["block distributions"];
+          const auto& b = fitted[k]->block;
+          explain(fmt::format("{} (class {}): {}", what, className(dims_, c), BlockModel{b.dim, b.points, b.a, b.b}.str(dims_)));
+        }
+        *l = *fitted[k++];
+      }
+      collapse(skeleton);
+      auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.second == skeleton; });
+      if (it == groups.end()) groups.push_back({RankList::single(c), std::move(skeleton)});
+      else it->first = RankList::unite(it->first, RankList::single(c));
+    }
+    if (groups.size() == 1) return groups.front().second;
+    std::vector<RankList> sets;
+    std::vector<Expr> children;
+    for (auto& [g, e] : groups) sets.push_back(g), children.push_back(std::move(e));
+    return Expr::byRank(std::move(sets), std::move(children));
   }
 
   // A choice by rank whose groups cut across the position classes: a colour of a split by row,
@@ -693,6 +944,10 @@ class Aligner {
   const std::vector<Grid>& grids_;
   int dims_;
   bool descending_;
+  bool square_;  // the templates are square grids (squareGrids)
+  // The block distributions the extrapolation to the templates chose: what a value that several
+  // block models fit at the templates is held to.
+  std::vector<BlockModel> blockModels_;
   bool timeMode_ = false;  // aligning a time (Aligner::time)
   ScaleFreeResult& res_;
   std::vector<ScaleVar> vars_;
@@ -706,13 +961,16 @@ std::string ScaleFreeResult::summary() const {
   std::string t;
   for (const Grid& g : templates) t += fmt::format("{}{}", t.empty() ? "" : ", ", g.str());
   const std::int64_t relations = stats.count("relation peers") ? stats.at("relation peers") : 0;
-  return fmt::format("scale-free benchmark: {}-D grid; formulas fitted at the template scales {}; {} formulas, {} grid "
-                     "steps{}\n",
-                     program.scaleFree ? program.scaleFree->dims : 0, t,
+  const std::int64_t blocks = stats.count("block distributions") ? stats.at("block distributions") : 0;
+  return fmt::format("scale-free benchmark: {}-D grid{}; formulas fitted at the template scales {}; {} formulas, {} grid "
+                     "steps{}{}\n",
+                     program.scaleFree ? program.scaleFree->dims : 0,
+                     program.scaleFree && program.scaleFree->square ? " (square grids only, as the inputs')" : "", t,
                      (stats.count("integer formulas") ? stats.at("integer formulas") : 0) +
                          (stats.count("time formulas") ? stats.at("time formulas") : 0),
                      stats.count("grid steps") ? stats.at("grid steps") : 0,
-                     relations ? fmt::format(", {} peers by relation", relations) : std::string());
+                     relations ? fmt::format(", {} peers by relation", relations) : std::string(),
+                     blocks ? fmt::format(", {} values by block distribution", blocks) : std::string());
 }
 
 ScaleFreeResult buildScaleFree(const std::vector<ExtrapolateInput>& inputs, double instructionRate) {
@@ -738,6 +996,7 @@ ScaleFreeResult buildScaleFree(const std::vector<ExtrapolateInput>& inputs, doub
   // 2. Template scales: of the extents-apart family, else (none of it fits every model) of
   // the power-of-two family; never a mix, whose templates no one program would span.
   std::vector<Program> programs;
+  std::vector<BlockModel> blockModels;  // the extrapolation's, at the templates
   struct Family {
     std::string name;
     std::size_t found = 0;
@@ -745,6 +1004,7 @@ ScaleFreeResult buildScaleFree(const std::vector<ExtrapolateInput>& inputs, doub
   };
   auto tryFamily = [&](const std::vector<Grid>& grids, Family& family) {
     programs.clear();
+    blockModels.clear();
     res.traces.clear();
     res.templates.clear();
     for (const Grid& g : grids) {
@@ -755,6 +1015,8 @@ ScaleFreeResult buildScaleFree(const std::vector<ExtrapolateInput>& inputs, doub
       try {
         ExtrapolateResult r = extrapolate(inputs, o);
         ++res.stats["template scales tried"];
+        for (const BlockModel& m : r.blockModels)
+          if (std::find(blockModels.begin(), blockModels.end(), m) == blockModels.end()) blockModels.push_back(m);
         auto trace = std::make_unique<Trace>(std::move(r.trace));
         const std::string name = fmt::format("{} extrapolated to {}", inputs.front().file, g.str());
         verifyStructure(*trace, name);
@@ -769,21 +1031,31 @@ ScaleFreeResult buildScaleFree(const std::vector<ExtrapolateInput>& inputs, doub
     family.found = res.templates.size();
     return res.templates.size() == kTemplates;
   };
-  Family apart{"grids with extents of at least 3, none a multiple of another", 0, std::nullopt};
-  Family powers{"the grids of powers of two", 0, std::nullopt};
-  if (!tryFamily(candidateGrids(dims, descending), apart) && !tryFamily(powerOfTwoGrids(dims, descending), powers)) {
-    auto said = [](const Family& f) {
-      return fmt::format("{} among {}{}", f.found, f.name,
-                         f.firstFailure ? " (at the first that did not: " + f.firstFailure->message() + ")" : std::string());
-    };
-    throw InputError(inputs.front().file, 0,
-                     fmt::format("scale-free benchmark: it needs {} template scales at which every model has a value, "
-                                 "and found {}, and {}",
-                                 kTemplates, said(apart), said(powers)));
+  auto said = [](const Family& f) {
+    return fmt::format("{} among {}{}", f.found, f.name,
+                       f.firstFailure ? " (at the first that did not: " + f.firstFailure->message() + ")" : std::string());
+  };
+  // A code recorded on square (cubic) grids only runs on those: the square family alone.
+  const bool square = dims >= 2 && !first.inputGrids.empty() && std::all_of(first.inputGrids.begin(), first.inputGrids.end(), equalExtents);
+  if (square) {
+    Family squares{dims == 2 ? "the square grids" : "the cubic grids", 0, std::nullopt};
+    if (!tryFamily(squareGrids(dims), squares))
+      throw InputError(inputs.front().file, 0,
+                       fmt::format("scale-free benchmark: every input is a {} grid, so it needs {} such template scales "
+                                   "at which every model has a value, and found {}",
+                                   dims == 2 ? "square" : "cubic", kTemplates, said(squares)));
+  } else {
+    Family apart{"grids with extents of at least 3, none a multiple of another", 0, std::nullopt};
+    Family powers{"the grids of powers of two", 0, std::nullopt};
+    if (!tryFamily(candidateGrids(dims, descending), apart) && !tryFamily(powerOfTwoGrids(dims, descending), powers))
+      throw InputError(inputs.front().file, 0,
+                       fmt::format("scale-free benchmark: it needs {} template scales at which every model has a value, "
+                                   "and found {}, and {}",
+                                   kTemplates, said(apart), said(powers)));
   }
   res.stats["template scales"] = static_cast<std::int64_t>(res.templates.size());
   // 3 and 4. Alignment and formulas.
-  Aligner aligner(programs, res.templates, dims, descending, res);
+  Aligner aligner(programs, res.templates, dims, descending, square, std::move(blockModels), res);
   res.program = aligner.run();
   for (const std::string& a : first.approximations) res.program.notes.push_back(a);
   std::string seen;

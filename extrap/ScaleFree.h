@@ -2,7 +2,7 @@
 // program that runs at any rank count its models fit (`tracegen extrapolate T1 T2 T3 -o
 // bench.c`, no --ranks). Its ranks are the position classes of the process grid and its values
 // formulas of the rank count and the grid's extents (gen/Program.h: ScaleFreeGrid, Formula,
-// GridPeer, RelationPeer, Progression), computed by the benchmark at run time.
+// GridPeer, RelationPeer, Block, Progression), computed by the benchmark at run time.
 //
 // Algorithm.
 //  1. The dimension of the grid is the one extrapolation (extrap/Extrapolate.h) finds at the
@@ -14,7 +14,11 @@
 //     240). Where these give fewer, the benchmark's own grids of the powers of two with every
 //     extent at least 3 (codes whose models need powers of two: NPB CG's 1024/py, its row of
 //     log2(px) steps), whose non-square grids part a model in px from its rival in py; the
-//     two families are never mixed. Each extrapolated trace is lowered by the default
+//     two families are never mixed. Where every input's grid is square (cubic), the code runs
+//     on such grids only (NPB BT and SP) and its models cannot tell px from py or sqrt(P): the
+//     templates are then the square grids 3x3, 4x4, ... alone, formulas are written in px and
+//     P only (rivals parted at a square grid), and the benchmark asks px = py before anything
+//     else (ScaleFreeGrid::square). Each extrapolated trace is lowered by the default
 //     pipeline and made a Program as a trace read from a file would be, except that wildcard
 //     receives stay MPI_ANY_SOURCE (which sender each one matches is decided per rank at one
 //     scale, no formula of the grid); the whole pipeline still runs on a copy, so that each
@@ -33,7 +37,14 @@
 //     tag per step) progressions with fitted start, step and length. Peers whose choices by
 //     rank cut across the position classes become the relation (gen/GridRelation.h: the
 //     row's rank XOR 2^k, the transpose partner) that gives every rank of every template its
-//     peer at every execution.
+//     peer at every execution. Numbers that differ between the ranks of a position class (or
+//     whose form differs between templates because they do at some and not at others: N points
+//     split evenly over 4 ranks, not over 6) become, per class and per position of their cycle
+//     over executions, a block distribution a + b * block(N, p_d, c_d) of the rank's coordinate
+//     (extrap/BlockDistribution.h, gen/Program.h BlockTerm) fitted over every rank of every
+//     template; where the templates leave several such models (a corner's ceil(N/p)), the one
+//     the extrapolation itself chose, or on square grids any of those that agree on the
+//     class at every square grid they are defined on. The benchmark checks p_d <= N.
 // The program is the first template's with those expressions; its call sites and events are
 // the first template's trace, which the result keeps.
 #pragma once

@@ -2123,6 +2123,7 @@ class CWriter : public ProgramWalker {
 
     std::string formula(const Expr& e) override { return w_.formulaText(e.formula); }
     std::string gridPeer(const Expr& e) override { return w_.gridPeerText(e.grid); }
+    std::string block(const Expr& e) override { return w_.blockText(e.block); }
     std::string relationPeer(const Expr& e) override {
       if (!e.perExecutionInvariant() && scope_.counter.empty())
         throw std::logic_error("Expr: a relation's peer per step outside a counted statement");
@@ -2648,9 +2649,35 @@ class CWriter : public ProgramWalker {
     throw std::logic_error("scale-free: an unknown relation");
   }
 
+  // A block-distribution value (gen/Program.h, BlockTerm) of the calling rank's coordinate:
+  // (a + b * (N / px + (x < N % px))), with its domain (every rank a point) as a condition of
+  // scale_problem().
+  std::string blockText(const BlockTerm& t) {
+    const bool oneD = program_.scaleFree && program_.scaleFree->dims == 1;
+    static constexpr std::array<std::string_view, 3> kCoord{"x", "y", "z"}, kExtent{"px", "py", "pz"};
+    const auto d = static_cast<std::size_t>(t.dim);
+    const std::string c(oneD ? "rank" : kCoord.at(d)), n(oneD ? "nranks" : kExtent.at(d));
+    noteScaleCondition(fmt::format("{} <= {}", n, t.points),
+                       fmt::format("{} at most {} (each rank a block of the {} points it splits)", oneD ? "the rank count" : n,
+                                   t.points, t.points));
+    const std::string size = fmt::format("({} / {} + ({} < {} % {}))", t.points, n, c, t.points, n);
+    const std::string part = t.b == 1 ? size : fmt::format("{} * {}", t.b, size);
+    if (t.a == 0) return t.b == 1 ? size : "(" + part + ")";
+    return fmt::format("({} + {})", t.a, part);
+  }
+  // Its largest value at the scale the benchmark runs at: the widest block's (the narrowest's
+  // where b < 0).
+  std::string blockLargestText(const BlockTerm& t) {
+    const bool oneD = program_.scaleFree && program_.scaleFree->dims == 1;
+    static constexpr std::array<std::string_view, 3> kExtent{"px", "py", "pz"};
+    const std::string n(oneD ? "nranks" : kExtent.at(static_cast<std::size_t>(t.dim)));
+    const std::string size = t.b >= 0 ? fmt::format("({} + {} - 1) / {}", t.points, n, n) : fmt::format("{} / {}", t.points, n);
+    return fmt::format("{} + {} * ({})", t.a, t.b, size);
+  }
+
   // Every formula leaf of an expression (the values it can take at one scale).
   static void formulaLeaves(const Expr& e, std::vector<Expr>& out) {
-    if (e.kind == Expr::Kind::Formula || e.kind == Expr::Kind::Const) out.push_back(e);
+    if (e.kind == Expr::Kind::Formula || e.kind == Expr::Kind::Const || e.kind == Expr::Kind::Block) out.push_back(e);
     if (e.kind == Expr::Kind::Progression) {
       // start + step * k for k < length: the largest is at one end.
       out.push_back(e.children[0]);
@@ -2681,7 +2708,9 @@ class CWriter : public ProgramWalker {
       std::vector<Expr> leaves;
       formulaLeaves(*e, leaves);
       for (const Expr& leaf : leaves) {
-        std::string count = leaf.kind == Expr::Kind::Const ? std::to_string(asInt(leaf.value)) : formulaText(leaf.formula);
+        std::string count = leaf.kind == Expr::Kind::Const   ? std::to_string(asInt(leaf.value))
+                            : leaf.kind == Expr::Kind::Block ? blockLargestText(leaf.block)
+                                                             : formulaText(leaf.formula);
         std::string bytes = fmt::format("(long long)({}) * {}", count, size);
         if (isCollective(opInfo(c.op).kind)) bytes += " * nranks";
         if (std::find(byteFormulas_.begin(), byteFormulas_.end(), bytes) == byteFormulas_.end()) byteFormulas_.push_back(bytes);
@@ -2838,6 +2867,14 @@ class CWriter : public ProgramWalker {
     d.set("dim3", flag(dims == 3));
     d.set("helpers", flag(uses_.scaleHelpers));
     d.set("grid_rank", flag(uses_.gridRank));
+    if (program_.scaleFree->square && dims >= 2) {
+      // First: the formulas were fitted on such grids only (gen/Program.h, ScaleFreeGrid).
+      const std::string cond = dims == 3 ? "px == py && py == pz" : "px == py";
+      const std::string words = dims == 3 ? "a cubic grid (px = py = pz: a cube rank count), as the traces'"
+                                          : "a square grid (px = py: a square rank count), as the traces'";
+      std::erase_if(scaleConditions_, [&](const auto& c) { return c.first == cond; });
+      scaleConditions_.insert(scaleConditions_.begin(), {cond, words});
+    }
     mus::data conditions{mus::data::type::list};
     for (const auto& [cond, words] : scaleConditions_) {
       mus::data c;

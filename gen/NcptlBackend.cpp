@@ -29,8 +29,11 @@
 // scale. Rank sets are then conditions on the task's grid coordinates, peers grid steps, values
 // coNCePTuaL arithmetic on num_tasks and the extents px, py, pz, which the program binds once
 // around all its statements (the balanced grid, or --px/--py), and the conditions under which
-// the formulas are whole become ASSERTs (see "scale-free programs" below). What a RECEIVE or a
-// collective cannot say at every scale (wildcard sources, persistent requests, ...) is refused.
+// the formulas are whole become ASSERTs (see "scale-free programs" below). A count that follows
+// a block distribution of the task's coordinate splits its case's tasks in two at the coordinate
+// where the blocks lose a point (Split), since a message specification cannot name the task.
+// What a RECEIVE or a collective cannot say at every scale (wildcard sources, persistent
+// requests, ...) is refused.
 //
 // Templates (templates/ncptl/*.mustache) spell every piece of program text; this file only
 // decides values, rank sets and indentation. The result is checked with ncptl/Checker.h
@@ -90,11 +93,24 @@ struct Cond {
   bool operator==(const Cond& o) const { return sameTest(o) && residues == o.residues; }
 };
 
-// One combination of parameter values, for the ranks `ranks` under `conds`.
+// A scale-free program's split of a case's tasks by a block distribution (gen/Program.h
+// BlockTerm): those whose coordinate along `dim` is below N mod p_d (one point more), or the
+// others. A message specification cannot name the task's coordinate (language reference §3.1),
+// so a count a + b*block(N, p_d, c_d) becomes two cases of task sets, each with one count.
+struct Split {
+  int dim = 0;
+  std::int64_t points = 0;
+  bool below = true;
+  bool operator==(const Split&) const = default;
+};
+
+// One combination of parameter values, for the ranks `ranks` under `conds` (and `splits`).
 struct Case {
   RankList ranks;
   std::vector<Cond> conds;
-  std::map<std::string, Expr> values;  // leaves: Const or RankOffset
+  std::map<std::string, Expr> values;  // leaves: Const or RankOffset; scale-free ones too
+  // A Block value's half is its `value`: 1 below the split, 0 from it.
+  std::vector<Split> splits;
 };
 
 // Statements with the comments that go above the first of them.
@@ -293,8 +309,8 @@ class Renderer : public ProgramWalker {
   };
 
   // The acting tasks; with `bindVar` the description binds `t` (for partner expressions).
-  Desc acting(const RankList& r, bool bindVar) {
-    if (scaleFree()) return classTasks(r, "t", false, bindVar);
+  Desc acting(const RankList& r, bool bindVar, const std::vector<Split>& splits = {}) {
+    if (scaleFree()) return classTasks(r, "t", false, bindVar, splits);
     if (r.size() == 1 && !bindVar) return singleDesc(*r.first());
     if (r == all_ && !bindVar) {
       data d;
@@ -309,8 +325,8 @@ class Renderer : public ProgramWalker {
 
   // A target (TO side of SENDS/MULTICASTS, receivers of RECEIVES), where ALL TASKS is
   // illegal (§3.2); binds `var` if it needs a variable at all.
-  Desc target(const RankList& r, const std::string& var, bool bindVar = false) {
-    if (scaleFree()) return classTasks(r, var, true, bindVar);
+  Desc target(const RankList& r, const std::string& var, bool bindVar = false, const std::vector<Split>& splits = {}) {
+    if (scaleFree()) return classTasks(r, var, true, bindVar, splits);
     if (r.size() == 1 && !bindVar) return singleDesc(*r.first());
     RankExprOptions o;
     o.taskVar = var;
@@ -500,6 +516,22 @@ class Renderer : public ProgramWalker {
         c.values[key] = Expr::constant(e.value);
         out.push_back(std::move(c));
         return;
+      case Expr::Kind::Block: {
+        if (!scaleFree()) throw std::logic_error("NcptlBackend: a scale-free expression in a program of one scale");
+        // Two task sets: one point more below N mod p_d (Split).
+        for (const bool below : {true, false}) {
+          Case d = c;
+          auto same = std::find_if(d.splits.begin(), d.splits.end(),
+                                   [&](const Split& x) { return x.dim == e.block.dim && x.points == e.block.points; });
+          if (same != d.splits.end() && same->below != below) continue;  // the case's tasks are the other half
+          if (same == d.splits.end()) d.splits.push_back(Split{e.block.dim, e.block.points, below});
+          Expr half = e;
+          half.value = below ? 1 : 0;
+          d.values[key] = std::move(half);
+          out.push_back(std::move(d));
+        }
+        return;
+      }
       case Expr::Kind::Progression:
         // At one scale, a list of values with one stride (gen/Traversal.cpp, listExpr): its
         // executions are cases, as a list's are.
@@ -651,8 +683,21 @@ class Renderer : public ProgramWalker {
   // Parameters of `perMember` keep their choices by rank (refineByExecution).
   std::vector<Case> cases(const RankList& ranks, const std::vector<std::pair<std::string, const Expr*>>& params,
                           const std::optional<ExecIndex>& index,
-                          const std::vector<std::pair<std::string, const Expr*>>& perMember = {}) {
-    std::vector<Case> cs{Case{ranks, {}, {}}};
+                          const std::vector<std::pair<std::string, const Expr*>>& perMember = {}, bool splitsSpelled = false) {
+    std::vector<Case> cs = casesOf(ranks, params, index, perMember);
+    // Only point-to-point statements spell a case's splits in their task descriptions.
+    if (!splitsSpelled)
+      for (const Case& k : cs)
+        if (!k.splits.empty())
+          throw std::invalid_argument("a value that follows a block distribution (of the task's own grid coordinate) "
+                                      "outside a point-to-point count in a scale-free coNCePTuaL program is not "
+                                      "supported: write C (-o bench.c), or give the target rank count (--ranks P)");
+    return cs;
+  }
+  std::vector<Case> casesOf(const RankList& ranks, const std::vector<std::pair<std::string, const Expr*>>& params,
+                            const std::optional<ExecIndex>& index,
+                            const std::vector<std::pair<std::string, const Expr*>>& perMember) {
+    std::vector<Case> cs{Case{ranks, {}, {}, {}}};
     for (const auto& [key, e] : perMember) {
       if (e->perExecutionInvariant()) continue;  // evaluated per member as it is
       // Without an execution index (or with a cycle too long to spell as conditions) the cycle
@@ -722,6 +767,18 @@ class Renderer : public ProgramWalker {
     Case& a = cs[i];
     Case& b = cs[j];
     if (a.values != b.values) return false;
+    // The two halves of one split with the same values: no split.
+    if (a.ranks == b.ranks && a.conds == b.conds && a.splits.size() == b.splits.size() && !(a.splits == b.splits)) {
+      std::size_t diff = a.splits.size(), ndiff = 0;
+      for (std::size_t k = 0; k < a.splits.size(); ++k)
+        if (!(a.splits[k] == b.splits[k])) diff = k, ++ndiff;
+      if (ndiff != 1 || a.splits[diff].dim != b.splits[diff].dim || a.splits[diff].points != b.splits[diff].points)
+        return false;
+      a.splits.erase(a.splits.begin() + static_cast<std::ptrdiff_t>(diff));
+      cs.erase(cs.begin() + static_cast<std::ptrdiff_t>(j));
+      return true;
+    }
+    if (!(a.splits == b.splits)) return false;
     // Same conditions: one case for both rank sets.
     if (a.conds == b.conds) {
       a.ranks = RankList::unite(a.ranks, b.ranks);
@@ -1558,7 +1615,7 @@ class Renderer : public ProgramWalker {
                                   {"count", param(c, countP)},
                                   {"type", param(c, typeP)},
                                   {"tag", param(c, tagP)}},
-                                 idx);
+                                 idx, {}, true);
     // Every rank posts one request per execution, whichever case applies.
     if (async) addRequests(ranks, 1);
     return guarded(cs, [&](const Case& k) -> std::vector<std::string> {
@@ -1568,7 +1625,7 @@ class Renderer : public ProgramWalker {
         note("Sends to MPI_PROC_NULL are dropped.");
         return {};
       }
-      Desc t = acting(k.ranks, to.relative);
+      Desc t = acting(k.ranks, to.relative, k.splits);
       data d;
       d.set("tasks", t.text);
       d.set("s", t.single ? "S" : "");
@@ -1598,7 +1655,7 @@ class Renderer : public ProgramWalker {
                                   {"count", sent ? &*c.receivedBytes : param(c, countP)},
                                   {"type", sent ? nullptr : param(c, typeP)},
                                   {"tag", param(c, tagP)}},
-                                 idx);
+                                 idx, {}, true);
     if (async) addRequests(ranks, 1);
     return guarded(cs, [&](const Case& k) -> std::vector<std::string> {
       if (!k.values.count("source")) throw std::invalid_argument("a receive without a source");
@@ -1608,7 +1665,7 @@ class Renderer : public ProgramWalker {
         return {};
       }
       // ALL TASKS cannot receive (§3.2): the receivers are a target-position description.
-      Desc t = target(k.ranks, "t", from.relative);
+      Desc t = target(k.ranks, "t", from.relative, k.splits);
       data d;
       d.set("tasks", t.text);
       d.set("s", t.single ? "S" : "");
@@ -1767,7 +1824,7 @@ class Renderer : public ProgramWalker {
     if (params.size() <= kMaxCases) {
       cs = cases(ranks, params, idx);
     } else {
-      Case k{ranks, {}, {}};
+      Case k{ranks, {}, {}, {}};
       for (const auto& [key, v] : params)
         if (v->isConst() && static_cast<std::int64_t>(v->value) != kRequestNull) k.values.emplace(key, *v);
       detail = fmt::format("{} requests: those that vary from call to call are not counted as completed here", params.size());
@@ -2430,6 +2487,16 @@ class Renderer : public ProgramWalker {
         if (step != "1") k = fmt::format("{}*({})", leftFactor(step), k);
         return start == "0" ? k : fmt::format("{} + {}", start, k);
       }
+      case Expr::Kind::Block: {
+        // One half of its split (refineOne): N/p_d + 1 points below N MOD p_d, N/p_d from it.
+        const std::string n = blockExtent(v.block.dim);
+        noteScaleCondition(fmt::format("{} <= {}", n, v.block.points),
+                           fmt::format("{} at most {} (each task a block of the {} points it splits)",
+                                       n == "num_tasks" ? "the task count" : n, v.block.points, v.block.points));
+        const std::string size = v.value != 0 ? fmt::format("{}/{} + 1", v.block.points, n) : fmt::format("{}/{}", v.block.points, n);
+        const std::string part = v.block.b == 1 ? size : fmt::format("{}*({})", v.block.b, size);
+        return v.block.a == 0 ? part : fmt::format("{} + {}", v.block.a, part);
+      }
       default:
         throw std::logic_error("NcptlBackend: no integer text for this expression");
     }
@@ -2475,9 +2542,36 @@ class Renderer : public ProgramWalker {
     return out;
   }
 
-  // A task description of position classes: ALL TASKS where it may stand, else the condition.
-  Desc classTasks(const RankList& r, const std::string& var, bool targetPos, bool bindVar) {
+  // The extent a block distribution splits its points over.
+  std::string blockExtent(int dim) const {
+    static constexpr std::array<const char*, 3> kExtent{"px", "py", "pz"};
+    return gridDims() == 1 ? "num_tasks" : kExtent.at(static_cast<std::size_t>(dim));
+  }
+
+  // A split (Split) as a condition on the task variable's coordinate.
+  std::string splitCondition(const Split& sp, const std::string& v) const {
+    const int dims = gridDims();
+    const std::array<std::string, 3> coord =
+        dims == 1 ? std::array<std::string, 3>{v, "", ""}
+                  : std::array<std::string, 3>{fmt::format("{} MOD px", v), dims == 2 ? fmt::format("{}/px", v) : fmt::format("{}/px MOD py", v),
+                                               fmt::format("{}/(px*py)", v)};
+    return fmt::format("{} {} {} MOD {}", coord.at(static_cast<std::size_t>(sp.dim)), sp.below ? "<" : ">=", sp.points,
+                       blockExtent(sp.dim));
+  }
+
+  // A task description of position classes: ALL TASKS where it may stand, else the condition
+  // (and the case's splits).
+  Desc classTasks(const RankList& r, const std::string& var, bool targetPos, bool bindVar,
+                  const std::vector<Split>& splits = {}) {
     data d;
+    if (!splits.empty()) {
+      std::string cond = r == all_ ? std::string() : classCondition(r, var);
+      if (cond.find(" \\/ ") != std::string::npos) cond = "(" + cond + ")";
+      for (const Split& sp : splits) cond += (cond.empty() ? "" : " /\\ ") + splitCondition(sp, var);
+      d.set("described", true);
+      d.set("text", fmt::format("TASKS {} SUCH THAT {}", var, cond));
+      return {fill("tasks", d), false};
+    }
     if (r == all_ && !targetPos) {
       if (!bindVar) {
         d.set("all", true);
@@ -2673,6 +2767,13 @@ class Renderer : public ProgramWalker {
   // then distinct), and every condition under which its formulas are whole.
   std::vector<std::string> scaleAsserts() {
     std::vector<std::string> out;
+    if (p_.scaleFree->square && gridDims() > 1) {  // first: its formulas were fitted on such grids only
+      data d;
+      d.set("words", gridDims() == 2 ? "this benchmark needs a square grid (px = py: a square task count), as the traces'"
+                                     : "this benchmark needs a cubic grid (px = py = pz: a cube task count), as the traces'");
+      d.set("cond", gridDims() == 2 ? "px = py" : "px = py /\\ py = pz");
+      out.push_back(fill("assert", d));
+    }
     if (gridDims() > 1) {  // in 1-D the program's num_tasks >= 2 says it
       data d;
       d.set("words", "this benchmark needs every extent of the grid to be 2 or more");

@@ -8,6 +8,11 @@
 
 namespace tracegen::gen {
 
+std::int64_t BlockTerm::at(const std::array<std::int64_t, 3>& ext, const std::array<std::int64_t, 3>& coord) const {
+  const auto d = static_cast<std::size_t>(dim);
+  return a + b * (points / ext[d] + (coord[d] < points % ext[d] ? 1 : 0));
+}
+
 bool Expr::perExecutionInvariant() const {
   if (kind == Kind::ByExecution || kind == Kind::FirstIteration || kind == Kind::Progression) return false;
   if (kind == Kind::RelationPeer && relation == GridRelation::RowXor) return false;  // a peer per step
@@ -54,6 +59,7 @@ double Expr::eval(Rank rank, Rank numRanks, std::int64_t execution, const std::m
     case Kind::Formula:
     case Kind::GridPeer:
     case Kind::RelationPeer:
+    case Kind::Block:
       throw std::logic_error("Expr::eval: a scale-free expression has no value before the scale is known");
   }
   return 0;
@@ -84,6 +90,7 @@ Expr Expr::atExecution(std::int64_t execution, const std::map<int, bool>& firstI
     case Kind::Formula:
     case Kind::GridPeer:
     case Kind::RelationPeer:
+    case Kind::Block:
       throw std::logic_error("Expr::atExecution: a scale-free expression");
   }
   return *this;

@@ -38,6 +38,23 @@ struct ScaleFormula {
   bool operator==(const ScaleFormula&) const = default;
 };
 
+// A count of a scale-free benchmark that follows how the code splits N points over one
+// dimension of the process grid (extrap/BlockDistribution.h): a + b * block(N, p_d, c_d), where
+// block(N, p, c) = floor(N / p) + (c < N mod p) is the points of the rank at coordinate c of p
+// (in 1-D p is the rank count and c the rank). Its value depends on the calling rank's own
+// coordinate, not only on its position class; it is defined where every rank has a point
+// (N >= p_d), which the benchmark checks before it communicates.
+struct BlockTerm {
+  int dim = 0;              // 0: x (the rank in 1-D), 1: y, 2: z
+  std::int64_t points = 0;  // N
+  std::int64_t a = 0, b = 0;
+  // The one definition of the value, for the tests and the extrapolation's checks: the rank at
+  // coordinates `coord` of a grid of extents `ext`.
+  std::int64_t at(const std::array<std::int64_t, 3>& ext, const std::array<std::int64_t, 3>& coord) const;
+  bool definedOn(const std::array<std::int64_t, 3>& ext) const { return points >= ext[static_cast<std::size_t>(dim)]; }
+  bool operator==(const BlockTerm&) const = default;
+};
+
 // A peer of a scale-free benchmark is a GridStep (gen/GridStep.h): the neighbour one step away
 // on the process grid; or, where each rank of a position class has a peer of its own, a
 // GridRelation (gen/GridRelation.h): arithmetic on the rank and the extents.
@@ -57,6 +74,7 @@ struct Expr {
     GridPeer,        // grid: the rank one grid step away from the caller
     Progression,     // children[0] + children[1] * (k mod children[2]) at the k-th execution
     RelationPeer,    // relation: the caller's peer at step k mod (its steps) at the k-th execution
+    Block,           // block: a + b * block(N, p_d, c_d) of the caller's coordinate c_d
     // A compute time that drifts over calls (ComputeTime::calls): children[i] for the calls of
     // index [firsts[i], firsts[i+1]) (the last open-ended), the index counting from 0 the times
     // the rank takes this value (a counter of its own, as the recorder counted the samples of
@@ -75,22 +93,23 @@ struct Expr {
   GridStep grid;         // Kind::GridPeer
   std::vector<std::int64_t> firsts;  // Kind::ByCall
   GridRelation relation = GridRelation::RowXor;  // Kind::RelationPeer
+  BlockTerm block;                               // Kind::Block
 
-  static Expr constant(double v) { return Expr{Kind::Const, v, 0, {}, -1, {}, {}, {}, {}, {}}; }
-  static Expr rankOffset(std::int64_t off) { return Expr{Kind::RankOffset, 0, off, {}, -1, {}, {}, {}, {}, {}}; }
+  static Expr constant(double v) { return Expr{Kind::Const, v, 0, {}, -1, {}, {}, {}, {}, {}, {}}; }
+  static Expr rankOffset(std::int64_t off) { return Expr{Kind::RankOffset, 0, off, {}, -1, {}, {}, {}, {}, {}, {}}; }
   static Expr byRank(std::vector<RankList> groups, std::vector<Expr> children) {
-    return Expr{Kind::ByRank, 0, 0, std::move(groups), -1, std::move(children), {}, {}, {}, {}};
+    return Expr{Kind::ByRank, 0, 0, std::move(groups), -1, std::move(children), {}, {}, {}, {}, {}};
   }
   static Expr byExecution(std::vector<Expr> cycle) {
-    return Expr{Kind::ByExecution, 0, 0, {}, -1, std::move(cycle), {}, {}, {}, {}};
+    return Expr{Kind::ByExecution, 0, 0, {}, -1, std::move(cycle), {}, {}, {}, {}, {}};
   }
   static Expr firstIteration(int loop, Expr first, Expr rest) {
-    return Expr{Kind::FirstIteration, 0, 0, {}, loop, {std::move(first), std::move(rest)}, {}, {}, {}, {}};
+    return Expr{Kind::FirstIteration, 0, 0, {}, loop, {std::move(first), std::move(rest)}, {}, {}, {}, {}, {}};
   }
-  static Expr scaled(const ScaleFormula& f) { return Expr{Kind::Formula, 0, 0, {}, -1, {}, f, {}, {}, {}}; }
-  static Expr gridPeer(const GridStep& g) { return Expr{Kind::GridPeer, 0, 0, {}, -1, {}, {}, g, {}, {}}; }
+  static Expr scaled(const ScaleFormula& f) { return Expr{Kind::Formula, 0, 0, {}, -1, {}, f, {}, {}, {}, {}}; }
+  static Expr gridPeer(const GridStep& g) { return Expr{Kind::GridPeer, 0, 0, {}, -1, {}, {}, g, {}, {}, {}}; }
   static Expr progression(Expr start, Expr step, Expr length) {
-    return Expr{Kind::Progression, 0, 0, {}, -1, {std::move(start), std::move(step), std::move(length)}, {}, {}, {}, {}};
+    return Expr{Kind::Progression, 0, 0, {}, -1, {std::move(start), std::move(step), std::move(length)}, {}, {}, {}, {}, {}};
   }
   static Expr relationPeer(GridRelation r) {
     Expr e = gridPeer({});
@@ -98,8 +117,14 @@ struct Expr {
     e.relation = r;
     return e;
   }
+  static Expr blockOf(const BlockTerm& b) {
+    Expr e = gridPeer({});
+    e.kind = Kind::Block;
+    e.block = b;
+    return e;
+  }
   static Expr byCall(std::vector<std::int64_t> firsts, std::vector<Expr> values, double mean) {
-    return Expr{Kind::ByCall, mean, 0, {}, -1, std::move(values), {}, {}, std::move(firsts), {}};
+    return Expr{Kind::ByCall, mean, 0, {}, -1, std::move(values), {}, {}, std::move(firsts), {}, {}};
   }
   bool isConst() const { return kind == Kind::Const; }
   // A progression of constants: a fixed-scale list of values with one stride (gen/Traversal.cpp,
@@ -181,11 +206,14 @@ struct Stmt {
 // rank count its models cover. Its ranks are the position classes of a `dims`-D process grid
 // (extrap/topology/Grid.h: index sum of pos_d * 3^d, pos 0 first, 1 interior, 2 last), so every
 // RankList of the program is a set of classes and numRanks is 3^dims; values that change with
-// the scale are Formula, GridPeer, RelationPeer and Progression expressions.
+// the scale are Formula, GridPeer, RelationPeer, Block and Progression expressions.
 struct ScaleFreeGrid {
   int dims = 1;
   bool descending = false;  // the grid's longest side is x (extrap/topology/Grid.h defaultGrid)
   std::string inputs;  // the scales it was inferred from, for the header ("P=9 (3x3), ...")
+  // Every extent equal (px = py (= pz)): the inputs were all such grids (a code that runs on
+  // square process counts only), so its formulas were fitted at such grids and hold there alone.
+  bool square = false;
 };
 
 struct Program {

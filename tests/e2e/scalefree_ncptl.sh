@@ -24,6 +24,8 @@
 #   stencil2d       inputs 4, 8          args 10 16     targets 16, 36 (classes no input shows composed)
 #   cg_like         inputs 4, 8, 16      (NPB_DIR: one binary per count)  targets 32, 64 (peers by
 #                   relation: the row's rank XOR 2^k, the transpose partner; power-of-two templates)
+#   bt_like         inputs 4, 9, 16      (NPB_DIR)  targets 25, 36 (square templates; counts by block
+#                   distribution, two task sets per count split at 40 MOD py)
 #
 # With the real coNCePTuaL 1.5.1b compiler (tests/e2e/real-ncptl.sh finds it; without it the
 # script says SKIP and checks the rest), every scale-free program is also compiled by it and run
@@ -35,7 +37,7 @@ set -uo pipefail
 tracegen=$(realpath "$1") check=$(realpath "$2") recorder=$(realpath "$3") apps=$4 npb=$5
 shift 5
 selected=("$@")
-[ ${#selected[@]} -eq 0 ] && selected=(stencil2d stencil_strong ring halo3d fft wavefront rowcol cg_like)
+[ ${#selected[@]} -eq 0 ] && selected=(stencil2d stencil_strong ring halo3d fft wavefront rowcol cg_like bt_like)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 TRACEGEN_QUIET=1
@@ -130,7 +132,7 @@ PY
 }
 
 for app in "${selected[@]}"; do
-  [ "$app" = cg_like ] && continue  # below: one binary per process count
+  [ "$app" = cg_like ] || [ "$app" = bt_like ] && continue  # below: one binary per process count
   read -r -a a <<<"$(args_of "$app")"
   sf=$work/$app.ncptl
   # Compute times are measured on a machine running up to 64 ranks on a few cores: a time that
@@ -323,6 +325,59 @@ if [[ " ${selected[*]} " == *" cg_like "* ]]; then
           ok "cg_like: compiled by the real compiler, ran on 32 tasks, point-to-point calls and bytes = the recording's"
         else
           fail "cg_like: the real run's point-to-point traffic at 32 tasks differs from the recording's"
+        fi
+      fi
+    fi
+  fi
+fi
+
+# NPB-like BT (samples/apps/npb-like/bt_like.c, one binary per square count): every input is
+# square, so its templates are the square grids; its face counts follow a block distribution of
+# 40 points, 40*block(40, py, y), spelled as two task sets split at y = 40 MOD py. The one
+# program, from 4, 9 and 16 ranks, is simulated by ncptl-check at 25 and 36 tasks, its traffic
+# at 25 the recording's; refused by its ASSERT at 24 (4x6: no square); and the real compiler's
+# program, run on 25 tasks, makes the recording's point-to-point calls and bytes on every rank.
+if [[ " ${selected[*]} " == *" bt_like "* ]]; then
+  bt_record() {  # bt_record NP: $work/bt-NP.tgt
+    timeout 300 mpiexec --oversubscribe -n "$1" env LD_PRELOAD="$recorder" TRACEGEN_OUTPUT="$work/bt-$1.tgt" \
+      TRACEGEN_COMPRESS=0 "$npb/bt_like.$1" >"$work/stdout" 2>&1 && [ -s "$work/bt-$1.tgt" ] && return 0
+    cat "$work/stdout"
+    fail "bt_like: recording at $1 ranks"
+    return 1
+  }
+  if bt_record 4 && bt_record 9 && bt_record 16 && bt_record 25 &&
+      "$tracegen" inspect --per-rank --format json "$work/bt-25.tgt" >"$work/bt-25.json"; then
+    if ! "$tracegen" extrapolate "$work/bt-4.tgt" "$work/bt-9.tgt" "$work/bt-16.tgt" -o "$work/bt.ncptl" >"$work/out" 2>&1; then
+      fail "bt_like: no scale-free coNCePTuaL program:"; cat "$work/out"
+    elif ! grep -q "t/px < 40 MOD py" "$work/bt.ncptl"; then
+      fail "bt_like: the program does not split the faces' tasks at 40 MOD py"
+    elif ! "$check" --generated --tasks 25,36 --traffic "$work/bt.ncptl" >"$work/bt.traffic" 2>"$work/log"; then
+      fail "bt_like: ncptl-check --tasks 25,36 rejects the program:"; head -20 "$work/log"
+    else
+      head -1 "$work/bt.traffic" >"$work/bt-traffic25.json"
+      if compare_traffic "$work/bt-traffic25.json" "$work/bt-25.json" >"$work/cmp" 2>&1; then
+        ok "bt_like: accepted and simulated at 25 and 36 tasks, at 25 = recorded (messages, bytes and collectives on every rank)"
+      else
+        fail "bt_like: simulated traffic at 25 tasks differs from the recording:"; cat "$work/cmp"
+      fi
+      "$check" --generated --tasks 24 "$work/bt.ncptl" >"$work/out" 2>&1
+      rc=$?
+      if [ $rc -eq 2 ] && grep -q "this benchmark needs a square grid (px = py: a square task count), as the traces'\" fails with num_tasks = 24" "$work/out"; then
+        ok "bt_like: 24 tasks refused by the program's ASSERT (a square grid)"
+      else
+        fail "bt_like at 24 tasks: status $rc"; cat "$work/out"
+      fi
+      if [ $real -eq 1 ]; then
+        mkdir -p "$work/real-bt"
+        countlib=$(real_ncptl_countlib "$work/real-bt")
+        if ! log=$(real_ncptl_build "$work/bt.ncptl" "$work/real-bt/bench"); then
+          fail "bt_like: the real compiler rejects the program:"; echo "$log" | head -20
+        elif ! real_ncptl_run "$work/real-bt/bench" 25 "$countlib" "$work/real-bt/count.json"; then
+          fail "bt_like: the real compiler's program does not run to completion on 25 tasks"
+        elif real_ncptl_compare_p2p "$work/bt-25.json" "$work/real-bt/count.json"; then
+          ok "bt_like: compiled by the real compiler, ran on 25 tasks, point-to-point calls and bytes = the recording's"
+        else
+          fail "bt_like: the real run's point-to-point traffic at 25 tasks differs from the recording's"
         fi
       fi
     fi

@@ -77,6 +77,42 @@ inline std::string cgText(Rank p, Rank transposed = 1024) {
                      groups("source", transposeOf), groups("dest", transposeOf));
 }
 
+// A pipelined line solve of NPB BT/SP on a q x q grid (P = q^2, x fastest), `points` points
+// split over the q rows as the code splits them (block(N, q, y): floor(N/q), one more for the
+// first N mod q rows): every rank but the first in x receives 10 doubles per point of its rows
+// from its west neighbour, every rank but the last sends as many east (tag 30); then an
+// MPI_Allreduce of q doubles (one per column). The counts differ between the ranks of a position
+// class wherever q does not divide N.
+inline std::string pipeText(Rank q, std::int64_t points) {
+  const Rank p = q * q;
+  auto block = [&](Rank y) { return points / q + (y < points % q ? 1 : 0); };
+  auto ranksWhere = [&](auto keep) {
+    std::vector<Rank> v;
+    for (Rank r = 0; r < p; ++r)
+      if (keep(r % q, r / q)) v.push_back(r);
+    return RankList::fromSorted(v);
+  };
+  auto counts = [&](auto keep) {
+    std::map<std::int64_t, std::vector<Rank>> by;
+    for (Rank r = 0; r < p; ++r)
+      if (keep(r % q)) by[10 * block(r / q)].push_back(r);
+    std::string out;
+    for (const auto& [v, ranks] : by) out += fmt::format("  count {} @ {}\n", v, RankList::fromSorted(ranks).str());
+    return out;
+  };
+  const std::string all = RankList::all(p).str();
+  auto notFirst = [](Rank x) { return x > 0; };
+  auto notLast = [&](Rank x) { return x < q - 1; };
+  return fmt::format("tracegen-trace 1\nranks {0}\norigin hand-written\ndatatype MPI_DOUBLE 8\n"
+                     "event 0 MPI_Init @ {1}\n  site pipe.c:10\n"
+                     "event 1 MPI_Recv @ {2}\n  site pipe.c:20\n  comm 2\n{3}  datatype MPI_DOUBLE\n  source rel {4}\n  tag 30\n"
+                     "event 2 MPI_Send @ {5}\n  site pipe.c:21\n  comm 2\n{6}  datatype MPI_DOUBLE\n  dest rel 1\n  tag 30\n"
+                     "event 3 MPI_Allreduce @ {1}\n  site pipe.c:30\n  comm 2\n  count {7}\n  datatype MPI_DOUBLE\n  op MPI_SUM\n"
+                     "event 4 MPI_Finalize @ {1}\n  site pipe.c:40\n",
+                     p, all, ranksWhere([](Rank x, Rank) { return x > 0; }).str(), counts(notFirst), p - 1,
+                     ranksWhere([&](Rank x, Rank) { return x < q - 1; }).str(), counts(notLast), q);
+}
+
 // An input of `extrapolate` read from trace text.
 inline ExtrapolateInput input(const std::string& name, const std::string& text) {
   return {name, readTracegenText(sourceFromString(name, text))};

@@ -67,6 +67,34 @@ TEST(ScaleFreeNcptl, CgLikeRelationPeersAreArithmeticOnTheTask) {
   EXPECT_NE(checkAt(text, 24).find("px a power of two"), std::string::npos) << checkAt(text, 24);
 }
 
+TEST(ScaleFreeNcptl, BlockCountsAreTwoTaskSetsSplitAtTheCoordinate) {
+  // 10 doubles per point of the rank's rows, 20 points over sqrt(P) rows (ExtrapolateTraces.h,
+  // pipeText): a message specification cannot name the task's coordinate, so each count is
+  // spelled for the tasks below 20 MOD py (one point more) and for the others.
+  std::vector<ExtrapolateInput> in{input("pipe4.tgt", traces::pipeText(2, 20)), input("pipe9.tgt", traces::pipeText(3, 20)),
+                                   input("pipe16.tgt", traces::pipeText(4, 20))};
+  const ScaleFreeResult r = buildScaleFree(in);
+  const std::string text = renderNcptl(r.program);
+  EXPECT_NE(text.find("t/px < 20 MOD py RECEIVE A 8*(10*(20/py + 1))*msg_scale/100 BYTE MESSAGE"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("t/px >= 20 MOD py RECEIVE A 8*(10*(20/py))*msg_scale/100 BYTE MESSAGE"),
+            std::string::npos);
+  EXPECT_NE(text.find("t/px < 20 MOD py SEND A 8*(10*(20/py + 1))*msg_scale/100 BYTE MESSAGE"), std::string::npos);
+  EXPECT_NE(text.find("ASSERT THAT \"this benchmark needs a square grid (px = py: a square task count), as the traces'\" "
+                      "WITH px = py"),
+            std::string::npos);
+  EXPECT_NE(text.find("WITH py <= 20"), std::string::npos);
+  // The last row's count is the block's too, though floor(20/q) at the templates q = 3 .. 7 is
+  // also 9 - q, which a formula of the scale would take and get wrong at 8x8 (2 points, not 1).
+  EXPECT_EQ(text.find("90 - 10*px"), std::string::npos) << text;
+  // Every send matched by a receive of its size at 4x4 (20 points split evenly), 6x6 (4, 4, 3,
+  // 3, 3, 3) and 7x7; 6x4 is no square, 21x21 leaves a row without a point.
+  for (std::int64_t p : {16, 36, 49}) EXPECT_EQ(checkAt(text, p), "") << p << " tasks\n" << text;
+  EXPECT_NE(checkAt(text, 24).find("a square grid"), std::string::npos) << checkAt(text, 24);
+  EXPECT_NE(checkAt(text, 441).find("py at most 20"), std::string::npos);
+}
+
 TEST(ScaleFreeNcptl, RingIsOneProgramForEveryTaskCountItsFormulasFit) {
   // Messages of 1024/P ints: strong scaling in a ring of P-1 steps tagged by the step.
   std::vector<ExtrapolateInput> in{input("ring4.tgt", ringText(4, 256)), input("ring8.tgt", ringText(8, 128)),

@@ -258,6 +258,87 @@ TEST(ScaleFree, RecursiveDoublingOverAllRanksIsTheRelationIn1D) {
   testing::expectCompilesUnderBothMpis(c, "scalefree-doubling");
 }
 
+// The Block expressions in e.
+void blocks(const Expr& e, std::vector<gen::BlockTerm>& out) {
+  if (e.kind == Expr::Kind::Block) out.push_back(e.block);
+  for (const auto& c : e.children) blocks(c, out);
+}
+
+TEST(ScaleFree, SquareOnlyCodeTakesSquareTemplatesAndBlockCounts) {
+  // 20 points over q rows: 7, 7, 6 at 3x3, 5 at 4x4, 4, 4, 3, 3, 3, 3 at 6x6. The counts of a
+  // class differ between its ranks at some templates and not at others; every input is square.
+  std::vector<ExtrapolateInput> in{input("pipe4.tgt", traces::pipeText(2, 20)), input("pipe9.tgt", traces::pipeText(3, 20)),
+                                   input("pipe16.tgt", traces::pipeText(4, 20))};
+  const ScaleFreeResult r = buildScaleFree(in);
+  ASSERT_TRUE(r.program.scaleFree);
+  EXPECT_TRUE(r.program.scaleFree->square);
+  std::vector<std::string> grids;
+  for (const Grid& g : r.templates) grids.push_back(g.str());
+  EXPECT_EQ(grids, (std::vector<std::string>{"3x3", "4x4", "5x5", "6x6", "7x7"}));
+  const gen::CallStmt* recv = nullptr;
+  const gen::CallStmt* allreduce = nullptr;
+  for (const auto& s : r.program.body) {
+    if (s.kind == gen::Stmt::Kind::Call && s.call.op == Op::Recv) recv = &s.call;
+    if (s.kind == gen::Stmt::Kind::Call && s.call.op == Op::Allreduce) allreduce = &s.call;
+  }
+  ASSERT_NE(recv, nullptr);
+  std::vector<gen::BlockTerm> bs;
+  blocks(recv->params.at(Param::Count), bs);
+  ASSERT_FALSE(bs.empty());
+  for (const gen::BlockTerm& b : bs) {
+    // Along y (the rows the line crosses), with N, a and b the code's.
+    EXPECT_EQ(b.dim, 1);
+    EXPECT_EQ(b.points, 20);
+    EXPECT_EQ(b.a, 0);
+    EXPECT_EQ(b.b, 10);
+  }
+  // The one definition: 20 over 6 rows gives the first two 4 points and the others 3.
+  EXPECT_EQ(bs.front().at({6, 6, 1}, {5, 1, 0}), 40);
+  EXPECT_EQ(bs.front().at({6, 6, 1}, {0, 2, 0}), 30);
+  EXPECT_TRUE(bs.front().definedOn({20, 20, 1}));
+  EXPECT_FALSE(bs.front().definedOn({21, 21, 1}));
+  // One column count per rank of the row, q: on square templates px and py are one number, and
+  // the formula is written in px (as the extrapolation's own models are), never in py.
+  ASSERT_NE(allreduce, nullptr);
+  ASSERT_EQ(allreduce->params.at(Param::Count).kind, Expr::Kind::Formula);
+  EXPECT_EQ(allreduce->params.at(Param::Count).formula.var, gen::ScaleFormula::Var::Px);
+  EXPECT_GE(r.stats.at("block distributions"), 1);
+
+  const std::string c = renderC(r.program);
+  EXPECT_NE(c.find("(10 * (20 / py + (y < 20 % py)))"), std::string::npos) << c;
+  // The last row's too: floor(20/q) at q = 3 .. 7 is also 9 - q, a formula wrong at 8x8.
+  EXPECT_EQ(c.find("90 - 10 * px"), std::string::npos) << c;
+  // Square grids first, then the block's domain (every row a point), before any communication.
+  const auto square = c.find("if (!(px == py))"), domain = c.find("if (!(py <= 20))");
+  ASSERT_NE(square, std::string::npos);
+  ASSERT_NE(domain, std::string::npos);
+  EXPECT_LT(square, domain);
+  EXPECT_NE(c.find("a square grid (px = py: a square rank count)"), std::string::npos);
+  // The buffers hold the widest block's message: ceil(20/py) points.
+  EXPECT_NE(c.find("(long long)(0 + 10 * ((20 + py - 1) / py)) * 8"), std::string::npos);
+  testing::expectCompilesUnderBothMpis(c, "scalefree-pipe");
+}
+
+TEST(ScaleFree, TheSquareFamilyIsTakenOnlyWhenEveryInputIsSquare) {
+  // A stencil recorded at 3x3, 4x4 and 5x5 runs on square grids only; at 3x3, 3x4 and 4x4 it
+  // does not (StencilRankSetsAreConditionsOnTheGridCoordinates).
+  std::vector<ExtrapolateInput> square{{"s3x3.tgt", makeStencilTrace(3, 3, 20)},
+                                       {"s4x4.tgt", makeStencilTrace(4, 4, 20)},
+                                       {"s5x5.tgt", makeStencilTrace(5, 5, 20)}};
+  const ScaleFreeResult r = buildScaleFree(square);
+  ASSERT_TRUE(r.program.scaleFree);
+  EXPECT_TRUE(r.program.scaleFree->square);
+  for (const Grid& g : r.templates) EXPECT_EQ(g.ext[0], g.ext[1]) << g.str();
+  EXPECT_NE(renderC(r.program).find("if (!(px == py))"), std::string::npos);
+  std::vector<ExtrapolateInput> mixed{{"s3x3.tgt", makeStencilTrace(3, 3, 20)},
+                                      {"s3x4.tgt", makeStencilTrace(3, 4, 20)},
+                                      {"s4x4.tgt", makeStencilTrace(4, 4, 20)}};
+  const ScaleFreeResult m = buildScaleFree(mixed);
+  ASSERT_TRUE(m.program.scaleFree);
+  EXPECT_FALSE(m.program.scaleFree->square);
+  EXPECT_EQ(renderC(m.program).find("px == py"), std::string::npos);
+}
+
 TEST(ScaleFree, ValuesNoModelFitsAreAnError) {
   // A count that jumps about with the scale: 100 at 4 ranks, 7 at 6, 100 at 8.
   std::vector<ExtrapolateInput> in{input("ring4.tgt", ringText(4, 100)), input("ring6.tgt", ringText(6, 7)),
