@@ -19,6 +19,9 @@
 #   TRACEGEN_FUZZ_RUNS  stop each target after this many executions instead (e.g. 10000000 for
 #                       the long run of every reader; SECONDS_PER_TARGET still caps the time)
 #   TRACEGEN_FUZZ_JOBS  fuzzing processes of one run (libFuzzer's -fork; default 1)
+#   TRACEGEN_FUZZ_PARALLEL  targets fuzzed at the same time (default 1; scripts/fuzz-ci.sh uses
+#                       one per core: each target then has a core for SECONDS_PER_TARGET, and
+#                       the run takes SECONDS_PER_TARGET * targets / PARALLEL)
 #   TRACEGEN_FUZZ_TIMEOUT  seconds one input may take (default 1: issue 29 asks every command to
 #                       finish any input under 1 MB within 1 s of a release build; the
 #                       sanitizer build is slower, and the targets' budgets are smaller to match)
@@ -55,10 +58,9 @@ dict_for() {
   esac
 }
 
-status=0
-printf '%-24s %14s %8s %9s %6s %12s\n' target executions crashes timeouts ooms "peak RSS MB"
-for t in "${targets[@]}"; do
-  corpus="$build/corpus/$t" findings="$build/findings/$t" log="$build/fuzz-$t.log"
+# fuzz_one TARGET: fuzzes it into $build/fuzz-TARGET.log.
+fuzz_one() {
+  local t=$1 corpus="$build/corpus/$1" findings="$build/findings/$1" log="$build/fuzz-$1.log"
   mkdir -p "$corpus" "$findings"
   # Fork mode: a child process fuzzes, the parent merges new coverage into $corpus and keeps
   # going after a crash, timeout or OOM (-ignore_*). The child's peak RSS is what counts.
@@ -70,6 +72,25 @@ import resource, subprocess, sys
 subprocess.run(sys.argv[1:])
 print("stat::peak_rss_mb: %d" % (resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024), flush=True)
 PY
+}
+
+# TRACEGEN_FUZZ_PARALLEL targets at a time; the table below reads their logs in order.
+parallel=${TRACEGEN_FUZZ_PARALLEL:-1}
+running=0
+for t in "${targets[@]}"; do
+  fuzz_one "$t" &
+  running=$((running + 1))
+  if [ "$running" -ge "$parallel" ]; then
+    wait -n || true
+    running=$((running - 1))
+  fi
+done
+wait
+
+status=0
+printf '%-24s %14s %8s %9s %6s %12s\n' target executions crashes timeouts ooms "peak RSS MB"
+for t in "${targets[@]}"; do
+  findings="$build/findings/$t" log="$build/fuzz-$t.log"
   # The fork-mode status lines read `#N: cov: ... exec/s: ... oom/timeout/crash: A/B/C time: ...`.
   last=$(grep -E '^#[0-9]+: cov:' "$log" | tail -1 || true)
   execs=$(sed -nE 's/^#([0-9]+): cov:.*/\1/p' <<<"$last")

@@ -34,7 +34,7 @@ constexpr std::size_t kMaxCandidates = 400;
 // rank).
 constexpr Rank kMaxPowerOfTwoRanks = 4096;
 // A time model is taken where it is within this of the time at every template.
-constexpr double kTimeTolerance = 0.10;
+constexpr double kTemplateTimeTolerance = 0.10;
 
 // Grids of `dims` dimensions with extents at least 3, pairwise different and none a multiple
 // of another (no value of one extent coincides with a value of another), by size.
@@ -299,7 +299,7 @@ class Aligner {
   // the scale), so they need not follow one model exactly, and where ranks' times agree within
   // the timing tolerance at one template and not at another their choices by rank differ. So:
   // a time is fitted per position class where the forms differ, and the best model is taken
-  // where none reproduces the templates (within kTimeTolerance at every template; else their
+  // where none reproduces the templates (within kTemplateTimeTolerance at every template; else their
   // mean), as --explain says.
   Expr time(const std::vector<const Expr*>& xs, const RankList& classesHere, const std::string& what) {
     timeMode_ = true;
@@ -716,7 +716,8 @@ class Aligner {
         *l = *fitted[k++];
       }
       collapse(skeleton);
-      auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.second == skeleton; });
+      const Expr& shape = skeleton;  // clang 14 cannot capture a structured binding
+      auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.second == shape; });
       if (it == groups.end()) groups.push_back({RankList::single(c), std::move(skeleton)});
       else it->first = RankList::unite(it->first, RankList::single(c));
     }
@@ -841,12 +842,12 @@ class Aligner {
       }
     }
     if (!exact && timeMode_) {
-      // The best model if it stays within kTimeTolerance of every template, else the mean.
+      // The best model if it stays within kTemplateTimeTolerance of every template, else the mean.
       for (const auto& [m, err] : f.ranked) {
         bool ok = true;
         for (const auto& o : obs)
           ok = ok && std::isfinite(m.at(o.scale)) && m.at(o.scale) >= 0 &&
-               std::fabs(m.at(o.scale) - o.value) <= kTimeTolerance * std::max(1e-3, std::fabs(o.value));
+               std::fabs(m.at(o.scale) - o.value) <= kTemplateTimeTolerance * std::max(1e-3, std::fabs(o.value));
         if (ok) {
           exact = m;
           break;
@@ -856,7 +857,7 @@ class Aligner {
         double sum = 0;
         for (const auto& o : obs) sum += o.value;
         explain(fmt::format("{}: {} -> their mean {:.6g} (no model within {:.0f}%)", what, seen,
-                            sum / static_cast<double>(obs.size()), 100 * kTimeTolerance));
+                            sum / static_cast<double>(obs.size()), 100 * kTemplateTimeTolerance));
         ++res_.stats["times as the templates' mean"];
         return Expr::constant(sum / static_cast<double>(obs.size()));
       }

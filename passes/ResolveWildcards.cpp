@@ -131,10 +131,10 @@ struct CommKey {
 // Which iteration of which folded loop a call lies in (see foldableLoops): messages, requests
 // and collectives must begin and end in the same one for the folded run to stand for the
 // whole program. loop -1: outside every folded loop.
-struct Phase {
+struct FoldPhase {
   std::int64_t loop = -1;
   std::int64_t iteration = -1;
-  bool operator==(const Phase&) const = default;
+  bool operator==(const FoldPhase&) const = default;
 };
 
 struct Message {
@@ -144,7 +144,7 @@ struct Message {
   std::int64_t seq = 0;  // send order, which is taken as arrival order
   bool sync = false;     // MPI_Ssend/MPI_Issend: the sender waits for the match
   bool matched = false;
-  Phase phase{};  // of the sending call
+  FoldPhase phase{};  // of the sending call
   std::int32_t line = 0;  // the send's input line (in the padding after phase: no larger)
 };
 
@@ -159,7 +159,7 @@ struct Receive {
   std::size_t slot = 0;
   bool matched = false;
   std::size_t msg = 0;
-  Phase phase{};  // of the posting call
+  FoldPhase phase{};  // of the posting call
 };
 
 enum class ReqKind { Done, SyncSend, Recv, Collective };
@@ -171,7 +171,7 @@ struct Request {
   // whose request it is; complete once every member has started it.
   CommKey collKey{};
   std::int64_t collIndex = 0;
-  Phase phase{};  // of the creating call
+  FoldPhase phase{};  // of the creating call
 };
 
 // One decision at a quiescent point: a pending wildcard receive takes a message.
@@ -436,13 +436,13 @@ class Simulation {
     Rank arrived = 0, departed = 0, size = 0;
     Op op = Op::Barrier;
     Rank firstRank = 0;
-    Phase phase{};  // of the first arrival
+    FoldPhase phase{};  // of the first arrival
   };
   struct RankState {
     RankState(const Trace& t, Rank r, const std::string& f) : cursor(t, r, f) { cursor.setComputeTimes(false); }
     RankCursor cursor;
     Call call;
-    Phase phase;  // of `call`, when phases are checked
+    FoldPhase phase;  // of `call`, when phases are checked
     bool hasCall = false, started = false, finished = false, queued = false;
     std::size_t recv = 0, msg = 0;  // what the current call waits for
     CommKey collKey;
@@ -933,7 +933,7 @@ class Simulation {
 
   // Something began in phase a and ended in phase b: if they differ, the folded loops of both
   // do not fold.
-  void crossing(const Phase& a, const Phase& b) {
+  void crossing(const FoldPhase& a, const FoldPhase& b) {
     if (a == b) return;
     if (a.loop >= 0 && b.loop >= 0 && a.iteration == b.iteration) {
       const LoopFold& fa = folds_[static_cast<std::size_t>(a.loop)];
@@ -944,7 +944,7 @@ class Simulation {
     if (b.loop >= 0) broken_.insert(b.loop);
   }
 
-  Phase phaseOf(const RankCursor& cursor) const {
+  FoldPhase phaseOf(const RankCursor& cursor) const {
     const auto at = cursor.outermostLoop();
     if (!at.head) return {};
     const auto head = at.head - trace_.events.data();
@@ -1501,7 +1501,7 @@ class Simulation {
 // crosses from one iteration into another: then every iteration starts from the same state
 // of the loop's ranks (nothing in flight), and a matching found for iterations 0..K-1 is one
 // for all N. So the loop is simulated K times (K >= 2, so that an overlap of iterations shows)
-// with every call tagged by its iteration (Phase), and the run counts only if it completed
+// with every call tagged by its iteration (FoldPhase), and the run counts only if it completed
 // and every message, request and collective began and ended within one iteration. Otherwise
 // the whole program is simulated, as without folding.
 

@@ -56,6 +56,9 @@ fi
 # The samples' arguments and input scales, and record (tests/e2e/extrapolation-samples.sh).
 source "$(dirname "$0")/extrapolation-samples.sh"
 record_failed() { echo "FAIL: $1"; }
+# The CPU clock, as scalefree_ncptl.sh records with: the tests compare calls and bytes, which
+# the clock does not change, and the same clock lets the two share RECORDINGS_CACHE.
+RECORD_CLOCK=cpu
 # EXTRAPOLATE_TARGETS=first (ctest): only the first target of each sample, as each 64-rank run
 # on two cores costs more than a sample's whole check at the first.
 targets_of() {

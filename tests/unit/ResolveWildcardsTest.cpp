@@ -15,6 +15,7 @@
 #include "ir/RankCursor.h"
 #include "io/Readers.h"
 #include "ir/Verify.h"
+#include "tests/unit/SanitizerScale.h"
 #include "passes/PointToPointCheck.h"
 #include "passes/CheckCommunication.h"
 #include "passes/PassManager.h"
@@ -1013,6 +1014,9 @@ TEST(ResolveWildcardsRepeats, RealLuClassCTrace) {
   // ScalaTrace's LU class C at 16 ranks: per-rank time-step loops with different heads, trip
   // counts and inner factorings (nothing folds), 12,228 wildcard receives. The run repeats
   // from its early iterations on: it costs a few of its 249 time steps.
+  // A test of cost (how few calls the repeats leave to simulate): the plain run's. Under the
+  // sanitizers it would take half a minute for code paths the small wildcard traces cover.
+  if (testing::kUnderSanitizer) GTEST_SKIP() << "a cost test: run in the plain build";
   const std::string path = std::string(TRACEGEN_TEST_DATA_DIR) + "/wildcards/scalatrace2-npb-td-lu-C-16.trace";
   Trace t = readTraceFile(path);
   PassContext ctx = resolveBothWays(t, path);
