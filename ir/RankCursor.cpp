@@ -164,8 +164,12 @@ std::vector<std::int64_t> RankCursor::iterationState(const Frame& f) const {
       s.push_back(static_cast<std::int64_t>(l.memPos));
     }
   }
-  s.push_back(static_cast<std::int64_t>(requests_.size()));
-  for (std::int64_t key : requests_) s.push_back(index_ - key);
+  // Of the recent requests, those a wait can still name (as positionKey): the ring keeps many
+  // more, whose distances grow with every iteration and would keep a loop from ever repeating
+  // (a real LU trace's 160-step sweeps, each with a wait for its own request).
+  const auto named = std::min<std::size_t>(requests_.size(), static_cast<std::size_t>(requestDepth_));
+  s.push_back(static_cast<std::int64_t>(named));
+  for (std::size_t i = requests_.size() - named; i < requests_.size(); ++i) s.push_back(index_ - requests_[i]);
   // Persistent requests by key relative to the next call; the init call's index stays as it is
   // (skipping leaves it unchanged), which keeps requests made inside the loop from matching.
   std::vector<std::array<std::int64_t, 9>> persistent;
