@@ -2732,7 +2732,10 @@ class CWriter : public ProgramWalker {
     d.set("ranks", scaleFree ? "any count that fits its formulas (a scale-free benchmark)" : std::to_string(program_.numRanks));
     d.set("scale_free", flag(scaleFree));
     d.set("fixed_scale", flag(!scaleFree));
-    if (scaleFree) d.set("inputs", commentSafe(program_.scaleFree->inputs));
+    if (scaleFree) {
+      d.set("inputs", commentSafe(program_.scaleFree->inputs));
+      d.set("order", gridOrderText());
+    }
     d.set("command", commentSafe(options_.commandLine.empty() ? "tracegen" : options_.commandLine));
     mus::data notes{mus::data::type::list};
     for (const auto& note : program_.notes) {
@@ -2857,12 +2860,17 @@ class CWriter : public ProgramWalker {
     return collapseBlankLines(render("program", d)) + "\n";
   }
 
+  // How the default grid orders its extents (the runtime's grid_descending, its --help alike).
+  std::string gridOrderText() const {
+    return program_.scaleFree->descending ? "the longest extent first" : "the smallest extent first";
+  }
+
   // The scale-free part: the grid's variables, the checks of the formulas, the buffers' size.
   std::string scaleBlock() {
     const int dims = program_.scaleFree->dims;
     mus::data d;
     d.set("dims", std::to_string(dims));
-    d.set("order", program_.scaleFree->descending ? "the longest extent first" : "the smallest extent first");
+    d.set("order", gridOrderText());
     d.set("dim2", flag(dims >= 2));
     d.set("dim3", flag(dims == 3));
     d.set("helpers", flag(uses_.scaleHelpers));

@@ -87,8 +87,8 @@ static void usage(FILE *out)
   if (config.grid_dims > 0)
     fprintf(out,
             "  --grid %-16s the process grid, x fastest (default: as balanced as the rank\n"
-            "                           count allows, the smallest extent first)\n",
-            grid);
+            "                           count allows, the %s extent first)\n",
+            grid, config.grid_descending && config.grid_dims > 1 ? "longest" : "smallest");
   fprintf(out,
           "  --compute-scale PERCENT  computation time in percent of the traced time (default 100;\n"
           "                           0 skips computation)\n"
