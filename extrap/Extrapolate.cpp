@@ -1257,6 +1257,7 @@ class Extrapolator {
     // one fits, else least squares, taken only if it predicts the held-back inputs within 1%.
     double total = -1;
     std::string model;
+    std::optional<ExactModel> exactModel;
     std::optional<ScalingPlot> plot;
     const std::string plotWhat = "mean total per rank (counts that follow the data)";
     std::vector<std::size_t> plotInputs;
@@ -1268,6 +1269,7 @@ class Extrapolator {
         if (auto v = f.model->at(target_.scale())) {
           total = static_cast<double>(v->num) / static_cast<double>(v->den);
           model = f.model->str();
+          exactModel = f.model;
           std::vector<std::pair<std::size_t, std::int64_t>> obs;
           for (std::size_t i = 0; i < in_.size(); ++i) obs.push_back({i, exact[i].value});
           if (wantPlots_) plot = exactPlot(plotWhat, obs, exact, f, total);
@@ -1311,6 +1313,7 @@ class Extrapolator {
       out.setParam(displs, {{out.ranks, std::move(d)}}, false);
     }
     ++res_.stats["vectors that follow the data"];
+    res_.dataCounts.push_back({out.id, exactModel, model, worstSpread});
     res_.approximations.push_back(fmt::format(
         "Approximate: event {} {}'s counts follow the application's data (every pair of ranks differs); every pair "
         "moves the mean, {} elements at {} (the mean total per rank {}), where the recorded ranks' totals spread up "

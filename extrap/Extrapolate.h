@@ -69,6 +69,17 @@ struct ExtrapolateResult {
   // The block distributions (BlockDistribution.h) chosen for values that are no function of the
   // position class alone, once each: the models a scale-free benchmark's values are held to.
   std::vector<BlockModel> blockModels;
+  // Counts that follow the data (an MPI_Alltoallv whose counts differ for every pair), by the
+  // event at the target: the exact model of the mean total per rank that the trace spreads
+  // evenly over the pairs, where one fits (none: least squares). A scale-free benchmark
+  // computes the same split at run time.
+  struct DataCounts {
+    std::int64_t event = 0;
+    std::optional<ExactModel> total;
+    std::string model;  // as --explain says it
+    double spread = 0;  // the largest of a recorded rank's totals from the mean, a fraction
+  };
+  std::vector<DataCounts> dataCounts;
   std::map<std::string, std::int64_t> stats;          // counters (--stats)
   std::string summary() const;                        // the printable result
 };

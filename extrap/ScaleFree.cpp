@@ -126,9 +126,10 @@ Program lowerTemplate(Trace& trace, const std::string& name, double instructionR
 class Aligner {
  public:
   Aligner(std::vector<Program>& programs, const std::vector<Grid>& grids, int dims, bool descending, bool square,
-          std::vector<BlockModel> blockModels, ScaleFreeResult& res)
+          std::vector<BlockModel> blockModels, std::vector<ExtrapolateResult::DataCounts> dataCounts,
+          ScaleFreeResult& res)
       : programs_(programs), grids_(grids), dims_(dims), descending_(descending), square_(square),
-        blockModels_(std::move(blockModels)), res_(res) {
+        blockModels_(std::move(blockModels)), dataCounts_(std::move(dataCounts)), res_(res) {
     for (int d = 0; d < dims; ++d) vars_.push_back(static_cast<ScaleVar>(d + 1));
     vars_.push_back(ScaleVar::P);
     if (dims == 1) vars_ = {ScaleVar::P};
@@ -255,6 +256,17 @@ class Aligner {
           c.receivedBytes.has_value() != c0.receivedBytes.has_value())
         throw error(fmt::format("{} has other parameters at {} than at {}", where, at(static_cast<std::size_t>(s - ss[0])), at(0)));
     }
+    {
+      // Vectors whose length changes with the scale: one entry per rank.
+      std::vector<Param> perRank;
+      for (const auto& [p, v] : out.call.vectors)
+        for (const Stmt* s : ss)
+          if (auto it = s->call.vectors.find(p); it != s->call.vectors.end() && it->second.size() != v.size()) {
+            perRank.push_back(p);
+            break;
+          }
+      if (!perRank.empty()) evenVectors(ss, out.call, perRank, where);
+    }
     for (auto& [p, e] : out.call.params) {
       std::vector<const Expr*> xs;
       for (const Stmt* s : ss) {
@@ -292,6 +304,98 @@ class Aligner {
       out.call.receivedBytes = expr(xs, out.ranks, where + " received bytes");
     }
     return out;
+  }
+
+  // An MPI_Alltoallv whose counts follow the data (extrap/Extrapolate.h, DataCounts): at every
+  // template its counts are one value per pair, the extrapolation's model of the mean total per
+  // rank divided by the rank count and rounded, and its displacements are packed. The program
+  // keeps that quotient as one formula, total(P) / P, which the benchmark computes at the scale
+  // it runs at (gen/Program.h, evenVectors): a model of one term (c/P: every rank the same share
+  // of a fixed total; c: a fixed share per rank) divides into one term again.
+  void evenVectors(const std::vector<const Stmt*>& ss, gen::CallStmt& out, const std::vector<Param>& ps,
+                   const std::string& where) {
+    const gen::CallStmt& c0 = ss[0]->call;
+    const ExtrapolateResult::DataCounts* dc = nullptr;
+    for (const auto& d : dataCounts_)
+      if (c0.event && d.event == c0.event->id) dc = &d;
+    if (!dc)
+      throw error(fmt::format("{}: {} has a length that changes with the scale (one entry per rank), and its values are no "
+                              "even split of counts that follow the data; a scale-free benchmark cannot have it: give the "
+                              "target rank count (--ranks P)",
+                              where, paramName(ps.front())));
+    if (!dc->total)
+      throw error(fmt::format("{}: its counts follow the data, and the mean total per rank fits no exact model ({}); a "
+                              "scale-free benchmark computes the split from one: give the target rank count (--ranks P)",
+                              where, dc->model));
+    const ExactModel& m = *dc->total;
+    ExactModel pair;  // total / P
+    pair.term.var = ScaleVar::P;
+    if (m.c1.num == 0 || m.term.isOne()) {
+      const std::optional<Rational> c = m.term.isOne() ? add(m.c0, m.c1) : m.c0;
+      if (!c) throw error(fmt::format("{}: the mean total per rank {} is out of range", where, dc->model));
+      pair.c1 = *c;
+      pair.term.num = -1;
+    } else if (m.c0.num == 0 && m.term.var == ScaleVar::P) {
+      pair.c1 = m.c1;
+      pair.term = m.term;
+      pair.term.num -= pair.term.den;
+    } else {
+      throw error(fmt::format("{}: its counts follow the data, and the mean total per rank {} divided by the rank count "
+                              "is no formula of one term; give the target rank count (--ranks P)",
+                              where, dc->model));
+    }
+    // Every template's counts are the model's split there (rounded), its displacements packed.
+    std::string seen;
+    for (std::size_t t = 0; t < ss.size(); ++t) {
+      const std::optional<Rational> want = pair.at(grids_[t].scale());
+      std::optional<double> got;
+      for (Param p : ps) {
+        const auto it = ss[t]->call.vectors.find(p);
+        const bool displs = p == Param::Displs || p == Param::RecvDispls;
+        if (p != Param::SendCounts && p != Param::RecvCounts && !displs)
+          throw error(fmt::format("{}: {} has a length that changes with the scale; a scale-free benchmark cannot have it",
+                                  where, paramName(p)));
+        if (it == ss[t]->call.vectors.end() || static_cast<Rank>(it->second.size()) != grids_[t].size())
+          throw error(fmt::format("{}: {} has not one entry per rank at {}", where, paramName(p), at(t)));
+        if (displs) continue;
+        for (const Expr& e : it->second) {
+          if (!e.isConst() || (got && e.value != *got))
+            throw error(fmt::format("{}: {} differs between the pairs at {}, where the counts that follow the data are "
+                                    "one even split",
+                                    where, paramName(p), at(t)));
+          got = e.value;
+        }
+      }
+      for (Param p : ps) {
+        if (p != Param::Displs && p != Param::RecvDispls) continue;
+        const std::vector<Expr>& d = ss[t]->call.vectors.at(p);
+        for (std::size_t k = 0; k < d.size(); ++k)
+          if (!got || !d[k].isConst() || d[k].value != static_cast<double>(k) * *got)
+            throw error(fmt::format("{}: {} at {} do not lay the blocks out one after another", where, paramName(p), at(t)));
+      }
+      if (!want || !got ||
+          std::abs(static_cast<double>(want->num) / static_cast<double>(want->den) - *got) > 0.5 + 1e-9)
+        throw error(fmt::format("{}: its count per pair at {} is {}, not the mean total per rank {} over the rank count",
+                                where, at(t), got ? fmt::format("{:g}", *got) : "none", dc->model));
+      seen += fmt::format("{}{:g} at {}", seen.empty() ? "" : ", ", *got, at(t));
+    }
+    ScaleFormula f;
+    f.var = ScaleFormula::Var::P;
+    f.num = pair.term.num, f.den = pair.term.den, f.logPower = pair.term.logPower;
+    f.c1num = pair.c1.num, f.c1den = pair.c1.den;
+    for (Param p : ps) {
+      out.vectors.erase(p);
+      if (p == Param::SendCounts || p == Param::RecvCounts) out.evenVectors[p] = Expr::scaled(f);
+    }
+    explain(fmt::format("{} counts per pair (they follow the data; approximate): {} -> {} (the mean total per rank {} "
+                        "over the rank count)",
+                        where, seen, pair.str(), dc->model));
+    approximations_.push_back(fmt::format(
+        "Approximate: event {} {}'s counts follow the application's data (every pair of ranks differs); every pair "
+        "moves an even share of the mean total per rank {}, {} elements at P ranks, where the recorded ranks' totals "
+        "spread up to {:.2g}% from their mean.",
+        c0.event->id, opName(c0.op), dc->model, pair.str(), 100 * dc->spread));
+    ++res_.stats["even splits of counts that follow the data"];
   }
 
   // A time over the templates. Times are measurements, fitted by least squares in the
@@ -949,6 +1053,13 @@ class Aligner {
   // The block distributions the extrapolation to the templates chose: what a value that several
   // block models fit at the templates is held to.
   std::vector<BlockModel> blockModels_;
+  // The counts that follow the data, from the extrapolation to the first template.
+  std::vector<ExtrapolateResult::DataCounts> dataCounts_;
+ public:
+  // What the program only approximates (evenVectors), a sentence each for its header.
+  std::vector<std::string> approximations_;
+
+ private:
   bool timeMode_ = false;  // aligning a time (Aligner::time)
   ScaleFreeResult& res_;
   std::vector<ScaleVar> vars_;
@@ -998,6 +1109,7 @@ ScaleFreeResult buildScaleFree(const std::vector<ExtrapolateInput>& inputs, doub
   // the power-of-two family; never a mix, whose templates no one program would span.
   std::vector<Program> programs;
   std::vector<BlockModel> blockModels;  // the extrapolation's, at the templates
+  std::vector<ExtrapolateResult::DataCounts> dataCounts;  // the extrapolation's, at the first template
   struct Family {
     std::string name;
     std::size_t found = 0;
@@ -1006,6 +1118,7 @@ ScaleFreeResult buildScaleFree(const std::vector<ExtrapolateInput>& inputs, doub
   auto tryFamily = [&](const std::vector<Grid>& grids, Family& family) {
     programs.clear();
     blockModels.clear();
+    dataCounts.clear();
     res.traces.clear();
     res.templates.clear();
     for (const Grid& g : grids) {
@@ -1018,6 +1131,7 @@ ScaleFreeResult buildScaleFree(const std::vector<ExtrapolateInput>& inputs, doub
         ++res.stats["template scales tried"];
         for (const BlockModel& m : r.blockModels)
           if (std::find(blockModels.begin(), blockModels.end(), m) == blockModels.end()) blockModels.push_back(m);
+        if (res.templates.empty()) dataCounts = r.dataCounts;
         auto trace = std::make_unique<Trace>(std::move(r.trace));
         const std::string name = fmt::format("{} extrapolated to {}", inputs.front().file, g.str());
         verifyStructure(*trace, name);
@@ -1056,9 +1170,16 @@ ScaleFreeResult buildScaleFree(const std::vector<ExtrapolateInput>& inputs, doub
   }
   res.stats["template scales"] = static_cast<std::int64_t>(res.templates.size());
   // 3 and 4. Alignment and formulas.
-  Aligner aligner(programs, res.templates, dims, descending, square, std::move(blockModels), res);
+  Aligner aligner(programs, res.templates, dims, descending, square, std::move(blockModels), dataCounts, res);
   res.program = aligner.run();
-  for (const std::string& a : first.approximations) res.program.notes.push_back(a);
+  // The inputs' approximations, but of counts the program splits evenly its own sentence.
+  for (const std::string& a : first.approximations) {
+    bool split = false;
+    for (const auto& d : dataCounts)
+      split = split || a.starts_with(fmt::format("Approximate: event {} ", d.event));
+    if (!split) res.program.notes.push_back(a);
+  }
+  for (const std::string& a : aligner.approximations_) res.program.notes.push_back(a);
   std::string seen;
   for (const auto& i : inputs)
     seen += fmt::format("{}{} ranks ({})", seen.empty() ? "" : ", ", i.trace.numRanks, fmt::format("{}", i.file));

@@ -1325,6 +1325,17 @@ class CWriter : public ProgramWalker {
       case Op::Alltoallv: {
         message(x, d);
         receiveSide(x, d);
+        if (!c.evenVectors.empty()) {  // a scale-free benchmark's even split (gen/Program.h)
+          const auto side = [&](Param p) {
+            auto it = c.evenVectors.find(p);
+            if (it == c.evenVectors.end())
+              throw std::logic_error(fmt::format("{}: an even split of {} only", label(c), paramName(p)));
+            return count(x, &it->second, std::string(paramName(p)));
+          };
+          d.set("sendcount", side(Param::SendCounts));
+          d.set("recvcount", side(Param::RecvCounts));
+          return render("call/alltoallv_even", d);
+        }
         const std::size_t n =
             vectorLength(c, {Param::SendCounts, Param::Displs, Param::RecvCounts, Param::RecvDispls});
         d.set("n", std::to_string(n));
@@ -2702,9 +2713,12 @@ class CWriter : public ProgramWalker {
           if (it != datatypes_.end()) size = std::max(size, it->second->size);
         });
     if (size == 0) return;
-    for (Param p : {Param::Count, Param::RecvCount}) {
-      const Expr* e = param(c, p);
-      if (!e) continue;
+    std::vector<const Expr*> counts;
+    for (Param p : {Param::Count, Param::RecvCount})
+      if (const Expr* e = param(c, p)) counts.push_back(e);
+    // An even split's count is per peer, as a collective's count.
+    for (const auto& [p, e] : c.evenVectors) counts.push_back(&e);
+    for (const Expr* e : counts) {
       std::vector<Expr> leaves;
       formulaLeaves(*e, leaves);
       for (const Expr& leaf : leaves) {

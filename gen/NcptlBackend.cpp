@@ -2738,6 +2738,14 @@ class Renderer : public ProgramWalker {
         case Op::Gather: return {mcast(acting(all_, false), rootText, bytes)};
         case Op::Alltoall:
         case Op::Allgather: return {mcast(acting(all_, false), allOther(), bytes)};
+        case Op::Alltoallv: {
+          // Counts that followed the data, spread evenly (gen/Program.h, evenVectors).
+          auto it = c.evenVectors.find(Param::SendCounts);
+          if (it == c.evenVectors.end()) scaleFreeRefusal(c, "an MPI_Alltoallv whose counts are no even split");
+          note("MPI_Alltoallv whose counts followed the data is a many-to-many MULTICAST of their even split, the "
+               "mean bytes per rank pair (MPI_Alltoall, §5.4).");
+          return {mcast(acting(all_, false), allOther(), bytesText(&it->second, find("type")))};
+        }
         case Op::Reduce:
         case Op::Allreduce: {
           const Expr* type = find("type");

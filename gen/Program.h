@@ -176,6 +176,10 @@ struct CallStmt {
   std::map<Param, Expr> params;
   // Vector parameters (requests, recvcounts, ...): one expression per element.
   std::map<Param, std::vector<Expr>> vectors;
+  // Scale-free programs: vector parameters of one entry per rank whose entries are all this
+  // count (an MPI_Alltoallv whose counts follow the data, spread evenly over the pairs:
+  // extrap/Extrapolate.h DataCounts). Their displacements lay the blocks out one after another.
+  std::map<Param, Expr> evenVectors;
   Expr computeUs;  // computation before the call, microseconds
   // Receives (and Sendrecv's receive) whose matched sends carry other sizes than were posted:
   // the bytes actually received (gen/ReceivedBytes.h). Absent: the posted size is received.

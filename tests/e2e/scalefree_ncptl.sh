@@ -26,6 +26,8 @@
 #                   relation: the row's rank XOR 2^k, the transpose partner; power-of-two templates)
 #   bt_like         inputs 4, 9, 16      (NPB_DIR)  targets 25, 36 (square templates; counts by block
 #                   distribution, two task sets per count split at 40 MOD py)
+#   is_like         inputs 4, 8, 16      (NPB_DIR)  targets 32, 64 (MPI_Alltoallv counts that follow
+#                   the keys: a MULTICAST of their even split, 65536/P^2 ints per pair)
 #
 # With the real coNCePTuaL 1.5.1b compiler (tests/e2e/real-ncptl.sh finds it; without it the
 # script says SKIP and checks the rest), every scale-free program is also compiled by it and run
@@ -37,7 +39,7 @@ set -uo pipefail
 tracegen=$(realpath "$1") check=$(realpath "$2") recorder=$(realpath "$3") apps=$4 npb=$5
 shift 5
 selected=("$@")
-[ ${#selected[@]} -eq 0 ] && selected=(stencil2d stencil_strong ring halo3d fft wavefront rowcol cg_like bt_like)
+[ ${#selected[@]} -eq 0 ] && selected=(stencil2d stencil_strong ring halo3d fft wavefront rowcol cg_like bt_like is_like)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 TRACEGEN_QUIET=1
@@ -112,8 +114,8 @@ SEND = ("MPI_Send", "MPI_Isend", "MPI_Ssend", "MPI_Issend", "MPI_Rsend", "MPI_Ir
         "MPI_Sendrecv", "MPI_Sendrecv_replace")
 RECV = ("MPI_Recv", "MPI_Irecv", "MPI_Sendrecv", "MPI_Sendrecv_replace")
 # The collectives of the samples, and MPI_Init, which the program replays as a SYNCHRONIZE.
-COLL = ("MPI_Init", "MPI_Barrier", "MPI_Bcast", "MPI_Reduce", "MPI_Allreduce", "MPI_Alltoall", "MPI_Allgather",
-        "MPI_Gather", "MPI_Scatter")
+COLL = ("MPI_Init", "MPI_Barrier", "MPI_Bcast", "MPI_Reduce", "MPI_Allreduce", "MPI_Alltoall", "MPI_Alltoallv",
+        "MPI_Allgather", "MPI_Gather", "MPI_Scatter")
 bad = []
 if len(got) != len(want):
     bad.append(f"{len(got)} tasks simulated, {len(want)} ranks recorded")
@@ -132,7 +134,7 @@ PY
 }
 
 for app in "${selected[@]}"; do
-  [ "$app" = cg_like ] || [ "$app" = bt_like ] && continue  # below: one binary per process count
+  [[ "$app" == *_like ]] && continue  # below: one binary per process count
   read -r -a a <<<"$(args_of "$app")"
   sf=$work/$app.ncptl
   # Compute times are measured on a machine running up to 64 ranks on a few cores: a time that
@@ -382,6 +384,60 @@ if [[ " ${selected[*]} " == *" bt_like "* ]]; then
           ok "bt_like: compiled by the real compiler, ran on 9 tasks, point-to-point calls and bytes = the recording's"
         else
           fail "bt_like: the real run's point-to-point traffic at 9 tasks differs from the recording's"
+        fi
+      fi
+    fi
+  fi
+fi
+
+# NPB-like IS (samples/apps/npb-like/is_like.c, one binary per count): its MPI_Alltoallv's counts
+# follow the keys, so the program multicasts their even split, the mean total per rank 65536/P
+# over the ranks (extrap/ScaleFree.cpp, evenVectors). The one program, from 4, 8 and 16 ranks, is
+# simulated by ncptl-check at 32 and 64 tasks, its calls and collectives at 32 the recording's (the
+# simulation counts no collective's bytes); refused by its ASSERT at 24 (24^2 does not divide
+# 65536); and the real compiler's program runs to completion on 4 and 8 tasks.
+if [[ " ${selected[*]} " == *" is_like "* ]]; then
+  is_record() {  # is_record NP: $work/is-NP.tgt
+    timeout 300 mpiexec --oversubscribe -n "$1" env LD_PRELOAD="$recorder" TRACEGEN_OUTPUT="$work/is-$1.tgt" \
+      TRACEGEN_COMPRESS=0 "$npb/is_like.$1" >"$work/stdout" 2>&1 && [ -s "$work/is-$1.tgt" ] && return 0
+    cat "$work/stdout"
+    fail "is_like: recording at $1 ranks"
+    return 1
+  }
+  if is_record 4 && is_record 8 && is_record 16 && is_record 32 &&
+      "$tracegen" inspect --per-rank --format json "$work/is-32.tgt" >"$work/is-32.json"; then
+    if ! "$tracegen" extrapolate "$work/is-4.tgt" "$work/is-8.tgt" "$work/is-16.tgt" -o "$work/is.ncptl" >"$work/out" 2>&1; then
+      fail "is_like: no scale-free coNCePTuaL program:"; cat "$work/out"
+    elif ! grep -q "MULTICAST A 4\*(65536/(num_tasks\*num_tasks))\*msg_scale/100 BYTE MESSAGE TO ALL OTHER TASKS" "$work/is.ncptl"; then
+      fail "is_like: the program does not multicast 65536/P^2 ints per pair"; grep MULTICAST "$work/is.ncptl"
+    elif ! "$check" --generated --tasks 32,64 --traffic "$work/is.ncptl" >"$work/is.traffic" 2>"$work/log"; then
+      fail "is_like: ncptl-check --tasks 32,64 rejects the program:"; head -20 "$work/log"
+    else
+      head -1 "$work/is.traffic" >"$work/is-traffic32.json"
+      if compare_traffic "$work/is-traffic32.json" "$work/is-32.json" >"$work/cmp" 2>&1; then
+        ok "is_like: accepted and simulated at 32 and 64 tasks, at 32 = recorded (calls and collectives on every rank)"
+      else
+        fail "is_like: simulated traffic at 32 tasks differs from the recording:"; cat "$work/cmp"
+      fi
+      "$check" --generated --tasks 24 "$work/is.ncptl" >"$work/out" 2>&1
+      rc=$?
+      if [ $rc -eq 2 ] && grep -q "this benchmark needs num_tasks\*num_tasks dividing 65536\" fails with num_tasks = 24" "$work/out"; then
+        ok "is_like: 24 tasks refused by the program's ASSERT (num_tasks^2 dividing 65536)"
+      else
+        fail "is_like at 24 tasks: status $rc"; cat "$work/out"
+      fi
+      if [ $real -eq 1 ]; then
+        mkdir -p "$work/real-is"
+        if ! log=$(real_ncptl_build "$work/is.ncptl" "$work/real-is/bench"); then
+          fail "is_like: the real compiler rejects the program:"; echo "$log" | head -20
+        else
+          for np in 4 8; do
+            if real_ncptl_run "$work/real-is/bench" "$np"; then
+              ok "is_like: compiled by the real compiler, ran to completion on $np tasks"
+            else
+              fail "is_like: the real compiler's program does not run to completion on $np tasks"
+            fi
+          done
         fi
       fi
     fi

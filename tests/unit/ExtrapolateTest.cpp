@@ -20,6 +20,7 @@ namespace {
 
 using traces::input;
 using traces::ringText;
+using traces::sortText;
 
 using Values = std::vector<std::int64_t>;
 
@@ -413,39 +414,6 @@ TEST(Extrapolate, AParameterNoModelFitsIsAnError) {
                                        input("r16.tgt", ringText(16, 256))};
   const ExtrapolateResult r = extrapolate(strong, ExtrapolateOptions{64, {}});
   EXPECT_EQ(r.trace.events[1].uniformValue(Param::Count), 64);
-}
-
-// An IS-like sort at P ranks: MPI_Alltoallv counts that differ for every pair of ranks (a
-// circulant +1/-1 around `total / P`, so every rank sends and receives exactly `total`, except
-// that rank 1 sends `skew` more to rank 0), displacements packed
-// unless `packed` is false.
-std::string sortText(Rank p, std::int64_t total, std::int64_t skew = 0, bool packed = true) {
-  auto count = [&](Rank from, Rank to) {
-    const Rank d = ((to - from) % p + p) % p;
-    std::int64_t c = total / p + (d == 1 ? 1 : d == 2 ? -1 : 0);
-    if (to == 0 && from == 1) c += skew;
-    return c;
-  };
-  std::string text = fmt::format(
-      "tracegen-trace 1\nranks {0}\norigin hand-written\ndatatype MPI_INT 4\n"
-      "event 0 MPI_Init @ <1 0 {{{0} 1}}>\n  site sort.c:10\n"
-      "event 1 MPI_Alltoallv @ <1 0 {{{0} 1}}>\n  site sort.c:20\n  loop 0 iter 3\n  loop 0 mem 1\n  comm 2\n"
-      "  datatype MPI_INT\n  recvtype MPI_INT\n",
-      p);
-  for (const std::string side : {"sendcounts", "displs", "recvcounts", "rdispls"})
-    for (Rank r = 0; r < p; ++r) {
-      const bool send = side == "sendcounts" || side == "displs";
-      const bool displs = side == "displs" || side == "rdispls";
-      std::string line = fmt::format("  {}", side);
-      std::int64_t at = 0;
-      for (Rank k = 0; k < p; ++k) {
-        const std::int64_t c = send ? count(r, k) : count(k, r);
-        line += fmt::format(" {}", displs ? (packed ? at : at + 1) : c);
-        at += c;
-      }
-      text += line + fmt::format(" @ <1 {} {{1 0}}>\n", r);
-    }
-  return text + "event 2 MPI_Finalize @ <1 0 {" + std::to_string(p) + " 1}>\n  site sort.c:30\n";
 }
 
 TEST(Extrapolate, CountsThatFollowTheDataKeepEveryRanksTotal) {

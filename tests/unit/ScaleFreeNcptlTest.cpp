@@ -25,6 +25,7 @@ namespace {
 
 using traces::input;
 using traces::ringText;
+using traces::sortText;
 
 using gen::Expr;
 
@@ -93,6 +94,20 @@ TEST(ScaleFreeNcptl, BlockCountsAreTwoTaskSetsSplitAtTheCoordinate) {
   for (std::int64_t p : {16, 36, 49}) EXPECT_EQ(checkAt(text, p), "") << p << " tasks\n" << text;
   EXPECT_NE(checkAt(text, 24).find("a square grid"), std::string::npos) << checkAt(text, 24);
   EXPECT_NE(checkAt(text, 441).find("py at most 20"), std::string::npos);
+}
+
+TEST(ScaleFreeNcptl, CountsThatFollowTheDataAreAMulticastOfTheirEvenSplit) {
+  // 65536 keys over P ranks, every pair its own count: 65536/P^2 ints per pair.
+  std::vector<ExtrapolateInput> in;
+  for (Rank p : {8, 16, 32}) in.push_back(input(fmt::format("sort{}.tgt", p), sortText(p, 65536 / p)));
+  const std::string text = renderNcptl(buildScaleFree(in).program);
+  EXPECT_NE(text.find("ALL TASKS MULTICAST A 4*(65536/(num_tasks*num_tasks))*msg_scale/100 BYTE MESSAGE TO ALL OTHER "
+                      "TASKS"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("WITH num_tasks*num_tasks DIVIDES 65536."), std::string::npos);
+  for (std::int64_t p : {4, 64, 256}) EXPECT_EQ(checkAt(text, p), "") << p << " tasks\n" << text;
+  EXPECT_NE(checkAt(text, 24).find("num_tasks*num_tasks dividing 65536"), std::string::npos) << checkAt(text, 24);
 }
 
 TEST(ScaleFreeNcptl, RingIsOneProgramForEveryTaskCountItsFormulasFit) {

@@ -20,6 +20,7 @@ namespace {
 
 using traces::input;
 using traces::ringText;
+using traces::sortText;
 
 using gen::Expr;
 
@@ -337,6 +338,72 @@ TEST(ScaleFree, TheSquareFamilyIsTakenOnlyWhenEveryInputIsSquare) {
   ASSERT_TRUE(m.program.scaleFree);
   EXPECT_FALSE(m.program.scaleFree->square);
   EXPECT_EQ(renderC(m.program).find("px == py"), std::string::npos);
+}
+
+// The MPI_Alltoallv of the first statement of the program's loop.
+const gen::CallStmt* alltoallv(const gen::Program& p) {
+  const gen::Stmt* loop = findLoop(p.body);
+  if (!loop) return nullptr;
+  for (const auto& s : loop->loop.body)
+    if (s.kind == gen::Stmt::Kind::Call && s.call.op == Op::Alltoallv) return &s.call;
+  return nullptr;
+}
+
+TEST(ScaleFree, CountsThatFollowTheDataAreOneEvenSplitOfTheModelledTotal) {
+  // Weak scaling: 4096 keys per rank, every pair its own count (ExtrapolateTraces.h, sortText).
+  std::vector<ExtrapolateInput> weak;
+  for (Rank p : {8, 16, 32}) weak.push_back(input(fmt::format("sort{}.tgt", p), sortText(p, 4096)));
+  const ScaleFreeResult r = buildScaleFree(weak);
+  const gen::CallStmt* call = alltoallv(r.program);
+  ASSERT_NE(call, nullptr);
+  // One count per pair for every side, 4096/P; no vector of the templates' length is left.
+  for (Param p : {Param::SendCounts, Param::RecvCounts}) {
+    ASSERT_EQ(call->evenVectors.count(p), 1U) << paramName(p);
+    const Expr& e = call->evenVectors.at(p);
+    ASSERT_EQ(e.kind, Expr::Kind::Formula);
+    EXPECT_EQ(e.formula.var, gen::ScaleFormula::Var::P);
+    EXPECT_EQ(e.formula.num, -1);
+    EXPECT_EQ(e.formula.c1num, 4096);
+  }
+  EXPECT_TRUE(call->vectors.empty());
+  EXPECT_EQ(r.stats.at("even splits of counts that follow the data"), 1);
+  const std::string explained = fmt::format("{}", fmt::join(r.explanation, "\n"));
+  EXPECT_NE(explained.find("counts per pair (they follow the data; approximate): 1365 at P=3 (3), 1024 at P=4 (4), "),
+            std::string::npos)
+      << explained;
+  EXPECT_NE(explained.find("-> 4096/P (the mean total per rank 4096 over the rank count)"), std::string::npos) << explained;
+  const std::string c = renderC(r.program);
+  EXPECT_NE(c.find("int *sendcounts = even_counts(0, nranks, msg_count(4096 / nranks), &sdispls);"), std::string::npos)
+      << c;
+  EXPECT_NE(c.find("int *recvcounts = even_counts(1, nranks, msg_count(4096 / nranks), &rdispls);"), std::string::npos);
+  // The buffers hold a block for every rank.
+  EXPECT_NE(c.find("(long long)(4096 / nranks) * 4 * nranks"), std::string::npos);
+  // The header says what is approximate, as the program computes it (not the inputs' figure at one scale).
+  const std::string header = c.substr(0, c.find("*/"));
+  EXPECT_NE(header.find("Approximate: event 1 MPI_Alltoallv's counts follow the application's data"), std::string::npos)
+      << header;
+  EXPECT_NE(header.find("4096/P elements at P ranks"), std::string::npos) << header;
+  EXPECT_EQ(header.find("at P=32"), std::string::npos) << header;
+  testing::expectCompilesUnderBothMpis(c, "scalefree-sort");
+
+  // Strong scaling: 65536 keys in all, 65536/P per rank: 65536/P^2 per pair.
+  std::vector<ExtrapolateInput> strong;
+  for (Rank p : {8, 16, 32}) strong.push_back(input(fmt::format("sort{}.tgt", p), sortText(p, 65536 / p)));
+  const std::string cs = renderC(buildScaleFree(strong).program);
+  EXPECT_NE(cs.find("even_counts(0, nranks, msg_count(65536 / (nranks * nranks)), &sdispls)"), std::string::npos) << cs;
+  EXPECT_NE(cs.find("return \"nranks * nranks dividing 65536\";"), std::string::npos);
+
+  // A total of two terms, 4096 + 64*P per rank: its share per pair is no formula of one term.
+  std::vector<ExtrapolateInput> twoTerms;
+  for (Rank p : {8, 16, 32}) twoTerms.push_back(input(fmt::format("sort{}.tgt", p), sortText(p, 4096 + 64 * p)));
+  try {
+    buildScaleFree(twoTerms);
+    ADD_FAILURE() << "a total of two terms was split";
+  } catch (const InputError& e) {
+    EXPECT_NE(e.message().find("the mean total per rank 4096 + 64*P divided by the rank count is no formula of one term"),
+              std::string::npos)
+        << e.message();
+  }
 }
 
 TEST(ScaleFree, ValuesNoModelFitsAreAnError) {

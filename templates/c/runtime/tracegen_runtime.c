@@ -482,6 +482,24 @@ void pack_displs(int n, const int *counts, int *displs)
   }
 }
 
+int *even_counts(int side, int n, int count, int **displs)
+{
+  static int *arrays[2][2];
+  static int sizes[2];
+  if (sizes[side] < n) {
+    for (int k = 0; k < 2; ++k) {
+      free(arrays[side][k]);
+      arrays[side][k] = allocate((size_t)n, sizeof(int), "a collective's counts");
+    }
+    sizes[side] = n;
+  }
+  for (int i = 0; i < n; ++i)
+    arrays[side][0][i] = count;
+  pack_displs(n, arrays[side][0], arrays[side][1]);
+  *displs = arrays[side][1];
+  return arrays[side][0];
+}
+
 void pack_byte_displs(int n, const int *counts, const MPI_Datatype *types, int *displs)
 {
   int next = 0;

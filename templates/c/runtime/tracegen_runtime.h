@@ -180,6 +180,11 @@ void pack_displs(int n, const int *counts, int *displs);
 void pack_byte_displs(int n, const int *counts, const MPI_Datatype *types, int *displs);
 /* Displacements in bytes as MPI_Aint (MPI_Neighbor_alltoallw, MPI_Ineighbor_alltoallw). */
 void pack_aint_displs(int n, const int *counts, const MPI_Datatype *types, MPI_Aint *displs);
+/* One count for every one of n peers, and the displacements that lay those blocks out one after
+   the other: a scale-free benchmark's even split of counts that followed the application's data
+   (MPI_Alltoallv). The runtime keeps the arrays (side 0 for sending, 1 for receiving), reused
+   by the next call for the same side. */
+int *even_counts(int side, int n, int count, int **displs);
 
 /* --- Requests: the recency ring ----------------------------------------------------------- */
 
