@@ -698,14 +698,19 @@ class Extrapolator {
     Values out;
     for (std::size_t k = 0; k < obs.front().second.size(); ++k) {
       const std::string what = obs.front().second.size() == 1 ? slot.name : fmt::format("{} value {}", slot.name, k + 1);
-      std::optional<Direction> common;
-      bool allDirections = true, allSpecial = true;
+      // The directions every input allows (an extent of 2 allows two: at py = 2, y + 1 is y - 1
+      // across the periodic boundary, which py = 4 tells apart), the first input's first.
+      std::optional<std::vector<Direction>> allowed;
+      bool allSpecial = true;
       for (const auto& [i, v] : obs) {
         allSpecial = allSpecial && v[k] < 0 && v[k] == obs.front().second[k];
-        auto d = topology_.peerDirection(grids_[i], cls, v[k]);
-        if (!d || (common && !(*common == *d))) allDirections = false;
-        if (d && !common) common = d;
+        std::vector<Direction> ds = topology_.peerDirections(grids_[i], cls, v[k]);
+        if (!allowed) allowed = std::move(ds);
+        else std::erase_if(*allowed, [&](const Direction& d) { return std::find(ds.begin(), ds.end(), d) == ds.end(); });
       }
+      std::optional<Direction> common;
+      if (allowed && !allowed->empty()) common = allowed->front();
+      const bool allDirections = common.has_value();
       if (allSpecial) {
         out.push_back(obs.front().second[k]);
         continue;
@@ -1729,9 +1734,10 @@ std::string ExtrapolateResult::summary() const {
   std::string aside;
   for (Rank p : setAside) aside += fmt::format("{}P={}", aside.empty() ? "" : ", ", p);
   if (!aside.empty()) aside = fmt::format(" ({} set aside: another structure; --explain says where)", aside);
-  return fmt::format("extrapolated {}{} to P={} ({}): {}-D grid{}, {}; {} events\n", inputs, aside, target.size(),
+  return fmt::format("extrapolated {}{} to P={} ({}): {}-D grid{}, {}; {} events\n{}", inputs, aside, target.size(),
                      target.str(), target.dims, descending ? " (x the longest side)" : "",
-                     periodicDims.empty() ? "not periodic" : "periodic in " + periodicDims, trace.events.size());
+                     periodicDims.empty() ? "not periodic" : "periodic in " + periodicDims, trace.events.size(),
+                     caution.empty() ? "" : caution + "\n");
 }
 
 ExtrapolateResult extrapolate(const std::vector<ExtrapolateInput>& given, const ExtrapolateOptions& options) {
@@ -1812,6 +1818,21 @@ ExtrapolateResult extrapolate(const std::vector<ExtrapolateInput>& given, const 
       r.explanation.insert(r.explanation.begin(), corresponding.notes.begin(), corresponding.notes.end());
       for (const auto& [name, value] : corresponding.stats) r.stats[name] += value;
       r.setAside = setAside;
+      if (!setAside.empty()) {
+        std::string kept;
+        for (const Grid& g : r.inputGrids) kept += fmt::format("{}P={}", kept.empty() ? "" : ", ", g.size());
+        std::string aside;
+        for (std::size_t i : corresponding.setAside)
+          aside += fmt::format("{}P={} ({} events)", aside.empty() ? "" : ", ", given[i].trace.numRanks,
+                               given[i].trace.events.size());
+        if (r.target.size() > largestKept)
+          r.caution = fmt::format(
+              "Caution: the application's structure changed with the scale ({} differ from {}, {} events, whose "
+              "structure this benchmark has), and nothing in the recordings says whether it changes again between "
+              "P={} and P={} (a multigrid solver's level count follows its local grid): compare with a recording at "
+              "the target where one can be made.",
+              aside, kept, corresponding.inputs.front().trace.events.size(), largestKept, r.target.size());
+      }
       return r;
     } catch (const InputError& e) {
       rejected.push_back(fmt::format("{}-D grid{} rejected: {}", d, descending ? " (x the longest side)" : "", e.message()));

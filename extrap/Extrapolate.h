@@ -57,6 +57,10 @@ struct ExtrapolateResult {
   bool descending = false;  // the grids number ranks along their longest side (Topology.h)
   std::vector<Grid> inputGrids;                       // of the inputs used
   std::vector<Rank> setAside;                         // inputs whose structure differs (Correspondence.h)
+  // Where inputs were set aside and the target lies beyond the inputs kept: the structure
+  // changed with the scale once, and may again (a multigrid's level count follows the local
+  // grid). One sentence, for the summary and the benchmark's header; empty otherwise.
+  std::string caution;
   std::array<bool, 3> periodic{false, false, false};  // a peer wraps around in that dimension
   std::vector<std::string> explanation;               // one line per varying quantity (--explain)
   // What `--plot` draws (with ExtrapolateOptions::plots): one per explanation line with a fitted model (trip counts, counts,

@@ -1180,6 +1180,17 @@ ScaleFreeResult buildScaleFree(const std::vector<ExtrapolateInput>& inputs, doub
     if (!split) res.program.notes.push_back(a);
   }
   for (const std::string& a : aligner.approximations_) res.program.notes.push_back(a);
+  if (!first.setAside.empty()) {
+    std::string aside, kept;
+    for (Rank p : first.setAside) aside += fmt::format("{}P={}", aside.empty() ? "" : ", ", p);
+    for (const Grid& g : first.inputGrids) kept += fmt::format("{}P={}", kept.empty() ? "" : ", ", g.size());
+    res.program.notes.push_back(fmt::format(
+        "Caution: the application's structure changed with the scale ({} differ from {}, whose structure this "
+        "benchmark has at every scale), and nothing in the recordings says whether it changes again at other scales "
+        "(a multigrid solver's level count follows its local grid): compare with a recording at a target where one "
+        "can be made.",
+        aside, kept));
+  }
   std::string seen;
   for (const auto& i : inputs)
     seen += fmt::format("{}{} ranks ({})", seen.empty() ? "" : ", ", i.trace.numRanks, fmt::format("{}", i.file));

@@ -173,6 +173,36 @@ std::optional<Direction> peerDirection(const Grid& g, int cls, std::int64_t stor
   return found;
 }
 
+std::vector<Direction> peerDirections(const Grid& g, int cls, std::int64_t stored) {
+  const std::optional<Direction> first = peerDirection(g, cls, stored);
+  if (!first) return {};
+  // Per dimension, the steps (step, wrap) that move both representatives as `first` does:
+  // at extent 1 every step stays, at extent 2 one step forward is one step back across the
+  // boundary.
+  std::array<std::vector<std::pair<int, bool>>, 3> options;
+  for (std::size_t d = 0; d < 3; ++d) {
+    const Rank n = g.ext[d];
+    const int s = first->step[d];
+    options[d].push_back({s, first->wrap[d]});
+    if (static_cast<int>(d) >= g.dims) continue;  // no such dimension: no step along it
+    if (n == 1) {
+      for (int t : {1, -1}) options[d].push_back({t, true});
+    } else if (n == 2 && s != 0) {
+      options[d].push_back({-s, !first->wrap[d]});
+    }
+  }
+  std::vector<Direction> out;
+  for (const auto& [sx, wx] : options[0])
+    for (const auto& [sy, wy] : options[1])
+      for (const auto& [sz, wz] : options[2]) {
+        Direction dir;
+        dir.step = {sx, sy, sz};
+        dir.wrap = {wx, wy, wz};
+        out.push_back(dir);
+      }
+  return out;
+}
+
 std::int64_t storedOffset(const Grid& g, int cls, const Direction& dir) {
   const Rank rep = classFirst(g, cls);
   auto c = g.coords(rep);

@@ -58,6 +58,11 @@ std::optional<Direction> stepBetween(const Grid& g, Rank from, Rank to);
 // The direction of a relative peer, stored as (peer - rank + P) mod P, from the ranks of class
 // `cls` (the same at its first and last rank); nullopt when it is no grid neighbour.
 std::optional<Direction> peerDirection(const Grid& g, int cls, std::int64_t stored);
+// Every direction that gives the ranks of class `cls` that relative peer, the one peerDirection
+// gives first (steps within the grid before wrapping ones). Extents of 1 and 2 make several: at
+// py = 2 the neighbour at y + 1 is also the one at y - 1 across the periodic boundary, which is
+// the direction another scale, with py = 4, tells apart. Empty when it is no grid neighbour.
+std::vector<Direction> peerDirections(const Grid& g, int cls, std::int64_t stored);
 // The stored relative peer of the neighbour in direction `dir` of the ranks of class `cls`
 // (the wrap flags are not needed: the step is taken modulo the extents).
 std::int64_t storedOffset(const Grid& g, int cls, const Direction& dir);

@@ -50,6 +50,8 @@ class Topology {
   // How a relative peer (stored (peer - rank + P) mod P) relates to every rank of class cls:
   // a direction, nullopt where the ranks of the class have no common one.
   virtual std::optional<Direction> peerDirection(const Grid& at, int cls, std::int64_t stored) const = 0;
+  // Every direction that gives it (extents of 1 and 2 make several), peerDirection's first.
+  virtual std::vector<Direction> peerDirections(const Grid& at, int cls, std::int64_t stored) const = 0;
   // The stored relative peer of the ranks of class cls in direction dir.
   virtual std::int64_t storedOffset(const Grid& at, int cls, const Direction& dir) const = 0;
   // The relations tried for peers no direction gives, in order.
@@ -74,6 +76,9 @@ class GridTopology final : public Topology {
   int classOf(const Grid& at, Rank r) const override;
   std::optional<Direction> peerDirection(const Grid& at, int cls, std::int64_t stored) const override {
     return tracegen::extrap::peerDirection(at, cls, stored);
+  }
+  std::vector<Direction> peerDirections(const Grid& at, int cls, std::int64_t stored) const override {
+    return tracegen::extrap::peerDirections(at, cls, stored);
   }
   std::int64_t storedOffset(const Grid& at, int cls, const Direction& dir) const override {
     return tracegen::extrap::storedOffset(at, cls, dir);

@@ -383,6 +383,15 @@ TEST(Extrapolate, ASmallInputOfAnotherStructureIsSetAside) {
                                      "event 9 MPI_Barrier at ring.c:25 at P=4 (ring4.tgt) has no counterpart"),
             std::string::npos)
       << r.explanation.at(0);
+  // The structure changed once: beyond the inputs kept the result says it may change again.
+  EXPECT_NE(r.caution.find("Caution: the application's structure changed with the scale (P=4 (4 events) differ from "
+                           "P=6, P=8, P=10, 3 events, whose structure this benchmark has), and nothing in the recordings "
+                           "says whether it changes again between P=10 and P=16"),
+            std::string::npos)
+      << r.caution;
+  EXPECT_NE(r.summary().find(r.caution), std::string::npos);
+  // Within them it cannot.
+  EXPECT_EQ(extrapolate(in, ExtrapolateOptions{8, {}}).caution, "");
 }
 
 TEST(Extrapolate, GroupsThatAreNoUnionOfClassesAreRejected) {
@@ -510,6 +519,38 @@ void expectSameEventsPerRank(const Trace& got, const Trace& want) {
             << "event " << k << " " << paramName(a.params[q].param) << " rank " << r;
     }
   }
+}
+
+TEST(Extrapolate, APeerOnAnExtentOfTwoTakesTheDirectionLargerExtentsShow) {
+  // NPB MG's grids: 16 ranks are 2x2x4, 32 are 2x4x4, 64 are 4x4x4. At py = 2 the neighbour at
+  // y - 1 is also the one at y + 1 (without wrapping); at py = 4 only y - 1 across the boundary
+  // is. The one direction every input allows is taken, so at 4x4x8 each rank receives from
+  // y - 1, wrapping.
+  std::vector<ExtrapolateInput> in{input("mg16.tgt", traces::periodicHaloText(2, 2, 4)),
+                                   input("mg32.tgt", traces::periodicHaloText(2, 4, 4)),
+                                   input("mg64.tgt", traces::periodicHaloText(4, 4, 4))};
+  const ExtrapolateResult r = extrapolate(in, ExtrapolateOptions{128, {}});
+  EXPECT_EQ(r.target.str(), "4x4x8");
+  const Trace want = readTracegenText(sourceFromString("want.tgt", traces::periodicHaloText(4, 4, 8)));
+  for (Param p : {Param::Source, Param::Dest}) {
+    const ParamValues* got = r.trace.events[1].param(p);
+    const ParamValues* expected = want.events[1].param(p);
+    ASSERT_NE(got, nullptr);
+    for (Rank rank = 0; rank < 128; ++rank) {
+      auto of = [&](const ParamValues* v) {
+        for (const ValueGroup& g : v->groups)
+          if (g.ranks.contains(rank)) return g.values;
+        return Values{};
+      };
+      EXPECT_EQ(of(got), of(expected)) << paramName(p) << " of rank " << rank;
+    }
+  }
+  EXPECT_TRUE(r.periodic[1]);
+  // Both directions are there at 2x2x4, one at 2x4x4.
+  const Grid g16{3, {2, 2, 4}}, g32{3, {2, 4, 4}};
+  EXPECT_EQ(peerDirections(g16, 0, 2).size(), 2U);
+  EXPECT_EQ(peerDirections(g32, 0, 6).size(), 1U);
+  EXPECT_EQ(peerDirection(g16, 0, 2)->step[1], 1);  // within the grid first
 }
 
 TEST(Extrapolate, ClassesNoInputShowsFollowFromNeighbourPredicates) {

@@ -151,4 +151,30 @@ inline std::string sortText(Rank p, std::int64_t total, std::int64_t skew = 0, b
   return text + "event 2 MPI_Finalize @ <1 0 {" + std::to_string(p) + " 1}>\n  site sort.c:30\n";
 }
 
+// NPB MG's halo exchange along y on a periodic px x py x pz grid (x fastest): every rank
+// receives 64 doubles from y - 1 and sends them to y + 1, across the boundary where it is one
+// (MPI_Sendrecv, tag 7). Peers are written rank by rank, as the recorder clusters them. On an
+// extent of 2 the neighbour at y - 1 is the one at y + 1: only a larger extent tells which.
+inline std::string periodicHaloText(Rank px, Rank py, Rank pz) {
+  const Rank p = px * py * pz;
+  auto peer = [&](Rank r, Rank dy) {
+    const Rank x = r % px, y = r / px % py, z = r / (px * py);
+    return x + px * ((y + dy + py) % py + py * z);
+  };
+  auto groups = [&](const std::string& param, Rank dy) {
+    std::map<Rank, std::vector<Rank>> by;
+    for (Rank r = 0; r < p; ++r) by[((peer(r, dy) - r) % p + p) % p].push_back(r);
+    std::string out;
+    for (const auto& [value, ranks] : by) out += fmt::format("  {} rel {} @ {}\n", param, value, RankList::fromSorted(ranks).str());
+    return out;
+  };
+  const std::string all = RankList::all(p).str();
+  return fmt::format("tracegen-trace 1\nranks {0}\norigin hand-written\ndatatype MPI_DOUBLE 8\n"
+                     "event 0 MPI_Init @ {1}\n  site mg.c:10\n"
+                     "event 1 MPI_Sendrecv @ {1}\n  site mg.c:20\n  loop 0 iter 4\n  loop 0 mem 1\n  comm 2\n"
+                     "  count 64\n  datatype MPI_DOUBLE\n  recvcount 64\n  recvtype MPI_DOUBLE\n{2}{3}  tag 7\n  recvtag 7\n"
+                     "event 2 MPI_Finalize @ {1}\n  site mg.c:30\n",
+                     p, all, groups("dest", 1), groups("source", -1));
+}
+
 }  // namespace tracegen::extrap::traces

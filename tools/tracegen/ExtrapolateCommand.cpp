@@ -172,6 +172,7 @@ void registerExtrapolateCommand(CLI::App& app, CommandAction& run) {
         gen::Program program = lower(lowered, fmt::format("{} extrapolated to {} ranks", inputs.front().file, r.target.size()));
         noteRate(program, r.trace);
         for (const std::string& a : r.approximations) program.notes.push_back(a);
+        if (!r.caution.empty()) program.notes.push_back(r.caution);
         render(program);
         std::cout << r.summary();
         if (args.explain)
