@@ -111,6 +111,12 @@ class Extrapolator {
 
   bool valid(const Grid& g) const { return topology_.usable(g); }
 
+  // The scales a recording could settle two rival models at, above `ranks`: below it the
+  // structure was seen to differ (inputs set aside), so a recording there would be set aside too.
+  void settleAbove(Rank ranks) {
+    std::erase_if(probes_, [&](const Scale& s) { return s.value(ScaleVar::P) <= ranks; });
+  }
+
   int progress() const { return progress_; }
 
   // Builds the classes of every grid; throws when a grid has an extent below 2.
@@ -1801,6 +1807,7 @@ ExtrapolateResult extrapolate(const std::vector<ExtrapolateInput>& given, const 
   for (auto [d, descending] : shapes) {
     if (blockValues && someClassesFit) break;
     Extrapolator x(inputs, opts, d, descending, blockValues);
+    if (!setAside.empty()) x.settleAbove(*std::max_element(setAside.begin(), setAside.end()));
     try {
       x.prepare();
       x.checkClasses();
