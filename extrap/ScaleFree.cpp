@@ -146,6 +146,9 @@ class Aligner {
     }
   }
 
+  // What the program only approximates (evenVectors), a sentence each for its header.
+  const std::vector<std::string>& approximations() const { return approximations_; }
+
   Program run() {
     Program out = programs_.front();
     out.numRanks = nc_;
@@ -1055,11 +1058,7 @@ class Aligner {
   std::vector<BlockModel> blockModels_;
   // The counts that follow the data, from the extrapolation to the first template.
   std::vector<ExtrapolateResult::DataCounts> dataCounts_;
- public:
-  // What the program only approximates (evenVectors), a sentence each for its header.
-  std::vector<std::string> approximations_;
-
- private:
+  std::vector<std::string> approximations_;  // approximations()
   bool timeMode_ = false;  // aligning a time (Aligner::time)
   ScaleFreeResult& res_;
   std::vector<ScaleVar> vars_;
@@ -1179,7 +1178,7 @@ ScaleFreeResult buildScaleFree(const std::vector<ExtrapolateInput>& inputs, doub
       split = split || a.starts_with(fmt::format("Approximate: event {} ", d.event));
     if (!split) res.program.notes.push_back(a);
   }
-  for (const std::string& a : aligner.approximations_) res.program.notes.push_back(a);
+  for (const std::string& a : aligner.approximations()) res.program.notes.push_back(a);
   if (!first.setAside.empty()) {
     std::string aside, kept;
     for (Rank p : first.setAside) aside += fmt::format("{}P={}", aside.empty() ? "" : ", ", p);

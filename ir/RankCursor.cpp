@@ -42,7 +42,8 @@ RankCursor::RankCursor(const Trace& trace, Rank rank, std::string fileName)
       item.params.push_back({&pv, g, 0, isVectorParam(pv.param)});
       if (pv.param == Param::Request || pv.param == Param::Requests)
         for (auto v : g->values)
-          if (v != kRequestNull) requestDepth_ = std::max(requestDepth_, kRequestRing - v);
+          if (v != kRequestNull && v <= kRequestRing)  // larger offsets name no request (next() says so)
+            requestDepth_ = std::max(requestDepth_, v < kRequestRing - kMaxRequestDepth ? kMaxRequestDepth : kRequestRing - v);
     }
     items_.push_back(std::move(item));
   }
@@ -481,11 +482,12 @@ void RankCursor::emit(Item& item, Call& call) {
 
   auto resolveRequest = [&](std::int64_t offset) -> std::int64_t {
     if (offset == kRequestNull) return -1;
-    std::int64_t k = kRequestRing - offset;  // k-th most recent request-creating call
-    if (k < 1 || k > static_cast<std::int64_t>(requests_.size()))
+    // The k-th most recent request-creating call, k = kRequestRing - offset (compared before
+    // the subtraction, which an offset near INT64_MIN would overflow).
+    if (offset >= kRequestRing || offset < kRequestRing - static_cast<std::int64_t>(requests_.size()))
       fail(e, fmt::format("rank {} waits on request offset {}, but has made only {} request-creating calls",
                           rank_, offset, requests_.size()));
-    return requests_[requests_.size() - static_cast<std::size_t>(k)];
+    return requests_[requests_.size() - static_cast<std::size_t>(kRequestRing - offset)];
   };
   if (kind == OpKind::Wait) {
     if (ParamState& r = state(Param::Request); r.values) call.completes.push_back(resolveRequest(take(r, kRequestNull)));

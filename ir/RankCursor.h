@@ -244,6 +244,9 @@ class RankCursor {
   SiteId prevSite_ = kNoSite;
   bool withTimes_ = true;
   std::deque<std::int64_t> requests_;  // keys of recent requests (stream indices of request-creating calls)
+  // Beyond any trace's requests (the ring's requests are counted in size_t); the depth of an
+  // offset far below the ring's, which a fuzzed trace may declare.
+  static constexpr std::int64_t kMaxRequestDepth = std::int64_t{1} << 40;
   std::int64_t requestDepth_ = 0;  // the most recent requests a wait of this rank names: its largest offset back
   // Persistent requests not freed, by the key of the call that made or last started each
   // (which the next start names): the init call's message. A rank holds few.

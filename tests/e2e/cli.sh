@@ -151,6 +151,7 @@ finding U2b-64-loop-levels.tgt 8 "$tracegen" "$ff/U2b-64-loop-levels.tgt" -o "$w
 finding U3-traversal-collective-bytes-overflow.tgt 8 "$tracegen" "$ff/U3-traversal-collective-bytes-overflow.tgt" -o "$work/x.c"
 finding U4-summary-bytes-sum-overflow.tgt 10 "$tracegen" inspect "$ff/U4-summary-bytes-sum-overflow.tgt" --per-rank
 finding U5-ncptl-simulator-bytes-overflow.tgt 10 "$tracegen" "$ff/U5-ncptl-simulator-bytes-overflow.tgt" -o "$work/x.ncptl"
+finding U6-rankcursor-request-int64-min.tgt 12 "$tracegen" inspect "$ff/U6-rankcursor-request-int64-min.tgt"
 # 2^31-1 ranks: the totals come from one rank per class, at once; a row per rank is refused.
 expect_status "fuzz finding C1: totals per rank class" 0 "" -- timeout 20 "$tracegen" inspect "$ff/C1-inspect-2p31m1-ranks-bad-alloc.tgt"
 if ! grep -q "calls       6442450941 over all ranks" "$work/out"; then

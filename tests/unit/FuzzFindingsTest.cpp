@@ -120,6 +120,25 @@ TEST(FuzzFindings, U1CursorChecksCountTimesSize) {
   }
 }
 
+// A request offset of INT64_MIN (fuzz_tgt_reader under UBSan): the cursor computed 10000 minus
+// it for the depth of the requests a wait names, and again to resolve the wait. Now the wait
+// is an error at its event, no overflow on the way.
+TEST(FuzzFindings, U6RequestOffsetInt64MinIsAnErrorWithoutOverflow) {
+  const Trace t = readFinding("U6-rankcursor-request-int64-min.tgt");
+  RankCursor cursor(t, 0, "U6.tgt");
+  Call call;
+  ASSERT_TRUE(cursor.next(call));  // MPI_Init
+  ASSERT_TRUE(cursor.next(call));  // MPI_Isend
+  try {
+    cursor.next(call);
+    FAIL() << "a wait on request offset INT64_MIN completed";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.line(), 12);
+    EXPECT_NE(e.message().find("waits on request offset -9223372036854775808, but has made only 1"), std::string::npos)
+        << e.render();
+  }
+}
+
 // Nested trip counts whose product leaves int64: an error at the loop head, not a wrapped
 // execution index in the generated program.
 TEST(FuzzFindings, U2LoopTripProductOverflowIsAnError) {
