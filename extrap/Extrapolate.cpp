@@ -107,9 +107,15 @@ class Extrapolator {
     target_ = opts.grid ? *opts.grid : topology_.layout(opts.ranks);
     vars_ = topology_.scaleVars();
     probes_ = topology_.candidateScales(128);
+    fitCache_ = opts.fitCache;
   }
 
   bool valid(const Grid& g) const { return topology_.usable(g); }
+
+  // fitReal over the topology's variables, through the shared cache where there is one.
+  RealFit realFit(std::span<const Observation<double>> obs, const RealFitOptions& options) {
+    return fitCache_ ? fitCache_->fit(obs, vars_, options) : fitReal(obs, vars_, options);
+  }
 
   // The scales a recording could settle two rival models at, above `ranks`: below it the
   // structure was seen to differ (inputs set aside), so a recording there would be set aside too.
@@ -1287,7 +1293,7 @@ class Extrapolator {
         }
     }
     if (model.empty()) {
-      const RealFit f = fitReal(real, vars_);
+      const RealFit f = realFit(real, {});
       if (!f.model || f.crossValidationError > kDataTotalSpread || !(f.model->at(target_.scale()) > 0))
         throw error(in_.size() - 1,
                     fmt::format("its counts follow the data; the mean total per rank ({}) fits no model that predicts the "
@@ -1615,7 +1621,7 @@ class Extrapolator {
         o.push_back({grids_[i].scale(), h->mean()});
         seen += fmt::format("{}{:.4g} at {}", seen.empty() ? "" : ", ", h->mean(), at(i));
       }
-      const RealFit f = fitReal(o, vars_, kTimeFit);
+      const RealFit f = realFit(o, kTimeFit);
       double mean = f.model ? f.model->at(target_.scale()) : 0;
       std::string model = f.model ? f.model->str() : "none";
       // The best model whose time at the target is a time (finite, not negative): a model that
@@ -1707,6 +1713,7 @@ class Extrapolator {
   Grid target_;
   std::vector<ScaleVar> vars_;
   std::vector<Scale> probes_;
+  std::shared_ptr<RealFitCache> fitCache_;  // ExtrapolateOptions::fitCache
   std::vector<std::vector<RankList>> classes_;
   std::vector<RankList> targetClasses_;
   std::size_t eventIndex_ = 0;

@@ -29,11 +29,13 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "extrap/BlockDistribution.h"
+#include "extrap/ScalingModel.h"
 #include "extrap/ScalingPlot.h"
 #include "extrap/topology/Grid.h"
 #include "ir/Trace.h"
@@ -49,6 +51,9 @@ struct ExtrapolateOptions {
   Rank ranks = 0;             // the target rank count
   std::optional<Grid> grid;   // forces the target grid (and its dimension)
   bool plots = false;         // compute ExtrapolateResult::plots (`--plot`)
+  // Least-squares fits to reuse and keep (several extrapolations of the same inputs share one:
+  // extrap/ScaleFree.cpp); none: each extrapolation fits afresh.
+  std::shared_ptr<RealFitCache> fitCache{};
 };
 
 struct ExtrapolateResult {

@@ -1093,6 +1093,8 @@ ScaleFreeResult buildScaleFree(const std::vector<ExtrapolateInput>& inputs, doub
   });
   ExtrapolateOptions probe;
   probe.ranks = largest->trace.numRanks;
+  // Every extrapolation below fits the inputs' times alike, whatever its target: fitted once.
+  probe.fitCache = std::make_shared<RealFitCache>();
   const ExtrapolateResult first = extrapolate(inputs, probe);
   const int dims = first.target.dims;
   const bool descending = first.descending;
@@ -1125,6 +1127,7 @@ ScaleFreeResult buildScaleFree(const std::vector<ExtrapolateInput>& inputs, doub
       ExtrapolateOptions o;
       o.grid = g;
       o.ranks = g.size();
+      o.fitCache = probe.fitCache;
       try {
         ExtrapolateResult r = extrapolate(inputs, o);
         ++res.stats["template scales tried"];

@@ -444,4 +444,23 @@ std::string valueListStr(const std::vector<std::int64_t>& values) {
   return fmt::format("[{}]", fmt::join(values, " "));
 }
 
+RealFit RealFitCache::fit(std::span<const Observation<double>> inputs, std::span<const ScaleVar> vars,
+                         const RealFitOptions& options) {
+  // The key: every input's scale and value, the variables and the options, as numbers (rank
+  // counts and extents are exact in a double far beyond any trace's).
+  std::vector<double> key;
+  key.reserve(inputs.size() * 5 + vars.size() + 2);
+  for (const auto& o : inputs) {
+    key.push_back(static_cast<double>(o.scale.ranks));
+    for (std::int64_t e : o.scale.grid) key.push_back(static_cast<double>(e));
+    key.push_back(o.value);
+  }
+  for (ScaleVar v : vars) key.push_back(static_cast<double>(v));
+  key.push_back(options.complexityMargin);
+  key.push_back(options.nonNegative ? 1 : 0);
+  auto it = fits_.find(key);
+  if (it == fits_.end()) it = fits_.emplace(std::move(key), fitReal(inputs, vars, options)).first;
+  return it->second;
+}
+
 }  // namespace tracegen::extrap

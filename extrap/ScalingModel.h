@@ -17,6 +17,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -148,6 +149,20 @@ constexpr RealFitOptions kTimeFit{0.05, true};
 // residual.
 RealFit fitReal(std::span<const Observation<double>> inputs, std::span<const ScaleVar> vars,
                 const RealFitOptions& options = {});
+
+// Least-squares fits already made, by their inputs. A fit does not depend on the scale it is
+// wanted at, and the extrapolations to a scale-free benchmark's template scales fit the same
+// recorded times once per template (extrap/ScaleFree.cpp shares one cache between them): a
+// third of a 16-rank stencil's scale-free build was the same fits made six times.
+class RealFitCache {
+ public:
+  RealFit fit(std::span<const Observation<double>> inputs, std::span<const ScaleVar> vars,
+              const RealFitOptions& options = {});
+  std::size_t size() const { return fits_.size(); }
+
+ private:
+  std::map<std::vector<double>, RealFit> fits_;
+};
 
 // A value list as the messages and --explain show it: "[8 8 16]", or past eight values its
 // first four, its last and its length.

@@ -21,6 +21,9 @@ struct GenOptions {
   // C: the runtime (gen/CRuntime.h) as `#include "tracegen_runtime.h"` rather than its text
   // at the top of the file (--runtime=separate; the command writes the runtime's files).
   bool separateRuntime = false;
+  // coNCePTuaL: the steps the backend's own check may simulate the program for before it
+  // stops short (ncptl/Checker.h, CheckOptions::simulationBudget); the fuzz targets lower it.
+  std::int64_t checkBudget = 50'000'000;
 };
 
 class Backend {

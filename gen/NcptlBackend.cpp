@@ -2846,6 +2846,7 @@ class NcptlBackend : public Backend {
     ncptl::CheckOptions co;
     co.generated = true;
     co.scaleFree = program.scaleFree.has_value();
+    co.simulationBudget = options.checkBudget;
     const ncptl::CheckResult r = ncptl::check(text, co);
     if (!r.ok()) {
       std::string why;

@@ -881,6 +881,12 @@ class Simulator {
     std::int64_t count;    // messages
   };
   static constexpr std::size_t kMaxOrderEvents = 20'000'000;
+  // The events kept for the order analysis: kMaxOrderEvents, or the evaluation budget where that
+  // is smaller (a caller that budgets the simulation budgets its analysis too: a loop of 10^6
+  // repetitions is evaluated once but its events are repeated).
+  std::size_t maxOrderEvents() const {
+    return budget_ > 0 ? std::min(kMaxOrderEvents, static_cast<std::size_t>(budget_)) : kMaxOrderEvents;
+  }
 
   std::uint32_t location(const SourceRange& where) {
     auto [it, inserted] = locIndex_.try_emplace(where.begin, static_cast<std::uint32_t>(locs_.size()));
@@ -894,7 +900,7 @@ class Simulator {
   }
   void record(std::int64_t task, const OrderEvent& e) {
     if (orderGaveUp_ || task < 0 || task >= n_) return;
-    if (++orderEvents_ > kMaxOrderEvents) {
+    if (++orderEvents_ > maxOrderEvents()) {
       giveUpOrder();
       return;
     }
@@ -919,7 +925,7 @@ class Simulator {
     std::size_t size = 0;
     for (const auto& entry : body) size += entry.second.size();
     if (orderGaveUp_ || static_cast<double>(size) * static_cast<double>(trips) + static_cast<double>(orderEvents_) >
-                            static_cast<double>(kMaxOrderEvents)) {
+                            static_cast<double>(maxOrderEvents())) {
       giveUpOrder();
       return;
     }

@@ -153,6 +153,22 @@ TEST(ScalingModel, NoisyConstantTimesStayConstant) {
   EXPECT_TRUE(f.model->term.isOne()) << f.model->str();
 }
 
+TEST(ScalingModel, TheFitCacheGivesTheFitOfTheSameInputsOnce) {
+  std::vector<Observation<double>> in{{ranks(4), 8.1}, {ranks(8), 4.0}, {ranks(16), 2.02}};
+  RealFitCache cache;
+  const RealFit a = cache.fit(in, kP);
+  const RealFit b = cache.fit(in, kP);
+  ASSERT_TRUE(a.model && b.model);
+  EXPECT_EQ(a.model->str(), fitReal(in, kP).model->str());
+  EXPECT_EQ(b.model->str(), a.model->str());
+  EXPECT_EQ(cache.size(), 1U);
+  // Other options, another value, another fit.
+  cache.fit(in, kP, kTimeFit);
+  in[1].value = 4.1;
+  cache.fit(in, kP);
+  EXPECT_EQ(cache.size(), 3U);
+}
+
 TEST(ScalingModel, RankedModelsOfferAPlausibleOneWhereTheBestGoesNegative) {
   // A strong-scaling stencil's compute per step recorded with CPU time on an oversubscribed
   // machine (3x3 is noisy): the best fit falls below zero at 8x8, and a later model of the
