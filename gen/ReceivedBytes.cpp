@@ -3,11 +3,14 @@
 #include <algorithm>
 #include <deque>
 #include <map>
+#include <optional>
+#include <set>
 #include <tuple>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "ir/Checked.h"
 #include "ir/RankCursor.h"
 #include "ir/Periodic.h"
 
@@ -27,11 +30,190 @@ bool isReceive(OpKind k) {
   return k == OpKind::Recv || k == OpKind::Irecv || k == OpKind::Sendrecv || k == OpKind::MatchedRecv;
 }
 
+// The distinct values parameter `p` takes on the event's ranks; `absent` among them where
+// a rank has none (RankCursor's default for a missing parameter).
+std::vector<std::int64_t> distinctValues(const Event& e, Param p, std::int64_t absent) {
+  const ParamValues* pv = e.param(p);
+  std::vector<std::int64_t> out;
+  Rank covered = 0;
+  if (pv)
+    for (const ValueGroup& g : pv->groups) {
+      out.insert(out.end(), g.values.begin(), g.values.end());
+      covered += g.ranks.size();
+    }
+  if (covered < e.ranks.size()) out.push_back(absent);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+// Beyond this many combinations of distinct values, or this many comparisons of a receive's
+// group with a send's, the trace is left to the walk.
+constexpr std::size_t kMaxCombinations = 4096;
+constexpr std::int64_t kMaxComparisons = 1'000'000;
+
+// The sizes `counts` x the event's datatype values can take: nullopt beyond kMaxCombinations
+// or where a product overflows (the walk reports that at its event).
+std::optional<std::set<std::int64_t>> sizesOf(const Trace& trace, const std::vector<std::int64_t>& counts,
+                                              const std::vector<std::int64_t>& types) {
+  if (counts.size() * types.size() > kMaxCombinations) return std::nullopt;
+  std::set<std::int64_t> out;
+  for (std::int64_t t : types) {
+    const Datatype* d = trace.datatype(t);
+    for (std::int64_t c : counts) {
+      const auto b = checkedMul(c, d ? d->size : 0);
+      if (!b) return std::nullopt;
+      out.insert(*b);
+    }
+  }
+  return out;
+}
+
+// The ranks of `peers`' groups with the count values of `counts`' groups they meet: the peer
+// list and the counts of each piece (the events' count groups need not be their peer groups).
+struct PeerPiece {
+  RankList ranks;
+  const std::vector<std::int64_t>* peers;
+  std::vector<std::int64_t> counts;
+};
+std::vector<PeerPiece> peerPieces(const Event& e, Param peerParam, Param countParam) {
+  std::vector<PeerPiece> out;
+  const ParamValues* peers = e.param(peerParam);
+  const ParamValues* counts = e.param(countParam);
+  if (!peers) return out;
+  for (const ValueGroup& g : peers->groups) {
+    if (!counts) {
+      out.push_back({g.ranks, &g.values, {0}});
+      continue;
+    }
+    RankList rest = g.ranks;
+    for (const ValueGroup& c : counts->groups)
+      if (g.ranks.intersects(c.ranks)) {
+        std::vector<std::int64_t> values = c.values;
+        std::sort(values.begin(), values.end());
+        values.erase(std::unique(values.begin(), values.end()), values.end());
+        out.push_back({RankList::intersect(g.ranks, c.ranks), &g.values, std::move(values)});
+        rest = RankList::subtract(rest, c.ranks);
+      }
+    if (rest.size() > 0) out.push_back({std::move(rest), &g.values, {0}});  // no count: RankCursor's 0
+  }
+  return out;
+}
+
 }  // namespace
 
-ReceivedBytes matchReceivedBytes(const Trace& trace, std::int64_t callBudget) {
+bool sizesFollowPosts(const Trace& trace) {
+  const Rank P = trace.numRanks;
+  if (P <= 0) return false;
+  // What may reach whom: per (communicator, tag), the sends of a piece of ranks to one peer
+  // (an offset or a rank) with the sizes they may have.
+  struct Channel {
+    RankList senders;
+    bool relative;
+    std::int64_t peer;
+    std::set<std::int64_t> sizes;
+  };
+  std::map<std::pair<std::int64_t, std::int64_t>, std::vector<Channel>> channels;
+  std::map<std::int64_t, std::set<std::int64_t>> tagsOn;  // communicator -> tags sent on it
+  for (const Event& e : trace.events) {
+    const OpKind kind = opInfo(e.op).kind;
+    // Requests started later, and receives of a probed message, take a message the event
+    // does not name: the walk follows them.
+    if (kind == OpKind::SendInit || kind == OpKind::RecvInit || kind == OpKind::Start ||
+        kind == OpKind::MatchedProbe || kind == OpKind::MatchedRecv)
+      return false;
+    if (!isSend(kind)) continue;
+    const auto comms = distinctValues(e, Param::Comm, kCommWorld), tags = distinctValues(e, Param::Tag, 0);
+    const auto types = distinctValues(e, Param::Datatype, 0);
+    if (!trace.worldPeers && comms != std::vector<std::int64_t>{kCommWorld}) return false;
+    if (comms.size() * tags.size() > kMaxCombinations) return false;
+    const ParamValues* dest = e.param(Param::Dest);
+    if (!dest) return false;
+    for (const PeerPiece& piece : peerPieces(e, Param::Dest, Param::Count)) {
+      const auto sizes = sizesOf(trace, piece.counts, types);
+      if (!sizes) return false;
+      std::vector<std::int64_t> peers = *piece.peers;
+      std::sort(peers.begin(), peers.end());
+      peers.erase(std::unique(peers.begin(), peers.end()), peers.end());
+      for (std::int64_t v : peers) {
+        if (v == kProcNull) continue;  // moves nothing
+        if (v == kAnySource || v < 0 || v >= P) return false;
+        const bool relative = dest->relative;
+        for (std::int64_t c : comms)
+          for (std::int64_t t : tags) {
+            auto& list = channels[{c, t}];
+            if (list.size() >= kMaxCombinations) return false;
+            list.push_back({piece.ranks, relative, v, *sizes});
+            tagsOn[c].insert(t);
+          }
+      }
+    }
+  }
+  std::int64_t comparisons = 0;
+  for (const Event& e : trace.events) {
+    const OpKind kind = opInfo(e.op).kind;
+    if (kind != OpKind::Recv && kind != OpKind::Irecv && kind != OpKind::Sendrecv) continue;
+    // What the receive posts (RankCursor::emit): count x datatype, a Sendrecv's recvcount x
+    // recvtype where it has them.
+    const bool ownRecvCount = kind == OpKind::Sendrecv && e.op != Op::SendrecvReplace && e.param(Param::RecvCount);
+    if (ownRecvCount && distinctValues(e, Param::RecvCount, -1).front() < 0) return false;  // either size
+    const auto types = ownRecvCount ? distinctValues(e, Param::RecvType, -1) : distinctValues(e, Param::Datatype, 0);
+    const auto comms = distinctValues(e, Param::Comm, kCommWorld);
+    const auto tags = kind == OpKind::Sendrecv && e.param(Param::RecvTag) ? distinctValues(e, Param::RecvTag, 0)
+                                                                         : distinctValues(e, Param::Tag, 0);
+    if (!trace.worldPeers && comms != std::vector<std::int64_t>{kCommWorld}) return false;
+    if (comms.size() * tags.size() > kMaxCombinations) return false;
+    const ParamValues* source = e.param(Param::Source);
+    if (!source) return false;
+    for (const PeerPiece& piece : peerPieces(e, Param::Source, ownRecvCount ? Param::RecvCount : Param::Count)) {
+      const auto posted = sizesOf(trace, piece.counts, types);
+      if (!posted || posted->size() != 1) return false;
+      const std::int64_t size = *posted->begin();
+      for (std::int64_t s : *piece.peers) {
+        if (s == kProcNull) continue;  // receives nothing
+        if (s == kAnySource || s < 0 || s >= P) return false;
+        for (std::int64_t c : comms)
+          for (std::int64_t t : tags) {
+            std::set<std::int64_t> sentTags{t};
+            if (t == kAnyTag) sentTags = tagsOn[c];
+            for (std::int64_t st : sentTags) {
+              auto it = channels.find({c, st});
+              if (it == channels.end()) continue;
+              for (const Channel& ch : it->second) {
+                if (++comparisons > kMaxComparisons) return false;
+                if (ch.sizes.size() == 1 && *ch.sizes.begin() == size) continue;  // whoever it reaches
+                // Whether a send of the channel can reach a rank of the piece from its source.
+                bool reaches = false;
+                if (ch.relative && source->relative) {
+                  reaches = (ch.peer + s) % P == 0 && ch.senders.shifted(ch.peer, P).intersects(piece.ranks);
+                } else if (ch.relative) {  // from rank s to the piece
+                  reaches = ch.senders.contains(s) && piece.ranks.contains((s + ch.peer) % P);
+                } else if (source->relative) {  // to rank ch.peer, from ch.peer + s
+                  reaches = piece.ranks.contains(ch.peer) && ch.senders.contains((ch.peer + s) % P);
+                } else {
+                  reaches = ch.peer >= 0 && piece.ranks.contains(ch.peer) && ch.senders.contains(s);
+                }
+                if (reaches) return false;
+              }
+            }
+          }
+      }
+    }
+  }
+  return true;
+}
+
+ReceivedBytes matchReceivedBytes(const Trace& trace, std::int64_t callBudget, bool everySendReceived,
+                                 bool receivesTakeWhatTheyPost) {
   ReceivedBytes out;
-  if (trace.numRanks <= 0 || !expansionWithinBudget(trace, callBudget)) return out;
+  if (trace.numRanks <= 0) return out;
+  // Every message is received, and every receive gets the size it posts: nothing to walk (and
+  // no size limit).
+  if (everySendReceived && (receivesTakeWhatTheyPost || sizesFollowPosts(trace))) {
+    out.matched = true;
+    return out;
+  }
+  if (!expansionWithinBudget(trace, callBudget)) return out;
   const Rank P = trace.numRanks;
   auto inWorld = [&](Rank r) { return r >= 0 && r < P; };
 

@@ -33,6 +33,20 @@ struct ReceivedBytes {
 // compatible tag, MPI's non-overtaking rule. Two walks of per-rank cursors, one for the sends
 // and one for the receives; the sends are kept run-length encoded per pair of ranks, so
 // memory follows the number of distinct message shapes, not the number of messages.
-ReceivedBytes matchReceivedBytes(const Trace& trace, std::int64_t callBudget = 10'000'000);
+//
+// What the passes found (PassContext): `everySendReceived`, every receive matched and no
+// message left unreceived; `receivesTakeWhatTheyPost`, their simulation of the run matched
+// every receive with a message of the size it posts. With the first, and the second or the
+// compressed form's word for it (sizesFollowPosts), the result comes without expanding a call,
+// whatever the trace's size (the 16-rank LU class C trace: 3.9 million calls).
+ReceivedBytes matchReceivedBytes(const Trace& trace, std::int64_t callBudget = 10'000'000,
+                                 bool everySendReceived = false, bool receivesTakeWhatTheyPost = false);
+
+// Whether every receive of the trace takes the size it posts, shown on the compressed form:
+// the sends that could reach a receive (the same communicator and a compatible tag, whatever
+// their ranks and peers: a superset) all have the one size it posts. False where that is not
+// shown, and for what the shape does not decide (persistent requests, matched probes, a
+// receive left with MPI_ANY_SOURCE). Costs the events' distinct parameter values.
+bool sizesFollowPosts(const Trace& trace);
 
 }  // namespace tracegen::gen

@@ -18,6 +18,7 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 
 #include "ir/Checked.h"
 
@@ -56,6 +57,7 @@ class Simulator {
   void bindParameters() {
     for (const auto& h : prog_.headers)
       if (h.kind == Header::Kind::Param) env_.push_back({h.param.var, eval(*h.param.defaultValue)});
+    parameters_ = env_.size();
   }
 
   SimulationResult run() {
@@ -102,7 +104,17 @@ class Simulator {
     std::string name;
     std::int64_t value;
   };
-  void bind(const std::string& name, std::int64_t v) { env_.push_back({name, v}); }
+  void bind(const std::string& name, std::int64_t v) {
+    // A parameter shadowed by a loop or LET variable: what was memoised as constant may not be.
+    if (memoOn_ && env_.size() >= parameters_ &&
+        std::any_of(env_.begin(), env_.begin() + static_cast<std::ptrdiff_t>(parameters_),
+                    [&](const Bound& b) { return b.name == name; })) {
+      memoOn_ = false;
+      taskMemo_.clear();
+      rangeMemo_.clear();
+    }
+    env_.push_back({name, v});
+  }
   void unbind() { env_.pop_back(); }
   std::int64_t lookup(const std::string& name) const {
     if (name == "num_tasks") return n_;
@@ -369,6 +381,15 @@ class Simulator {
       case RelExpr::Kind::Odd: return mod(eval(*r.lhs), 2) == 1;
       case RelExpr::Kind::In: {
         std::int64_t v = eval(*r.lhs);
+        if (memoOn_ && constantRanges(r.ranges)) {
+          auto it = rangeMemo_.find(&r.ranges);
+          if (it == rangeMemo_.end()) {
+            std::vector<std::int64_t> vals = evalRanges(r.ranges);
+            std::sort(vals.begin(), vals.end());
+            it = rangeMemo_.emplace(&r.ranges, std::move(vals)).first;
+          }
+          return std::binary_search(it->second.begin(), it->second.end(), v) != r.negated;
+        }
         std::vector<std::int64_t> vals = evalRanges(r.ranges);
         bool found = std::find(vals.begin(), vals.end(), v) != vals.end();
         return found != r.negated;
@@ -462,6 +483,72 @@ class Simulator {
   // Members in ascending order, restricted to 0 … n-1. `other` is the source an ALL OTHER
   // TASKS excludes.
   std::vector<std::int64_t> tasks(const TaskSpec& t, std::int64_t other = -1) {
+    // A set named by constants alone (TASKS t SUCH THAT t >= 1 /\ t < 3, TASKS {4, 8}) is the
+    // same at every execution of its statement: evaluated once (a loop body's statements run
+    // as often as the trace's calls).
+    if (memoOn_ && (t.kind == TaskSpec::Kind::SuchThat || t.kind == TaskSpec::Kind::Ranges) && constantTasks(t)) {
+      auto it = taskMemo_.find(&t);
+      if (it == taskMemo_.end()) it = taskMemo_.emplace(&t, evalTasks(t, other)).first;
+      return it->second;
+    }
+    return evalTasks(t, other);
+  }
+
+  // ------------------------------------------------------------------ constants
+  // Whether an expression's value depends on nothing but num_tasks, the parameters (bound
+  // once, at start-up; bind() turns the memo off should a variable shadow one) and the names
+  // in `scope`; remembered per node.
+  bool constantName(const std::string& name, const std::vector<std::string>& scope) const {
+    if (name == "num_tasks" || std::find(scope.begin(), scope.end(), name) != scope.end()) return true;
+    return std::any_of(env_.begin(), env_.begin() + static_cast<std::ptrdiff_t>(std::min(parameters_, env_.size())),
+                       [&](const Bound& b) { return b.name == name; });
+  }
+  bool constantExpr(const Expr& e, std::vector<std::string>& scope) const {
+    if (e.kind == Expr::Kind::MyTask || e.kind == Expr::Kind::FileData) return false;
+    if (e.kind == Expr::Kind::Var && !constantName(e.name, scope)) return false;
+    for (const auto& a : e.args)
+      if (a && !constantExpr(*a, scope)) return false;
+    return !e.cond || constantRel(*e.cond, scope);
+  }
+  bool constantRel(const RelExpr& r, std::vector<std::string>& scope) const {
+    for (const ExprPtr* x : {&r.lhs, &r.rhs, &r.lo, &r.hi})
+      if (*x && !constantExpr(**x, scope)) return false;
+    for (const RelPtr* x : {&r.left, &r.right})
+      if (*x && !constantRel(**x, scope)) return false;
+    return constantRangeList(r.ranges, scope);
+  }
+  bool constantRangeList(const std::vector<Range>& rs, std::vector<std::string>& scope) const {
+    for (const Range& r : rs) {
+      for (const auto& x : r.items)
+        if (!constantExpr(*x, scope)) return false;
+      if (r.bound && !constantExpr(*r.bound, scope)) return false;
+      const std::size_t outer = scope.size();
+      bool ok = true;
+      for (const Generator& g : r.generators) {
+        ok = ok && constantRangeList(g.ranges, scope);
+        scope.push_back(g.var);
+      }
+      ok = ok && (!r.where_ || constantRel(*r.where_, scope)) && (!r.expr || constantExpr(*r.expr, scope));
+      scope.resize(outer);
+      if (!ok) return false;
+    }
+    return true;
+  }
+  bool constantRanges(const std::vector<Range>& rs) {
+    auto it = constant_.find(&rs);
+    if (it != constant_.end()) return it->second;
+    std::vector<std::string> scope;
+    return constant_[&rs] = constantRangeList(rs, scope);
+  }
+  bool constantTasks(const TaskSpec& t) {
+    auto it = constant_.find(&t);
+    if (it != constant_.end()) return it->second;
+    std::vector<std::string> scope{t.var};
+    const bool c = t.kind == TaskSpec::Kind::SuchThat ? constantRel(*t.cond, scope) : constantRangeList(t.ranges, scope);
+    return constant_[&t] = c;
+  }
+
+  std::vector<std::int64_t> evalTasks(const TaskSpec& t, std::int64_t other) {
     std::vector<std::int64_t> out;
     switch (t.kind) {
       case TaskSpec::Kind::All:
@@ -1084,6 +1171,12 @@ class Simulator {
   std::int64_t budget_;
   std::int64_t steps_ = 0;
   std::vector<Bound> env_;
+  std::size_t parameters_ = 0;  // env_'s first entries: the parameters
+  // Task sets and IS IN lists that depend on constants alone, evaluated once (tasks()).
+  bool memoOn_ = true;
+  std::unordered_map<const void*, bool> constant_;
+  std::unordered_map<const TaskSpec*, std::vector<std::int64_t>> taskMemo_;
+  std::unordered_map<const std::vector<Range>*, std::vector<std::int64_t>> rangeMemo_;
   std::vector<std::vector<std::int64_t>> pending_;  // per task: ids of outstanding operations
   std::vector<SourceRange> ops_;                    // id -> statement that posted it
   std::map<std::tuple<std::int64_t, std::int64_t, std::string>, Balance> balance_;

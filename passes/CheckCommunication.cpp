@@ -47,6 +47,7 @@ void CheckCommunicationPass::run(Trace& trace, PassContext& ctx) {
   if (verdict.kind == CommunicationVerdict::Kind::Proved) {
     ctx.counter("events-decided-symbolically") = events;
     ctx.established.add(IrProperty::CommunicationChecked);
+    ctx.everySendReceived = verdict.warnings.empty();
     return;
   }
 
@@ -73,6 +74,8 @@ void CheckCommunicationPass::run(Trace& trace, PassContext& ctx) {
         ctx.warnAt(result->unreceivedLine, "check-communication: " + result->unreceived);
       ctx.counter("events-simulated") = events;
       ctx.established.add(IrProperty::CommunicationChecked);
+      ctx.everySendReceived = result->unreceived.empty() && verdict.warnings.empty();
+      ctx.receivesTakeWhatTheyPost = result->sizeMismatches == 0;
       return;
     }
   }
@@ -102,6 +105,9 @@ void CheckCommunicationPass::run(Trace& trace, PassContext& ctx) {
     ctx.warnAt(result.unreceivedLine, "check-communication: " + result.unreceived);
   ctx.counter("events-simulated") = events;
   ctx.established.add(IrProperty::CommunicationChecked);
+  ctx.everySendReceived = result.unreceived.empty() && verdict.warnings.empty();
+  // A run of every loop folded to two iterations need not meet every value of a longer list.
+  ctx.receivesTakeWhatTheyPost = simulated == &trace && result.sizeMismatches == 0;
 }
 
 std::unique_ptr<Pass> createCheckCommunicationPass() { return std::make_unique<CheckCommunicationPass>(); }

@@ -114,8 +114,23 @@ struct PassContext {
   // id of the head -> the iterations that stand for all. The verifier's point-to-point balance
   // walks the trace with them folded, so that it costs the folded calls, not every timestep.
   std::map<std::int64_t, std::int64_t> closedLoopFolds;
+  // Set by the pass that establishes communication-checked when its proof or run found every
+  // receive matched and no message left unreceived: generation then need not walk every call
+  // to size the receives (gen::matchReceivedBytes). Meaningful while that property holds.
+  bool everySendReceived = false;
+  // Set with it where a simulation of the whole run (its repeats and closed loops folded, which
+  // repeat its decisions) matched every receive with a message of the size it posts.
+  bool receivesTakeWhatTheyPost = false;
 
   std::int64_t& counter(const std::string& name) { return stats[currentPass][name]; }
+  // everySendReceived and receivesTakeWhatTheyPost, while the property they were found with
+  // still holds.
+  bool everySendReceivedHolds() const {
+    return everySendReceived && established.has(IrProperty::CommunicationChecked);
+  }
+  bool receivesTakeWhatTheyPostHolds() const {
+    return receivesTakeWhatTheyPost && established.has(IrProperty::CommunicationChecked);
+  }
   void warn(std::string message) { warnings.push_back(std::move(message)); }
   // A warning about line `line` of the input (`FILE:LINE: message`; unlocated when 0).
   void warnAt(int line, const std::string& message) {

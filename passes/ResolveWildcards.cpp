@@ -146,6 +146,7 @@ struct Message {
   bool matched = false;
   FoldPhase phase{};  // of the sending call
   std::int32_t line = 0;  // the send's input line (in the padding after phase: no larger)
+  std::int64_t bytes = 0;  // what it carries (sizeMismatches)
 };
 
 struct Receive {
@@ -160,6 +161,7 @@ struct Receive {
   bool matched = false;
   std::size_t msg = 0;
   FoldPhase phase{};  // of the posting call
+  std::int64_t bytes = 0;  // what it posts
 };
 
 enum class ReqKind { Done, SyncSend, Recv, Collective };
@@ -417,6 +419,9 @@ class Simulation {
   }
   ResolutionMap& resolutions() { return resolutions_; }
   std::int64_t wildcardsResolved() const { return wildcardsResolved_; }
+  // Receives matched with a message of another size than they post (gen::matchReceivedBytes
+  // need not walk the trace when there are none).
+  std::int64_t sizeMismatches() const { return sizeMismatches_; }
   const std::vector<std::string>& notes() const { return notes_; }
   Rank sender(const Option& o) const { return msgs_[o.msg].sender; }
   std::size_t receiveCount() const { return recvs_.size(); }
@@ -552,6 +557,7 @@ class Simulation {
     R.matched = true;
     R.msg = msgId;
     m.matched = true;
+    if (m.bytes != R.bytes) ++sizeMismatches_;
     crossing(R.phase, m.phase);
     auto q = box.inbox.find(m.sender);
     q->second.erase(std::find(q->second.begin(), q->second.end(), msgId));
@@ -590,7 +596,7 @@ class Simulation {
       msgs_.push_back(Message{r, to, key, tag, seq_++, sync, true});
       return id;
     }
-    msgs_.push_back(Message{r, to, key, tag, seq_++, sync, false, state(r).phase, c.event->line});
+    msgs_.push_back(Message{r, to, key, tag, seq_++, sync, false, state(r).phase, c.event->line, c.bytes});
     state(to).boxes[key].inbox[r].push_back(id);
     matchPending(to, key);
     wake(to);  // a probe may wait for it
@@ -610,6 +616,7 @@ class Simulation {
     R.event = c.event;
     R.callIndex = c.index;
     R.phase = state(r).phase;
+    R.bytes = c.recvBytes;
     if ((R.record = recordFor(r, c))) {
       R.slot = R.record->size();
       push(R.record, from == kAnySource ? kUnresolved : from == kProcNull ? kProcNull : storedPeer(key, from));
@@ -863,6 +870,7 @@ class Simulation {
           as.index = p.key;
           as.comm = p.comm;
           as.peerIsWorld = p.peerIsWorld;
+          as.bytes = as.recvBytes = p.bytes;
           if (p.send) {
             send(r, as, p.peer, p.tag, false);
             s.requests[p.key] = Request{ReqKind::Done, 0, p.initEvent};
@@ -1465,6 +1473,7 @@ class Simulation {
   std::map<CommKey, RankList> members_;
   std::int64_t seq_ = 0;
   std::int64_t wildcardsResolved_ = 0;
+  std::int64_t sizeMismatches_ = 0;
   ResolutionMap resolutions_;
   std::vector<std::string> notes_;
   Failure failure_;
@@ -1941,6 +1950,9 @@ void ResolveWildcardsPass::run(Trace& trace, PassContext& ctx) {
   int unreceivedLine = 0;
   if (std::string unreceived = unreceivedText(*sim, unreceivedLine); !unreceived.empty())
     ctx.warnAt(unreceivedLine, std::move(unreceived));
+  else
+    ctx.everySendReceived = true;
+  ctx.receivesTakeWhatTheyPost = sim->sizeMismatches() == 0;
   ctx.counter("events-rewritten") = rewritten;
   ctx.counter("search-restarts") = restarts;
 }
@@ -1967,6 +1979,7 @@ SimulationResult simulateCommunication(const Trace& trace, const std::string& fi
     throw ProgramError(fileName, f.line, f.message);
   }
   result.unreceived = unreceivedText(sim, result.unreceivedLine);
+  result.sizeMismatches = sim.sizeMismatches();
   return result;
 }
 
@@ -2006,6 +2019,7 @@ std::optional<SimulationResult> simulateCommunicationFolded(const Trace& trace, 
       SimulationResult r;
       r.calls = calls;
       r.unreceived = unreceivedText(sim, r.unreceivedLine);
+      r.sizeMismatches = sim.sizeMismatches();
       out.emplace(std::move(r), sim.brokenLoops());
     }
     return out;

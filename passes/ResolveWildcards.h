@@ -69,6 +69,7 @@ struct SimulationResult {
   bool outOfBudget = false;
   std::string unreceived;  // messages no receive took, or empty
   int unreceivedLine = 0;  // the input line of the first of them
+  std::int64_t sizeMismatches = 0;  // receives that took a message of another size than they post
 };
 SimulationResult simulateCommunication(const Trace& trace, const std::string& fileName, std::int64_t callBudget);
 

@@ -281,6 +281,17 @@ if [[ " ${selected[*]} " == *" stencil2d "* ]] && record 4 "$work/halo4.tgt" "$a
   fi
 fi
 
+# npb_record SAMPLE NP: records samples/apps/npb-like's SAMPLE (its binary for NP ranks) at NP
+# ranks into $work/<SAMPLE without _like>-NP.tgt, uncompressed.
+npb_record() {
+  local out=$work/${1%_like}-$2.tgt
+  timeout 300 mpiexec --oversubscribe -n "$2" env LD_PRELOAD="$recorder" TRACEGEN_OUTPUT="$out" \
+    TRACEGEN_COMPRESS=0 "$npb/$1.$2" >"$work/stdout" 2>&1 && [ -s "$out" ] && return 0
+  cat "$work/stdout"
+  fail "$1: recording at $2 ranks"
+  return 1
+}
+
 # NPB-like CG (samples/apps/npb-like/cg_like.c, compiled per process count): its row sums pair
 # rank with rank XOR 2^k over log2(px) steps and its transpose partner is (h*y + x mod h, x div h),
 # peers no grid step gives (gen/GridRelation.h); its templates are the grids of powers of two.
@@ -289,14 +300,7 @@ fi
 # two); and the real compiler's program, run on 32 tasks, makes the recording's point-to-point
 # calls and bytes on every rank.
 if [[ " ${selected[*]} " == *" cg_like "* ]]; then
-  cg_record() {  # cg_record NP: $work/cg-NP.tgt
-    timeout 300 mpiexec --oversubscribe -n "$1" env LD_PRELOAD="$recorder" TRACEGEN_OUTPUT="$work/cg-$1.tgt" \
-      TRACEGEN_COMPRESS=0 "$npb/cg_like.$1" >"$work/stdout" 2>&1 && [ -s "$work/cg-$1.tgt" ] && return 0
-    cat "$work/stdout"
-    fail "cg_like: recording at $1 ranks"
-    return 1
-  }
-  if cg_record 4 && cg_record 8 && cg_record 16 && cg_record 32 &&
+  if npb_record cg_like 4 && npb_record cg_like 8 && npb_record cg_like 16 && npb_record cg_like 32 &&
       "$tracegen" inspect --per-rank --format json "$work/cg-32.tgt" >"$work/cg-32.json"; then
     if ! "$tracegen" extrapolate "$work/cg-4.tgt" "$work/cg-8.tgt" "$work/cg-16.tgt" -o "$work/cg.ncptl" >"$work/out" 2>&1; then
       fail "cg_like: no scale-free coNCePTuaL program:"; cat "$work/out"
@@ -343,14 +347,7 @@ fi
 # program, run on 9 tasks (3x3: split at 40 MOD 3 = 1, as at 25; a third of 25 tasks' 17 s on two
 # cores), makes the recording's point-to-point calls and bytes on every rank.
 if [[ " ${selected[*]} " == *" bt_like "* ]]; then
-  bt_record() {  # bt_record NP: $work/bt-NP.tgt
-    timeout 300 mpiexec --oversubscribe -n "$1" env LD_PRELOAD="$recorder" TRACEGEN_OUTPUT="$work/bt-$1.tgt" \
-      TRACEGEN_COMPRESS=0 "$npb/bt_like.$1" >"$work/stdout" 2>&1 && [ -s "$work/bt-$1.tgt" ] && return 0
-    cat "$work/stdout"
-    fail "bt_like: recording at $1 ranks"
-    return 1
-  }
-  if bt_record 4 && bt_record 9 && bt_record 16 && bt_record 25 &&
+  if npb_record bt_like 4 && npb_record bt_like 9 && npb_record bt_like 16 && npb_record bt_like 25 &&
       "$tracegen" inspect --per-rank --format json "$work/bt-25.tgt" >"$work/bt-25.json"; then
     if ! "$tracegen" extrapolate "$work/bt-4.tgt" "$work/bt-9.tgt" "$work/bt-16.tgt" -o "$work/bt.ncptl" >"$work/out" 2>&1; then
       fail "bt_like: no scale-free coNCePTuaL program:"; cat "$work/out"
@@ -397,14 +394,7 @@ fi
 # simulation counts no collective's bytes); refused by its ASSERT at 24 (24^2 does not divide
 # 65536); and the real compiler's program runs to completion on 4 and 8 tasks.
 if [[ " ${selected[*]} " == *" is_like "* ]]; then
-  is_record() {  # is_record NP: $work/is-NP.tgt
-    timeout 300 mpiexec --oversubscribe -n "$1" env LD_PRELOAD="$recorder" TRACEGEN_OUTPUT="$work/is-$1.tgt" \
-      TRACEGEN_COMPRESS=0 "$npb/is_like.$1" >"$work/stdout" 2>&1 && [ -s "$work/is-$1.tgt" ] && return 0
-    cat "$work/stdout"
-    fail "is_like: recording at $1 ranks"
-    return 1
-  }
-  if is_record 4 && is_record 8 && is_record 16 && is_record 32 &&
+  if npb_record is_like 4 && npb_record is_like 8 && npb_record is_like 16 && npb_record is_like 32 &&
       "$tracegen" inspect --per-rank --format json "$work/is-32.tgt" >"$work/is-32.json"; then
     if ! "$tracegen" extrapolate "$work/is-4.tgt" "$work/is-8.tgt" "$work/is-16.tgt" -o "$work/is.ncptl" >"$work/out" 2>&1; then
       fail "is_like: no scale-free coNCePTuaL program:"; cat "$work/out"

@@ -120,7 +120,8 @@ void registerExtrapolateCommand(CLI::App& app, CommandAction& run) {
         pm.run(trace, ctx);
         gen::requireModelled(trace, name);
         gen::ReceivedBytes received;
-        if (backend->needsReceivedBytes()) received = gen::matchReceivedBytes(trace, ctx.options.callBudget);
+        if (backend->needsReceivedBytes()) received = gen::matchReceivedBytes(trace, ctx.options.callBudget, ctx.everySendReceivedHolds(),
+                                                  ctx.receivesTakeWhatTheyPostHolds());
         return gen::buildProgram(trace, name, received.matched ? &received : nullptr);
       };
       // As generation says it: the benchmark's compute times came from instruction counts.

@@ -102,7 +102,8 @@ void registerGenerateCommand(CLI::App& app, CommandAction& run, std::string comm
       requireParams(trace, args.input);
       if (!args.skipUnknown) gen::requireModelled(trace, args.input);
       gen::ReceivedBytes received;
-      if (backend->needsReceivedBytes()) received = gen::matchReceivedBytes(trace, ctx.options.callBudget);
+      if (backend->needsReceivedBytes()) received = gen::matchReceivedBytes(trace, ctx.options.callBudget, ctx.everySendReceivedHolds(),
+                                                  ctx.receivesTakeWhatTheyPostHolds());
       gen::Program program = gen::buildProgram(trace, args.input, received.matched ? &received : nullptr);
       if (backend->needsReceivedBytes() && !received.matched)
         program.notes.push_back(
