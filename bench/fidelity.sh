@@ -27,7 +27,10 @@
 # Each round's recording is the merge of RECORDINGS (default 3) recordings of the run, the median
 # of their times (`tracegen merge-timing`, docs/recording.md): a recording is a sample of the
 # host's pace at its moment, and the median of three leaves a slow moment out; the largest spread
-# of each round's recordings is printed. RECORDINGS=1: one recording a round, as before.
+# of each round's recordings is printed. RECORDINGS=1: one recording a round, as before. A
+# program whose calls vary from run to run (a polling loop's tests, a wildcard probe's finds) has
+# recordings that do not merge: such a round takes the recording of median total compute time,
+# and the script says so.
 #
 # Prints one line per case (application s, benchmark s, the median error and its spread: the
 # smallest and largest error of the rounds; then the peak resident set per rank of the
@@ -151,7 +154,7 @@ for app in "${samples[@]}"; do
     esac || { echo "$app: does not compile with MPICH: $(head -n 1 "$d/app.mpich.log")"; continue; }
   fi
   : >"$d/rounds" ; : >"$d/rounds.mpich"
-  totals=() spreads=() failed=""
+  totals=() spreads=() failed="" unmerged=0 why_unmerged=""
   for ((k = 0; k < REPEAT; ++k)); do
     parts=()
     for ((j = 1; j <= recordings; ++j)); do
@@ -162,9 +165,18 @@ for app in "${samples[@]}"; do
       parts+=("$d/app.$k.$j.tgt")
     done
     if [ "$recordings" -gt 1 ]; then
-      "$tracegen" merge-timing "${parts[@]}" -o "$d/app.$k.tgt" 2>"$d/merge.err" ||
-        { failed="the recordings do not merge: $(head -n 1 "$d/merge.err")"; break; }
-      spreads+=("$(grep -o 'largest [0-9.]*%' "$d/merge.err" | cut -d' ' -f2)")
+      if "$tracegen" merge-timing "${parts[@]}" -o "$d/app.$k.tgt" 2>"$d/merge.err"; then
+        spreads+=("$(grep -o 'largest [0-9.]*%' "$d/merge.err" | cut -d' ' -f2)")
+      else
+        # The calls of some programs vary from run to run (how often a polling loop tests, which
+        # message a wildcard probe finds): their recordings are not one program to merge. The
+        # round then takes the recording whose total compute time is the median of them.
+        median_part=$(for part in "${parts[@]}"; do echo "$(total_compute_s "$part") $part"; done |
+          sort -g | sed -n "$(((${#parts[@]} + 1) / 2))p" | cut -d' ' -f2)
+        cp "$median_part" "$d/app.$k.tgt"
+        unmerged=$((unmerged + 1))
+        why_unmerged=$(head -n 1 "$d/merge.err" | sed 's/^[^ ]*: error: //')
+      fi
     else
       mv "${parts[0]}" "$d/app.$k.tgt"
     fi
@@ -195,6 +207,7 @@ for app in "${samples[@]}"; do
   fi
   {
     [ ${#spreads[@]} -eq 0 ] || echo "$app, by round: largest spread of the $recordings recordings' compute times $(printf '%s\n' "${spreads[@]}" | paste -sd, | sed 's/,/, /g')"
+    [ "$unmerged" -eq 0 ] || echo "$app: in $unmerged of $REPEAT rounds the recordings did not merge (their calls differ: $why_unmerged); those rounds took the recording of median compute time"
     echo "$app, by round: recorded compute over all ranks $(printf '%s\n' "${totals[@]}" | paste -sd, | sed 's/,/, /g') s;" \
       "application and benchmark $(awk '{ printf "%s%s/%s", (NR > 1 ? ", " : ""), $1, $2 }' "$d/rounds") s"
     [ $mpich -eq 1 ] && echo "  under MPICH: $(awk '{ printf "%s%s/%s", (NR > 1 ? ", " : ""), $1, $2 }' "$d/rounds.mpich") s"
