@@ -759,3 +759,40 @@ TEST(CBackend, PerRankValuesWithoutAFormulaAreTables) {
   EXPECT_EQ(got, want) << program;
   tracegen::testing::expectCompilesUnderBothMpis(c, "rank-tables");
 }
+
+// A long program (hpcc with N=3000 made 13,265 events) is written in parts, a function each
+// that main() calls in order: one main() of 286,828 lines was more than gcc -O2 could compile
+// in 12 minutes. A part never separates the requests of a run kept in a local array from their
+// completion (the array is declared where its run begins).
+TEST(CBackend, ALongProgramIsWrittenInPartsThatKeepEachRunOfRequests) {
+  std::string text = "tracegen-trace 1\nranks 2\norigin hand-written\ndatatype MPI_DOUBLE 8\n"
+                     "event 0 MPI_Init @ <1 0 {2 1}>\n  site main.c:1\n";
+  int id = 1;
+  for (int k = 0; k < 200; ++k) {  // 600 call statements: an exchange with its own sites each
+    text += fmt::format("event {} MPI_Irecv @ <1 0 {{2 1}}>\n  site main.c:{}\n  comm 2\n  count {}\n"
+                        "  datatype MPI_DOUBLE\n  source rel 1\n  tag 3\n",
+                        id, id + 1, k + 1);
+    ++id;
+    text += fmt::format("event {} MPI_Isend @ <1 0 {{2 1}}>\n  site main.c:{}\n  comm 2\n  count {}\n"
+                        "  datatype MPI_DOUBLE\n  dest rel 1\n  tag 3\n",
+                        id, id + 1, k + 1);
+    ++id;
+    text += fmt::format("event {} MPI_Waitall @ <1 0 {{2 1}}>\n  site main.c:{}\n  count 2\n  requests 9998 9999\n", id,
+                        id + 1);
+    ++id;
+  }
+  text += fmt::format("event {} MPI_Finalize @ <1 0 {{2 1}}>\n  site main.c:{}\n", id, id + 1);
+  const Trace t = tracegen::testing::loweredText(text, "long.tgt");
+  const std::string c = render(buildProgram(t, "long.tgt"));
+  // 600 statements in parts of about 250, each part whole exchanges.
+  EXPECT_NE(c.find("/* The measured region, part 1 of 3: trace events E1 to E252. */\nstatic void measured_part_1(void)\n{"),
+            std::string::npos)
+      << c.substr(0, 4000);
+  EXPECT_NE(c.find("static void measured_part_3(void)"), std::string::npos);
+  EXPECT_EQ(c.find("measured_part_4"), std::string::npos);
+  EXPECT_NE(c.find("MPI_Request requests"), std::string::npos) << "no run of local requests to keep whole";
+  const std::size_t main = c.find("int main(int argc, char **argv)");
+  ASSERT_NE(main, std::string::npos);
+  EXPECT_NE(c.find("  measured_part_1();\n  measured_part_2();\n  measured_part_3();\n", main), std::string::npos);
+  tracegen::testing::expectCompilesUnderBothMpis(c, "long-program");
+}
