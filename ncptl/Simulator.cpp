@@ -126,6 +126,12 @@ class Simulator {
   void tick() {
     if (++steps_ > budget_) throw Unevaluable{};
   }
+  // A memoised evaluation costs the budget what evaluating it did: the budget says how much
+  // program a simulation may cover, and a memo only makes covering it faster.
+  void charge(std::int64_t steps) {
+    steps_ += steps;
+    if (steps_ > budget_) throw Unevaluable{};
+  }
 
   // ------------------------------------------------------------------ arithmetic (§4.4)
   // Programs come from traces (or from users, via ncptl-check), so any operation may leave the
@@ -384,11 +390,14 @@ class Simulator {
         if (memoOn_ && constantRanges(r.ranges)) {
           auto it = rangeMemo_.find(&r.ranges);
           if (it == rangeMemo_.end()) {
+            const std::int64_t before = steps_;
             std::vector<std::int64_t> vals = evalRanges(r.ranges);
             std::sort(vals.begin(), vals.end());
-            it = rangeMemo_.emplace(&r.ranges, std::move(vals)).first;
+            it = rangeMemo_.emplace(&r.ranges, Memo{std::move(vals), steps_ - before}).first;
+          } else {
+            charge(it->second.steps);
           }
-          return std::binary_search(it->second.begin(), it->second.end(), v) != r.negated;
+          return std::binary_search(it->second.values.begin(), it->second.values.end(), v) != r.negated;
         }
         std::vector<std::int64_t> vals = evalRanges(r.ranges);
         bool found = std::find(vals.begin(), vals.end(), v) != vals.end();
@@ -488,8 +497,14 @@ class Simulator {
     // as often as the trace's calls).
     if (memoOn_ && (t.kind == TaskSpec::Kind::SuchThat || t.kind == TaskSpec::Kind::Ranges) && constantTasks(t)) {
       auto it = taskMemo_.find(&t);
-      if (it == taskMemo_.end()) it = taskMemo_.emplace(&t, evalTasks(t, other)).first;
-      return it->second;
+      if (it == taskMemo_.end()) {
+        const std::int64_t before = steps_;
+        std::vector<std::int64_t> members = evalTasks(t, other);
+        it = taskMemo_.emplace(&t, Memo{std::move(members), steps_ - before}).first;
+      } else {
+        charge(it->second.steps);
+      }
+      return it->second.values;
     }
     return evalTasks(t, other);
   }
@@ -1175,8 +1190,12 @@ class Simulator {
   // Task sets and IS IN lists that depend on constants alone, evaluated once (tasks()).
   bool memoOn_ = true;
   std::unordered_map<const void*, bool> constant_;
-  std::unordered_map<const TaskSpec*, std::vector<std::int64_t>> taskMemo_;
-  std::unordered_map<const std::vector<Range>*, std::vector<std::int64_t>> rangeMemo_;
+  struct Memo {
+    std::vector<std::int64_t> values;
+    std::int64_t steps = 0;  // what evaluating them cost
+  };
+  std::unordered_map<const TaskSpec*, Memo> taskMemo_;
+  std::unordered_map<const std::vector<Range>*, Memo> rangeMemo_;
   std::vector<std::vector<std::int64_t>> pending_;  // per task: ids of outstanding operations
   std::vector<SourceRange> ops_;                    // id -> statement that posted it
   std::map<std::tuple<std::int64_t, std::int64_t, std::string>, Balance> balance_;

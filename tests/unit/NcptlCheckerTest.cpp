@@ -360,5 +360,24 @@ TEST(Warnings, UnusedVariablesDoNotReject) {
   EXPECT_NE(r.diagnostics[0].message.find("'x' is defined but never used"), std::string::npos);
 }
 
+// The simulation evaluates a task set named by constants once, but the budget counts every
+// execution at what evaluating it costs: the budget says how much program a simulation covers,
+// the same with the memo as without (a program the budget cannot cover is not simulated, and
+// one it covers is).
+TEST(Simulation, AMemoisedTaskSetCostsTheBudgetWhatItsEvaluationDid) {
+  const std::string src =
+      "Require language version \"1.5\".\n"
+      "FOR EACH i IN {1, ..., 20000} {\n"
+      "  TASKS t SUCH THAT t IS IN {0, 2, 4, 6} SEND A 4 BYTE MESSAGE TO TASK t+1\n"
+      "}.\n";
+  CheckOptions o;
+  o.tasks = 8;
+  // About 2.1 million steps, 0.5 million of them without the task set's evaluations.
+  o.simulationBudget = 1'000'000;
+  EXPECT_FALSE(check(src, o).simulated);
+  o.simulationBudget = 5'000'000;
+  EXPECT_TRUE(check(src, o).simulated);
+}
+
 }  // namespace
 }  // namespace tracegen::ncptl
