@@ -10,6 +10,14 @@
 # with the application's. The benchmark's message buffers must count towards the footprint, not
 # come on top of it (before they did: 78 MB against 43 MB). With --no-footprint the benchmark
 # holds less than the application (the check can fail).
+#
+# samples/apps/rma (30,000 iterations) grows inside its MPI calls: rank 0, the target of every
+# MPI_Accumulate, gains some 5 MB in Open MPI's one-sided code during the run. Its benchmark makes
+# the same calls and grows as much, so the footprint must give back what the run itself gains
+# (follow_footprint()) instead of holding the recorded peak from the start and adding that growth
+# a second time (before: 74.8 MB against 41.8 at 117,445 iterations). The tolerance there is 10%:
+# the recorded gain holds the recorder's own data (about 1.3 MB at 30,000 iterations,
+# docs/recording.md), which the benchmark reproduces as if it were the application's.
 set -uo pipefail
 tracegen=$1 recorder=$2 apps=$3
 work=$(mktemp -d)
@@ -36,6 +44,10 @@ peak_kb() {
   cat "$name.peak".* | awk '$1 == "peak-kb" && $2 > m { m = $2 } END { print m + 0 }'
 }
 failures=0
+# expect CONDITION OK FAIL: one check on the peaks (awk arithmetic), counted when it fails.
+expect() {
+  if awk "BEGIN { exit !($1) }"; then echo "ok: $2"; else echo "FAIL: $3"; failures=$((failures + 1)); fi
+}
 timeout 300 mpiexec --oversubscribe -n 2 env LD_PRELOAD="$recorder" TRACEGEN_OUTPUT=fft.tgt TRACEGEN_COMPRESS=0 \
   "$apps/fft" 3 1024 >/dev/null 2>record.err || { echo "FAIL: recording fft"; cat record.err; exit 1; }
 "$tracegen" fft.tgt -o bench.c || { echo "FAIL: generation"; exit 1; }
@@ -44,16 +56,27 @@ app=$(peak_kb app "$apps/fft" 3 1024)
 bench=$(peak_kb bench ./bench --compute-scale 0)
 bare=$(peak_kb bare ./bench --compute-scale 0 --no-footprint)
 echo "peak resident memory per rank: application $app KiB, benchmark $bench KiB, with --no-footprint $bare KiB"
-if awk -v a="$app" -v b="$bench" 'BEGIN { exit !(a > 0 && b >= 0.95 * a && b <= 1.05 * a) }'; then
-  echo "ok: the benchmark's peak is the application's within 5%"
-else
-  echo "FAIL: the benchmark's peak is not within 5% of the application's"
-  failures=$((failures + 1))
-fi
-if awk -v a="$app" -v b="$bare" 'BEGIN { exit !(b < 0.9 * a) }'; then
-  echo "ok: without the footprint the benchmark holds less (the check above can fail)"
-else
-  echo "FAIL: with --no-footprint the benchmark holds as much as the application: the check proves nothing"
-  failures=$((failures + 1))
-fi
+expect "$app > 0 && $bench >= 0.95 * $app && $bench <= 1.05 * $app" \
+  "the benchmark's peak is the application's within 5%" \
+  "the benchmark's peak is not within 5% of the application's"
+expect "$bare < 0.9 * $app" \
+  "without the footprint the benchmark holds less (the check above can fail)" \
+  "with --no-footprint the benchmark holds as much as the application: the check proves nothing"
+
+# rma: the benchmark without its footprint already holds the application's peak (its MPI grows as
+# the application's did), and with it holds no second copy of that growth.
+timeout 300 mpiexec --oversubscribe -n 2 env LD_PRELOAD="$recorder" TRACEGEN_OUTPUT=rma.tgt \
+  "$apps/rma" 30000 64 >/dev/null 2>record.err || { echo "FAIL: recording rma"; cat record.err; exit 1; }
+"$tracegen" rma.tgt -o rma.c || { echo "FAIL: generation (rma)"; exit 1; }
+mpicc -std=c11 -O2 -Wall -Wextra -Werror -o rma rma.c || { echo "FAIL: mpicc (rma)"; exit 1; }
+app=$(peak_kb rma_app "$apps/rma" 30000 64)
+bench=$(peak_kb rma_bench ./rma --compute-scale 0)
+bare=$(peak_kb rma_bare ./rma --compute-scale 0 --no-footprint)
+echo "rma: peak resident memory per rank: application $app KiB, benchmark $bench KiB, with --no-footprint $bare KiB"
+expect "$app > 0 && $bare >= 0.95 * $app" \
+  "rma's benchmark grows to the application's peak by itself (the check below can fail)" \
+  "rma's benchmark without its footprint holds less than 95% of the application's peak"
+expect "$app > 0 && $bench >= 0.95 * $app && $bench <= 1.10 * $app" \
+  "rma's footprint gives back what the run gains: within 10% of the application's peak" \
+  "rma's benchmark peak is not within 10% of the application's (the run's growth counted twice?)"
 [ "$failures" -eq 0 ]
