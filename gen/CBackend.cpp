@@ -469,7 +469,7 @@ class CWriter : public ProgramWalker {
     std::vector<std::size_t> cuts{first};
     std::size_t calls = 0;
     for (std::size_t i = first; i < last; ++i) {
-      if (calls >= kCallsPerPart && !cutsRun(i) && last - i > 0) {
+      if (calls >= kCallsPerPart && !cutsRun(i)) {
         cuts.push_back(i);
         calls = 0;
       }

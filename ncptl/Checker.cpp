@@ -1030,6 +1030,7 @@ CheckResult check(std::string_view source, const CheckOptions& options) {
       if (sim.completed) {
         simulated = true;
         result.simulatedTasks = *n;
+        result.orderChecked = sim.orderChecked;
         result.traffic = std::move(sim.traffic);
         for (auto& d : sim.diagnostics) {
           d.where.line = lineOfOffset(source, d.where.begin);

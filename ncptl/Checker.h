@@ -57,6 +57,7 @@ struct CheckResult {
   std::vector<Diagnostic> diagnostics;  // sorted by position
   bool simulated = false;               // the per-task simulation ran to completion
   std::int64_t simulatedTasks = 0;      // with this many tasks
+  bool orderChecked = false;            // and the order of operations played for deadlocks
   std::vector<TaskTraffic> traffic;     // per task, when simulated
   std::size_t errorCount() const;
   bool ok() const { return errorCount() == 0; }

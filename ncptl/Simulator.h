@@ -38,6 +38,9 @@ struct SimulationResult {
   bool completed = false;
   std::vector<Diagnostic> diagnostics;
   std::vector<TaskTraffic> traffic;  // per task, when completed
+  // The order of every task's operations was played for deadlocks: not when the counts already
+  // fail, nor beyond kMaxOrderEvents communication events (Simulator.cpp).
+  bool orderChecked = false;
 };
 
 // The task count a top-level `ASSERT THAT "…" WITH num_tasks = e` (or `e = num_tasks`) fixes,

@@ -368,15 +368,116 @@ TEST(Simulation, AMemoisedTaskSetCostsTheBudgetWhatItsEvaluationDid) {
   const std::string src =
       "Require language version \"1.5\".\n"
       "FOR EACH i IN {1, ..., 20000} {\n"
-      "  TASKS t SUCH THAT t IS IN {0, 2, 4, 6} SEND A 4 BYTE MESSAGE TO TASK t+1\n"
+      "  TASKS t SUCH THAT t IS IN {0, 2, 4, 6} SEND A i BYTE MESSAGE TO TASK t+1\n"
       "}.\n";
   CheckOptions o;
   o.tasks = 8;
-  // About 2.1 million steps, 0.5 million of them without the task set's evaluations.
+  // About 2.1 million steps, 0.5 million of them without the task set's evaluations (the
+  // message size tells the iterations apart, so each is walked).
   o.simulationBudget = 1'000'000;
   EXPECT_FALSE(check(src, o).simulated);
   o.simulationBudget = 5'000'000;
   EXPECT_TRUE(check(src, o).simulated);
+}
+
+// A FOR EACH loop whose body tells its iterations apart only by comparing the loop variable with
+// values fixed before the loop (a trace loop's first iteration with a time of its own) is walked
+// once per run of alike iterations, its counts multiplied: a million iterations fit a budget of
+// a thousand steps, and the traffic is the million iterations'.
+TEST(Simulation, AForEachLoopIsWalkedOncePerRunOfIterationsItsTestsAnswerAlike) {
+  const std::string src =
+      "Require language version \"1.5\".\n"
+      "FOR EACH i IN {0, ..., 999999} {\n"
+      "  IF i = 0 THEN {\n"
+      "    ALL TASKS COMPUTE FOR 5 MICROSECONDS\n"
+      "  } OTHERWISE {\n"
+      "    ALL TASKS COMPUTE FOR 1 MICROSECONDS\n"
+      "  } THEN\n"
+      "  TASKS t SUCH THAT t < 3 SEND A 4 BYTE MESSAGE TO UNSUSPECTING TASK t+1 THEN\n"
+      "  TASKS t SUCH THAT t > 0 RECEIVE A 4 BYTE MESSAGE FROM TASK t-1 THEN\n"
+      "  IF 999999 > i /\\ i > 0 THEN {\n"
+      "    TASK 3 SENDS AN 8 BYTE MESSAGE TO UNSUSPECTING TASK 0 THEN\n"
+      "    TASK 0 RECEIVES AN 8 BYTE MESSAGE FROM TASK 3\n"
+      "  }\n"
+      "}.\n";
+  CheckOptions o;
+  o.tasks = 4;
+  o.simulationBudget = 1'000;
+  const CheckResult r = check(src, o);
+  ASSERT_TRUE(r.simulated) << errorsOf(r, src);
+  EXPECT_EQ(errorsOf(r, src), "");
+  EXPECT_FALSE(r.orderChecked);  // 7 million events: more than the order analysis keeps
+  ASSERT_EQ(r.traffic.size(), 4u);
+  EXPECT_EQ(r.traffic[0].sent, 1'000'000);
+  EXPECT_EQ(r.traffic[3].sent, 999'998);
+  EXPECT_EQ(r.traffic[0].received, 999'998);
+  EXPECT_EQ(r.traffic[0].receivedBytes, 8 * 999'998);
+  EXPECT_EQ(r.traffic[1].received, 1'000'000);
+  // A loop that uses its variable otherwise is walked iteration by iteration: out of budget.
+  const std::string perTask =
+      "Require language version \"1.5\".\n"
+      "FOR EACH i IN {0, ..., 999} {\n"
+      "  TASK i MOD 3 SENDS A 4 BYTE MESSAGE TO UNSUSPECTING TASK 3 THEN\n"
+      "  TASK 3 RECEIVES A 4 BYTE MESSAGE FROM TASK i MOD 3\n"
+      "}.\n";
+  EXPECT_FALSE(check(perTask, o).simulated);
+  o.simulationBudget = 100'000;
+  const CheckResult walked = check(perTask, o);
+  ASSERT_TRUE(walked.simulated) << errorsOf(walked, perTask);
+  EXPECT_TRUE(walked.orderChecked);
+  EXPECT_EQ(walked.traffic[0].sent, 334);
+  EXPECT_EQ(walked.traffic[2].sent, 333);
+  EXPECT_EQ(walked.traffic[3].received, 1'000);
+}
+
+// The runs a FOR EACH loop is walked in are repeated for the order of operations: a deadlock
+// from the second iteration on (each task's blocking receive waits for a send that comes after
+// the other's) is found within a budget far below the iterations' own steps.
+TEST(Simulation, ADeadlockInsideARunOfIterationsIsFound) {
+  const std::string src =
+      "Require language version \"1.5\".\n"
+      "FOR EACH i IN {0, ..., 99} {\n"
+      "  ALL TASKS COMPUTE FOR 1 MICROSECONDS THEN\n"
+      "  IF i > 0 THEN {\n"
+      "    TASK 0 RECEIVES A 4 BYTE MESSAGE FROM TASK 1 THEN\n"
+      "    TASK 1 RECEIVES A 4 BYTE MESSAGE FROM TASK 0 THEN\n"
+      "    TASK 0 SENDS A 4 BYTE MESSAGE TO UNSUSPECTING TASK 1 THEN\n"
+      "    TASK 1 SENDS A 4 BYTE MESSAGE TO UNSUSPECTING TASK 0\n"
+      "  }\n"
+      "}.\n";
+  CheckOptions o;
+  o.tasks = 2;
+  o.simulationBudget = 1'000;  // 100 iterations walked one by one take more
+  const CheckResult r = check(src, o);
+  ASSERT_TRUE(r.simulated);
+  EXPECT_TRUE(r.orderChecked);
+  EXPECT_NE(errorsOf(r, src).find("blocks forever in this blocking receive"), std::string::npos)
+      << errorsOf(r, src);
+  // The same test written with arithmetic on the variable: walked per iteration, out of budget.
+  std::string perIteration = src;
+  perIteration.replace(perIteration.find("IF i > 0"), 8, "IF i MOD 1000 > 0");
+  EXPECT_FALSE(check(perIteration, o).simulated);
+}
+
+// The order of operations is played up to a million communication events; beyond, the counts are
+// still checked and the result says the order was not.
+TEST(Simulation, TheOrderOfOperationsIsPlayedUpToAMillionEvents) {
+  auto program = [](int reps) {
+    return "Require language version \"1.5\".\n"
+           "FOR " + std::to_string(reps) + " REPETITIONS {\n"
+           "  TASK 0 SENDS A 4 BYTE MESSAGE TO UNSUSPECTING TASK 1 THEN\n"
+           "  TASK 1 RECEIVES A 4 BYTE MESSAGE FROM TASK 0\n"
+           "}.\n";
+  };
+  CheckOptions o;
+  o.tasks = 2;
+  const CheckResult within = check(program(400'000), o);  // a send and a receive each
+  ASSERT_TRUE(within.simulated);
+  EXPECT_TRUE(within.orderChecked);
+  const CheckResult beyond = check(program(600'000), o);
+  ASSERT_TRUE(beyond.simulated);
+  EXPECT_FALSE(beyond.orderChecked);
+  EXPECT_EQ(beyond.traffic[1].received, 600'000);
 }
 
 }  // namespace

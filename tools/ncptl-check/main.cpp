@@ -155,7 +155,8 @@ int main(int argc, char** argv) {
       }
       if (verbose)
         std::cerr << f << ": " << (result.ok() ? "accepted" : "rejected") << " (" << result.errorCount() << " error(s); "
-                  << (result.simulated ? "per-task simulation done with " + std::to_string(result.simulatedTasks) + " tasks"
+                  << (result.simulated ? "per-task simulation done with " + std::to_string(result.simulatedTasks) + " tasks" +
+                                             (result.orderChecked ? "" : ", the order of operations not played")
                                        : std::string("no per-task simulation"))
                   << ")\n";
     }
