@@ -48,13 +48,20 @@ failures=0
 expect() {
   if awk "BEGIN { exit !($1) }"; then echo "ok: $2"; else echo "FAIL: $3"; failures=$((failures + 1)); fi
 }
-timeout 300 mpiexec --oversubscribe -n 2 env LD_PRELOAD="$recorder" TRACEGEN_OUTPUT=fft.tgt TRACEGEN_COMPRESS=0 \
-  "$apps/fft" 3 1024 >/dev/null 2>record.err || { echo "FAIL: recording fft"; cat record.err; exit 1; }
-"$tracegen" fft.tgt -o bench.c || { echo "FAIL: generation"; exit 1; }
-mpicc -std=c11 -O2 -Wall -Wextra -Werror -o bench bench.c || { echo "FAIL: mpicc"; exit 1; }
-app=$(peak_kb app "$apps/fft" 3 1024)
-bench=$(peak_kb bench ./bench --compute-scale 0)
-bare=$(peak_kb bare ./bench --compute-scale 0 --no-footprint)
+# peaks SAMPLE ARGS...: records the sample on 2 ranks, generates and compiles its benchmark, and
+# sets app, bench and bare (the benchmark with --no-footprint) to the three peaks in KiB.
+peaks() {
+  local s=$1
+  shift
+  timeout 300 mpiexec --oversubscribe -n 2 env LD_PRELOAD="$recorder" TRACEGEN_OUTPUT="$s.tgt" TRACEGEN_COMPRESS=0 \
+    "$apps/$s" "$@" >/dev/null 2>record.err || { echo "FAIL: recording $s"; cat record.err; exit 1; }
+  "$tracegen" "$s.tgt" -o "$s.c" || { echo "FAIL: generation ($s)"; exit 1; }
+  mpicc -std=c11 -O2 -Wall -Wextra -Werror -o "$s.bench" "$s.c" || { echo "FAIL: mpicc ($s)"; exit 1; }
+  app=$(peak_kb "$s.app" "$apps/$s" "$@")
+  bench=$(peak_kb "$s.bench" "./$s.bench" --compute-scale 0)
+  bare=$(peak_kb "$s.bare" "./$s.bench" --compute-scale 0 --no-footprint)
+}
+peaks fft 3 1024
 echo "peak resident memory per rank: application $app KiB, benchmark $bench KiB, with --no-footprint $bare KiB"
 expect "$app > 0 && $bench >= 0.95 * $app && $bench <= 1.05 * $app" \
   "the benchmark's peak is the application's within 5%" \
@@ -65,13 +72,7 @@ expect "$bare < 0.9 * $app" \
 
 # rma: the benchmark without its footprint already holds the application's peak (its MPI grows as
 # the application's did), and with it holds no second copy of that growth.
-timeout 300 mpiexec --oversubscribe -n 2 env LD_PRELOAD="$recorder" TRACEGEN_OUTPUT=rma.tgt \
-  "$apps/rma" 30000 64 >/dev/null 2>record.err || { echo "FAIL: recording rma"; cat record.err; exit 1; }
-"$tracegen" rma.tgt -o rma.c || { echo "FAIL: generation (rma)"; exit 1; }
-mpicc -std=c11 -O2 -Wall -Wextra -Werror -o rma rma.c || { echo "FAIL: mpicc (rma)"; exit 1; }
-app=$(peak_kb rma_app "$apps/rma" 30000 64)
-bench=$(peak_kb rma_bench ./rma --compute-scale 0)
-bare=$(peak_kb rma_bare ./rma --compute-scale 0 --no-footprint)
+peaks rma 30000 64
 echo "rma: peak resident memory per rank: application $app KiB, benchmark $bench KiB, with --no-footprint $bare KiB"
 expect "$app > 0 && $bare >= 0.95 * $app" \
   "rma's benchmark grows to the application's peak by itself (the check below can fail)" \
