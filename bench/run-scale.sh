@@ -5,7 +5,9 @@
 #   3. a ring time-step loop ended by a gather from MPI_ANY_SOURCE at 1,024 ranks, 1,000 to
 #      10,000,000 timesteps: resolve-wildcards simulates the loop folded, so time and memory do
 #      not follow the timesteps;
-#   4. generation of C from every bundled trace (and ../shared/traces when present): wall time
+#   4. the real LU class C trace at 16 ranks as C and as coNCePTuaL (the latter checked by
+#      ncptl/'s simulation of the program it writes);
+#   5. generation of C from every bundled trace (and ../shared/traces when present): wall time
 #      and peak memory of the whole `tracegen` process.
 # Usage: bash bench/run-scale.sh [BUILD_DIR]
 set -euo pipefail
@@ -45,18 +47,18 @@ derive() {  # $1: tic (keep the 4b lines and add 4c copies after them) or ti (re
 }
 derive ti > "$variants/ti.trace"
 derive tic > "$variants/tic.trace"
-for v in td ti tic; do
+for v in td ti tic; do for emit in c ncptl; do
   best=""
   for run in 1 2 3; do
-    out=$(/usr/bin/time -f "%U s user  %e s wall  %M KiB" "$tracegen" "$variants/$v.trace" -o /dev/null --emit c \
-            --instruction-rate 1e9 --stats 2>&1) || { echo "$v: failed"; echo "$out" | tail -3; continue 2; }
+    out=$(/usr/bin/time -f "%U s user  %e s wall  %M KiB" "$tracegen" "$variants/$v.trace" -o /dev/null --emit "$emit" \
+            --instruction-rate 1e9 --stats 2>&1) || { echo "$v $emit: failed"; echo "$out" | tail -3; continue 2; }
     fig=$(echo "$out" | grep -E " s user " | tail -1)
     if [ -z "$best" ] || awk -v a="${fig%% *}" -v b="${best%% *}" 'BEGIN { exit !(a < b) }'; then best=$fig; fi
   done
   counters=$(echo "$out" | grep -E "^ +[0-9]+  (calls-simulated|calls-skipped|repeats-skipped|expanded-ranks|skeleton-walked-ranks)$" |
              awk '{ printf "%s %s  ", $2, $1 }')
-  printf "lu-C-16 %-4s %s  %s\n" "$v" "$best" "$counters"
-done
+  printf "lu-C-16 %-4s %-6s %s  %s\n" "$v" "$emit" "$best" "$counters"
+done; done
 echo "== every trace, tracegen TRACE -o OUT.c (< 100 ms, < 50 MB each)"
 shopt -s nullglob
 for t in samples/traces/*.tgt tests/data/scalatrace/*.trace ../shared/traces/*.trace; do
