@@ -5,7 +5,9 @@
  */
 #include "tracegen_runtime.h"
 
+#include <fcntl.h>
 #include <limits.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
 #include <stdio.h>
@@ -974,9 +976,11 @@ void before_init(int argc, char **argv, const struct tracegen_trace *trace)
 }
 
 /* The memory a rank holds to reach the application's peak, in chunks of BALLAST_CHUNK bytes (the
-   last one smaller): set_up() allocates and touches them, follow_footprint() gives chunks back
-   while the run itself grows, finish() frees the rest. A chunk this large is a mapping of its
-   own (glibc maps every allocation above 128 KiB), so free() returns its pages at once. */
+   last one smaller): set_up() maps and touches them, follow_footprint() gives chunks back while
+   the run itself grows, finish() unmaps the rest. Each chunk is a private mapping of /dev/zero
+   (POSIX's anonymous memory), so that munmap() returns its pages at once: malloc() may serve
+   even a large block from its heap (glibc does once a larger mapped block has been freed), and
+   the heap keeps what is freed. */
 #define BALLAST_CHUNK ((size_t)1 << 20)
 static char **ballast;
 static size_t ballast_chunks;    /* held */
@@ -1009,21 +1013,32 @@ static void touch_peak_memory(size_t send_bytes, size_t recv_bytes)
     return;
   const size_t missing = (size_t)(peak_target_kb - now_kb) * 1024;
   const size_t chunks = (missing + BALLAST_CHUNK - 1) / BALLAST_CHUNK;
-  ballast = malloc(chunks * sizeof *ballast);
+  const int zero = open("/dev/zero", O_RDWR);
+  ballast = zero >= 0 ? malloc(chunks * sizeof *ballast) : NULL;
   for (size_t i = 0; ballast && i < chunks; ++i) {
     const size_t bytes = i + 1 < chunks ? BALLAST_CHUNK : missing - (chunks - 1) * BALLAST_CHUNK;
-    ballast[i] = malloc(bytes);
-    if (!ballast[i]) {
-      fprintf(stderr,
-              "bench: rank %d: cannot allocate the application's peak memory (%lld KiB more); "
-              "going on with %zu MiB of it\n",
-              rank, peak_target_kb - now_kb, i);
+    void *chunk = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE, zero, 0);
+    if (chunk == MAP_FAILED)
       break;
-    }
+    ballast[i] = chunk;
     memset(ballast[i], 1, bytes); /* every page resident, as the application's were */
     ballast_chunks = i + 1;
     ballast_last = bytes;
   }
+  if (zero >= 0)
+    close(zero); /* the mappings stay */
+  if (ballast_chunks < chunks)
+    fprintf(stderr,
+            "bench: rank %d: cannot allocate the application's peak memory (%lld KiB more); "
+            "going on with %zu MiB of it\n",
+            rank, peak_target_kb - now_kb, ballast_chunks);
+}
+
+/* Unmaps the last chunk of the footprint; the one before it becomes the last, a whole chunk. */
+static void unmap_last_chunk(void)
+{
+  munmap(ballast[--ballast_chunks], ballast_last);
+  ballast_last = BALLAST_CHUNK;
 }
 
 /* The application's recorded peak holds what MPI itself gained during its run (one-sided
@@ -1046,9 +1061,8 @@ static void follow_footprint(void)
   checked_us = t;
   long long over_kb = resident_kb() - peak_target_kb;
   while (over_kb > 0 && ballast_chunks > 0) {
-    free(ballast[--ballast_chunks]);
     over_kb -= (long long)(ballast_last / 1024);
-    ballast_last = BALLAST_CHUNK; /* the chunk now last is a whole one */
+    unmap_last_chunk();
   }
 }
 
@@ -1056,7 +1070,7 @@ static void follow_footprint(void)
 static void free_footprint(void)
 {
   while (ballast_chunks > 0)
-    free(ballast[--ballast_chunks]);
+    unmap_last_chunk();
   free(ballast);
   ballast = NULL;
 }
