@@ -230,6 +230,8 @@ bool RankCursor::next(Call& call) {
       }
       if (listener_) skipRepeatedIterations();
       if (--f.itersLeft > 0) {
+        if (iterationLimit_ >= 0 && ++iterations_ > iterationLimit_)
+          fail(*items_[f.head].event, fmt::format("rank {} begins more than {} loop iterations", rank_, iterationLimit_));
         f.pos = f.head;
         f.atHead = true;
         f.iterationStart = index_;
@@ -298,6 +300,10 @@ void RankCursor::emit(Item& item, Call& call) {
   call.started = std::move(started);
   call.event = &e;
   call.op = e.op;
+  // Skipped iterations move the index by their calls (skipRepeatedIterations): a loop of 2^63
+  // iterations can leave it at the largest index, and the next call would overflow it.
+  if (index_ == std::numeric_limits<std::int64_t>::max())
+    fail(e, fmt::format("rank {} makes more than {} calls", rank_, std::numeric_limits<std::int64_t>::max()));
   call.index = index_++;
   const OpKind kind = opInfo(e.op).kind;
 

@@ -118,6 +118,11 @@ class RankCursor {
   // repeat cost no more than without. Calls of skipped iterations are not returned, and call
   // indices jump past them; only for walks that add up per-call figures.
   void setLoopListener(LoopListener* listener) { listener_ = listener; }
+  // A walk without a listener repeats every iteration, also those without a call of this rank
+  // (a body whose calls sit in an inner loop of 0 trips): next() could then spin 2^62 times
+  // before it returns. With a limit, next() throws InputError once more than `iterations`
+  // iterations have begun after the first of each loop.
+  void setIterationLimit(std::int64_t iterations) { iterationLimit_ = iterations; }
   // Whether a later call may still come from position `pos` of the rank's compressed trace (an
   // index into eventIndices()) or an earlier one: the cursor has not passed it yet, or a loop
   // that starts there or earlier is still running. Lets a caller that needs only the calls up
@@ -241,6 +246,8 @@ class RankCursor {
   std::vector<Item> items_;
   std::vector<Frame> stack_;
   std::int64_t index_ = 0;
+  std::int64_t iterationLimit_ = -1;  // setIterationLimit; -1: none
+  std::int64_t iterations_ = 0;       // iterations begun after the first of their loop
   SiteId prevSite_ = kNoSite;
   bool withTimes_ = true;
   std::deque<std::int64_t> requests_;  // keys of recent requests (stream indices of request-creating calls)

@@ -343,6 +343,40 @@ TEST(FuzzFindings, SkippedIterationsGiveTheSameFigures) {
   }
 }
 
+// A loop of 2^63-1 trips whose iterations repeat is skipped to the largest call index: the
+// next call is refused (a located error) instead of overflowing the index (UBSan: signed
+// overflow in RankCursor::emit; fuzz_tgt_reader, session of 2026-11-29).
+TEST(FuzzFindings, U7CallIndexAtTheLargestIsRefused) {
+  const std::string name = "U7-rankcursor-index-at-int64-max.tgt";
+  Trace t = readFinding(name);
+  for (Rank r = 0; r < t.numRanks; ++r) {
+    try {
+      ExpansionBudget budget(name, "test");
+      summarizeRank(t, r, budget, name);
+      FAIL() << "rank " << r << " accepted";
+    } catch (const InputError& e) {
+      EXPECT_NE(e.message().find("makes more than 9223372036854775807 calls"), std::string::npos) << e.render();
+    }
+  }
+}
+// A loop of 10^12 trips around a loop of 0 trips: a walk without a listener begins an
+// iteration after another without a call of the rank; with an iteration limit it stops there
+// (the fuzz target's plain walk spun for minutes).
+TEST(FuzzFindings, H9EmptyIterationsStopAtTheIterationLimit) {
+  const std::string name = "H9-empty-iterations-of-a-huge-loop.tgt";
+  Trace t = readFinding(name);
+  RankCursor plain(t, 0, name);
+  plain.setIterationLimit(1000);
+  Call c;
+  try {
+    while (plain.next(c)) {
+    }
+    FAIL() << "the walk ended";
+  } catch (const InputError& e) {
+    EXPECT_NE(e.message().find("begins more than 1000 loop iterations"), std::string::npos) << e.render();
+  }
+}
+
 // resolve-comms stops expanding a rank once no loop can bring it back to its last
 // communicator creation: the 10^12-trip loop after the split is never expanded.
 TEST(FuzzFindings, H2ResolveCommsStopsAfterTheLastCreation) {
