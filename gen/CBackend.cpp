@@ -358,6 +358,7 @@ class CWriter : public ProgramWalker {
   CWriter(const Program& p, const GenOptions& o) : ProgramWalker(p, o, "c", true) {
     for (const auto& d : p.datatypes) datatypes_[d.id] = &d;
     findLocalRequests();
+    buffersMaySwap_ = !hasPendingSends(p.body);
   }
   using ProgramWalker::render;  // templates; render() below writes the program
 
@@ -496,6 +497,7 @@ class CWriter : public ProgramWalker {
   struct Uses {
     bool compute = false, counts = false, displs = false, status = false;
     bool computeSending = false, computeSendingBlocks = false;  // compute_sending(), _blocks()
+    bool swapBuffers = false;  // calls that send what receives wrote (swap_buffers)
     std::int64_t statuses = 0;
     bool newRequest = false, recentRequest = false, requestLists = false;
     bool persistent = false;  // MPI_Start, MPI_Startall
@@ -754,6 +756,39 @@ class CWriter : public ProgramWalker {
     cur_->compute = withoutParens(expr(c.computeUs, computeStyle(), at(x, "compute_us")));
   }
 
+  // Calls that send what the rank's receives wrote (`fromrecv`) swap send_buf and recv_buf
+  // first (swap_buffers(), templates/c/runtime), unless a transfer may be pending then: a
+  // pending send (or one-sided transfer, or nonblocking collective) may read send_buf, which
+  // the swap makes the buffer blocking receives write. Such programs keep their buffers.
+  bool buffersMaySwap_ = false;
+  static bool hasPendingSends(const std::vector<Stmt>& body) {
+    for (const Stmt& s : body) {
+      if (s.kind == Stmt::Kind::Loop) {
+        if (hasPendingSends(s.loop.body)) return true;
+        continue;
+      }
+      switch (opInfo(s.call.op).kind) {
+        case OpKind::Isend:
+        case OpKind::SendInit:
+        case OpKind::ICollective:
+        case OpKind::Rma:
+        case OpKind::OpaqueRequest: return true;
+        default: break;
+      }
+    }
+    return false;
+  }
+  void swapBuffers(const CallCtx& x) {
+    const Expr* fromReceived = param(x.c, Param::FromReceived);
+    if (!fromReceived || !buffersMaySwap_) return;
+    if (fromReceived->isConst() && fromReceived->value == 0) return;
+    uses_.swapBuffers = true;
+    cur_->inner.set("swap", fromReceived->isConst()
+                                ? std::string("swap_buffers(); /* it sends what a receive wrote */")
+                                : fmt::format("if ({}) swap_buffers(); /* it sends what a receive wrote */",
+                                              expr(*fromReceived, intStyle(), at(x, "fromrecv"))));
+  }
+
   // The call sends the message message() set from send_buf: the computation before it writes
   // those bytes within its time (compute_sending(), templates/c/runtime), as the application's
   // computation produced the data it sends; MPI_Alltoall sends one such message to every member.
@@ -799,6 +834,7 @@ class CWriter : public ProgramWalker {
   }
 
   void endCall(const CallStmt& c, const RankList&) override {
+    swapBuffers(ctx(c));
     setComputeCall();
     const std::string counter = cur_->counter;
     const std::vector<Table>& tables = cur_->tables;
@@ -3031,6 +3067,7 @@ class CWriter : public ProgramWalker {
     add(uses_.compute, {"compute()"});
     add(uses_.computeSending, {"compute_sending()"});
     add(uses_.computeSendingBlocks, {"compute_sending_blocks()"});
+    add(uses_.swapBuffers, {"swap_buffers()"});
     add(uses_.pollIdle, {"poll_idle()"});
     add(uses_.counts, {"msg_count()"});
     add(uses_.displs, {"pack_displs()"});

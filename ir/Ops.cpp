@@ -24,7 +24,9 @@ constexpr std::array<std::string_view, static_cast<std::size_t>(Param::Count_)> 
     // MPI-IO
     "file", "offset",
     // MPI_Alltoallw
-    "sendtypes", "recvtypes"};
+    "sendtypes", "recvtypes",
+    // the send buffer is a received one
+    "fromrecv"};
 
 constexpr std::array<std::string_view, 14> kReduceOps = {
     "MPI_OP_NULL", "MPI_MAX",  "MPI_MIN", "MPI_SUM", "MPI_PROD", "MPI_MAXLOC", "MPI_MINLOC",

@@ -166,6 +166,11 @@ enum class Param : std::uint8_t {
   // communicator member, beside `sendcounts` and `recvcounts`.
   SendTypes,
   RecvTypes,
+  // Where the recorder saw it: 1 on the blocking calls of a site where most sent from the
+  // buffer one of the rank's recent blocking receives wrote (the application sends what it
+  // received, or swaps two arrays, as an FFT's transposes do). A benchmark swaps its send and receive buffers
+  // before such a call, so that it too sends from memory a receive has just written.
+  FromReceived,
   Count_
 };
 

@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "record/Recorder.h"
@@ -123,6 +124,26 @@ void prepare(First& first, Slot& slot) {
   if constexpr (requires { slot.substitute(); }) slot.substitute();
 }
 
+// The kind K of a slot (Slot<K>, in either language's wrappers).
+template <class S>
+struct SlotKindOf;
+template <template <class> class S, class K>
+struct SlotKindOf<S<K>> {
+  using type = K;
+};
+
+// The call's send buffer (its first BufIn) and receive buffer (its first Buf), as the handlers
+// see them, for CallScope::buffers.
+template <class Slot>
+void noteBuffer(const Slot& slot, const void*& sent, const void*& received) {
+  using K = typename SlotKindOf<Slot>::type;
+  if constexpr (std::is_same_v<K, kind::BufIn>) {
+    if (!sent) sent = slot.value();
+  } else if constexpr (std::is_same_v<K, kind::Buf>) {
+    if (!received) received = slot.value();
+  }
+}
+
 // What every wrapper does once it records (Intercept.def describes the order of things), on the
 // tuple of its arguments' slots; `pmpi` takes the arguments as the slots pass them on.
 template <class H, class Slots, class Pmpi>
@@ -137,6 +158,10 @@ int recordCall(CallScope& s, Slots& slots, Pmpi&& pmpi) {
   const int rc = std::apply([&](auto&... slot) { return pmpi(slot.pass()...); }, slots);
   s.end();
   std::apply([&](auto&... slot) { handler.after(s, slot.value()...); }, slots);
+  const void* sent = nullptr;
+  const void* received = nullptr;
+  std::apply([&](auto&... slot) { (noteBuffer(slot, sent, received), ...); }, slots);
+  s.buffers(sent, received);
   s.commit();
   return rc;
 }

@@ -8,6 +8,7 @@
 #endif
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <climits>
@@ -231,6 +232,23 @@ class Recorder {
   // keeps in place until it is erased): a polling loop counts without a lookup.
   std::pair<Op, std::uint32_t> lastPollKey{Op::Init, 0};
   std::int64_t* lastPollCount = nullptr;
+  // The buffers the rank's latest blocking receives wrote (receives, MPI_Sendrecv, blocking
+  // collectives), distinct, the oldest replaced first (CallScope::buffers). Four: an FFT's
+  // transpose is followed by a reduction or two before the next one sends what it received.
+  std::array<const void*, 4> recentReceives{};
+  std::size_t nextReceive = 0;
+  // By call site: the blocking calls that sent from a buffer, and those of them whose buffer a
+  // recent receive wrote. Counted while the program runs and applied to the site's events at
+  // MPI_Finalize (markFromReceived), not recorded per call: a value that changes between
+  // iterations (the first transpose sends from the array it filled, the others from the one
+  // received into) would split loops, and split them differently at different scales.
+  struct SendBuffers {
+    std::int64_t sends = 0, fromReceived = 0;
+  };
+  std::unordered_map<std::uint32_t, SendBuffers> sendBuffers;
+  std::uint32_t lastSendSite = 0;
+  SendBuffers* lastSendBuffers = nullptr;  // sendBuffers[lastSendSite] (its nodes stay put)
+  void markFromReceived(Trace& own) const;
   bool recording = false;
   bool failed = false;    // recording stopped early: no trace (all ranks learn it at Finalize)
   bool finished = false;
@@ -705,6 +723,19 @@ std::string Recorder::outputPath() const {
   return name + (plainOutput() ? ".trace" : ".trace.zst");
 }
 
+// Param::FromReceived on the events of the sites where most blocking sends were made from a
+// buffer a recent receive wrote (CallScope::buffers).
+void Recorder::markFromReceived(Trace& own) const {
+  std::unordered_set<std::string> marked;
+  const std::vector<std::string>& names = sites.names();
+  for (const auto& [site, n] : sendBuffers)
+    if (2 * n.fromReceived > n.sends && site < names.size()) marked.insert(names[site]);
+  if (marked.empty()) return;
+  for (Event& e : own.events)
+    if (e.site != kNoSite && marked.count(own.sites.at(static_cast<std::size_t>(e.site))))
+      e.setParam(Param::FromReceived, {ValueGroup{e.ranks, {1}}});
+}
+
 void Recorder::finish() {
   const double start = nowUs();
   // Every rank takes part in the reduction below, so all must know whether one cannot.
@@ -734,6 +765,7 @@ void Recorder::finish() {
   if (rank != 0) sendBytes(static_cast<int>(treeParent(rank)), kTagFootprint, encodeTrace(footprint));
 
   Trace own = compressor.toTrace(rank, size, sites.names());
+  markFromReceived(own);
   for (const auto& [id, d] : usedTypes_) own.datatypes.push_back(d);
   const std::size_t ownEvents = own.events.size();
   const Signature sig = computeSignature(own);
@@ -929,6 +961,27 @@ void CallScope::commit() {
   ++rec_->ownCalls;
   if (rec_->cpuClock) rec_->lastCpuEnd = cpuUs();
   if (lock_.owns_lock()) lock_.unlock();
+}
+
+void CallScope::buffers(const void* sent, const void* received) {
+  // Blocking calls only: a benchmark swaps its send and receive buffers before a marked call,
+  // which a nonblocking one's pending transfer would not allow.
+  const OpKind k = opInfo(op_).kind;
+  if (k != OpKind::Send && k != OpKind::Recv && k != OpKind::Sendrecv && k != OpKind::Collective) return;
+  auto& recent = rec_->recentReceives;
+  const auto known = [&](const void* p) { return std::find(recent.begin(), recent.end(), p) != recent.end(); };
+  if (sent && sent != MPI_IN_PLACE) {
+    if (!rec_->lastSendBuffers || rec_->lastSendSite != site_) {
+      rec_->lastSendBuffers = &rec_->sendBuffers[site_];
+      rec_->lastSendSite = site_;
+    }
+    ++rec_->lastSendBuffers->sends;
+    if (known(sent)) ++rec_->lastSendBuffers->fromReceived;
+  }
+  if (received && received != MPI_IN_PLACE && k != OpKind::Send && !known(received)) {
+    recent[rec_->nextReceive] = received;
+    rec_->nextReceive = (rec_->nextReceive + 1) % recent.size();
+  }
 }
 
 void CallScope::set(Param p, std::int64_t v) { rec_->call.set(p, v); }

@@ -107,6 +107,11 @@ class CallScope {
   // A test (or MPI_Improbe): a call that completes nothing is a failed poll, counted and not
   // recorded, so its parameters need not be set (hpcc makes millions).
   bool isPoll() const { return test_; }
+  // The call's send and receive buffers (nullptr where it has none): a blocking call that
+  // sends from a buffer one of the rank's latest blocking receives wrote is counted for its
+  // site (Param::FromReceived at MPI_Finalize, docs/trace-format.md `fromrecv`), and a blocking
+  // receive's buffer joins those latest ones.
+  void buffers(const void* sent, const void* received);
   // Communicators made or freed by the call.
   std::int64_t newComm(MPI_Comm c, const char* kind);  // 0 for MPI_COMM_NULL
   // A communicator whose members and order are those of `parent` (MPI_Comm_idup: the new one

@@ -20,7 +20,8 @@
 #   record_e2e.sh ... roundtrip TRACEGEN APP NP
 #       records APP, generates its C benchmark, runs it under the recorder and compares the two
 #       recordings (TRACEGEN_E2E_RUNTIME=separate: generated with --runtime=separate and built
-#       from bench.c and tracegen_runtime.c)
+#       from bench.c and tracegen_runtime.c); for fft, both recordings mark the transposes that
+#       send what the one before received (`fromrecv`)
 #   record_e2e.sh ... tables TRACEGEN
 #       records samples/apps/intsort (MPI_Alltoallv counts that differ for every pair of ranks) on
 #       16 and 64 ranks: the benchmark's part made from the trace is under 300 lines at 16 ranks
@@ -235,6 +236,17 @@ case $mode in
     "$tracegen" compare "$work/app.trace" "$work/bench.trace" >"$work/compare.txt"
     rc=$?
     [ $rc -eq 0 ] || { echo "FAIL: $app and its benchmark differ"; cat "$work/compare.txt"; exit 1; }
+    # fft transposes from the array its previous transpose received into (a and b swapped): the
+    # recorder marks those calls `fromrecv`, the benchmark swaps its buffers before them, and so
+    # its own recording shows the same relation.
+    if [ "$app" = fft ]; then
+      for t in app bench; do
+        zstdcat -f "$work/$t.trace" | grep -A12 '^event [0-9]* MPI_Alltoall ' | grep -q '^  fromrecv' ||
+          { echo "FAIL: the $t's MPI_Alltoall is not marked as sending what it received (fromrecv)"; exit 1; }
+      done
+      grep -q '^ *swap_buffers(); /\*' "$work/bench.c" || { echo "FAIL: fft's benchmark does not swap its buffers"; exit 1; }
+      echo "fft: the application's and the benchmark's transposes both send what the one before received"
+    fi
     # MPI-IO: the benchmark's scratch files (in $TMPDIR or its working directory) are gone
     if grep -q "MPI_File_open" "$work/bench.c"; then
       left=$(find "${TMPDIR:-/tmp}" . -maxdepth 1 -name 'tracegen-bench-*.tmp' 2>/dev/null)

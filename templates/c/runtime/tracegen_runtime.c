@@ -24,6 +24,9 @@ int nranks;
 double compute_percent = 100;
 double msg_percent = 100;
 char *send_buf, *recv_buf;
+/* The allocation recv_buf starts as: the blocking receives' message, then the slices of the
+   nonblocking ones (recv_slice()). swap_buffers() moves recv_buf; the slices stay put. */
+static char *recv_block;
 
 static struct tracegen_trace config; /* what set_up() was given */
 
@@ -528,7 +531,7 @@ void pack_aint_displs(int n, const int *counts, const MPI_Datatype *types, MPI_A
 }
 
 /* ===== Receive buffers of pending receives =================================================
-   recv_buf is one block: the blocking receives' message first, then recv_slices messages,
+   recv_block is one block: the blocking receives' message first, then recv_slices messages,
    one per nonblocking receive that can be pending at once (the backend counts them: as many
    as the request ring has slots, since a request older than that is no longer named). Each
    nonblocking receive takes the next slice in turn, so receives pending together never share
@@ -539,7 +542,21 @@ static long long receives_made;
 char *recv_slice(void)
 {
   require_slots(config.recv_slices, "the receive slices");
-  return recv_buf + (size_t)(1 + receives_made++ % config.recv_slices) * message_bytes;
+  return recv_block + (size_t)(1 + receives_made++ % config.recv_slices) * message_bytes;
+}
+
+/* The application sends from a buffer a receive has just written (it forwards what it
+   received, or alternates two arrays, as an FFT's transposes do: the trace's `fromrecv`). The
+   benchmark then sends from the memory its receives write, as the cache sees the application
+   do: send_buf and recv_buf (one message each, both allocations of their own) change places.
+   The backend makes this call only in programs without nonblocking sends, one-sided transfers
+   or nonblocking collectives, whose pending transfers could read the buffer a receive is then
+   given. */
+void swap_buffers(void)
+{
+  char *sent = send_buf;
+  send_buf = recv_buf;
+  recv_buf = sent;
 }
 
 /* ===== Requests: the recency ring =========================================================
@@ -1006,7 +1023,7 @@ static void touch_peak_memory(size_t send_bytes, size_t recv_bytes)
   if (!footprint || !config.memory_kb || start_kb < 0)
     return;
   make_resident(send_buf, send_bytes);
-  make_resident(recv_buf, recv_bytes);
+  make_resident(recv_block, recv_bytes);
   peak_target_kb = start_kb + config.memory_kb();
   const long long now_kb = resident_kb();
   if (now_kb < 0 || now_kb >= peak_target_kb)
@@ -1222,10 +1239,10 @@ void set_up(int argc, char **argv, const struct tracegen_trace *trace)
      process would otherwise hold 16,384 copies, and SMPI copies no payload between shared
      blocks. */
   send_buf = SMPI_SHARED_MALLOC(buffer_bytes);
-  recv_buf = SMPI_SHARED_MALLOC(buffer_bytes * recv_messages);
+  recv_buf = recv_block = SMPI_SHARED_MALLOC(buffer_bytes * recv_messages);
 #else
   send_buf = calloc(buffer_bytes, 1);
-  recv_buf = calloc(buffer_bytes, recv_messages);
+  recv_buf = recv_block = calloc(buffer_bytes, recv_messages);
 #endif
   if (!send_buf || !recv_buf) {
     if (rank == 0)

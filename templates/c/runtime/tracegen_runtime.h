@@ -107,6 +107,11 @@ extern char *send_buf, *recv_buf;
    read the same buffer (MPI-3). */
 char *recv_slice(void);
 
+/* Before a call that sends what the application's receives wrote (`fromrecv` in the trace):
+   send_buf and recv_buf change places, so that the call sends from the memory a receive last
+   wrote. */
+void swap_buffers(void);
+
 /* After MPI_Init: parses the options (every rank the same command line, so every rank reaches
    the same verdict), checks the number of ranks, allocates the buffers and the tables, makes
    the trace's datatypes, attaches MPI_Bsend's buffer. */
