@@ -2,7 +2,11 @@
 # Peak resident memory per rank, application against its benchmark, for every sample in
 # samples/apps (issue 30, point 1: within 5%). Memory, not time: the machine may be busy.
 #
-#   bench/footprint-all.sh [BUILD_DIR [NP [SAMPLE...]]]     (defaults: build, 2, every sample)
+#   bench/footprint-all.sh [--real] [BUILD_DIR [NP [SAMPLE...]]]   (defaults: build, 2, every sample)
+#
+# --real: then the Debian-packaged applications of bench/real-apps/ (LAMMPS, HPC Challenge,
+# GROMACS, Meep; their scripts' default inputs) at NP ranks, through their scripts with PEAKS=1
+# (bench/real-apps/common.sh): one line each, the largest peak over the ranks of each side.
 #
 # Each sample runs with its timing arguments (bench/sample-args.sh), once under the recorder,
 # then its benchmark is generated and compiled (-O2) and both run under a python3 wrapper that
@@ -12,6 +16,8 @@
 # sample (fft, 40 MB a rank) in the tests. Exit status 1 when a sample's worst rank is more than
 # TOLERANCE percent (5) off, or a run fails.
 set -uo pipefail
+real=0
+[ "${1:-}" = --real ] && { real=1; shift; }
 build=${1:-build} np=${2:-2}
 shift 2 2>/dev/null || shift $#
 here=$(cd "$(dirname "$0")" && pwd)
@@ -49,4 +55,18 @@ for s in "${samples[@]}"; do
   echo "$line"
   case $line in *OVER) failures=$((failures + 1)) ;; esac
 done
+if [ $real -eq 1 ]; then
+  for app in lammps hpcc gromacs meep; do
+    : >"$work/real.table"
+    if ! PEAKS=1 PEAKS_TABLE="$work/real.table" bash "$here/real-apps/$app.sh" "$build" "$np" >"$work/$app.out" 2>&1 ||
+       [ ! -s "$work/real.table" ]; then
+      printf '%-16s failed: %s\n' "$app" "$(grep -v '^ *$' "$work/$app.out" | tail -n 1)"
+      failures=$((failures + 1)); continue
+    fi
+    line=$(awk -v tol="$tolerance" '{ d = 100 * ($4 - $3) / $3; a = d < 0 ? -d : d
+      printf "%-16s %12d %12d %+9.1f%%%s\n", $1, $3, $4, d, (a > tol ? "   OVER" : "") }' "$work/real.table")
+    echo "$line"
+    case $line in *OVER) failures=$((failures + 1)) ;; esac
+  done
+fi
 [ "$failures" -eq 0 ]

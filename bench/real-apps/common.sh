@@ -26,6 +26,11 @@
 # alike, and prints a `fidelity:` line with both medians of whole-mpiexec wall time and the
 # error; with FIDELITY_TABLE=FILE it also appends `NAME NP APP_SECONDS BENCH_SECONDS` to FILE.
 #
+# Memory (bench/footprint-all.sh --real sets it): with PEAKS=1 check_benchmark runs the
+# application and its benchmark once more each, untimed, under a wrapper that writes each rank's
+# peak resident set (getrusage), prints a `peak resident memory` line (the largest over the ranks
+# of each, and the difference) and with PEAKS_TABLE=FILE appends `NAME NP APP_KIB BENCH_KIB`.
+#
 # Recorder overhead (bench/recorder-overhead.sh sets it): with RECORDER_OVERHEAD_TABLE=FILE,
 # record_app runs the application REPEAT times (default 5) without and with the recorder,
 # alternately, prints an `overhead:` line and appends `NAME NP PLAIN_SECONDS RECORDED_SECONDS
@@ -40,6 +45,9 @@
 # them) would stop the generation; check_benchmark then names them, generates with
 # --skip-unknown (each becomes a comment), says so, and checks every other call: a difference in
 # the calls it left out is expected and printed apart.
+
+# rank_peaks and largest_peak (PEAKS=1), as bench/footprint-all.sh and bench/fidelity.sh measure.
+. "$(dirname "${BASH_SOURCE[0]}")/../sample-args.sh"
 
 realapps_init() {
   build=$(realpath "${1:-build}")
@@ -209,6 +217,21 @@ check_benchmark() {
   echo "  C benchmark: $same$(compare_note "$np" "$dir" "$same")"
   echo "  wall time: application $(elapsed "$t0" "$t1") s, benchmark $(elapsed "$t3" "$t4") s under the counting" \
        "library ($(tail -n 1 "$dir/bench.out"))"
+  if [ -n "${PEAKS:-}" ]; then
+    # One more untimed run of each under a wrapper that writes each rank's peak resident set.
+    if (cd "$app_dir" && rank_peaks "np$np.app" "${app_cmd[@]}") &&
+       (cd "$dir" && rank_peaks "np$np.bench" "$dir/bench" "${bench_args[@]}"); then
+      local pa pb
+      pa=$(largest_peak "np$np.app") pb=$(largest_peak "np$np.bench")
+      echo "  peak resident memory a rank (the largest over the ranks): application $(awk -v k="$pa" 'BEGIN { printf "%.1f", k / 1024 }') MB," \
+           "benchmark $(awk -v k="$pb" 'BEGIN { printf "%.1f", k / 1024 }') MB," \
+           "$(awk -v a="$pa" -v b="$pb" 'BEGIN { printf "%+.1f%%", (b / a - 1) * 100 }')"
+      [ -z "${PEAKS_TABLE:-}" ] || echo "${app_name:-app} $np $pa $pb" >>"$PEAKS_TABLE"
+    else
+      echo "  peak resident memory: a run failed ($(tail -n 1 "$work/np$np.app.err" "$work/np$np.bench.err" 2>/dev/null | tail -n 1))"
+      status=1
+    fi
+  fi
   if [ "${REPEAT:-1}" -gt 1 ]; then
     local k app_times=() bench_times=() app bench
     for ((k = 0; k < REPEAT; ++k)); do
