@@ -451,20 +451,34 @@ class Renderer : public ProgramWalker {
   // The most iterations a loop whose body leaves requests pending across iterations is unrolled into.
   static constexpr std::int64_t kMaxUnrolledTrips = 64;
 
+  // Where each case of a refinement came from (refineOne with grouped peer offsets): the
+  // ByExecution expansion whose leaf values it takes, or a number of its own.
+  struct CaseOrigins {
+    std::vector<std::size_t> of;  // parallel to the refinement's cases
+    std::size_t next = 0;
+  };
+
+  // With `origins`, executions whose peer offsets are equal share a case as constants do (see
+  // ByExecution below), and every case says where it came from (casesOf decides with it whether
+  // the grouping left merge()'s result as it was).
   void refineOne(Case c, const std::string& key, const Expr& e, const std::optional<ExecIndex>& index,
-                 std::vector<Case>& out) {
+                 std::vector<Case>& out, CaseOrigins* origins = nullptr) {
+    auto emit = [&](Case&& k) {
+      out.push_back(std::move(k));
+      if (origins) origins->of.push_back(origins->next++);
+    };
     switch (e.kind) {
       case Expr::Kind::Const:
       case Expr::Kind::RankOffset:
         c.values[key] = e;
-        out.push_back(std::move(c));
+        emit(std::move(c));
         return;
       case Expr::Kind::ByRank:
         for (std::size_t i = 0; i < e.groups.size() && i < e.children.size(); ++i) {
           if (!c.ranks.intersects(e.groups[i])) continue;
           Case d = c;
           d.ranks = RankList::intersect(c.ranks, e.groups[i]);
-          refineOne(std::move(d), key, e.children[i], index, out);
+          refineOne(std::move(d), key, e.children[i], index, out, origins);
         }
         return;
       case Expr::Kind::ByExecution: {
@@ -472,21 +486,33 @@ class Renderer : public ProgramWalker {
         // Executions whose values are one constant share a case, their residues one test: a
         // cycle of 4,096 completion counts of two values makes two cases here, where one case
         // per execution left merge() to join 4,096 pairwise (a fuzzed MPI_Waitsome took minutes).
-        // The cases come in the order of their first execution, as merge() leaves them.
+        // The cases come in the order of their first execution, as merge() leaves them. With
+        // `origins`, equal peer offsets too (a wavefront's senders resolved per execution: a
+        // cycle of 640 offsets of 4 values, 640 cases for merge() to join, the largest cost of
+        // generating the LU class C program).
         const auto n = static_cast<std::int64_t>(e.children.size());
         std::vector<std::set<std::int64_t>> residues;  // per case
         std::vector<std::size_t> child;                // the child each case takes
         std::map<double, std::size_t> caseOfConstant;
+        std::map<std::int64_t, std::vector<std::size_t>> casesOfOffset;  // offset -> cases taking it
         for (std::int64_t i = 0; i < n; ++i) {
           const Expr& x = e.children[static_cast<std::size_t>(i)];
           std::size_t k = residues.size();
-          if (x.kind == Expr::Kind::Const) k = caseOfConstant.try_emplace(x.value, k).first->second;
+          if (x.kind == Expr::Kind::Const) {
+            k = caseOfConstant.try_emplace(x.value, k).first->second;
+          } else if (origins && x.kind == Expr::Kind::RankOffset) {
+            std::vector<std::size_t>& same = casesOfOffset[x.offset];
+            auto it = std::find_if(same.begin(), same.end(), [&](std::size_t j) { return e.children[child[j]] == x; });
+            if (it != same.end()) k = *it;
+            else same.push_back(k);
+          }
           if (k == residues.size()) {
             residues.emplace_back();
             child.push_back(static_cast<std::size_t>(i));
           }
           residues[k].insert(i);
         }
+        const std::size_t block = origins ? origins->next++ : 0;
         for (std::size_t k = 0; k < residues.size(); ++k) {
           Case d = c;
           Cond cd;
@@ -495,7 +521,14 @@ class Renderer : public ProgramWalker {
           cd.period = n;
           cd.residues = std::move(residues[k]);
           if (!addCond(d, std::move(cd))) continue;  // these executions never happen
-          refineOne(std::move(d), key, e.children[child[k]], index, out);
+          const Expr& x = e.children[child[k]];
+          if (origins && (x.kind == Expr::Kind::Const || x.kind == Expr::Kind::RankOffset)) {
+            d.values[key] = x;
+            out.push_back(std::move(d));
+            origins->of.push_back(block);
+            continue;
+          }
+          refineOne(std::move(d), key, x, index, out, origins);
         }
         return;
       }
@@ -507,14 +540,14 @@ class Renderer : public ProgramWalker {
           cd.loop = e.loop;
           cd.first = k == 0;
           if (!addCond(d, std::move(cd))) continue;
-          refineOne(std::move(d), key, e.children[static_cast<std::size_t>(k)], index, out);
+          refineOne(std::move(d), key, e.children[static_cast<std::size_t>(k)], index, out, origins);
         }
         return;
       case Expr::Kind::ByCall:
         // coNCePTuaL has no counter a value can keep for itself (its variables are loop
         // variables): a compute time that drifts over calls takes its mean (docs/ncptl-backend.md).
         c.values[key] = Expr::constant(e.value);
-        out.push_back(std::move(c));
+        emit(std::move(c));
         return;
       case Expr::Kind::Block: {
         if (!scaleFree()) throw std::logic_error("NcptlBackend: a scale-free expression in a program of one scale");
@@ -528,7 +561,7 @@ class Renderer : public ProgramWalker {
           Expr half = e;
           half.value = below ? 1 : 0;
           d.values[key] = std::move(half);
-          out.push_back(std::move(d));
+          emit(std::move(d));
         }
         return;
       }
@@ -536,7 +569,7 @@ class Renderer : public ProgramWalker {
         // At one scale, a list of values with one stride (gen/Traversal.cpp, listExpr): its
         // executions are cases, as a list's are.
         if (!scaleFree() && e.constantProgression()) {
-          refineOne(std::move(c), key, e.progressionCycle(), index, out);
+          refineOne(std::move(c), key, e.progressionCycle(), index, out, origins);
           return;
         }
         [[fallthrough]];
@@ -546,7 +579,7 @@ class Renderer : public ProgramWalker {
         // Scale-free values are leaves: their text is spelled where they are used.
         if (!scaleFree()) throw std::logic_error("NcptlBackend: a scale-free expression in a program of one scale");
         c.values[key] = e;
-        out.push_back(std::move(c));
+        emit(std::move(c));
         return;
     }
   }
@@ -715,8 +748,9 @@ class Renderer : public ProgramWalker {
       const bool exact = key == "dest" || key == "source" || key == "root" || key == "comm" || (key == "tag" && useTags_);
       const std::int64_t period = e->executionPeriod();
       if (index && period <= kMaxCasePeriod) {
-        std::vector<Case> next;
-        for (const auto& c : cs) refineOne(c, key, *e, index, next);
+        std::vector<Case> next = groupedRefinement(cs, key, *e, index);
+        if (next.empty())  // the grouping could change what merge() makes: one case per execution
+          for (const auto& c : cs) refineOne(c, key, *e, index, next);
         merge(next);
         if (next.size() <= kMaxCases) {
           cs = std::move(next);
@@ -732,6 +766,29 @@ class Renderer : public ProgramWalker {
       merge(cs);
     }
     return cs;
+  }
+
+  // The refinement of `cs` by `e` with equal peer offsets of one ByExecution sharing a case
+  // (refineOne with origins), or nothing where that could change merge()'s result.
+  //
+  // Why the result is merge()'s: join() needs equal values and changes nothing when it fails,
+  // so merge() joins cases of equal values only, and the cases of one ByExecution expansion
+  // that take one leaf value have the same ranks, splits and conditions but for their residues
+  // of one test: any two of them join (residues unite) until the test always holds, which
+  // leaves none of them apart. merge() ends when no pair joins and keeps the earlier case of a
+  // join, so such a set of cases, when no other case has their values, ends as one case at the
+  // first of them with every residue: the grouped case, in the same place. Where a case of
+  // another origin has the same values, the order of the joins matters (a rank union may come
+  // before a residue union), so the cases stay one per execution, as before.
+  std::vector<Case> groupedRefinement(const std::vector<Case>& cs, const std::string& key, const Expr& e,
+                                      const std::optional<ExecIndex>& index) {
+    std::vector<Case> out;
+    CaseOrigins origins;
+    for (const auto& c : cs) refineOne(c, key, e, index, out, &origins);
+    for (std::size_t i = 0; i < out.size(); ++i)
+      for (std::size_t j = i + 1; j < out.size(); ++j)
+        if (origins.of[i] != origins.of[j] && out[i].values == out[j].values) return {};
+    return out;
   }
 
   // Merges cases back where the split made no difference: the first pair that merges (in the
