@@ -48,6 +48,8 @@
 #include <fmt/format.h>
 #include <kainjow/mustache.hpp>
 #include <functional>
+#include <initializer_list>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <numeric>
@@ -76,13 +78,51 @@ using ExecIndex = std::vector<std::pair<int, std::int64_t>>;
 
 // ------------------------------------------------------------------------- cases
 
+// Residues of an execution index, ascending and distinct. A sorted vector rather than a
+// std::set: cases are copied for every split and every parameter (Case d = c), and a cycle of
+// 640 resolved senders leaves residue sets of hundreds, whose node-by-node copies were the
+// largest single cost of the LU class C program.
+class ResidueSet {
+ public:
+  ResidueSet() = default;
+  ResidueSet(std::initializer_list<std::int64_t> values) {
+    for (std::int64_t v : values) insert(v);
+  }
+  void insert(std::int64_t v) {
+    if (v_.empty() || v > v_.back()) {  // the usual order: ascending
+      v_.push_back(v);
+      return;
+    }
+    auto it = std::lower_bound(v_.begin(), v_.end(), v);
+    if (it == v_.end() || *it != v) v_.insert(it, v);
+  }
+  void insert(const ResidueSet& other) {
+    std::vector<std::int64_t> both;
+    both.reserve(v_.size() + other.v_.size());
+    std::set_union(v_.begin(), v_.end(), other.v_.begin(), other.v_.end(), std::back_inserter(both));
+    v_ = std::move(both);
+  }
+  std::size_t count(std::int64_t v) const { return std::binary_search(v_.begin(), v_.end(), v) ? 1 : 0; }
+  // Drops every residue at or above `limit`.
+  void eraseFrom(std::int64_t limit) { v_.erase(std::lower_bound(v_.begin(), v_.end(), limit), v_.end()); }
+  void clear() { v_.clear(); }
+  bool empty() const { return v_.empty(); }
+  std::size_t size() const { return v_.size(); }
+  auto begin() const { return v_.begin(); }
+  auto end() const { return v_.end(); }
+  bool operator==(const ResidueSet&) const = default;
+
+ private:
+  std::vector<std::int64_t> v_;
+};
+
 // A condition on the loop state under which a case applies.
 struct Cond {
   enum class Kind { Exec, First };
   Kind kind = Kind::Exec;
   ExecIndex index;                 // Exec: k = sum of mult * (variable of loop)
   std::int64_t period = 1;         // Exec: k mod period is one of residues
-  std::set<std::int64_t> residues;
+  ResidueSet residues;
   int loop = -1;                   // First: the loop whose first iteration is meant
   bool first = true;
 
@@ -491,7 +531,7 @@ class Renderer : public ProgramWalker {
         // cycle of 640 offsets of 4 values, 640 cases for merge() to join, the largest cost of
         // generating the LU class C program).
         const auto n = static_cast<std::int64_t>(e.children.size());
-        std::vector<std::set<std::int64_t>> residues;  // per case
+        std::vector<ResidueSet> residues;  // per case
         std::vector<std::size_t> child;                // the child each case takes
         std::map<double, std::size_t> caseOfConstant;
         std::map<std::int64_t, std::vector<std::size_t>> casesOfOffset;  // offset -> cases taking it
@@ -675,7 +715,7 @@ class Renderer : public ProgramWalker {
     std::int64_t reachable = c.period;
     if (auto trips = plainTrips(c)) {
       reachable = *trips;
-      for (auto it = c.residues.begin(); it != c.residues.end();) it = *it >= reachable ? c.residues.erase(it) : std::next(it);
+      c.residues.eraseFrom(reachable);
     }
     if (c.residues.empty()) return Truth::Never;
     if (static_cast<std::int64_t>(c.residues.size()) >= reachable) return Truth::Always;
@@ -869,7 +909,7 @@ class Renderer : public ProgramWalker {
     const Cond& cb = b.conds[diff];
     if (ca.kind == Cond::Kind::Exec) {
       if (!ca.sameTest(cb)) return false;
-      ca.residues.insert(cb.residues.begin(), cb.residues.end());
+      ca.residues.insert(cb.residues);
       if (normalize(ca) == Truth::Always) a.conds.erase(a.conds.begin() + static_cast<std::ptrdiff_t>(diff));
     } else {
       if (ca.loop != cb.loop || ca.first == cb.first) return false;
@@ -952,7 +992,7 @@ class Renderer : public ProgramWalker {
     for (auto r : a.residues)
       if (b.residues.count(r)) return false;
     Cond u = a;
-    u.residues.insert(b.residues.begin(), b.residues.end());
+    u.residues.insert(b.residues);
     return normalize(u) == Truth::Always;
   }
 
