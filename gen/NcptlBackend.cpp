@@ -375,13 +375,19 @@ class Renderer : public ProgramWalker {
     return described(r, o);
   }
 
+  // Remembered per set and options: a statement's cases name the same few sets again and
+  // again, and each description lexes its text (upcaseKeywords) and fills a template.
   Desc described(const RankList& r, const RankExprOptions& o) {
+    std::string key = fmt::format("{}|{}|{}|{}|{}", r.str(), o.taskVar, o.target, o.bindVariable, o.comprehensionBudget);
+    if (auto it = descriptions_.find(key); it != descriptions_.end()) return it->second;
     const RankShape& shape = shapeOf(r);
     data d;
     d.set("described", true);
     d.set("text", upcaseKeywords(ncptlTasks(shape, o)));
-    return {fill("tasks", d), ncptlSingleTask(shape, o)};
+    Desc desc{fill("tasks", d), ncptlSingleTask(shape, o)};
+    return descriptions_.emplace(std::move(key), std::move(desc)).first->second;
   }
+  std::map<std::string, Desc> descriptions_;
 
   // The rank-ranges pass's shape of a set, or one found here for sets the pass did not see.
   const RankShape& shapeOf(const RankList& r) {
@@ -1370,6 +1376,10 @@ class Renderer : public ProgramWalker {
   // 1 GiB each (c_mpi passes sizes as int, §4.18).
   std::string message(std::int64_t bytes, std::optional<std::int64_t> tag) {
     constexpr std::int64_t kLimit = std::int64_t{1} << 31, kPart = std::int64_t{1} << 30;
+    // Remembered per size and tag (two templates a message; a program has few sizes). The note
+    // below is said at the first such message, which is never a remembered one.
+    const std::pair<std::int64_t, std::optional<std::int64_t>> key{bytes, tag};
+    if (auto it = messages_.find(key); it != messages_.end()) return it->second;
     std::int64_t parts = 1;
     if (bytes >= kLimit) {
       parts = (bytes + kPart - 1) / kPart;
@@ -1382,8 +1392,9 @@ class Renderer : public ProgramWalker {
     d.set("bytes", scaledBytes(bytes));
     d.set("tagged", tag.has_value() && *tag != 0);
     d.set("tag", tag ? std::to_string(*tag) : std::string());
-    return fill("message", d);
+    return messages_.emplace(key, fill("message", d)).first->second;
   }
+  std::map<std::pair<std::int64_t, std::optional<std::int64_t>>, std::string> messages_;
 
   // The computation before a call, one COMPUTES statement per class of equal durations.
   std::vector<std::string> computeStmts(const CallStmt& c, const RankList& ranks, const std::optional<ExecIndex>& idx) {
