@@ -502,6 +502,7 @@ class Renderer : public ProgramWalker {
   struct CaseOrigins {
     std::vector<std::size_t> of;  // parallel to the refinement's cases
     std::size_t next = 0;
+    bool grouped = false;  // some case stands for the executions of more than one offset
   };
 
   // With `origins`, executions whose peer offsets are equal share a case as constants do (see
@@ -549,8 +550,12 @@ class Renderer : public ProgramWalker {
           } else if (origins && x.kind == Expr::Kind::RankOffset) {
             std::vector<std::size_t>& same = casesOfOffset[x.offset];
             auto it = std::find_if(same.begin(), same.end(), [&](std::size_t j) { return e.children[child[j]] == x; });
-            if (it != same.end()) k = *it;
-            else same.push_back(k);
+            if (it != same.end()) {
+              k = *it;
+              origins->grouped = true;
+            } else {
+              same.push_back(k);
+            }
           }
           if (k == residues.size()) {
             residues.emplace_back();
@@ -815,7 +820,8 @@ class Renderer : public ProgramWalker {
   }
 
   // The refinement of `cs` by `e` with equal peer offsets of one ByExecution sharing a case
-  // (refineOne with origins), or nothing where that could change merge()'s result.
+  // (refineOne with origins), or nothing where that could change merge()'s result (or where
+  // there are no cases at all).
   //
   // Why the result is merge()'s: join() needs equal values and changes nothing when it fails,
   // so merge() joins cases of equal values only, and the cases of one ByExecution expansion
@@ -831,6 +837,9 @@ class Renderer : public ProgramWalker {
     std::vector<Case> out;
     CaseOrigins origins;
     for (const auto& c : cs) refineOne(c, key, e, index, out, &origins);
+    // Nothing grouped: the cases are those of one case per execution already, and the check
+    // below (quadratic in the cases) is not needed.
+    if (!origins.grouped) return out;
     for (std::size_t i = 0; i < out.size(); ++i)
       for (std::size_t j = i + 1; j < out.size(); ++j)
         if (origins.of[i] != origins.of[j] && out[i].values == out[j].values) return {};
