@@ -859,6 +859,18 @@ class Renderer : public ProgramWalker {
       while (k < cs.size() && gone[k]) ++k;
       return k;
     };
+    // Only cases of equal values join, and a join leaves the values as they were: they are
+    // compared once here, by class, rather than at every pair the scan tries (hundreds of
+    // cases one per execution compared their maps of values pairwise).
+    std::vector<std::size_t> valueClass(cs.size());
+    std::vector<std::size_t> firstOfClass;
+    for (std::size_t k = 0; k < cs.size(); ++k) {
+      std::size_t c = 0;
+      while (c < firstOfClass.size() && !(cs[firstOfClass[c]].values == cs[k].values)) ++c;
+      if (c == firstOfClass.size()) firstOfClass.push_back(k);
+      valueClass[k] = c;
+    }
+    auto tryJoin = [&](std::size_t a, std::size_t b) { return valueClass[a] == valueClass[b] && join(cs, a, b); };
     std::size_t i = next(0), j = next(i + 1);
     while (i < cs.size()) {
       if (j >= cs.size()) {
@@ -866,14 +878,14 @@ class Renderer : public ProgramWalker {
         j = next(i + 1);
         continue;
       }
-      if (!join(cs, i, j)) {
+      if (!tryJoin(i, j)) {
         j = next(j + 1);
         continue;
       }
       gone[j] = 1;
       for (;;) {
         std::size_t p = next(0);
-        while (p < i && !join(cs, p, i)) p = next(p + 1);
+        while (p < i && !tryJoin(p, i)) p = next(p + 1);
         if (p == i) break;
         gone[i] = 1;
         i = p;
@@ -889,12 +901,12 @@ class Renderer : public ProgramWalker {
     cs.erase(cs.begin() + static_cast<std::ptrdiff_t>(kept), cs.end());
   }
 
-  // Joins case j into case i (i < j), which merge() then drops, when both give the same values
-  // and their conditions or ranks make one case; false (and nothing changed) otherwise.
+  // Joins case j into case i (i < j), which merge() then drops, when their conditions or ranks
+  // make one case; false (and nothing changed) otherwise. Both give the same values (merge()
+  // joins no others).
   bool join(std::vector<Case>& cs, std::size_t i, std::size_t j) {
     Case& a = cs[i];
     Case& b = cs[j];
-    if (a.values != b.values) return false;
     // The two halves of one split with the same values: no split.
     if (a.ranks == b.ranks && a.conds == b.conds && a.splits.size() == b.splits.size() && !(a.splits == b.splits)) {
       std::size_t diff = a.splits.size(), ndiff = 0;
