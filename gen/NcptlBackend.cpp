@@ -48,6 +48,8 @@
 #include <fmt/format.h>
 #include <kainjow/mustache.hpp>
 #include <functional>
+#include <initializer_list>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <numeric>
@@ -76,13 +78,51 @@ using ExecIndex = std::vector<std::pair<int, std::int64_t>>;
 
 // ------------------------------------------------------------------------- cases
 
+// Residues of an execution index, ascending and distinct. A sorted vector rather than a
+// std::set: cases are copied for every split and every parameter (Case d = c), and a cycle of
+// 640 resolved senders leaves residue sets of hundreds, whose node-by-node copies were the
+// largest single cost of the LU class C program.
+class ResidueSet {
+ public:
+  ResidueSet() = default;
+  ResidueSet(std::initializer_list<std::int64_t> values) {
+    for (std::int64_t v : values) insert(v);
+  }
+  void insert(std::int64_t v) {
+    if (v_.empty() || v > v_.back()) {  // the usual order: ascending
+      v_.push_back(v);
+      return;
+    }
+    auto it = std::lower_bound(v_.begin(), v_.end(), v);
+    if (it == v_.end() || *it != v) v_.insert(it, v);
+  }
+  void insert(const ResidueSet& other) {
+    std::vector<std::int64_t> both;
+    both.reserve(v_.size() + other.v_.size());
+    std::set_union(v_.begin(), v_.end(), other.v_.begin(), other.v_.end(), std::back_inserter(both));
+    v_ = std::move(both);
+  }
+  std::size_t count(std::int64_t v) const { return std::binary_search(v_.begin(), v_.end(), v) ? 1 : 0; }
+  // Drops every residue at or above `limit`.
+  void eraseFrom(std::int64_t limit) { v_.erase(std::lower_bound(v_.begin(), v_.end(), limit), v_.end()); }
+  void clear() { v_.clear(); }
+  bool empty() const { return v_.empty(); }
+  std::size_t size() const { return v_.size(); }
+  auto begin() const { return v_.begin(); }
+  auto end() const { return v_.end(); }
+  bool operator==(const ResidueSet&) const = default;
+
+ private:
+  std::vector<std::int64_t> v_;
+};
+
 // A condition on the loop state under which a case applies.
 struct Cond {
   enum class Kind { Exec, First };
   Kind kind = Kind::Exec;
   ExecIndex index;                 // Exec: k = sum of mult * (variable of loop)
   std::int64_t period = 1;         // Exec: k mod period is one of residues
-  std::set<std::int64_t> residues;
+  ResidueSet residues;
   int loop = -1;                   // First: the loop whose first iteration is meant
   bool first = true;
 
@@ -335,13 +375,19 @@ class Renderer : public ProgramWalker {
     return described(r, o);
   }
 
+  // Remembered per set and options: a statement's cases name the same few sets again and
+  // again, and each description lexes its text (upcaseKeywords) and fills a template.
   Desc described(const RankList& r, const RankExprOptions& o) {
+    std::string key = fmt::format("{}|{}|{}|{}|{}", r.str(), o.taskVar, o.target, o.bindVariable, o.comprehensionBudget);
+    if (auto it = descriptions_.find(key); it != descriptions_.end()) return it->second;
     const RankShape& shape = shapeOf(r);
     data d;
     d.set("described", true);
     d.set("text", upcaseKeywords(ncptlTasks(shape, o)));
-    return {fill("tasks", d), ncptlSingleTask(shape, o)};
+    Desc desc{fill("tasks", d), ncptlSingleTask(shape, o)};
+    return descriptions_.emplace(std::move(key), std::move(desc)).first->second;
   }
+  std::map<std::string, Desc> descriptions_;
 
   // The rank-ranges pass's shape of a set, or one found here for sets the pass did not see.
   const RankShape& shapeOf(const RankList& r) {
@@ -451,20 +497,35 @@ class Renderer : public ProgramWalker {
   // The most iterations a loop whose body leaves requests pending across iterations is unrolled into.
   static constexpr std::int64_t kMaxUnrolledTrips = 64;
 
+  // Where each case of a refinement came from (refineOne with grouped peer offsets): the
+  // ByExecution expansion whose leaf values it takes, or a number of its own.
+  struct CaseOrigins {
+    std::vector<std::size_t> of;  // parallel to the refinement's cases
+    std::size_t next = 0;
+    bool grouped = false;  // some case stands for the executions of more than one offset
+  };
+
+  // With `origins`, executions whose peer offsets are equal share a case as constants do (see
+  // ByExecution below), and every case says where it came from (casesOf decides with it whether
+  // the grouping left merge()'s result as it was).
   void refineOne(Case c, const std::string& key, const Expr& e, const std::optional<ExecIndex>& index,
-                 std::vector<Case>& out) {
+                 std::vector<Case>& out, CaseOrigins* origins = nullptr) {
+    auto emit = [&](Case&& k) {
+      out.push_back(std::move(k));
+      if (origins) origins->of.push_back(origins->next++);
+    };
     switch (e.kind) {
       case Expr::Kind::Const:
       case Expr::Kind::RankOffset:
         c.values[key] = e;
-        out.push_back(std::move(c));
+        emit(std::move(c));
         return;
       case Expr::Kind::ByRank:
         for (std::size_t i = 0; i < e.groups.size() && i < e.children.size(); ++i) {
           if (!c.ranks.intersects(e.groups[i])) continue;
           Case d = c;
           d.ranks = RankList::intersect(c.ranks, e.groups[i]);
-          refineOne(std::move(d), key, e.children[i], index, out);
+          refineOne(std::move(d), key, e.children[i], index, out, origins);
         }
         return;
       case Expr::Kind::ByExecution: {
@@ -472,21 +533,37 @@ class Renderer : public ProgramWalker {
         // Executions whose values are one constant share a case, their residues one test: a
         // cycle of 4,096 completion counts of two values makes two cases here, where one case
         // per execution left merge() to join 4,096 pairwise (a fuzzed MPI_Waitsome took minutes).
-        // The cases come in the order of their first execution, as merge() leaves them.
+        // The cases come in the order of their first execution, as merge() leaves them. With
+        // `origins`, equal peer offsets too (a wavefront's senders resolved per execution: a
+        // cycle of 640 offsets of 4 values, 640 cases for merge() to join, the largest cost of
+        // generating the LU class C program).
         const auto n = static_cast<std::int64_t>(e.children.size());
-        std::vector<std::set<std::int64_t>> residues;  // per case
+        std::vector<ResidueSet> residues;  // per case
         std::vector<std::size_t> child;                // the child each case takes
         std::map<double, std::size_t> caseOfConstant;
+        std::map<std::int64_t, std::vector<std::size_t>> casesOfOffset;  // offset -> cases taking it
         for (std::int64_t i = 0; i < n; ++i) {
           const Expr& x = e.children[static_cast<std::size_t>(i)];
           std::size_t k = residues.size();
-          if (x.kind == Expr::Kind::Const) k = caseOfConstant.try_emplace(x.value, k).first->second;
+          if (x.kind == Expr::Kind::Const) {
+            k = caseOfConstant.try_emplace(x.value, k).first->second;
+          } else if (origins && x.kind == Expr::Kind::RankOffset) {
+            std::vector<std::size_t>& same = casesOfOffset[x.offset];
+            auto it = std::find_if(same.begin(), same.end(), [&](std::size_t j) { return e.children[child[j]] == x; });
+            if (it != same.end()) {
+              k = *it;
+              origins->grouped = true;
+            } else {
+              same.push_back(k);
+            }
+          }
           if (k == residues.size()) {
             residues.emplace_back();
             child.push_back(static_cast<std::size_t>(i));
           }
           residues[k].insert(i);
         }
+        const std::size_t block = origins ? origins->next++ : 0;
         for (std::size_t k = 0; k < residues.size(); ++k) {
           Case d = c;
           Cond cd;
@@ -495,7 +572,14 @@ class Renderer : public ProgramWalker {
           cd.period = n;
           cd.residues = std::move(residues[k]);
           if (!addCond(d, std::move(cd))) continue;  // these executions never happen
-          refineOne(std::move(d), key, e.children[child[k]], index, out);
+          const Expr& x = e.children[child[k]];
+          if (origins && (x.kind == Expr::Kind::Const || x.kind == Expr::Kind::RankOffset)) {
+            d.values[key] = x;
+            out.push_back(std::move(d));
+            origins->of.push_back(block);
+            continue;
+          }
+          refineOne(std::move(d), key, x, index, out, origins);
         }
         return;
       }
@@ -507,14 +591,14 @@ class Renderer : public ProgramWalker {
           cd.loop = e.loop;
           cd.first = k == 0;
           if (!addCond(d, std::move(cd))) continue;
-          refineOne(std::move(d), key, e.children[static_cast<std::size_t>(k)], index, out);
+          refineOne(std::move(d), key, e.children[static_cast<std::size_t>(k)], index, out, origins);
         }
         return;
       case Expr::Kind::ByCall:
         // coNCePTuaL has no counter a value can keep for itself (its variables are loop
         // variables): a compute time that drifts over calls takes its mean (docs/ncptl-backend.md).
         c.values[key] = Expr::constant(e.value);
-        out.push_back(std::move(c));
+        emit(std::move(c));
         return;
       case Expr::Kind::Block: {
         if (!scaleFree()) throw std::logic_error("NcptlBackend: a scale-free expression in a program of one scale");
@@ -528,7 +612,7 @@ class Renderer : public ProgramWalker {
           Expr half = e;
           half.value = below ? 1 : 0;
           d.values[key] = std::move(half);
-          out.push_back(std::move(d));
+          emit(std::move(d));
         }
         return;
       }
@@ -536,7 +620,7 @@ class Renderer : public ProgramWalker {
         // At one scale, a list of values with one stride (gen/Traversal.cpp, listExpr): its
         // executions are cases, as a list's are.
         if (!scaleFree() && e.constantProgression()) {
-          refineOne(std::move(c), key, e.progressionCycle(), index, out);
+          refineOne(std::move(c), key, e.progressionCycle(), index, out, origins);
           return;
         }
         [[fallthrough]];
@@ -546,7 +630,7 @@ class Renderer : public ProgramWalker {
         // Scale-free values are leaves: their text is spelled where they are used.
         if (!scaleFree()) throw std::logic_error("NcptlBackend: a scale-free expression in a program of one scale");
         c.values[key] = e;
-        out.push_back(std::move(c));
+        emit(std::move(c));
         return;
     }
   }
@@ -642,7 +726,7 @@ class Renderer : public ProgramWalker {
     std::int64_t reachable = c.period;
     if (auto trips = plainTrips(c)) {
       reachable = *trips;
-      for (auto it = c.residues.begin(); it != c.residues.end();) it = *it >= reachable ? c.residues.erase(it) : std::next(it);
+      c.residues.eraseFrom(reachable);
     }
     if (c.residues.empty()) return Truth::Never;
     if (static_cast<std::int64_t>(c.residues.size()) >= reachable) return Truth::Always;
@@ -715,8 +799,9 @@ class Renderer : public ProgramWalker {
       const bool exact = key == "dest" || key == "source" || key == "root" || key == "comm" || (key == "tag" && useTags_);
       const std::int64_t period = e->executionPeriod();
       if (index && period <= kMaxCasePeriod) {
-        std::vector<Case> next;
-        for (const auto& c : cs) refineOne(c, key, *e, index, next);
+        std::vector<Case> next = groupedRefinement(cs, key, *e, index);
+        if (next.empty())  // the grouping could change what merge() makes: one case per execution
+          for (const auto& c : cs) refineOne(c, key, *e, index, next);
         merge(next);
         if (next.size() <= kMaxCases) {
           cs = std::move(next);
@@ -734,6 +819,33 @@ class Renderer : public ProgramWalker {
     return cs;
   }
 
+  // The refinement of `cs` by `e` with equal peer offsets of one ByExecution sharing a case
+  // (refineOne with origins), or nothing where that could change merge()'s result (or where
+  // there are no cases at all).
+  //
+  // Why the result is merge()'s: join() needs equal values and changes nothing when it fails,
+  // so merge() joins cases of equal values only, and the cases of one ByExecution expansion
+  // that take one leaf value have the same ranks, splits and conditions but for their residues
+  // of one test: any two of them join (residues unite) until the test always holds, which
+  // leaves none of them apart. merge() ends when no pair joins and keeps the earlier case of a
+  // join, so such a set of cases, when no other case has their values, ends as one case at the
+  // first of them with every residue: the grouped case, in the same place. Where a case of
+  // another origin has the same values, the order of the joins matters (a rank union may come
+  // before a residue union), so the cases stay one per execution, as before.
+  std::vector<Case> groupedRefinement(const std::vector<Case>& cs, const std::string& key, const Expr& e,
+                                      const std::optional<ExecIndex>& index) {
+    std::vector<Case> out;
+    CaseOrigins origins;
+    for (const auto& c : cs) refineOne(c, key, e, index, out, &origins);
+    // Nothing grouped: the cases are those of one case per execution already, and the check
+    // below (quadratic in the cases) is not needed.
+    if (!origins.grouped) return out;
+    for (std::size_t i = 0; i < out.size(); ++i)
+      for (std::size_t j = i + 1; j < out.size(); ++j)
+        if (origins.of[i] != origins.of[j] && out[i].values == out[j].values) return {};
+    return out;
+  }
+
   // Merges cases back where the split made no difference: the first pair that merges (in the
   // order i < j, by i then j) is joined, until no pair does. After a join only pairs with the
   // case that grew can have become mergeable, so the scan resumes there rather than from the
@@ -747,6 +859,18 @@ class Renderer : public ProgramWalker {
       while (k < cs.size() && gone[k]) ++k;
       return k;
     };
+    // Only cases of equal values join, and a join leaves the values as they were: they are
+    // compared once here, by class, rather than at every pair the scan tries (hundreds of
+    // cases one per execution compared their maps of values pairwise).
+    std::vector<std::size_t> valueClass(cs.size());
+    std::vector<std::size_t> firstOfClass;
+    for (std::size_t k = 0; k < cs.size(); ++k) {
+      std::size_t c = 0;
+      while (c < firstOfClass.size() && !(cs[firstOfClass[c]].values == cs[k].values)) ++c;
+      if (c == firstOfClass.size()) firstOfClass.push_back(k);
+      valueClass[k] = c;
+    }
+    auto tryJoin = [&](std::size_t a, std::size_t b) { return valueClass[a] == valueClass[b] && join(cs, a, b); };
     std::size_t i = next(0), j = next(i + 1);
     while (i < cs.size()) {
       if (j >= cs.size()) {
@@ -754,14 +878,14 @@ class Renderer : public ProgramWalker {
         j = next(i + 1);
         continue;
       }
-      if (!join(cs, i, j)) {
+      if (!tryJoin(i, j)) {
         j = next(j + 1);
         continue;
       }
       gone[j] = 1;
       for (;;) {
         std::size_t p = next(0);
-        while (p < i && !join(cs, p, i)) p = next(p + 1);
+        while (p < i && !tryJoin(p, i)) p = next(p + 1);
         if (p == i) break;
         gone[i] = 1;
         i = p;
@@ -777,12 +901,12 @@ class Renderer : public ProgramWalker {
     cs.erase(cs.begin() + static_cast<std::ptrdiff_t>(kept), cs.end());
   }
 
-  // Joins case j into case i (i < j), which merge() then drops, when both give the same values
-  // and their conditions or ranks make one case; false (and nothing changed) otherwise.
+  // Joins case j into case i (i < j), which merge() then drops, when their conditions or ranks
+  // make one case; false (and nothing changed) otherwise. Both give the same values (merge()
+  // joins no others).
   bool join(std::vector<Case>& cs, std::size_t i, std::size_t j) {
     Case& a = cs[i];
     Case& b = cs[j];
-    if (a.values != b.values) return false;
     // The two halves of one split with the same values: no split.
     if (a.ranks == b.ranks && a.conds == b.conds && a.splits.size() == b.splits.size() && !(a.splits == b.splits)) {
       std::size_t diff = a.splits.size(), ndiff = 0;
@@ -812,7 +936,7 @@ class Renderer : public ProgramWalker {
     const Cond& cb = b.conds[diff];
     if (ca.kind == Cond::Kind::Exec) {
       if (!ca.sameTest(cb)) return false;
-      ca.residues.insert(cb.residues.begin(), cb.residues.end());
+      ca.residues.insert(cb.residues);
       if (normalize(ca) == Truth::Always) a.conds.erase(a.conds.begin() + static_cast<std::ptrdiff_t>(diff));
     } else {
       if (ca.loop != cb.loop || ca.first == cb.first) return false;
@@ -895,7 +1019,7 @@ class Renderer : public ProgramWalker {
     for (auto r : a.residues)
       if (b.residues.count(r)) return false;
     Cond u = a;
-    u.residues.insert(b.residues.begin(), b.residues.end());
+    u.residues.insert(b.residues);
     return normalize(u) == Truth::Always;
   }
 
@@ -1273,6 +1397,10 @@ class Renderer : public ProgramWalker {
   // 1 GiB each (c_mpi passes sizes as int, §4.18).
   std::string message(std::int64_t bytes, std::optional<std::int64_t> tag) {
     constexpr std::int64_t kLimit = std::int64_t{1} << 31, kPart = std::int64_t{1} << 30;
+    // Remembered per size and tag (two templates a message; a program has few sizes). The note
+    // below is said at the first such message, which is never a remembered one.
+    const std::pair<std::int64_t, std::optional<std::int64_t>> key{bytes, tag};
+    if (auto it = messages_.find(key); it != messages_.end()) return it->second;
     std::int64_t parts = 1;
     if (bytes >= kLimit) {
       parts = (bytes + kPart - 1) / kPart;
@@ -1285,8 +1413,9 @@ class Renderer : public ProgramWalker {
     d.set("bytes", scaledBytes(bytes));
     d.set("tagged", tag.has_value() && *tag != 0);
     d.set("tag", tag ? std::to_string(*tag) : std::string());
-    return fill("message", d);
+    return messages_.emplace(key, fill("message", d)).first->second;
   }
+  std::map<std::pair<std::int64_t, std::optional<std::int64_t>>, std::string> messages_;
 
   // The computation before a call, one COMPUTES statement per class of equal durations.
   std::vector<std::string> computeStmts(const CallStmt& c, const RankList& ranks, const std::optional<ExecIndex>& idx) {
