@@ -505,6 +505,7 @@ class CWriter : public ProgramWalker {
     bool requestArrays = false;  // count arrays of nonblocking vector collectives (request_ints)
     bool byteDispls = false;     // MPI_Alltoallw's displacements in bytes (pack_byte_displs)
     bool recvSlices = false;     // nonblocking receives write recv_slice(), one slice each
+    bool boundSlices = false;    // MPI_Irecv's slices are bound to its request (recv_slice_bound)
     bool aintDispls = false;     // MPI_(I)neighbor_alltoallw's MPI_Aint displacements (pack_aint_displs)
     bool requestAints = false;   // MPI_Ineighbor_alltoallw's, kept with the request (request_aints)
     std::int64_t ring = 1;
@@ -718,6 +719,7 @@ class CWriter : public ProgramWalker {
   // ring, so as many slices as the ring has slots keep every pending receive apart.
   void noteRecvSlice(const std::string& text) {
     if (text.find("recv_slice()") != std::string::npos) uses_.recvSlices = true;
+    if (text.find("recv_slice_bound()") != std::string::npos) uses_.recvSlices = uses_.boundSlices = true;
   }
 
   void beginCall(const CallStmt& c, const RankList& ranks) override {
@@ -1193,6 +1195,10 @@ class CWriter : public ProgramWalker {
           return render("call/recv", d);
         }
         uses_.newRequest = true;
+        // Bound to its request in the ring (recv_slice_bound(), templates/c/runtime), but for a
+        // persistent receive, whose request moves between ring slots as it is started, and one
+        // in a local array, whose run completes it before the array's slices come round again.
+        d.set("bound", flag(kind == OpKind::Irecv && !localRequest(x.c)));
         return render("call/irecv", d);
       case OpKind::Sendrecv:
         message(x, d);
@@ -3077,7 +3083,8 @@ class CWriter : public ProgramWalker {
     add(uses_.newRequest, {"new_request()"});
     add(uses_.recentRequest, {"recent_request()"});
     add(uses_.requestLists, {"take_requests()", "put_back_requests()"});
-    add(uses_.recvSlices, {"recv_slice()"});
+    add(uses_.recvSlices && !uses_.boundSlices, {"recv_slice()"});
+    add(uses_.boundSlices, {"recv_slice_bound()", "bind_slice()"});
     add(uses_.requestArrays, {"request_ints()"});
     add(uses_.persistent, {"start_request()", "take_persistent_requests()", "put_started_requests()"});
     add(uses_.messages, {"new_message()", "next_message()", "message_found()", "oldest_message()"});

@@ -539,10 +539,100 @@ void pack_aint_displs(int n, const int *counts, const MPI_Datatype *types, MPI_A
 
 static long long receives_made;
 
-char *recv_slice(void)
+/* Which slices are free. A receive takes the first free slice, so the slices a run writes are
+   as many as its receives pending at once, not all recv_slices of them: HPC Challenge posts
+   2 MB receives one at a time, and a ring of 58 slices cycled over 116 MB where the
+   application reuses one buffer.
+   * A slice bound to a request in the ring (recv_slice_bound() and bind_slice(), MPI_Irecv) is
+     free again once that request is MPI_REQUEST_NULL: a wait or test completed the receive.
+     If its slot is reused first (new_request() frees a request the trace never waited for, whose
+     receive may still be running into the slice), the slice is never taken again.
+   * Any other (recv_slice(): MPI_Recv_init, whose request moves between slots as it is
+     started; nonblocking collectives; requests in local arrays) is free again once recv_slices
+     more receives were made, the guarantee the backend sizes recv_slices for. */
+static MPI_Request *request_ring; /* the recency ring (below) */
+static MPI_Request **slice_owner;   /* per slice: the ring slot of its receive's request */
+static long long *slice_free_at;    /* per slice: receives_made from which it is free (if unowned) */
+static int *slot_slice;             /* per ring slot: the slice its receive writes, or -1 */
+static int slice_waiting = -1;      /* recv_slice_bound() came first in its call: its slice */
+static MPI_Request *request_waiting; /* bind_slice() came first in its call: its request */
+
+static int take_slice(void)
 {
   require_slots(config.recv_slices, "the receive slices");
-  return recv_block + (size_t)(1 + receives_made++ % config.recv_slices) * message_bytes;
+  const int n = config.recv_slices;
+  for (int s = 0; s < n; ++s) {
+    if (slice_owner[s] && *slice_owner[s] == MPI_REQUEST_NULL) {
+      slot_slice[slice_owner[s] - request_ring] = -1;
+      slice_owner[s] = NULL;
+    }
+    if (!slice_owner[s] && receives_made >= slice_free_at[s])
+      return s;
+  }
+  return (int)(receives_made % n); /* none free (slices given up): in turn, as the sizing allows */
+}
+
+static char *slice_at(int s)
+{
+  ++receives_made;
+  return recv_block + (size_t)(1 + s) * message_bytes;
+}
+
+char *recv_slice(void)
+{
+  const int s = take_slice();
+  slice_free_at[s] = receives_made + config.recv_slices;
+  return slice_at(s);
+}
+
+static void bind_slice_to(int s, MPI_Request *request)
+{
+  const long k = request_ring ? (long)(request - request_ring) : -1;
+  if (k >= 0 && k < config.request_ring) {
+    slice_owner[s] = request;
+    slot_slice[k] = s;
+  } else {
+    slice_free_at[s] = receives_made + config.recv_slices; /* a local array's: in turn */
+  }
+}
+
+/* One call passes both, in either order (C does not order the evaluation of arguments). */
+char *recv_slice_bound(void)
+{
+  const int s = take_slice();
+  slice_free_at[s] = 0;
+  if (request_waiting) {
+    bind_slice_to(s, request_waiting);
+    request_waiting = NULL;
+  } else {
+    slice_waiting = s;
+  }
+  return slice_at(s);
+}
+
+MPI_Request *bind_slice(MPI_Request *request)
+{
+  if (slice_waiting >= 0) {
+    bind_slice_to(slice_waiting, request);
+    slice_waiting = -1;
+  } else {
+    request_waiting = request;
+  }
+  return request;
+}
+
+/* new_request() hands out a slot again: the slice of the receive it held is free if that
+   completed, and given up if it may still be running. */
+static void release_slot_slice(MPI_Request *slot)
+{
+  if (!slot_slice)
+    return;
+  const int s = slot_slice[slot - request_ring];
+  if (s < 0)
+    return;
+  slot_slice[slot - request_ring] = -1;
+  slice_owner[s] = NULL;
+  slice_free_at[s] = *slot == MPI_REQUEST_NULL ? 0 : LLONG_MAX;
 }
 
 /* The application sends from a buffer a receive has just written (it forwards what it
@@ -565,7 +655,6 @@ void swap_buffers(void)
    recent_request(2) the one before (9998), and so on; recent_request(0) is MPI_REQUEST_NULL
    (offset -1). A ring of as many slots as the trace ever looks back holds them. */
 
-static MPI_Request *request_ring;
 static long long requests_made;
 static int **request_int_arrays, *request_int_sizes;          /* 4 per slot */
 static MPI_Datatype **request_type_arrays;                    /* 2 per slot */
@@ -580,6 +669,7 @@ MPI_Request *new_request(void)
 {
   require_slots(config.request_ring, "the request ring");
   MPI_Request *slot = &request_ring[requests_made++ % config.request_ring];
+  release_slot_slice(slot);
   if (*slot != MPI_REQUEST_NULL)
     PMPI_Request_free(slot);
   return slot;
@@ -1238,6 +1328,10 @@ void set_up(int argc, char **argv, const struct tracegen_trace *trace)
       (size_t)((double)largest_message_bytes * msg_percent / 100.0) + 64;
   message_bytes = buffer_bytes;
   const size_t recv_messages = 1 + (size_t)(config.recv_slices > 0 ? config.recv_slices : 0);
+  if (config.recv_slices > 0) {
+    slice_owner = allocate((size_t)config.recv_slices, sizeof *slice_owner, "the receive slices");
+    slice_free_at = allocate((size_t)config.recv_slices, sizeof *slice_free_at, "the receive slices");
+  }
 #if TRACEGEN_SMPI
   /* One block for all simulated ranks (their contents do not matter): 16,384 ranks in one
      process would otherwise hold 16,384 copies, and SMPI copies no payload between shared
@@ -1264,6 +1358,9 @@ void set_up(int argc, char **argv, const struct tracegen_trace *trace)
     request_ring = allocate(n, sizeof *request_ring, "the request ring");
     for (size_t i = 0; i < n; ++i)
       request_ring[i] = MPI_REQUEST_NULL;
+    slot_slice = allocate(n, sizeof *slot_slice, "the request ring");
+    for (size_t i = 0; i < n; ++i)
+      slot_slice[i] = -1;
     request_int_arrays = allocate(4 * n, sizeof *request_int_arrays, "the request ring");
     request_int_sizes = allocate(4 * n, sizeof *request_int_sizes, "the request ring");
     request_type_arrays = allocate(2 * n, sizeof *request_type_arrays, "the request ring");

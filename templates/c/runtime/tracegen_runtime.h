@@ -106,6 +106,11 @@ extern char *send_buf, *recv_buf;
    each, after the one blocking receives write (recv_buf). Sends need none: pending sends may
    read the same buffer (MPI-3). */
 char *recv_slice(void);
+/* MPI_Irecv's: a slice bound to the request the same call makes, bind_slice(new_request()), so
+   that it is free again once the request completes: a receive takes the first free slice, and a
+   run writes as many slices as it has receives pending at once. */
+char *recv_slice_bound(void);
+MPI_Request *bind_slice(MPI_Request *request);
 
 /* Before a call that sends what the application's receives wrote (`fromrecv` in the trace):
    send_buf and recv_buf change places, so that the call sends from the memory a receive last
