@@ -941,7 +941,11 @@ class Simulator {
       const std::int64_t step = r.items.size() == 1 ? (bound >= first ? 1 : -1) : ok(checkedSub(eval(*r.items[1]), first));
       if (step == 0) return {{first, 1}};
       if (step > 0 ? bound < first : bound > first) return {};
-      const std::int64_t count = ok(checkedSub(bound, first)) / step + 1;
+      // The iterations, span / step + 1, where both may overflow: {0, -1, ..., INT64_MIN}
+      // (INT64_MIN / -1) and {0, ..., INT64_MAX} (INT64_MAX + 1) are loops no run can make.
+      const std::int64_t span = ok(checkedSub(bound, first));
+      if (step == -1 && span == std::numeric_limits<std::int64_t>::min()) throw Unevaluable{};
+      const std::int64_t count = ok(checkedAdd(span / step, 1));
       auto value = [&](std::int64_t k) { return first + k * step; };  // within [first, bound]
       // Where some test answers otherwise than for the iteration before: at most two places a
       // test (values move one way, so an order test changes once, an equality at its value).

@@ -430,6 +430,20 @@ TEST(Simulation, AForEachLoopIsWalkedOncePerRunOfIterationsItsTestsAnswerAlike) 
   EXPECT_EQ(walked.traffic[3].received, 1'000);
 }
 
+// A progression whose iteration count does not fit 64 bits (its span divided by a step of -1,
+// or that plus one) is a loop no run can make: the simulation gives up on it, without
+// overflowing (UBSan in the sanitized build checks that).
+TEST(Simulation, AForEachLoopOfMoreThanInt64IterationsIsNotSimulated) {
+  for (const char* range : {"{0, -1, ..., -9223372036854775807 - 1}", "{0, ..., 9223372036854775807}"}) {
+    const std::string src = std::string("Require language version \"1.5\".\nFOR EACH i IN ") + range +
+                            " {\n  IF i = 0 THEN ALL TASKS SYNCHRONIZE\n}.\n";
+    CheckOptions o;
+    o.tasks = 2;
+    const CheckResult r = check(src, o);
+    EXPECT_FALSE(r.simulated) << range << "\n" << errorsOf(r, src);
+  }
+}
+
 // The runs a FOR EACH loop is walked in are repeated for the order of operations: a deadlock
 // from the second iteration on (each task's blocking receive waits for a send that comes after
 // the other's) is found within a budget far below the iterations' own steps.
