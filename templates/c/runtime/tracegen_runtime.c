@@ -534,8 +534,8 @@ void pack_aint_displs(int n, const int *counts, const MPI_Datatype *types, MPI_A
    recv_block is one block: the blocking receives' message first, then recv_slices messages,
    one per nonblocking receive that can be pending at once (the backend counts them: as many
    as the request ring has slots, since a request older than that is no longer named). Each
-   nonblocking receive takes the next slice in turn, so receives pending together never share
-   memory, and memory stays at (1 + recv_slices) of the largest message. */
+   nonblocking receive takes the first slice that is free (below), so receives pending together
+   never share memory, and memory stays at (1 + recv_slices) of the largest message. */
 
 static long long receives_made;
 
@@ -1109,9 +1109,8 @@ static void make_resident(void *p, size_t bytes)
    had been added, and the benchmark would hold the buffers on top of the application's peak),
    then what is still missing is allocated and touched. Only send_buf and the blocking
    receives' message are: the slices of the nonblocking receives are as large as the largest
-   message, and a receive writes only its own bytes of one (HPC Challenge: 1,024 slices, 80 MB
-   made resident against an application peak of 20 MB); what they come to hold during the run
-   follow_footprint() gives back. */
+   message, and a receive writes only its own bytes of one (HPC Challenge: 58 slices of 2 MB);
+   what they come to hold during the run follow_footprint() gives back. */
 static void touch_peak_memory(size_t send_bytes, size_t recv_bytes)
 {
   if (!footprint || !config.memory_kb || start_kb < 0)

@@ -102,7 +102,7 @@ extern char *send_buf, *recv_buf;
 
 /* A receive buffer of its own for a nonblocking receive (MPI_Irecv, MPI_Imrecv, MPI_Recv_init,
    a nonblocking collective's receive side): MPI forbids a receive buffer that overlaps the
-   buffer of another pending operation, so these cycle over recv_slices slices of one message
+   buffer of another pending operation, so these take one of recv_slices slices of one message
    each, after the one blocking receives write (recv_buf). Sends need none: pending sends may
    read the same buffer (MPI-3). */
 char *recv_slice(void);
