@@ -40,6 +40,9 @@ constexpr Rank kMaxRelationCheckRanks = Rank{1} << 16;
 // The most ranks a target may have when peers that follow a relation (extrap/topology/
 // PeerRelation.h) are given rank by rank there: each rank of the event is visited once.
 constexpr Rank kMaxRelationRanks = Rank{1} << 20;
+// The most values (ranks times steps) such peers may take there: a pairwise exchange's lists
+// have P-1 values each, so the target's lists grow as P^2.
+constexpr Rank kMaxRelationValues = Rank{1} << 24;
 
 // The mean relative error at the held-back scales up to which a fitted time model is taken.
 constexpr double kTimeTolerance = 0.25;
@@ -294,6 +297,10 @@ class Extrapolator {
       throw error(0, fmt::format("{}: its peers are {}, given rank by rank, and {} ranks are more than the {} a target "
                                  "may have for it",
                                  what, rel.name(), ranks.size(), kMaxRelationRanks));
+    if (const auto steps = static_cast<Rank>(rel.steps(target_)); steps > kMaxRelationValues / std::max<Rank>(1, ranks.size()))
+      throw error(0, fmt::format("{}: its peers are {}, {} per rank at {}, and {} ranks of them are more than the {} peers "
+                                 "a target trace may hold; a scale-free benchmark (no --ranks) computes them at run time",
+                                 what, rel.name(), steps, atTarget(), ranks.size(), kMaxRelationValues));
     std::map<Values, std::vector<Rank>> byList;
     ranks.forEach([&](Rank r) {
       byList[relationList(rel, target_, r)].push_back(r);
@@ -690,6 +697,16 @@ class Extrapolator {
     return out;
   }
 
+  // Whether every list has two values or more and is an arithmetic progression.
+  static bool storedProgressions(const std::vector<std::pair<std::size_t, Values>>& obs) {
+    for (const auto& [i, v] : obs) {
+      if (v.size() < 2) return false;
+      for (std::size_t k = 2; k < v.size(); ++k)
+        if (v[k] - v[k - 1] != v[1] - v[0]) return false;
+    }
+    return true;
+  }
+
   std::int64_t storedAtTarget(const Direction& dir, int cls) {
     for (std::size_t d = 0; d < 3; ++d)
       if (dir.wrap[d]) res_.periodic[d] = true;
@@ -700,7 +717,22 @@ class Extrapolator {
   // else fitted as signed offsets.
   Values fitPeers(std::vector<std::pair<std::size_t, Values>> obs, const SlotDesc& slot, int cls) {
     const std::string cname = topology_.className(cls);
-    if (!equalLengths(obs, slot) && !expandCyclic(obs, slot)) {
+    const bool sameLength = equalLengths(obs, slot);
+    // A list whose length follows the scale and that counts through the ranks, as a shift
+    // exchange's (r + i) mod P for i = 1 .. P-1 does (stored 1, 2, ..., P-1 at every scale): the
+    // progression of stored offsets, fitted as other lists are (start, step, length).
+    if (!sameLength && storedProgressions(obs)) {
+      Values v = fitProgression(obs, slot.name, cname, cls);
+      const Rank P = target_.size();
+      for (std::int64_t x : v)
+        if (x < 0 || x >= P)
+          throw error(obs.back().first, fmt::format("{} of class {}: its peers count through the ranks ({}), which at {} "
+                                                    "reaches {}, no rank there",
+                                                    slot.name, cname, valueListStr(obs.back().second), atTarget(), x));
+      ++res_.stats["peer lists as progressions"];
+      return v;
+    }
+    if (!sameLength && !expandCyclic(obs, slot)) {
       std::string lens;
       for (const auto& [j, w] : obs) lens += fmt::format("{}{} at {}", lens.empty() ? "" : ", ", valueListStr(w), at(j));
       throw error(obs.back().first, fmt::format("{} of class {}: its peers change in number with scale ({}): the structure "

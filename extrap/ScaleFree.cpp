@@ -1018,19 +1018,23 @@ class Aligner {
     return Expr::gridPeer(*found);
   }
 
-  // A cycle over executions whose length changes with the scale: an arithmetic progression.
+  // A cycle over executions whose length changes with the scale: an arithmetic progression, of
+  // values or of peers relative to the rank (a shift exchange's offsets 1, 2, ..., P-1).
   Expr progression(const std::vector<const Expr*>& xs, const std::string& what) {
     std::vector<Expr> starts, steps, lengths;
+    const auto kind = xs[0]->children.empty() ? Expr::Kind::Const : xs[0]->children[0].kind;
+    const bool peers = kind == Expr::Kind::RankOffset;
+    auto valueOf = [&](const Expr& c) { return peers ? static_cast<double>(c.offset) : c.value; };
     for (std::size_t t = 0; t < xs.size(); ++t) {
       const auto& ch = xs[t]->children;
-      bool ap = ch.size() >= 2;
-      for (const auto& c : ch) ap = ap && c.kind == Expr::Kind::Const;
-      for (std::size_t k = 2; ap && k < ch.size(); ++k) ap = ch[k].value - ch[k - 1].value == ch[1].value - ch[0].value;
+      bool ap = ch.size() >= 2 && (kind == Expr::Kind::Const || peers);
+      for (const auto& c : ch) ap = ap && c.kind == kind;
+      for (std::size_t k = 2; ap && k < ch.size(); ++k) ap = valueOf(ch[k]) - valueOf(ch[k - 1]) == valueOf(ch[1]) - valueOf(ch[0]);
       if (!ap)
         throw error(fmt::format("{}: a cycle of {} values at {} and {} at {} that is no arithmetic progression", what,
                                 ch.size(), at(t), xs[0]->children.size(), at(0)));
-      starts.push_back(Expr::constant(ch[0].value));
-      steps.push_back(Expr::constant(ch[1].value - ch[0].value));
+      starts.push_back(Expr::constant(valueOf(ch[0])));
+      steps.push_back(Expr::constant(valueOf(ch[1]) - valueOf(ch[0])));
       lengths.push_back(Expr::constant(static_cast<double>(ch.size())));
     }
     auto fit = [&](const std::vector<Expr>& v, const std::string& part) {
@@ -1039,6 +1043,8 @@ class Aligner {
       return constant(p, what + " (" + part + ")");
     };
     ++res_.stats["progressions"];
+    if (peers)
+      return Expr::progressionPeer(fit(starts, "first value"), fit(steps, "step"), fit(lengths, "number of values"));
     return Expr::progression(fit(starts, "first value"), fit(steps, "step"), fit(lengths, "number of values"));
   }
 

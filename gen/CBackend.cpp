@@ -223,7 +223,8 @@ std::string formatUs(double us) {
 bool hasByExecution(const Expr& e) {
   // A progression over executions and a relation's peer per step (scale-free programs) read the
   // execution counter too.
-  if (e.kind == Expr::Kind::ByExecution || e.kind == Expr::Kind::Progression) return true;
+  if (e.kind == Expr::Kind::ByExecution || e.kind == Expr::Kind::Progression || e.kind == Expr::Kind::ProgressionPeer)
+    return true;
   if (e.kind == Expr::Kind::RelationPeer && !e.perExecutionInvariant()) return true;
   return std::any_of(e.children.begin(), e.children.end(), hasByExecution);
 }
@@ -2267,8 +2268,17 @@ class CWriter : public ProgramWalker {
       const bool simple = length.find(' ') == std::string::npos;
       std::string k = fmt::format("{} % {}", scope_.counter, simple ? length : "(" + length + ")");
       const auto is = [](const Expr& c, double v) { return c.isConst() && c.value == v; };
+      if (is(e.children[1], -1) && !is(e.children[0], 0)) return fmt::format("({} - {})", start, k);  // counting down
       if (!is(e.children[1], 1)) k = fmt::format("{} * ({})", step, k);
       return is(e.children[0], 0) ? "(" + k + ")" : fmt::format("({} + {})", start, k);
+    }
+
+    // (rank + i) % nranks, i the progression: the stored offsets lie in 0 .. P-1 (the
+    // extrapolation checked them at every template), so one remainder brings the sum back.
+    std::string progressionPeer(const Expr& e) override {
+      Expr offsets = e;
+      offsets.kind = Expr::Kind::Progression;
+      return fmt::format("((rank + {}) % nranks)", progression(offsets));
     }
 
     std::string firstIteration(const Expr& e) override {
@@ -2759,8 +2769,8 @@ class CWriter : public ProgramWalker {
   }
 
   // A relation's peer (gen/GridRelation.h) in C, at the step the statement's execution counter
-  // names, and its domain as a condition of scale_problem(): the row's XOR partner needs px a
-  // power of two, the transpose partner px a multiple of py.
+  // names, and its domain as a condition of scale_problem(): the row's XOR partners (2^k, or i
+  // for a pairwise exchange) need px a power of two, the transpose partner px a multiple of py.
   std::string relationPeerText(GridRelation rel, const std::string& counter) {
     const bool oneD = program_.scaleFree && program_.scaleFree->dims == 1;
     const std::string row = oneD ? "nranks" : "px";
@@ -2771,6 +2781,11 @@ class CWriter : public ProgramWalker {
                            fmt::format("{} a power of two", oneD ? "the rank count" : "px"));
         noteScaleCondition(fmt::format("{} >= 2", row), fmt::format("{} at least 2", oneD ? "the rank count" : "px"));
         return fmt::format("(rank ^ (1 << ({} % ilog2({}))))", counter, row);
+      case GridRelation::RowPairwise:
+        noteScaleCondition(fmt::format("is_power_of_two({})", row),
+                           fmt::format("{} a power of two", oneD ? "the rank count" : "px"));
+        noteScaleCondition(fmt::format("{} >= 2", row), fmt::format("{} at least 2", oneD ? "the rank count" : "px"));
+        return fmt::format("(rank ^ (1 + {} % ({} - 1)))", counter, row);
       case GridRelation::Transpose:
         if (oneD || program_.scaleFree->dims != 2)
           throw std::invalid_argument("scale-free: the transpose partner on a grid that is not 2-D");

@@ -5,7 +5,7 @@
 // against the recordings.
 //
 // The relations are those of codes that pair ranks by their bits or by a transposed block (NPB
-// CG's row sums and transpose exchange); each has a domain (the grids it is defined on), which
+// CG's row sums and transpose exchange, hand-written all-to-all exchanges); each has a domain (the grids it is defined on), which
 // a scale-free benchmark checks before it communicates, and a number of steps at a grid (the
 // peers a rank names in turn, one per trip of the loop the call sits in).
 #pragma once
@@ -20,6 +20,9 @@ enum class GridRelation : std::uint8_t {
   // Step k: rank XOR 2^k for k = 0 .. log2(px)-1 (recursive doubling within a row of px = 2^n
   // ranks, x fastest, so bit k of the rank is bit k of x). In 1-D the row is every rank.
   RowXor,
+  // Step k: rank XOR (k + 1) for k = 0 .. px-2 (a pairwise exchange: each rank of a row of px =
+  // 2^n ranks meets every other once, a complete graph whose step k is a perfect matching).
+  RowPairwise,
   // One step: (h * y + x mod h, x div h) with h = px / py, on a 2-D grid whose px is a multiple
   // of py (on a square grid (y, x)).
   Transpose,

@@ -627,6 +627,7 @@ class Renderer : public ProgramWalker {
       case Expr::Kind::Formula:
       case Expr::Kind::GridPeer:
       case Expr::Kind::RelationPeer:
+      case Expr::Kind::ProgressionPeer:
         // Scale-free values are leaves: their text is spelled where they are used.
         if (!scaleFree()) throw std::logic_error("NcptlBackend: a scale-free expression in a program of one scale");
         c.values[key] = e;
@@ -1286,6 +1287,19 @@ class Renderer : public ProgramWalker {
     out.push_back(std::move(pc));
   }
 
+  // Whether an expression has a value before the scale is known (no formula of the scale in it).
+  static bool atOneScale(const Expr& e) {
+    switch (e.kind) {
+      case Expr::Kind::Formula:
+      case Expr::Kind::GridPeer:
+      case Expr::Kind::RelationPeer:
+      case Expr::Kind::ProgressionPeer:
+      case Expr::Kind::Block: return false;
+      case Expr::Kind::Progression: return e.constantProgression();
+      default: return std::all_of(e.children.begin(), e.children.end(), atOneScale);
+    }
+  }
+
   // A loop whose trip count cycles from one entry to the next (counts T[0..k-1], entry index E
   // known) counts its iterations over all entries: entry E starts at (E / k) * S + P[E MOD k],
   // with S the sum of a cycle and P its prefix sums. Its variable is then the execution index
@@ -1300,7 +1314,7 @@ class Renderer : public ProgramWalker {
     std::vector<int> firstLoops;
     loop.iterations.firstIterationLoops(firstLoops);
     const std::int64_t k = loop.iterations.executionPeriod();
-    if (!firstLoops.empty() || k <= 1 || k > kMaxCasePeriod) return {};
+    if (!firstLoops.empty() || k <= 1 || k > kMaxCasePeriod || !atOneScale(loop.iterations)) return {};
     const Rank r0 = *c.ranks.first();
     std::vector<std::int64_t> prefix{0};
     for (std::int64_t e = 0; e < k; ++e)
@@ -1699,6 +1713,16 @@ class Renderer : public ProgramWalker {
       data d;
       d.set("single", true);
       d.set("rank", v.kind == Expr::Kind::GridPeer ? gridPeerText(v.grid, "t") : relationPeerText(v.relation, "t"));
+      out.text = fill("tasks", d);
+      return out;
+    }
+    if (v.kind == Expr::Kind::ProgressionPeer) {  // (t + the progression) MOD num_tasks
+      Expr offsets = v;
+      offsets.kind = Expr::Kind::Progression;
+      out.relative = true;
+      data d;
+      d.set("single", true);
+      d.set("rank", fmt::format("(t + {}) MOD num_tasks", intText(offsets)));
       out.text = fill("tasks", d);
       return out;
     }
@@ -2758,8 +2782,9 @@ class Renderer : public ProgramWalker {
   }
 
   // The peer of task `v` by a relation (gen/GridRelation.h), as the C backend computes it: the
-  // row's XOR partner at step k MOD log2(px), k the statement's execution index (as a
-  // progression's), and the transpose partner from v's coordinates; each notes its domain.
+  // row's XOR partner at step k MOD log2(px) (a pairwise exchange's: XOR 1 + k MOD (px - 1)), k
+  // the statement's execution index (as a progression's), and the transpose partner from v's
+  // coordinates; each notes its domain.
   // XOR binds as loosely as '+' and '<<' as tightly as '*' (the language reference's
   // precedence table), so the text is parenthesised throughout.
   std::string relationPeerText(GridRelation rel, const std::string& v) {
@@ -2772,6 +2797,19 @@ class Renderer : public ProgramWalker {
         steps.c1num = 1;
         const std::string n = formulaText(steps);  // log2 of the row, noting it a power of two
         return fmt::format("({} XOR (1 << (({}) MOD {})))", v, executionIndexText(), factor(n));
+      }
+      case GridRelation::RowPairwise: {
+        ScaleFormula rowLess1;  // px - 1 (every task in 1-D), noting its domain as RowXor's
+        rowLess1.var = dims == 1 ? ScaleFormula::Var::P : ScaleFormula::Var::Px;
+        rowLess1.num = 1;
+        rowLess1.c0num = -1;
+        rowLess1.c1num = 1;
+        ScaleFormula steps = rowLess1;
+        steps.num = 0;
+        steps.logPower = 1;
+        steps.c0num = 0;
+        formulaText(steps);  // the row a power of two
+        return fmt::format("({} XOR (1 + ({}) MOD {}))", v, executionIndexText(), factor(formulaText(rowLess1)));
       }
       case GridRelation::Transpose: {
         if (dims != 2) throw std::invalid_argument("scale-free: the transpose partner on a grid that is not 2-D");

@@ -14,8 +14,10 @@ std::int64_t BlockTerm::at(const std::array<std::int64_t, 3>& ext, const std::ar
 }
 
 bool Expr::perExecutionInvariant() const {
-  if (kind == Kind::ByExecution || kind == Kind::FirstIteration || kind == Kind::Progression) return false;
-  if (kind == Kind::RelationPeer && relation == GridRelation::RowXor) return false;  // a peer per step
+  if (kind == Kind::ByExecution || kind == Kind::FirstIteration || kind == Kind::Progression ||
+      kind == Kind::ProgressionPeer)
+    return false;
+  if (kind == Kind::RelationPeer && relation != GridRelation::Transpose) return false;  // a peer per step
   for (const auto& c : children)
     if (!c.perExecutionInvariant()) return false;
   return true;
@@ -58,6 +60,7 @@ double Expr::eval(Rank rank, Rank numRanks, std::int64_t execution, const std::m
       [[fallthrough]];
     case Kind::Formula:
     case Kind::GridPeer:
+    case Kind::ProgressionPeer:
     case Kind::RelationPeer:
     case Kind::Block:
       throw std::logic_error("Expr::eval: a scale-free expression has no value before the scale is known");
@@ -89,6 +92,7 @@ Expr Expr::atExecution(std::int64_t execution, const std::map<int, bool>& firstI
       [[fallthrough]];
     case Kind::Formula:
     case Kind::GridPeer:
+    case Kind::ProgressionPeer:
     case Kind::RelationPeer:
     case Kind::Block:
       throw std::logic_error("Expr::atExecution: a scale-free expression");

@@ -73,6 +73,9 @@ struct Expr {
     Formula,         // formula: a function of the rank count and the grid's extents
     GridPeer,        // grid: the rank one grid step away from the caller
     Progression,     // children[0] + children[1] * (k mod children[2]) at the k-th execution
+    // (rank + children[0] + children[1] * (k mod children[2])) mod numRanks at the k-th execution: a
+    // peer that counts through the ranks, as a shift exchange's (r + i) mod P for i = 1 .. P-1.
+    ProgressionPeer,
     RelationPeer,    // relation: the caller's peer at step k mod (its steps) at the k-th execution
     Block,           // block: a + b * block(N, p_d, c_d) of the caller's coordinate c_d
     // A compute time that drifts over calls (ComputeTime::calls): children[i] for the calls of
@@ -110,6 +113,11 @@ struct Expr {
   static Expr gridPeer(const GridStep& g) { return Expr{Kind::GridPeer, 0, 0, {}, -1, {}, {}, g, {}, {}, {}}; }
   static Expr progression(Expr start, Expr step, Expr length) {
     return Expr{Kind::Progression, 0, 0, {}, -1, {std::move(start), std::move(step), std::move(length)}, {}, {}, {}, {}, {}};
+  }
+  static Expr progressionPeer(Expr start, Expr step, Expr length) {
+    Expr e = progression(std::move(start), std::move(step), std::move(length));
+    e.kind = Kind::ProgressionPeer;
+    return e;
   }
   static Expr relationPeer(GridRelation r) {
     Expr e = gridPeer({});

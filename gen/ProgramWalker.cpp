@@ -205,6 +205,7 @@ std::string ExprPrinter::formula(const Expr&) {
 std::string ExprPrinter::gridPeer(const Expr& e) { return formula(e); }
 std::string ExprPrinter::progression(const Expr& e) { return formula(e); }
 std::string ExprPrinter::relationPeer(const Expr& e) { return formula(e); }
+std::string ExprPrinter::progressionPeer(const Expr& e) { return formula(e); }
 std::string ExprPrinter::block(const Expr& e) { return formula(e); }
 
 std::string ExprPrinter::byCall(const Expr& e) { return constant(e.value); }
@@ -235,6 +236,9 @@ std::string ExprPrinter::print(const Expr& e) {
     case Expr::Kind::Progression:
       if (e.children.size() != 3) throw std::logic_error("Expr: a progression needs a start, a step and a length");
       return progression(e);
+    case Expr::Kind::ProgressionPeer:
+      if (e.children.size() != 3) throw std::logic_error("Expr: a progression needs a start, a step and a length");
+      return progressionPeer(e);
   }
   throw std::logic_error("Expr: unknown kind");
 }

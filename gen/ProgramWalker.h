@@ -159,6 +159,7 @@ class ExprPrinter {
   virtual std::string gridPeer(const Expr& e);     // e.grid
   virtual std::string progression(const Expr& e); // e.children: start, step, length
   virtual std::string relationPeer(const Expr& e); // e.relation, its step k mod steps at execution k
+  virtual std::string progressionPeer(const Expr& e);  // the rank plus a progression, mod the rank count
   virtual std::string block(const Expr& e);        // e.block, of the caller's coordinate
   // A compute time by call (e.firsts, e.children); the default writes its mean (e.value), for
   // languages without a counter of their own per value.

@@ -19,15 +19,4 @@ int exactLog2(Rank n) {
   return l;
 }
 
-bool HypercubeRelation::definedOn(const Grid& g) const { return gen::relationDefinedOn(kind(), g.dims, g.ext); }
-
-std::size_t HypercubeRelation::steps(const Grid& g) const {
-  return static_cast<std::size_t>(gen::relationSteps(kind(), g.dims, g.ext));
-}
-
-std::int64_t HypercubeRelation::stored(const Grid& g, Rank r, std::size_t k) const {
-  const Rank partner = gen::relationPeer(kind(), g.dims, g.ext, r, static_cast<std::int64_t>(k));
-  return ((partner - r) % g.size() + g.size()) % g.size();
-}
-
 }  // namespace tracegen::extrap

@@ -8,13 +8,9 @@ namespace tracegen::extrap {
 // Step k of a rank's list is the rank whose row coordinate differs in bit k alone, for k = 0 ..
 // log2(px) - 1: the butterfly of a row of px = 2^n ranks (NPB CG's row sums). In 1-D the row is
 // every rank.
-class HypercubeRelation final : public PeerRelation {
+class HypercubeRelation final : public ArithmeticRelation {
  public:
-  std::string name() const override { return std::string(gen::relationName(kind())); }
   gen::GridRelation kind() const override { return gen::GridRelation::RowXor; }
-  bool definedOn(const Grid& g) const override;
-  std::size_t steps(const Grid& g) const override;
-  std::int64_t stored(const Grid& g, Rank r, std::size_t k) const override;
 };
 
 // log2(n) for a power of two n >= 2; -1 otherwise.

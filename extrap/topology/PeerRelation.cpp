@@ -7,6 +7,7 @@
 // value).
 #include "extrap/topology/PeerRelation.h"
 
+#include "extrap/topology/CompleteGraph.h"
 #include "extrap/topology/Hypercube.h"
 #include "extrap/topology/Transpose.h"
 #include "ir/Periodic.h"
@@ -17,10 +18,24 @@ const std::vector<std::unique_ptr<PeerRelation>>& peerRelations() {
   static const std::vector<std::unique_ptr<PeerRelation>> relations = [] {
     std::vector<std::unique_ptr<PeerRelation>> r;
     r.push_back(std::make_unique<HypercubeRelation>());
+    r.push_back(std::make_unique<CompleteGraphRelation>());
     r.push_back(std::make_unique<TransposeRelation>());
     return r;
   }();
   return relations;
+}
+
+std::string ArithmeticRelation::name() const { return std::string(gen::relationName(kind())); }
+
+bool ArithmeticRelation::definedOn(const Grid& g) const { return gen::relationDefinedOn(kind(), g.dims, g.ext); }
+
+std::size_t ArithmeticRelation::steps(const Grid& g) const {
+  return static_cast<std::size_t>(gen::relationSteps(kind(), g.dims, g.ext));
+}
+
+std::int64_t ArithmeticRelation::stored(const Grid& g, Rank r, std::size_t k) const {
+  const Rank partner = gen::relationPeer(kind(), g.dims, g.ext, r, static_cast<std::int64_t>(k));
+  return ((partner - r) % g.size() + g.size()) % g.size();
 }
 
 namespace {

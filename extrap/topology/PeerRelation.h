@@ -3,7 +3,7 @@
 // A grid direction is one step for every rank of a position class (extrap/topology/Grid.h). Some
 // codes name their peers by arithmetic on the rank that gives each rank of a class a peer of
 // its own: recursive doubling's partner rank XOR 2^k (+1 for an even rank, -1 for an odd one),
-// a matrix transpose's partner (col * ncols + row). Such a peer is a relation: a function of
+// a pairwise exchange's rank XOR i, a matrix transpose's partner (col * ncols + row). Such a peer is a relation: a function of
 // the rank and the grid's extents that holds for every rank at every scale, and that the
 // extrapolation evaluates at the target for each rank of the event. A relation names a list of
 // peers per rank, one per step of the loop the event sits in (XOR 2^0, 2^1, ... over the bits
@@ -37,8 +37,20 @@ class PeerRelation {
   virtual gen::GridRelation kind() const = 0;
 };
 
+// A relation whose arithmetic is gen/GridRelation.h's for kind() (every relation so far): its
+// name, domain, steps and peers are that one definition's, which scale-free benchmarks evaluate
+// too.
+class ArithmeticRelation : public PeerRelation {
+ public:
+  std::string name() const override;
+  bool definedOn(const Grid& g) const override;
+  std::size_t steps(const Grid& g) const override;
+  std::int64_t stored(const Grid& g, Rank r, std::size_t k) const override;
+};
+
 // Every relation the extrapolation tries, in the order tried (extrap/topology/Hypercube.h,
-// extrap/topology/Transpose.h).
+// extrap/topology/CompleteGraph.h, extrap/topology/Transpose.h). On a row of 2 ranks the
+// hypercube and the complete graph are one relation (XOR 1); from 4 on they differ.
 const std::vector<std::unique_ptr<PeerRelation>>& peerRelations();
 
 // Rank r's list of peers under `rel` at g, reduced to its shortest period (a list consumed

@@ -10,9 +10,10 @@
 //   * its position classes at a layout, their names and the class of a rank;
 //   * how a relative peer relates to the ranks of a class (a grid direction), and, where the
 //     ranks of a class each have a peer of their own, the relations that may give it
-//     (extrap/topology/PeerRelation.h: the hypercube's rank XOR 2^k, the transpose).
-// The grid (extrap/topology/Grid.h, GridTopology) is the one kind of layout; the hypercube and
-// transpose are relations on it.
+//     (extrap/topology/PeerRelation.h: the hypercube's rank XOR 2^k, the complete graph's rank
+//     XOR i, the transpose).
+// The grid (extrap/topology/Grid.h, GridTopology) is the one kind of layout; the hypercube,
+// complete graph and transpose are relations on it.
 #pragma once
 
 #include <memory>

@@ -12,14 +12,8 @@
 
 namespace tracegen::extrap {
 
-bool TransposeRelation::definedOn(const Grid& g) const { return gen::relationDefinedOn(kind(), g.dims, g.ext); }
-
 Rank TransposeRelation::partner(const Grid& g, Rank r) {
   return gen::relationPeer(gen::GridRelation::Transpose, g.dims, g.ext, r, 0);
-}
-
-std::int64_t TransposeRelation::stored(const Grid& g, Rank r, std::size_t) const {
-  return ((partner(g, r) - r) % g.size() + g.size()) % g.size();
 }
 
 }  // namespace tracegen::extrap

@@ -7,13 +7,9 @@ namespace tracegen::extrap {
 
 // On a px x py grid with px = h * py (h >= 1), rank (x, y) exchanges with rank
 // (h * y + x mod h, x div h): on a square grid (x, y) with (y, x), NPB CG's col * ncols + row.
-class TransposeRelation final : public PeerRelation {
+class TransposeRelation final : public ArithmeticRelation {
  public:
-  std::string name() const override { return std::string(gen::relationName(kind())); }
   gen::GridRelation kind() const override { return gen::GridRelation::Transpose; }
-  bool definedOn(const Grid& g) const override;
-  std::size_t steps(const Grid&) const override { return 1; }
-  std::int64_t stored(const Grid& g, Rank r, std::size_t k) const override;
   // The partner of rank r (an absolute rank).
   static Rank partner(const Grid& g, Rank r);
 };

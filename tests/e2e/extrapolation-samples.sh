@@ -14,6 +14,7 @@ args_of() {
     rowcol) echo "10 1024" ;;
     wavefront) echo "3 4 16" ;;
     intsort) echo "3 16384" ;;
+    pairwise) echo "3 64" ;;
   esac
 }
 
@@ -22,7 +23,7 @@ inputs_of() {
     stencil2d | stencil_strong | wavefront) echo "9 12 16" ;;
     ring) echo "4 6 8" ;;
     halo3d) echo "18 27 36" ;;
-    fft) echo "4 8 16" ;;
+    fft | pairwise) echo "4 8 16" ;;
     rowcol | intsort) echo "8 16 32" ;;
   esac
 }

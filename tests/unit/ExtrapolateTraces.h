@@ -177,4 +177,38 @@ inline std::string periodicHaloText(Rank px, Rank py, Rank pz) {
                      p, all, groups("dest", 1), groups("source", -1));
 }
 
+// A hand-written all-to-all by point-to-point calls (P a power of two): P-1 rounds of
+// MPI_Sendrecv with rank XOR i (i = 1 .. P-1, each round a perfect matching: the complete graph
+// over the rounds), then P-1 rounds of a shift exchange, sending to rank + i and receiving from
+// rank - i. The first loop's peers differ per rank (no grid direction: the complete-graph
+// relation), the second's count through the ranks (a progression of offsets).
+inline std::string pairwiseText(Rank p) {
+  auto rel = [&](Rank r, Rank peer) { return ((peer - r) % p + p) % p; };
+  std::map<std::string, std::vector<Rank>> byList;
+  for (Rank r = 0; r < p; ++r) {
+    std::string v;
+    for (Rank i = 1; i < p; ++i) v += fmt::format(" {}", rel(r, r ^ i));
+    byList[v].push_back(r);
+  }
+  std::string xorPeers;
+  for (const char* key : {"dest", "source"})
+    for (const auto& [values, ranks] : byList)
+      xorPeers += fmt::format("  {} rel{} @ {}\n", key, values, RankList::fromSorted(ranks).str());
+  std::string up, down;
+  for (Rank i = 1; i < p; ++i) {
+    up += fmt::format(" {}", i);
+    down += fmt::format(" {}", p - i);
+  }
+  const std::string all = RankList::all(p).str();
+  return fmt::format("tracegen-trace 1\nranks {0}\norigin hand-written\ndatatype MPI_DOUBLE 8\n"
+                     "event 0 MPI_Init @ {1}\n  site pw.c:10\n"
+                     "event 1 MPI_Sendrecv @ {1}\n  site pw.c:20\n  loop 0 iter {2}\n  loop 0 mem 1\n  comm 2\n"
+                     "  count 64\n  datatype MPI_DOUBLE\n  recvcount 64\n  recvtype MPI_DOUBLE\n{3}  tag 7\n  recvtag 7\n"
+                     "event 2 MPI_Sendrecv @ {1}\n  site pw.c:30\n  loop 0 iter {2}\n  loop 0 mem 1\n  comm 2\n"
+                     "  count 32\n  datatype MPI_DOUBLE\n  recvcount 32\n  recvtype MPI_DOUBLE\n  dest rel{4}\n"
+                     "  source rel{5}\n  tag 8\n  recvtag 8\n"
+                     "event 3 MPI_Finalize @ {1}\n  site pw.c:40\n",
+                     p, all, p - 1, xorPeers, up, down);
+}
+
 }  // namespace tracegen::extrap::traces

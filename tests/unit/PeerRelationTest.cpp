@@ -1,18 +1,21 @@
 // Peers that follow a relation rather than a grid direction (extrap/topology/PeerRelation.h):
-// recursive doubling's rank XOR 2^k within a row (the hypercube) and a matrix transpose's
-// partner, on their own and in an NPB-CG-like trace extrapolated from 4, 8 and 16 ranks.
+// recursive doubling's rank XOR 2^k within a row (the hypercube), a pairwise exchange's rank XOR
+// i (the complete graph) and a matrix transpose's partner, on their own, in an NPB-CG-like trace
+// and in a hand-written all-to-all extrapolated from 4, 8 and 16 ranks.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <map>
 
 #include "extrap/Extrapolate.h"
+#include "extrap/topology/CompleteGraph.h"
 #include "extrap/topology/Hypercube.h"
 #include "extrap/topology/Topology.h"
 #include "extrap/topology/Transpose.h"
 #include "ir/Diagnostics.h"
 #include "ir/Summary.h"
 #include "ir/Verify.h"
+#include "tests/unit/ExtrapolateTraces.h"
 
 namespace tracegen::extrap {
 namespace {
@@ -34,7 +37,7 @@ TEST(ExtrapolatePeerRelation, GridTopologyGivesClassesVariablesAndRelations) {
   EXPECT_TRUE(topo.classRanks(g, topo.classOf(g, 13)).contains(13));
   EXPECT_EQ(topo.scaleVars().size(), 3u);
   EXPECT_FALSE(topo.candidateScales(16).empty());
-  EXPECT_EQ(topo.relations().size(), 2u);
+  EXPECT_EQ(topo.relations().size(), 3u);
   // The east neighbour of the interior: +1, the same step a scale-free benchmark takes.
   const auto east = topo.peerDirection(g, topo.classOf(g, 13), 1);
   ASSERT_TRUE(east.has_value());
@@ -55,6 +58,23 @@ TEST(ExtrapolatePeerRelation, HypercubeFlipsOneBitOfTheRowPerStep) {
   EXPECT_FALSE(xr.definedOn(Grid{2, {3, 4, 1}}));
   EXPECT_EQ(exactLog2(8), 3);
   EXPECT_EQ(exactLog2(6), -1);
+}
+
+TEST(ExtrapolatePeerRelation, CompleteGraphMeetsEveryRankOfTheRowOnce) {
+  const CompleteGraphRelation cr;
+  const Grid g = cgGrid(32);  // 8x4
+  EXPECT_TRUE(cr.definedOn(g));
+  EXPECT_EQ(cr.steps(g), 7u);
+  // Rank 13 is x = 5 in row 1 (ranks 8 .. 15): partners 13 XOR 1 .. 13 XOR 7 = 12, 15, 14, 9,
+  // 8, 11, 10, every other rank of its row once.
+  EXPECT_EQ(relationList(cr, g, 13), (Values{31, 2, 1, 28, 27, 30, 29}));
+  // Ranks that agree in their row's low bits agree in their lists (8 and 12 at 4 apart).
+  EXPECT_EQ(relationList(cr, g, 8), relationList(cr, g, 0));
+  EXPECT_NE(relationList(cr, g, 9), relationList(cr, g, 8));
+  // On a row of 2 it is the hypercube's one step; a row of 6 is neither.
+  EXPECT_EQ(relationList(cr, Grid{1, {2, 1, 1}}, 1), relationList(HypercubeRelation(), Grid{1, {2, 1, 1}}, 1));
+  EXPECT_FALSE(cr.definedOn(Grid{2, {6, 4, 1}}));
+  EXPECT_EQ(cr.name(), gen::relationName(gen::GridRelation::RowPairwise));
 }
 
 TEST(ExtrapolatePeerRelation, TransposeMirrorsTheBlocksOfTheGrid) {
@@ -95,9 +115,17 @@ TEST(GridRelation, PeersAndDomainsAsTheBenchmarkComputesThem) {
   EXPECT_EQ(gen::relationPeer(GridRelation::Transpose, 2, g4x2, 1, 0), 1);
   EXPECT_EQ(gen::relationPeer(GridRelation::Transpose, 2, g4x4, 1, 0), 4);
   EXPECT_EQ(gen::relationPeer(GridRelation::Transpose, 2, g4x4, 5, 0), 5);
+  // The pairwise exchange: rank XOR (k + 1) over px - 1 steps, px a power of two.
+  EXPECT_EQ(gen::relationSteps(GridRelation::RowPairwise, 2, g8x4), 7);
+  EXPECT_EQ(gen::relationPeer(GridRelation::RowPairwise, 2, g8x4, 13, 0), 12);
+  EXPECT_EQ(gen::relationPeer(GridRelation::RowPairwise, 2, g8x4, 13, 6), 10);
+  EXPECT_EQ(gen::relationSteps(GridRelation::RowPairwise, 1, {16, 1, 1}), 15);
+  EXPECT_FALSE(gen::relationDefinedOn(GridRelation::RowPairwise, 2, g6x4));
+  EXPECT_EQ(gen::relationSteps(GridRelation::RowPairwise, 2, g6x4), 0);
   // The extrapolation's relations are these (the one definition both evaluate).
   EXPECT_EQ(HypercubeRelation().kind(), GridRelation::RowXor);
   EXPECT_EQ(TransposeRelation().kind(), GridRelation::Transpose);
+  EXPECT_EQ(CompleteGraphRelation().kind(), GridRelation::RowPairwise);
   EXPECT_EQ(HypercubeRelation().name(), gen::relationName(GridRelation::RowXor));
 }
 
@@ -160,6 +188,17 @@ std::vector<std::string> sourcesOf(const Trace& t, std::size_t event) {
   return out;
 }
 
+// Every rank makes the same calls and sends and receives the same bytes in both traces.
+void expectSameCallsAndBytes(const Trace& got, const Trace& want) {
+  const TraceSummary g = summarizeTrace(got, "got"), w = summarizeTrace(want, "want");
+  ASSERT_EQ(g.perRank.size(), w.perRank.size());
+  for (std::size_t k = 0; k < g.perRank.size(); ++k) {
+    EXPECT_EQ(g.perRank[k].ops, w.perRank[k].ops) << "rank " << k;
+    EXPECT_EQ(g.perRank[k].bytesSent, w.perRank[k].bytesSent) << "rank " << k;
+    EXPECT_EQ(g.perRank[k].bytesReceived, w.perRank[k].bytesReceived) << "rank " << k;
+  }
+}
+
 TEST(ExtrapolatePeerRelation, CgLikePeersAreExtrapolatedRankByRank) {
   const std::vector<ExtrapolateInput> in{{"cg-4.tgt", cgTrace(4)}, {"cg-8.tgt", cgTrace(8)}, {"cg-16.tgt", cgTrace(16)}};
   for (Rank target : {32, 64}) {
@@ -172,12 +211,7 @@ TEST(ExtrapolatePeerRelation, CgLikePeersAreExtrapolatedRankByRank) {
     EXPECT_EQ(sourcesOf(r.trace, 2), sourcesOf(want, 2)) << target;
     EXPECT_EQ(r.trace.events[1].loops.at(0).iter.at(0).values, want.events[1].loops.at(0).iter.at(0).values);
     EXPECT_EQ(r.trace.events[1].param(Param::Tag)->groups.at(0).values, want.events[1].param(Param::Tag)->groups.at(0).values);
-    const TraceSummary got = summarizeTrace(r.trace, "got"), expected = summarizeTrace(want, "want");
-    ASSERT_EQ(got.perRank.size(), expected.perRank.size());
-    for (std::size_t k = 0; k < got.perRank.size(); ++k) {
-      EXPECT_EQ(got.perRank[k].ops, expected.perRank[k].ops) << "rank " << k;
-      EXPECT_EQ(got.perRank[k].bytesReceived, expected.perRank[k].bytesReceived) << "rank " << k;
-    }
+    expectSameCallsAndBytes(r.trace, want);
     EXPECT_GE(r.stats.at("peers by relation"), 2);
   }
 }
@@ -189,6 +223,26 @@ TEST(ExtrapolatePeerRelation, PeersNoRelationGivesAreStillRefused) {
   for (Rank r = 0; r < 8; ++r) mirror.push_back({RankList::single(r), {((7 - r - r) % 8 + 8) % 8}});
   in[1].trace.events[2].setParam(Param::Source, mirror, true);
   EXPECT_THROW(extrapolate(in, ExtrapolateOptions{32, {}}), InputError);
+}
+
+TEST(ExtrapolatePeerRelation, HandWrittenAllToAllIsExtrapolatedExactly) {
+  // Rounds of rank XOR i (the complete-graph relation, P-1 steps) and of a shift exchange
+  // (offsets 1 .. P-1: a progression whose length follows P), from 4, 8 and 16 ranks.
+  const std::vector<ExtrapolateInput> in{traces::input("pw4.tgt", traces::pairwiseText(4)),
+                                         traces::input("pw8.tgt", traces::pairwiseText(8)),
+                                         traces::input("pw16.tgt", traces::pairwiseText(16))};
+  for (Rank target : {32, 64}) {
+    const ExtrapolateResult r = extrapolate(in, ExtrapolateOptions{target, {}});
+    verifyStructure(r.trace, "out");
+    const Trace want = traces::input("want.tgt", traces::pairwiseText(target)).trace;
+    EXPECT_EQ(sourcesOf(r.trace, 1), sourcesOf(want, 1)) << target;
+    EXPECT_EQ(sourcesOf(r.trace, 2), sourcesOf(want, 2)) << target;
+    EXPECT_EQ(r.trace.events[2].param(Param::Dest)->groups.at(0).values, want.events[2].param(Param::Dest)->groups.at(0).values);
+    EXPECT_EQ(r.trace.events[1].loops.at(0).iter.at(0).values, (Values{target - 1}));
+    expectSameCallsAndBytes(r.trace, want);
+    EXPECT_GE(r.stats.at("peers by relation"), 2);
+    EXPECT_GE(r.stats.at("peer lists as progressions"), 2);
+  }
 }
 
 }  // namespace

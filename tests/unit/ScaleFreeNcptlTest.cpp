@@ -68,6 +68,19 @@ TEST(ScaleFreeNcptl, CgLikeRelationPeersAreArithmeticOnTheTask) {
   EXPECT_NE(checkAt(text, 24).find("px a power of two"), std::string::npos) << checkAt(text, 24);
 }
 
+TEST(ScaleFreeNcptl, HandWrittenAllToAllPeersAreArithmeticOnTheTask) {
+  std::vector<ExtrapolateInput> in{input("pw4.tgt", traces::pairwiseText(4)), input("pw8.tgt", traces::pairwiseText(8)),
+                                   input("pw16.tgt", traces::pairwiseText(16))};
+  const std::string text = renderNcptl(buildScaleFree(in).program);
+  // Round i0 of the pairwise exchange: t XOR (1 + i0 MOD (P - 1)); of the shift: t + 1 + i1.
+  EXPECT_NE(text.find("(t XOR (1 + (i0) MOD (num_tasks - 1)))"), std::string::npos) << text;
+  EXPECT_NE(text.find("(t + 1 + i1 MOD (num_tasks - 1)) MOD num_tasks"), std::string::npos) << text;
+  // Every send matched by its partner's receive at 32 and 64 tasks; at 24 the ASSERT stops it.
+  EXPECT_EQ(checkAt(text, 32), "");
+  EXPECT_EQ(checkAt(text, 64), "");
+  EXPECT_NE(checkAt(text, 24).find("a power of two"), std::string::npos) << checkAt(text, 24);
+}
+
 TEST(ScaleFreeNcptl, BlockCountsAreTwoTaskSetsSplitAtTheCoordinate) {
   // 10 doubles per point of the rank's rows, 20 points over sqrt(P) rows (ExtrapolateTraces.h,
   // pipeText): a message specification cannot name the task's coordinate, so each count is

@@ -259,6 +259,32 @@ TEST(ScaleFree, RecursiveDoublingOverAllRanksIsTheRelationIn1D) {
   testing::expectCompilesUnderBothMpis(c, "scalefree-doubling");
 }
 
+TEST(ScaleFree, HandWrittenAllToAllIsAPairwiseRelationAndAShiftProgression) {
+  // Rounds of rank XOR i, i = 1 .. P-1, and of a shift exchange, offsets 1 .. P-1.
+  std::vector<ExtrapolateInput> in{input("pw4.tgt", traces::pairwiseText(4)), input("pw8.tgt", traces::pairwiseText(8)),
+                                   input("pw16.tgt", traces::pairwiseText(16))};
+  const ScaleFreeResult r = buildScaleFree(in);
+  ASSERT_TRUE(r.program.scaleFree);
+  EXPECT_EQ(r.program.scaleFree->dims, 1);
+  std::vector<const gen::Stmt*> loops;
+  for (const auto& s : r.program.body)
+    if (s.kind == gen::Stmt::Kind::Loop) loops.push_back(&s);
+  ASSERT_EQ(loops.size(), 2u);
+  const gen::CallStmt& pairwise = loops[0]->loop.body.at(0).call;
+  ASSERT_EQ(pairwise.params.at(Param::Dest).kind, Expr::Kind::RelationPeer);
+  EXPECT_EQ(pairwise.params.at(Param::Dest).relation, gen::GridRelation::RowPairwise);
+  const gen::CallStmt& shift = loops[1]->loop.body.at(0).call;
+  EXPECT_EQ(shift.params.at(Param::Dest).kind, Expr::Kind::ProgressionPeer);
+  EXPECT_EQ(shift.params.at(Param::Source).kind, Expr::Kind::ProgressionPeer);
+  const std::string c = renderC(r.program);
+  EXPECT_NE(c.find("(rank ^ (1 + calls % (nranks - 1)))"), std::string::npos) << c;
+  EXPECT_NE(c.find("((rank + (1 + calls % (nranks - 1))) % nranks)"), std::string::npos);
+  EXPECT_NE(c.find("((rank + (nranks - 1 - calls % (nranks - 1))) % nranks)"), std::string::npos);
+  EXPECT_NE(c.find("for (long i0 = 0; i0 < nranks - 1; ++i0)"), std::string::npos);
+  EXPECT_NE(c.find("return \"the rank count a power of two\";"), std::string::npos);
+  testing::expectCompilesUnderBothMpis(c, "scalefree-pairwise");
+}
+
 // The Block expressions in e.
 void blocks(const Expr& e, std::vector<gen::BlockTerm>& out) {
   if (e.kind == Expr::Kind::Block) out.push_back(e.block);
