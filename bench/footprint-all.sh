@@ -27,6 +27,7 @@ samples=("$@")
 tracegen=$(realpath "$build/tools/tracegen/tracegen" 2>/dev/null) recorder=$(realpath "$build/record/libtracegen-record.so" 2>/dev/null)
 apps=$(realpath "$build/samples/apps" 2>/dev/null)
 [ -x "$tracegen" ] && [ -f "$recorder" ] && [ -d "$apps" ] || { echo "build $build first (with MPI)" >&2; exit 2; }
+build=$(realpath "$build")  # the real applications' scripts run elsewhere
 tolerance=${TOLERANCE:-5}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 TRACEGEN_QUIET=1
 work=$(mktemp -d)

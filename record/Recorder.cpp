@@ -33,6 +33,7 @@
 #include "record/CallSites.h"
 #include "record/Clustering.h"
 #include "record/LoopCompressor.h"
+#include "record/OwnMemory.h"
 #include "record/Wire.h"
 
 namespace tracegen::record {
@@ -255,6 +256,12 @@ class Recorder {
   // comparison on a shared host cannot resolve.
   double ownUs = 0;
   std::int64_t ownCalls = 0;
+  // The application's resident size without the recorder's own memory (record/OwnMemory.h), its
+  // largest as sampled between calls at most every kMemorySampleUs (KiB; -1: none yet).
+  std::int64_t appPeakKb = -1;
+  double memorySampledUs = -1e300;
+  void sampleMemory();                 // now
+  void sampleMemoryEvery(double now);  // at most every kMemorySampleUs of the call clock
   CallSites sites;
   LoopCompressor compressor;
   CallRecord call;  // the call being recorded, reused (guarded as the rest of the recorder)
@@ -771,6 +778,20 @@ void Recorder::markFromReceived(Trace& own) const {
       e.setParam(Param::FromReceived, {ValueGroup{e.ranks, {1}}});
 }
 
+// One read of /proc/self/statm (some microseconds) at most every 2 ms of the run: the resident
+// size less the recorder's own memory, the application's as it stands between its calls.
+void Recorder::sampleMemoryEvery(double now) {
+  constexpr double kMemorySampleUs = 2000;
+  if (now - memorySampledUs < kMemorySampleUs) return;
+  memorySampledUs = now;
+  sampleMemory();
+}
+
+void Recorder::sampleMemory() {
+  const std::int64_t rss = residentKb();
+  if (rss >= 0) appPeakKb = std::max(appPeakKb, rss - ownResidentBytes() / 1024);
+}
+
 void Recorder::finish() {
   const double start = nowUs();
   // Every rank takes part in the reduction below, so all must know whether one cannot.
@@ -791,11 +812,16 @@ void Recorder::finish() {
   Trace footprint;
   footprint.beforeInitUs = beforeInitUs;
   struct rusage usage {};
+  sampleMemory();
   if (getrusage(RUSAGE_SELF, &usage) == 0 && usage.ru_maxrss > 0 && g_loadRssKb >= 0) {
     // What the application holds beyond what any program of C and MPI holds at its start: its
-    // peak, less the load (the recorder's libraries among it), plus its own code at load.
-    const std::int64_t gained =
-        std::max<std::int64_t>(0, static_cast<std::int64_t>(usage.ru_maxrss) - g_loadRssKb + g_applicationCodeKb);
+    // peak, less the load (the recorder's libraries among it), plus its own code at load. The
+    // peak is the process's less the recorder's own memory (record/OwnMemory.h), two lower
+    // bounds of it taken together: the process's peak less the most the recorder ever held, and
+    // the largest sample of the resident size less what the recorder held then.
+    const std::int64_t peak =
+        std::max(static_cast<std::int64_t>(usage.ru_maxrss) - ownResidentPeakBytes() / 1024, appPeakKb);
+    const std::int64_t gained = std::max<std::int64_t>(0, peak - g_loadRssKb + g_applicationCodeKb);
     footprint.memoryKb = {ValueGroup{RankList::single(rank), {gained}}};
   }
   for (std::int64_t c : treeChildren(rank, size))
@@ -922,6 +948,8 @@ CallScope::CallScope(Op op) : op_(op), test_(isTest(op)) {
   if (!rec_->recording) return;
   entry_ = tickUs();
   if (rec_->cpuClock) compute_ = cpuUs();
+  OwnMemoryScope::enter();  // the recorder's work from here on is its own, but the PMPI call
+  own_ = true;
   try {
     site_ = rec_->sites.capture();
   } catch (const std::exception& e) {
@@ -931,7 +959,10 @@ CallScope::CallScope(Op op) : op_(op), test_(isTest(op)) {
   active_ = true;
 }
 
-CallScope::~CallScope() { --t_depth; }
+CallScope::~CallScope() {
+  if (own_) OwnMemoryScope::leave();
+  --t_depth;
+}
 
 // Four clock readings per call: the compute time runs from the end of the recorder's work on
 // the rank's previous recorded call (its commit) to the entry of this call's wrapper, before
@@ -943,10 +974,14 @@ CallScope::~CallScope() { --t_depth; }
 // nanoseconds, count as the call's), since most tests are failed polls, whose MPI time is not
 // recorded (hpcc makes 34 million a rank; a clock reading is about 9 ns). Either way the
 // recorder's work stays out of the compute time.
-void CallScope::begin() { t0_ = test_ ? entry_ : tickUs(); }
+void CallScope::begin() {
+  OwnMemoryScope::pause();  // what MPI allocates for the call is the application's
+  t0_ = test_ ? entry_ : tickUs();
+}
 
 void CallScope::end() {
   if (!test_) t1_ = tickUs();  // a test's: in commit()
+  OwnMemoryScope::resume();
   if (rec_->multi) lock_ = std::unique_lock<std::mutex>(rec_->mutex);
   rec_->call.clear();
 }
@@ -995,6 +1030,7 @@ void CallScope::commit() {
   }
   rec_->prevSite = site_;
   rec_->lastEnd = tickUs();  // after the recorder's own work on this call
+  rec_->sampleMemoryEvery(rec_->lastEnd);
   rec_->ownUs += (t0_ - entry_) + (rec_->lastEnd - t1_);
   ++rec_->ownCalls;
   if (rec_->cpuClock) rec_->lastCpuEnd = cpuUs();
@@ -1110,6 +1146,7 @@ double timeSinceLoadUs() { return g_loadUs < 0 ? -1 : std::max(0.0, nowUs() - g_
 void recorderStart(Op initOp, double beforeInitUs) {
   if (g_recorder || envFlag("TRACEGEN_DISABLE")) return;
   try {
+    OwnMemoryScope own;
     g_recorder = new Recorder(initOp);  // never deleted: wrappers may run until exit
     g_recorder->beforeInitUs = beforeInitUs;
   } catch (const std::exception& e) {

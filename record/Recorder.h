@@ -134,6 +134,7 @@ class CallScope {
   bool test_;  // a test (or MPI_Improbe): its failed polls are counted, not recorded
   bool active_ = false;
   bool nested_ = false;
+  bool own_ = false;  // inside an OwnMemoryScope (record/OwnMemory.h) but for the PMPI call
   std::uint32_t site_ = 0;
   double entry_ = 0;        // wall clock at the wrapper's entry, before the call-site capture (us)
   double t0_ = 0, t1_ = 0;  // wall clock around the PMPI call (us)
