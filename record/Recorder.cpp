@@ -1,5 +1,6 @@
 #include "record/Recorder.h"
 
+#include <link.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
@@ -130,18 +131,10 @@ std::int64_t residentKb() {  // C stdio: runs in a library constructor
   return page > 0 ? static_cast<std::int64_t>(resident) * page / 1024 : -1;
 }
 
-// The application's own code and libraries resident at load, which a benchmark does not load:
-// the resident pages of every file mapping but those of the C and MPI libraries (and their
-// dependencies), which a benchmark loads too, and the recorder's own. LAMMPS holds 11 MB of
-// liblammps at load; left out of the gain, its benchmark held 19 MB against the application's
-// 30 MB. A list of names is a heuristic: a library it misses counts as the application's.
-std::int64_t applicationCodeKb() {  // C stdio: runs in a library constructor
-  static const char* const kShared[] = {
-      "/ld-linux", "/libc.so", "/libm.so", "/libpthread", "/libdl.so", "/librt.so", "/libgcc_s", "/libstdc++",
-      "/libmpi", "/libopen-", "/libpmix", "/libevent", "/libhwloc", "/libudev", "/libz.so", "/libltdl",
-      "/libuc", "/libfabric", "/libpsm", "/libibverbs", "/librdmacm", "/libnl-", "/libnuma", "/libcap",
-      "/libzstd", "/libfmt", "/libtracegen-record", "/libmpich", "/libslurm", "/libcrypt", "/libpciaccess",
-      "/libxml2", "/liblzma", "/libicu", "/libsimgrid", "/libboost"};
+// The resident pages of file mappings, from /proc/self/smaps: with `only`, of those whose path
+// holds one of `names`; without, of those whose path holds none of them.
+template <std::size_t N>
+std::int64_t mappedFilesKb(const char* const (&names)[N], bool only) {  // C stdio: runs in a library constructor
   FILE* smaps = std::fopen("/proc/self/smaps", "r");
   if (!smaps) return 0;
   char line[4096];
@@ -151,9 +144,10 @@ std::int64_t applicationCodeKb() {  // C stdio: runs in a library constructor
     unsigned long from = 0, to = 0;
     if (std::sscanf(line, "%lx-%lx", &from, &to) == 2 && std::strchr(line, ' ')) {
       const char* path = std::strchr(line, '/');
-      counted = path != nullptr;
-      for (const char* name : kShared)
-        if (counted && std::strstr(path, name)) counted = false;
+      bool named = false;
+      for (const char* name : names)
+        if (path && std::strstr(path, name)) named = true;
+      counted = path != nullptr && named == only;
       continue;
     }
     long long rss = 0;
@@ -162,12 +156,76 @@ std::int64_t applicationCodeKb() {  // C stdio: runs in a library constructor
   std::fclose(smaps);
   return kb;
 }
+
+// The application's own code and libraries resident at load, which a benchmark does not load:
+// the resident pages of every file mapping but those of the C and MPI libraries (and their
+// dependencies), which a benchmark loads too, and the recorder's own. LAMMPS holds 11 MB of
+// liblammps at load; left out of the gain, its benchmark held 19 MB against the application's
+// 30 MB. A list of names is a heuristic: a library it misses counts as the application's.
+std::int64_t applicationCodeKb() {
+  static const char* const kShared[] = {
+      "/ld-linux", "/libc.so", "/libm.so", "/libpthread", "/libdl.so", "/librt.so", "/libgcc_s", "/libstdc++",
+      "/libmpi", "/libopen-", "/libpmix", "/libevent", "/libhwloc", "/libudev", "/libz.so", "/libltdl",
+      "/libuc", "/libfabric", "/libpsm", "/libibverbs", "/librdmacm", "/libnl-", "/libnuma", "/libcap",
+      "/libzstd", "/libfmt", "/libtracegen-record", "/libmpich", "/libslurm", "/libcrypt", "/libpciaccess",
+      "/libxml2", "/liblzma", "/libicu", "/libsimgrid", "/libboost"};
+  return mappedFilesKb(kShared, false);
+}
 std::int64_t g_applicationCodeKb = 0;
+
+// Whether a loaded object other than the recorder and the libraries it brings needs libstdc++
+// (a C++ application, or a library of the application's written in C++): each object's
+// DT_NEEDED entries, from its dynamic section as the loader relocated it.
+bool applicationNeedsLibstdcxx() {
+  bool needs = false;
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, std::size_t, void* out) {
+        const char* name = info->dlpi_name ? info->dlpi_name : "";
+        for (const char* own : {"libtracegen-record", "libfmt", "libzstd", "libstdc++"})
+          if (std::strstr(name, own)) return 0;
+        for (int i = 0; i < info->dlpi_phnum; ++i) {
+          if (info->dlpi_phdr[i].p_type != PT_DYNAMIC) continue;
+          const auto* dyn = reinterpret_cast<const ElfW(Dyn)*>(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+          const char* strtab = nullptr;
+          for (const ElfW(Dyn)* d = dyn; d->d_tag != DT_NULL; ++d)
+            if (d->d_tag == DT_STRTAB) {
+              // Relocated by the loader where the section is writable; an offset where it is not
+              // (the vDSO's, which needs nothing).
+              ElfW(Addr) at = d->d_un.d_ptr;
+              if (at < info->dlpi_addr) at += info->dlpi_addr;
+              strtab = reinterpret_cast<const char*>(at);
+            }
+          for (const ElfW(Dyn)* d = dyn; strtab && d->d_tag != DT_NULL; ++d)
+            if (d->d_tag == DT_NEEDED && std::strstr(strtab + d->d_un.d_val, "libstdc++")) {
+              *static_cast<bool*>(out) = true;
+              return 1;
+            }
+        }
+        return 0;
+      },
+      &needs);
+  return needs;
+}
+bool g_applicationNeedsLibstdcxx = true;
+
+// The recorder's own code and the libraries only it loads, resident: they grow as the recorder
+// runs (its code is paged in call by call: the library itself from 272 KB at load to about
+// 1,000 KB over samples/apps/rma_f's run, libstdc++ from 860 to 1,520 KB), which is no memory of
+// the application's. libstdc++ counts only where nothing of the application's needs it: a C++
+// application's own code runs in it too.
+std::int64_t recorderCodeKb() {
+  static const char* const kOwn[] = {"/libtracegen-record", "/libfmt", "/libzstd"};
+  static const char* const kOwnWithStdcxx[] = {"/libtracegen-record", "/libfmt", "/libzstd", "/libstdc++"};
+  return g_applicationNeedsLibstdcxx ? mappedFilesKb(kOwn, true) : mappedFilesKb(kOwnWithStdcxx, true);
+}
+std::int64_t g_recorderCodeLoadKb = 0;
 
 __attribute__((constructor)) void noteLoad() {
   g_loadUs = nowUs();
   g_loadRssKb = residentKb();
   g_applicationCodeKb = applicationCodeKb();
+  g_applicationNeedsLibstdcxx = applicationNeedsLibstdcxx();
+  g_recorderCodeLoadKb = recorderCodeKb();
 }
 
 // The time after MPI_Finalize (recorderFinalized): the trace rank 0 wrote, whether compressed,
@@ -821,7 +879,9 @@ void Recorder::finish() {
     // the largest sample of the resident size less what the recorder held then.
     const std::int64_t peak =
         std::max(static_cast<std::int64_t>(usage.ru_maxrss) - ownResidentPeakBytes() / 1024, appPeakKb);
-    const std::int64_t gained = std::max<std::int64_t>(0, peak - g_loadRssKb + g_applicationCodeKb);
+    // The recorder's code paged in since load is its own too.
+    const std::int64_t codeGrowth = std::max<std::int64_t>(0, recorderCodeKb() - g_recorderCodeLoadKb);
+    const std::int64_t gained = std::max<std::int64_t>(0, peak - codeGrowth - g_loadRssKb + g_applicationCodeKb);
     footprint.memoryKb = {ValueGroup{RankList::single(rank), {gained}}};
   }
   for (std::int64_t c : treeChildren(rank, size))
