@@ -9,7 +9,7 @@
 # (bench/real-apps/common.sh): one line each, the largest peak over the ranks of each side.
 #
 # Each sample runs with its timing arguments (bench/sample-args.sh), once under the recorder,
-# then its benchmark is generated and compiled (-O2) and both run under a python3 wrapper that
+# then its benchmark is generated and compiled (-O2) and both run under bench/peak-rss.c, which
 # writes each rank's peak resident set (getrusage of its child) to a file of its own. One line a
 # sample: the largest peak over the ranks of each, and the worst rank's difference, benchmark
 # against application (positive: the benchmark holds more). tests/e2e/footprint.sh checks one

@@ -19,9 +19,10 @@
 # require_idle_machine   status 0 once a 3 s window has at most IDLE_BUSY_PERCENT (20) of the CPUs
 #                        in use, trying for IDLE_WAIT seconds (60); else prints why and status 1.
 #                        TRACEGEN_BENCH_BUSY_OK=1 times anyway, saying so on standard error
-# rank_peaks NAME CMD... runs CMD at $np ranks (mpiexec --oversubscribe) under a wrapper that
-#                        writes each rank's peak resident set in KiB (getrusage of its child) to
-#                        $work/NAME.peak.RANK; status 1 if the run fails (its stderr: NAME.err)
+# rank_peaks NAME CMD... runs CMD at $np ranks (mpiexec --oversubscribe) under bench/peak-rss.c
+#                        (compiled into $work once), which writes each rank's peak resident set
+#                        in KiB to $work/NAME.peak.RANK; status 1 if the run fails (its stderr:
+#                        NAME.err)
 # largest_peak NAME      the largest of those, in KiB
 sample_args() {
   case $1 in
@@ -138,19 +139,15 @@ require_idle_machine() {
   done
 }
 
+tracegen_bench_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 rank_peaks() {
   local name=$1
   shift
-  [ -f "$work/peak.py" ] || cat >"$work/peak.py" <<'EOF_PY'
-import os, resource, subprocess, sys
-code = subprocess.run(sys.argv[2:], stdout=subprocess.DEVNULL).returncode
-rank = os.environ.get("OMPI_COMM_WORLD_RANK", os.environ.get("PMI_RANK", "0"))
-with open(sys.argv[1] + "." + rank, "w") as f:
-    print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=f)
-sys.exit(code)
-EOF_PY
+  if [ ! -x "$work/peak-rss" ]; then
+    cc -std=c11 -O2 -o "$work/peak-rss" "$tracegen_bench_dir/peak-rss.c" 2>"$work/$name.err" || return 1
+  fi
   rm -f "$work/$name.peak".*
-  timeout 600 mpiexec --oversubscribe -n "$np" python3 "$work/peak.py" "$work/$name.peak" "$@" >/dev/null 2>"$work/$name.err" &&
+  timeout 600 mpiexec --oversubscribe -n "$np" "$work/peak-rss" "$work/$name.peak" "$@" >/dev/null 2>"$work/$name.err" &&
     [ "$(ls "$work/$name.peak".* 2>/dev/null | wc -l)" -eq "$np" ]
 }
 

@@ -14,7 +14,7 @@
 // from the others by the address alone. Each class hands out blocks from the start of its range
 // and keeps a list of the freed ones; freed blocks of 256 KB and more are given back to the
 // system (madvise), as glibc unmaps its large blocks. The pool's resident bytes (what has been
-// touched and not given back) are counted; what the pool
+// touched and not given back: whole pages for the blocks smaller than one) are counted; what the pool
 // cannot serve (a request beyond its classes, a class whose range is full, no reservation) is
 // forwarded and counted by its usable size while in a scope, as blocks of the aligned allocators
 // (posix_memalign, aligned_alloc, memalign) are not counted at all.
@@ -68,6 +68,7 @@ constexpr int kMaxShift = 28;  // 256 MB
 constexpr int kClasses = kMaxShift - kMinShift + 1;
 constexpr std::size_t kClassRange = std::size_t{1} << 30;  // virtual bytes per class
 constexpr std::size_t kReleaseFrom = std::size_t{256} << 10;
+constexpr std::size_t kPage = 4096;  // the pages the pool's blocks are counted in (Linux x86-64, arm64 4 KiB)
 
 struct FreeBlock {
   FreeBlock* next;
@@ -146,8 +147,11 @@ void* poolAlloc(std::size_t n) {
     if (bytes >= kReleaseFrom) addResident(static_cast<std::int64_t>(bytes));  // given back when freed
   } else if (sc.used + bytes <= kClassRange) {
     block = g_pool + kClassRange * static_cast<std::size_t>(c) + sc.used;
+    // Blocks smaller than a page share pages: the first block of a page makes all of it
+    // resident (25 classes of a few small blocks each hold 25 pages, not their bytes).
+    if (bytes >= kPage) addResident(static_cast<std::int64_t>(bytes));
+    else if (sc.used % kPage == 0) addResident(static_cast<std::int64_t>(kPage));
     sc.used += bytes;
-    addResident(static_cast<std::int64_t>(bytes));
   } else {
     return nullptr;
   }

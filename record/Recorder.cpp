@@ -131,58 +131,75 @@ std::int64_t residentKb() {  // C stdio: runs in a library constructor
   return page > 0 ? static_cast<std::int64_t>(resident) * page / 1024 : -1;
 }
 
-// The resident pages of file mappings, from /proc/self/smaps: with `only`, of those whose path
-// holds one of `names`; without, of those whose path holds none of them.
-template <std::size_t N>
-std::int64_t mappedFilesKb(const char* const (&names)[N], bool only) {  // C stdio: runs in a library constructor
+// The resident pages of the file mappings whose path `counted(path)` accepts, from
+// /proc/self/smaps, with the anonymous mapping that directly follows one (a library's .bss).
+template <typename Counted>
+std::int64_t mappedFilesKb(Counted counted) {  // C stdio: runs in a library constructor
   FILE* smaps = std::fopen("/proc/self/smaps", "r");
   if (!smaps) return 0;
   char line[4096];
-  bool counted = false;
+  bool inCounted = false;
+  unsigned long countedTo = 0;  // where the last counted mapping ends
   std::int64_t kb = 0;
   while (std::fgets(line, sizeof line, smaps)) {
     unsigned long from = 0, to = 0;
     if (std::sscanf(line, "%lx-%lx", &from, &to) == 2 && std::strchr(line, ' ')) {
       const char* path = std::strchr(line, '/');
-      bool named = false;
-      for (const char* name : names)
-        if (path && std::strstr(path, name)) named = true;
-      counted = path != nullptr && named == only;
+      const bool named = std::strchr(line, '/') || std::strchr(line, '[');
+      inCounted = path != nullptr ? counted(path) : !named && inCounted && from == countedTo;
+      if (inCounted) countedTo = to;
       continue;
     }
     long long rss = 0;
-    if (counted && std::sscanf(line, "Rss: %lld kB", &rss) == 1) kb += rss;
+    if (inCounted && std::sscanf(line, "Rss: %lld kB", &rss) == 1) kb += rss;
   }
   std::fclose(smaps);
   return kb;
 }
 
-// The application's own code and libraries resident at load, which a benchmark does not load:
-// the resident pages of every file mapping but those of the C and MPI libraries (and their
-// dependencies), which a benchmark loads too, and the recorder's own. LAMMPS holds 11 MB of
-// liblammps at load; left out of the gain, its benchmark held 19 MB against the application's
-// 30 MB. A list of names is a heuristic: a library it misses counts as the application's.
-std::int64_t applicationCodeKb() {
-  static const char* const kShared[] = {
-      "/ld-linux", "/libc.so", "/libm.so", "/libpthread", "/libdl.so", "/librt.so", "/libgcc_s", "/libstdc++",
-      "/libmpi", "/libopen-", "/libpmix", "/libevent", "/libhwloc", "/libudev", "/libz.so", "/libltdl",
-      "/libuc", "/libfabric", "/libpsm", "/libibverbs", "/librdmacm", "/libnl-", "/libnuma", "/libcap",
-      "/libzstd", "/libfmt", "/libtracegen-record", "/libmpich", "/libslurm", "/libcrypt", "/libpciaccess",
-      "/libxml2", "/liblzma", "/libicu", "/libsimgrid", "/libboost"};
-  return mappedFilesKb(kShared, false);
+template <std::size_t N>
+bool pathHasOneOf(const char* path, const char* const (&names)[N]) {
+  for (const char* name : names)
+    if (std::strstr(path, name)) return true;
+  return false;
 }
-std::int64_t g_applicationCodeKb = 0;
 
-// Whether a loaded object other than the recorder and the libraries it brings needs libstdc++
-// (a C++ application, or a library of the application's written in C++): each object's
-// DT_NEEDED entries, from its dynamic section as the loader relocated it.
-bool applicationNeedsLibstdcxx() {
-  bool needs = false;
+// The recorder's library and the libraries it brings that a benchmark (C and MPI) does not load
+// (stencil2d under the recorder at MPI_Finalize: libstdc++ 1,016 KB, the recorder 748, libgcc_s
+// 128, libzstd 92, liblzma 88, libfmt 80, libunwind 72).
+constexpr const char* kRecorderLibraries[] = {"/libtracegen-record", "/libfmt",    "/libzstd", "/libstdc++",
+                                              "/libgcc_s",           "/libunwind", "/liblzma"};
+constexpr std::size_t kRecorderLibraryCount = std::size(kRecorderLibraries);
+
+int recorderLibraryOf(const char* path) {
+  for (std::size_t k = 0; k < kRecorderLibraryCount; ++k)
+    if (std::strstr(path, kRecorderLibraries[k])) return static_cast<int>(k);
+  return -1;
+}
+
+// Which of them the application needs too (bit i: kRecorderLibraries[i]): a C++ application
+// runs in libstdc++ and so in libgcc_s, LAMMPS needs libzstd (through libcurl). Those are the
+// application's code as much as the recorder's. A library is the application's where an object
+// of the application's needs it (the program, a library not on the list, or one on the list the
+// application needs: the closure), read from each object's DT_NEEDED entries in its dynamic
+// section as the loader relocated it.
+unsigned librariesTheApplicationNeeds() {
+  struct Loaded {
+    int library = -1;    // its index in kRecorderLibraries, or -1: the application's
+    unsigned needs = 0;  // the recorder's libraries it names in DT_NEEDED
+  };
+  struct Objects {
+    Loaded at[1024];
+    std::size_t count = 0;
+  };
+  static Objects objects;  // static: no allocation in a library constructor
+  objects.count = 0;
   dl_iterate_phdr(
       [](dl_phdr_info* info, std::size_t, void* out) {
-        const char* name = info->dlpi_name ? info->dlpi_name : "";
-        for (const char* own : {"libtracegen-record", "libfmt", "libzstd", "libstdc++"})
-          if (std::strstr(name, own)) return 0;
+        auto& all = *static_cast<Objects*>(out);
+        if (all.count == std::size(all.at)) return 1;
+        Loaded& o = all.at[all.count++];
+        o = Loaded{recorderLibraryOf(info->dlpi_name ? info->dlpi_name : ""), 0};
         for (int i = 0; i < info->dlpi_phnum; ++i) {
           if (info->dlpi_phdr[i].p_type != PT_DYNAMIC) continue;
           const auto* dyn = reinterpret_cast<const ElfW(Dyn)*>(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
@@ -196,35 +213,68 @@ bool applicationNeedsLibstdcxx() {
               strtab = reinterpret_cast<const char*>(at);
             }
           for (const ElfW(Dyn)* d = dyn; strtab && d->d_tag != DT_NULL; ++d)
-            if (d->d_tag == DT_NEEDED && std::strstr(strtab + d->d_un.d_val, "libstdc++")) {
-              *static_cast<bool*>(out) = true;
-              return 1;
-            }
+            if (d->d_tag == DT_NEEDED)
+              for (std::size_t k = 0; k < kRecorderLibraryCount; ++k)
+                if (std::strstr(strtab + d->d_un.d_val, kRecorderLibraries[k] + 1))  // DT_NEEDED has no '/'
+                  o.needs |= 1u << k;
         }
         return 0;
       },
-      &needs);
+      &objects);
+  unsigned needs = 0;
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (std::size_t i = 0; i < objects.count; ++i) {
+      const Loaded& o = objects.at[i];
+      const bool application = o.library < 0 || (needs & (1u << o.library)) != 0;
+      if (application && (needs | o.needs) != needs) {
+        needs |= o.needs;
+        grew = true;
+      }
+    }
+  }
   return needs;
 }
-bool g_applicationNeedsLibstdcxx = true;
+unsigned g_applicationNeeds = ~0u;
+
+// Whether a path is one of the recorder's libraries that the application does not need.
+bool recorderOnly(const char* path) {
+  const int k = recorderLibraryOf(path);
+  return k >= 0 && (g_applicationNeeds & (1u << k)) == 0;
+}
+
+// The application's own code and libraries resident at load, which a benchmark does not load:
+// the resident pages of every file mapping but those of the C and MPI libraries (and their
+// dependencies), which a benchmark loads too, and the recorder's own (unless the application
+// needs them too: LAMMPS's libstdc++). LAMMPS holds 11 MB of liblammps at load; left out of the
+// gain, its benchmark held 19 MB against the application's 30 MB. A list of names is a
+// heuristic: a library it misses counts as the application's.
+std::int64_t applicationCodeKb() {
+  static const char* const kShared[] = {
+      "/ld-linux", "/libc.so", "/libm.so", "/libpthread", "/libdl.so", "/librt.so",
+      "/libmpi", "/libopen-", "/libpmix", "/libevent", "/libhwloc", "/libudev", "/libz.so", "/libltdl",
+      "/libuc", "/libfabric", "/libpsm", "/libibverbs", "/librdmacm", "/libnl-", "/libnuma", "/libcap",
+      "/libmpich", "/libslurm", "/libcrypt", "/libpciaccess",
+      "/libxml2", "/libicu", "/libsimgrid", "/libboost"};
+  return mappedFilesKb([](const char* path) {
+    return recorderLibraryOf(path) >= 0 ? !recorderOnly(path) : !pathHasOneOf(path, kShared);
+  });
+}
+std::int64_t g_applicationCodeKb = 0;
 
 // The recorder's own code and the libraries only it loads, resident: they grow as the recorder
 // runs (its code is paged in call by call: the library itself from 272 KB at load to about
 // 1,000 KB over samples/apps/rma_f's run, libstdc++ from 860 to 1,520 KB), which is no memory of
-// the application's. libstdc++ counts only where nothing of the application's needs it: a C++
-// application's own code runs in it too.
-std::int64_t recorderCodeKb() {
-  static const char* const kOwn[] = {"/libtracegen-record", "/libfmt", "/libzstd"};
-  static const char* const kOwnWithStdcxx[] = {"/libtracegen-record", "/libfmt", "/libzstd", "/libstdc++"};
-  return g_applicationNeedsLibstdcxx ? mappedFilesKb(kOwn, true) : mappedFilesKb(kOwnWithStdcxx, true);
-}
+// the application's. A library the application needs too is the application's: its code runs
+// in it as well.
+std::int64_t recorderCodeKb() { return mappedFilesKb(recorderOnly); }
 std::int64_t g_recorderCodeLoadKb = 0;
 
 __attribute__((constructor)) void noteLoad() {
   g_loadUs = nowUs();
   g_loadRssKb = residentKb();
+  g_applicationNeeds = librariesTheApplicationNeeds();
   g_applicationCodeKb = applicationCodeKb();
-  g_applicationNeedsLibstdcxx = applicationNeedsLibstdcxx();
   g_recorderCodeLoadKb = recorderCodeKb();
 }
 
@@ -883,6 +933,14 @@ void Recorder::finish() {
     const std::int64_t codeGrowth = std::max<std::int64_t>(0, recorderCodeKb() - g_recorderCodeLoadKb);
     const std::int64_t gained = std::max<std::int64_t>(0, peak - codeGrowth - g_loadRssKb + g_applicationCodeKb);
     footprint.memoryKb = {ValueGroup{RankList::single(rank), {gained}}};
+    if (envFlag("TRACEGEN_FOOTPRINT_DEBUG"))
+      std::fprintf(stderr,
+                   "tracegen-record: rank %d footprint KiB: gained %lld = peak %lld (process %ld less own peak %lld, "
+                   "or sampled %lld) - own code growth %lld - load %lld + application code %lld\n",
+                   rank, static_cast<long long>(gained), static_cast<long long>(peak), usage.ru_maxrss,
+                   static_cast<long long>(ownResidentPeakBytes() / 1024), static_cast<long long>(appPeakKb),
+                   static_cast<long long>(codeGrowth), static_cast<long long>(g_loadRssKb),
+                   static_cast<long long>(g_applicationCodeKb));
   }
   for (std::int64_t c : treeChildren(rank, size))
     mergeFootprint(footprint, decodeTrace(recvBytes(static_cast<int>(c), kTagFootprint)));

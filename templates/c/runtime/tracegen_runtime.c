@@ -7,6 +7,7 @@
 
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -556,6 +557,7 @@ static long long *slice_free_at;    /* per slice: receives_made from which it is
 static int *slot_slice;             /* per ring slot: the slice its receive writes, or -1 */
 static int slice_waiting = -1;      /* recv_slice_bound() came first in its call: its slice */
 static MPI_Request *request_waiting; /* bind_slice() came first in its call: its request */
+static void footprint_room_for_slice(int s); /* the process footprint, below */
 
 static int take_slice(void)
 {
@@ -574,6 +576,7 @@ static int take_slice(void)
 
 static char *slice_at(int s)
 {
+  footprint_room_for_slice(s);
   ++receives_made;
   return recv_block + (size_t)(1 + s) * message_bytes;
 }
@@ -1093,6 +1096,7 @@ static char **ballast;
 static size_t ballast_chunks;    /* held */
 static size_t ballast_last;      /* bytes of the last chunk */
 static long long peak_target_kb; /* the resident size to hold: start_kb + the recorded gain */
+static size_t room_made;         /* for slices since follow_footprint() last looked (below) */
 
 /* Makes every page of [p, p + bytes) resident by writing a zero into it (calloc's pages are
    zero already; a write is what gives a page of its mapping a frame of its own). */
@@ -1169,7 +1173,62 @@ static void follow_footprint(void)
   if (t - checked_us < FOOTPRINT_CHECK_US)
     return;
   checked_us = t;
+  room_made = 0; /* what the slices took since is in the resident size now */
   long long over_kb = resident_kb() - peak_target_kb;
+  while (over_kb > 0 && ballast_chunks > 0) {
+    over_kb -= (long long)(ballast_last / 1024);
+    unmap_last_chunk();
+  }
+}
+
+/* A nonblocking receive writes its slice of recv_block (above) while the footprint is held, and
+   a slice's pages become resident only as receives write them: HPC Challenge's benchmark grew
+   4 MB above its target inside one MPI_Waitall (two 2 MB receives into slices written for the
+   first time), too fast for follow_footprint(), and held 24.1 MB against the application's
+   20.0. So before a receive takes a slice, chunks are given back until the resident size plus
+   what the pending receives' slices may still make resident stays at the target. A slice's
+   unwritten bytes are its pages not resident (mincore()), counted when it is first taken and
+   again every SLICE_RECOUNT takes; pages only become resident, so a count is an upper bound
+   until the next. */
+#define SLICE_RECOUNT 64
+static size_t *slice_unwritten; /* per slice: bytes not resident when last counted */
+static long long *slice_takes;  /* per slice: how often a receive took it */
+
+static size_t unwritten_bytes(const char *from, size_t bytes)
+{
+  const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  unsigned char resident[1024];
+  char *at = (char *)((uintptr_t)from / page * page); /* mincore() takes whole pages */
+  const char *end = from + bytes;
+  size_t missing = 0;
+  while (at < end) {
+    size_t pages = (size_t)(end - at + page - 1) / page;
+    if (pages > sizeof resident)
+      pages = sizeof resident;
+    if (mincore(at, pages * page, resident) != 0)
+      return bytes; /* unknown: all of it */
+    for (size_t i = 0; i < pages; ++i)
+      missing += (resident[i] & 1) ? 0 : page;
+    at += pages * page;
+  }
+  return missing < bytes ? missing : bytes;
+}
+
+static void footprint_room_for_slice(int s)
+{
+  if (ballast_chunks == 0 || !slice_unwritten)
+    return;
+  const long long takes = slice_takes[s]++;
+  if (takes == 0 || (slice_unwritten[s] > 0 && takes % SLICE_RECOUNT == 0))
+    slice_unwritten[s] = unwritten_bytes(recv_block + (size_t)(1 + s) * message_bytes, message_bytes);
+  size_t pending = slice_unwritten[s];
+  for (int t = 0; t < config.recv_slices; ++t)
+    if (t != s && slice_owner[t] && *slice_owner[t] != MPI_REQUEST_NULL)
+      pending += slice_unwritten[t];
+  if (pending <= room_made)
+    return;
+  room_made = pending;
+  long long over_kb = resident_kb() + (long long)(pending / 1024) - peak_target_kb;
   while (over_kb > 0 && ballast_chunks > 0) {
     over_kb -= (long long)(ballast_last / 1024);
     unmap_last_chunk();
@@ -1330,6 +1389,8 @@ void set_up(int argc, char **argv, const struct tracegen_trace *trace)
   if (config.recv_slices > 0) {
     slice_owner = allocate((size_t)config.recv_slices, sizeof *slice_owner, "the receive slices");
     slice_free_at = allocate((size_t)config.recv_slices, sizeof *slice_free_at, "the receive slices");
+    slice_unwritten = allocate((size_t)config.recv_slices, sizeof *slice_unwritten, "the receive slices");
+    slice_takes = allocate((size_t)config.recv_slices, sizeof *slice_takes, "the receive slices");
   }
 #if TRACEGEN_SMPI
   /* One block for all simulated ranks (their contents do not matter): 16,384 ranks in one

@@ -24,6 +24,9 @@
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L /* clock_gettime; before any system header */
 #endif
+#ifndef _DEFAULT_SOURCE
+#define _DEFAULT_SOURCE /* mincore (glibc declares it for the BSD and System V extensions) */
+#endif
 
 #include <limits.h>
 #include <mpi.h>
