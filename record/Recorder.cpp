@@ -367,6 +367,7 @@ class Recorder {
   // The application's resident size without the recorder's own memory (record/OwnMemory.h), its
   // largest as sampled between calls at most every kMemorySampleUs (KiB; -1: none yet).
   std::int64_t appPeakKb = -1;
+  std::int64_t setUpKb = 0;  // resident memory the recorder's set-up took beyond its pool and code (recorderStart)
   double memorySampledUs = -1e300;
   void sampleMemory();                 // now
   void sampleMemoryEvery(double now);  // at most every kMemorySampleUs of the call clock
@@ -620,7 +621,6 @@ Recorder::Recorder(Op initOp)
     : sites(static_cast<int>(envLong("TRACEGEN_STACK_DEPTH", 24))),
       compressor(static_cast<std::size_t>(std::max(1L, envLong("TRACEGEN_WINDOW", 256)))) {
   calibrateTicks();
-  PMPI_Comm_dup(MPI_COMM_WORLD, &comm_);
   PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
   PMPI_Comm_size(MPI_COMM_WORLD, &size);
   PMPI_Comm_group(MPI_COMM_WORLD, &worldGroup_);
@@ -902,21 +902,9 @@ void Recorder::sampleMemory() {
 
 void Recorder::finish() {
   const double start = nowUs();
-  // Every rank takes part in the reduction below, so all must know whether one cannot.
-  int bad = failed ? 1 : 0;
-  PMPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, comm_);
-  if (bad) {
-    if (rank == 0) std::fprintf(stderr, "tracegen-record: no trace written: recording failed on some rank\n");
-    return;
-  }
-  // The recorder's own time per call, summed over the ranks (rank 0 reports it): a collective
-  // every rank reaches here, before the paths below part.
-  const double ownLocal[2] = {ownUs, static_cast<double>(ownCalls)};
-  double ownAll[2] = {0, 0}, ownMaxUs = 0;
-  PMPI_Reduce(ownLocal, ownAll, 2, MPI_DOUBLE, MPI_SUM, 0, comm_);
-  PMPI_Reduce(&ownUs, &ownMaxUs, 1, MPI_DOUBLE, MPI_MAX, 0, comm_);
-  // 0. The process footprint up a binomial tree to rank 0: each rank's peak resident memory,
-  // grouped where the peaks agree, and the longest time before MPI_Init (docs/recording.md).
+  // 0. The process footprint (docs/recording.md), measured before the recorder's own
+  // communicator exists: Open MPI gives a communicator some 0.2 MB of its own (collective
+  // modules' state, a shared segment), which is no memory of the application's.
   Trace footprint;
   footprint.beforeInitUs = beforeInitUs;
   struct rusage usage {};
@@ -931,17 +919,36 @@ void Recorder::finish() {
         std::max(static_cast<std::int64_t>(usage.ru_maxrss) - ownResidentPeakBytes() / 1024, appPeakKb);
     // The recorder's code paged in since load is its own too.
     const std::int64_t codeGrowth = std::max<std::int64_t>(0, recorderCodeKb() - g_recorderCodeLoadKb);
-    const std::int64_t gained = std::max<std::int64_t>(0, peak - codeGrowth - g_loadRssKb + g_applicationCodeKb);
+    const std::int64_t gained =
+        std::max<std::int64_t>(0, peak - codeGrowth - setUpKb - g_loadRssKb + g_applicationCodeKb);
     footprint.memoryKb = {ValueGroup{RankList::single(rank), {gained}}};
     if (envFlag("TRACEGEN_FOOTPRINT_DEBUG"))
       std::fprintf(stderr,
                    "tracegen-record: rank %d footprint KiB: gained %lld = peak %lld (process %ld less own peak %lld, "
-                   "or sampled %lld) - own code growth %lld - load %lld + application code %lld\n",
+                   "or sampled %lld) - own code growth %lld - own set-up %lld - load %lld + application code %lld\n",
                    rank, static_cast<long long>(gained), static_cast<long long>(peak), usage.ru_maxrss,
                    static_cast<long long>(ownResidentPeakBytes() / 1024), static_cast<long long>(appPeakKb),
-                   static_cast<long long>(codeGrowth), static_cast<long long>(g_loadRssKb),
+                   static_cast<long long>(codeGrowth), static_cast<long long>(setUpKb), static_cast<long long>(g_loadRssKb),
                    static_cast<long long>(g_applicationCodeKb));
   }
+  // The recorder's messages from here on go over a communicator of its own, apart from any the
+  // application may still have in flight.
+  PMPI_Comm_dup(MPI_COMM_WORLD, &comm_);
+  // Every rank takes part in the reduction below, so all must know whether one cannot.
+  int bad = failed ? 1 : 0;
+  PMPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, comm_);
+  if (bad) {
+    if (rank == 0) std::fprintf(stderr, "tracegen-record: no trace written: recording failed on some rank\n");
+    return;
+  }
+  // The recorder's own time per call, summed over the ranks (rank 0 reports it): a collective
+  // every rank reaches here, before the paths below part.
+  const double ownLocal[2] = {ownUs, static_cast<double>(ownCalls)};
+  double ownAll[2] = {0, 0}, ownMaxUs = 0;
+  PMPI_Reduce(ownLocal, ownAll, 2, MPI_DOUBLE, MPI_SUM, 0, comm_);
+  PMPI_Reduce(&ownUs, &ownMaxUs, 1, MPI_DOUBLE, MPI_MAX, 0, comm_);
+  // The footprint up a binomial tree to rank 0: each rank's peak resident memory, grouped where
+  // the peaks agree, and the longest time before MPI_Init.
   for (std::int64_t c : treeChildren(rank, size))
     mergeFootprint(footprint, decodeTrace(recvBytes(static_cast<int>(c), kTagFootprint)));
   if (rank != 0) sendBytes(static_cast<int>(treeParent(rank)), kTagFootprint, encodeTrace(footprint));
@@ -1265,7 +1272,13 @@ void recorderStart(Op initOp, double beforeInitUs) {
   if (g_recorder || envFlag("TRACEGEN_DISABLE")) return;
   try {
     OwnMemoryScope own;
+    // What setting the recorder up makes resident outside its pool and its libraries' pages:
+    // chiefly the unwinder's caches, which libunwind maps itself (256 KB, all of it touched by
+    // the first backtrace). It is the recorder's, and left out of the application's gain.
+    const std::int64_t rss0 = residentKb(), code0 = recorderCodeKb(), own0 = ownResidentBytes();
     g_recorder = new Recorder(initOp);  // never deleted: wrappers may run until exit
+    g_recorder->setUpKb = std::max<std::int64_t>(
+        0, (residentKb() - rss0) - (recorderCodeKb() - code0) - (ownResidentBytes() - own0) / 1024);
     g_recorder->beforeInitUs = beforeInitUs;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "tracegen-record: not recording: %s\n", e.what());
