@@ -10,6 +10,13 @@
  * starts with python's 14 MB resident, so every peak below that read as 14 MB. Forked from this
  * program the child starts with well under 1 MB, less than any MPI program holds.
  *
+ * The figure is the kernel's high-water mark, and Linux (6.x) updates it lazily from per-CPU
+ * resident counters that lag by up to their batch: for an 11 MB MPI rank it read 0.1-0.4 MB
+ * below the exact resident size (/proc/PID/status VmRSS) at the moment of the peak, and run to
+ * run the same process's figure moves by as much. Read at the main thread's exit under ptrace,
+ * VmHWM is no better (it is the same lazily kept mark). Differences under 0.5 MB between two
+ * processes of that size are within this noise.
+ *
  * Exit status: the command's (128 + the signal if a signal ended it), 127 if it cannot run.
  */
 #define _DEFAULT_SOURCE /* wait4 */
