@@ -4,6 +4,7 @@
 #
 #   bench/simulate-scale.sh BUILD_DIR [RANKS...]       (default: 1024 4096 16384)
 #   SAMPLES="stencil2d halo3d rowcol wavefront" PLATFORM=crossbar TIMEOUT=900 (seconds a run)
+#   SIMULATE_ARGS="--cfg smpi/reduce:default"   (more options for `tracegen simulate`)
 #
 # Each sample is recorded with Open MPI at its three input scales and extrapolated to one
 # scale-free benchmark (bench/simulate-common.sh), compiled once with smpicc, and run by
@@ -38,7 +39,7 @@ for app in "${samples[@]}"; do
     { echo "FAIL: smpicc $app"; status=1; continue; }
   for np in "${ranks[@]}"; do
     /usr/bin/time -f "%e %M" -o "$work/time" timeout "$limit" "$tracegen" simulate "$work/sbench-$app" -n "$np" \
-      -p "$platform" >"$work/out" 2>&1
+      -p "$platform" ${SIMULATE_ARGS:-} >"$work/out" 2>&1
     rc=$?
     # time -o: the figures on the last line (a failed command's status comes first).
     read -r real kb < <(tail -n 1 "$work/time" 2>/dev/null) || { real=- kb=0; }

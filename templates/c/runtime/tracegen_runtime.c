@@ -1186,7 +1186,8 @@ static void follow_footprint(void)
    4 MB above its target inside one MPI_Waitall (two 2 MB receives into slices written for the
    first time), too fast for follow_footprint(), and held 24.1 MB against the application's
    20.0. So before a receive takes a slice, chunks are given back until the resident size plus
-   what the pending receives' slices may still make resident stays at the target. A slice's
+   what the pending receives' slices (those up to the one taken) may still make resident stays
+   at the target. A slice's
    unwritten bytes are its pages not resident (mincore()), counted when it is first taken and
    again every SLICE_RECOUNT takes; pages only become resident, so a count is an upper bound
    until the next. */
@@ -1221,10 +1222,11 @@ static void footprint_room_for_slice(int s)
   const long long takes = slice_takes[s]++;
   if (takes == 0 || (slice_unwritten[s] > 0 && takes % SLICE_RECOUNT == 0))
     slice_unwritten[s] = unwritten_bytes(recv_block + (size_t)(1 + s) * message_bytes, message_bytes);
-  size_t pending = slice_unwritten[s];
-  for (int t = 0; t < config.recv_slices; ++t)
-    if (t != s && slice_owner[t] && *slice_owner[t] != MPI_REQUEST_NULL)
-      pending += slice_unwritten[t];
+  /* A receive takes the first free slice, so the slices before it are pending: a sum as short
+     as the receives pending at once, not over all recv_slices on every receive. */
+  size_t pending = 0;
+  for (int t = 0; t <= s; ++t)
+    pending += slice_unwritten[t];
   if (pending <= room_made)
     return;
   room_made = pending;
