@@ -646,6 +646,17 @@ class Extrapolator {
     return v->num;
   }
 
+  // Whether fitOne would give a value for `obs` (one model, no rival, an integer at the target).
+  bool fitsQuietly(const std::vector<std::pair<std::size_t, std::int64_t>>& obs) const {
+    if (obs.size() < 2) return false;
+    std::vector<Observation<std::int64_t>> o;
+    for (auto [i, v] : obs) o.push_back({grids_[i].scale(), v});
+    const ExactFit f = fitExact(o, vars_, target_.scale(), probes_);
+    if (!f.model || !f.rivals.empty()) return false;
+    const auto v = f.model->at(target_.scale());
+    return v && v->isInteger();
+  }
+
   // A list whose length changes with scale, as an arithmetic progression.
   Values fitProgression(const std::vector<std::pair<std::size_t, Values>>& obs, const std::string& what,
                         const std::string& cls, int cl) {
@@ -675,11 +686,100 @@ class Extrapolator {
     return out;
   }
 
+  // A list whose length changes with scale as a run of blocks of m values, each block the one
+  // before times one ratio r != 1 at every input: a multigrid's halo faces, a quarter per coarser
+  // level (m = 3 axes), the number of blocks its level count. The blocks' number is fitted, and
+  // the largest block (the finest level: the first where r < 1, else the last), value by value;
+  // the other blocks follow from it by the ratio. nullopt where the lists are no such runs.
+  std::optional<Values> fitGeometricBlocks(const std::vector<std::pair<std::size_t, Values>>& obs, const SlotDesc& slot,
+                                           const std::string& cls, int cl) {
+    if (slot.vector || slot.tripCount) return std::nullopt;
+    std::size_t shortest = SIZE_MAX;
+    for (const auto& [i, v] : obs) shortest = std::min(shortest, v.size());
+    for (std::size_t m = 1; m <= shortest; ++m) {
+      // The ratio num/den, from the first input of two blocks or more.
+      std::int64_t num = 0, den = 0;
+      bool fits = true, several = false;
+      for (const auto& [i, v] : obs) {
+        if (v.size() % m != 0) {
+          fits = false;
+          break;
+        }
+        for (std::size_t k = m; k < v.size() && fits; ++k) {
+          const std::int64_t a = v[k - m], b = v[k];
+          if (a <= 0 || b <= 0) {
+            fits = false;
+            break;
+          }
+          if (den == 0) {
+            const std::int64_t g = std::gcd(a, b);
+            num = b / g, den = a / g;
+          }
+          const Int128 lhs = static_cast<Int128>(b) * den, rhs = static_cast<Int128>(a) * num;
+          fits = lhs == rhs;
+          several = true;
+        }
+        if (!fits) break;
+      }
+      if (!fits || !several || num == den) continue;
+      const bool growing = num > den;
+      std::vector<std::pair<std::size_t, std::int64_t>> blocks;
+      std::vector<std::vector<std::pair<std::size_t, std::int64_t>>> largest(m);
+      for (const auto& [i, v] : obs) {
+        const std::size_t n = v.size() / m, from = growing ? (n - 1) * m : 0;
+        blocks.push_back({i, static_cast<std::int64_t>(n)});
+        for (std::size_t a = 0; a < m; ++a) largest[a].push_back({i, v[from + a]});
+      }
+      // Taken only where the block count and the largest block have models (a corner rank's two
+      // faces of 80 and 60 at one scale, one of 80 or 60 at others, are no such run).
+      if (!fitsQuietly(blocks)) continue;
+      if (!std::all_of(largest.begin(), largest.end(), [&](const auto& o) { return fitsQuietly(o); })) continue;
+      const std::string what = slot.name, values = m == 1 ? "1 value" : fmt::format("{} values", m);
+      const std::int64_t n = fitOne(blocks, fmt::format("{} (blocks of {})", what, values), cls, cl);
+      if (n < 1 || n > (std::int64_t{1} << 22) / static_cast<std::int64_t>(m))
+        throw error(obs.back().first, fmt::format("{}: {} blocks of {} values at {}", what, n, m, atTarget()));
+      Values block;
+      for (std::size_t a = 0; a < m; ++a)
+        block.push_back(fitOne(largest[a], m == 1 ? what + " (largest block)" : fmt::format("{} value {} of the largest block", what, a + 1),
+                               cls, cl));
+      // Block k of n is the largest one times r^k (r < 1) or r^-(n-1-k) (r > 1): always the
+      // largest times (small/large)^j, j blocks away from it, which must stay an integer.
+      const std::int64_t small = growing ? den : num, large = growing ? num : den;
+      Values out(static_cast<std::size_t>(n) * m);
+      for (std::int64_t k = 0; k < n; ++k) {
+        const std::int64_t j = growing ? n - 1 - k : k;
+        for (std::size_t a = 0; a < m; ++a) {
+          Int128 x = block[a];
+          for (std::int64_t t = 0; t < j; ++t) {
+            x *= small;
+            if (x % large != 0 || x > INT64_MAX)
+              throw error(obs.back().first,
+                          fmt::format("{}{}: blocks of {}, each {}/{} times the one before, {} blocks at {}: block {} "
+                                      "has no integer value (the largest block {} times ({}/{})^{})",
+                                      what, cls.empty() ? "" : " of class " + cls, values, num, den, n, atTarget(), k + 1,
+                                      valueListStr(block), small, large, j));
+            x /= large;
+          }
+          out[static_cast<std::size_t>(k) * m + a] = static_cast<std::int64_t>(x);
+        }
+      }
+      ++res_.stats["lists as geometric blocks"];
+      std::string seen;
+      for (const auto& [i, v] : obs) seen += fmt::format("{}{} at {}", seen.empty() ? "" : ", ", valueListStr(v), at(i));
+      explain(fmt::format("{} {}: {} -> blocks of {}, each {}/{} times the one before: {} at {}", describe(0), what, seen, values,
+                          num, den, valueListStr(out), atTarget()),
+              cls);
+      return out;
+    }
+    return std::nullopt;
+  }
+
   // Numeric lists of one class (or of all, pooled) over the inputs: element by element, or as a
   // progression where the length changes.
   Values fitList(std::vector<std::pair<std::size_t, Values>> obs, const SlotDesc& slot, const std::string& cls, int cl) {
     if (auto v = fitSteps(obs, slot, cls, cl)) return *v;
     if (!equalLengths(obs, slot)) {
+      if (auto v = fitGeometricBlocks(obs, slot, cls, cl)) return *v;
       bool progressions = true;
       for (const auto& [i, v] : obs) {
         progressions = progressions && v.size() >= 2;
@@ -1837,6 +1937,9 @@ ExtrapolateResult extrapolate(const std::vector<ExtrapolateInput>& given, const 
   }
   std::optional<Attempt> classError, fitError, blockError;
   std::vector<std::string> rejected;
+  // An input too small for a grid of more dimensions (a 3-D code at 4 ranks is 1x2x2): the
+  // grids of fewer dimensions then fail too, and the error says which input to record anew.
+  std::optional<std::string> tooSmall;
   // Where no topology makes every rank group a union of position classes, they are tried again
   // with the numeric parameters let through (values that follow a block distribution split a
   // class: 40 points over 6 columns are 7, 7, 7, 7, 6, 6); the first try's errors are the ones
@@ -1854,6 +1957,8 @@ ExtrapolateResult extrapolate(const std::vector<ExtrapolateInput>& given, const 
       if (blockValues) continue;
       rejected.push_back(fmt::format("{}-D grid{} rejected: {}", d, descending ? " (x the longest side)" : "", e.message()));
       if (!classError || x.progress() > classError->progress) classError = Attempt{e, x.progress()};
+      if (x.progress() < 0 && e.message().ends_with("with an extent below 2") && !tooSmall)
+        tooSmall = fmt::format("{}: {}", e.file(), e.message());
       continue;
     }
     someClassesFit = someClassesFit || !blockValues;
@@ -1895,6 +2000,14 @@ ExtrapolateResult extrapolate(const std::vector<ExtrapolateInput>& given, const 
                                   (c.hint().empty() ? "" : c.hint() + "; ") +
                                       fmt::format("taking its values as block distributions: {}:{}: {}", b.file(),
                                                   b.line(), b.message())));
+  }
+  if (tooSmall) {
+    const InputError& c = classError->error;
+    throw withSetAside(InputError(c.file(), c.line(), c.message(), c.text(),
+                                  (c.hint().empty() ? "" : c.hint() + "; ") +
+                                      fmt::format("a grid of more dimensions was rejected because {}: if the application's "
+                                                  "grid has more, record at scales where every side has 2 ranks or more",
+                                                  *tooSmall)));
   }
   throw withSetAside(classError->error);
 }

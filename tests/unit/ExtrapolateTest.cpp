@@ -369,6 +369,36 @@ TEST(Extrapolate, ALoopOfOneTripCorrespondsToALoopOfSeveral) {
   EXPECT_EQ(r.stats.at("loops of one trip added"), 1);
 }
 
+TEST(Extrapolate, ListsOfGeometricBlocksFollowTheirBlockCount) {
+  // A multigrid's levels: log2(P) levels, each an Allreduce of two faces (x, y) a quarter of the
+  // finer level's, coarsest first, so the finest (the last block) is [4096 12288] at every scale.
+  auto levels = [](Rank p) {
+    int n = 0;
+    while ((Rank{1} << n) < p) ++n;
+    std::string counts;
+    for (int k = 0; k < n; ++k) counts += fmt::format(" {} {}", 4096 >> (2 * (n - 1 - k)), 12288 >> (2 * (n - 1 - k)));
+    return input(fmt::format("levels{}.tgt", p),
+                 fmt::format("tracegen-trace 1\nranks {0}\norigin hand-written\ndatatype MPI_DOUBLE 8\n"
+                             "event 0 MPI_Init @ <1 0 {{{0} 1}}>\n"
+                             "event 1 MPI_Allreduce @ <1 0 {{{0} 1}}>\n  loop 0 iter {1}\n  loop 0 mem 1\n  comm 2\n"
+                             "  count{2}\n  datatype MPI_DOUBLE\n  op MPI_SUM\n"
+                             "event 2 MPI_Finalize @ <1 0 {{{0} 1}}>\n",
+                             p, 2 * n, counts));
+  };
+  std::vector<ExtrapolateInput> in{levels(4), levels(8), levels(16)};
+  const ExtrapolateResult r = extrapolate(in, ExtrapolateOptions{64, {}});
+  EXPECT_EQ(r.trace.events.at(1).loops.at(0).iter.at(0).values, (Values{12}));
+  EXPECT_EQ(r.trace.events[1].param(Param::Count)->groups.at(0).values,
+            (Values{4, 12, 16, 48, 64, 192, 256, 768, 1024, 3072, 4096, 12288}));
+  EXPECT_EQ(r.stats.at("lists as geometric blocks"), 1);
+  expectSameCalls(r.trace, levels(64).trace);
+  // At 2^8 ranks the coarsest level's x face would be 4096 / 4^7, no whole count.
+  EXPECT_NE(errorOf(in, 256).find("count: blocks of 2 values, each 4/1 times the one before, 8 blocks at P=256 (256): block 1 "
+                                  "has no integer value (the largest block [4096 12288] times (1/4)^7)"),
+            std::string::npos)
+      << errorOf(in, 256);
+}
+
 TEST(Extrapolate, ASmallInputOfAnotherStructureIsSetAside) {
   // At 4 ranks the code makes one call more; 6, 8 and 10 agree, and the ring follows from them.
   std::vector<ExtrapolateInput> in{
