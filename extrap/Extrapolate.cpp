@@ -621,7 +621,7 @@ class Extrapolator {
     if (obs.size() < 2)
       throw error(last, fmt::format("{}{}: its value {} is seen at one scale only and differs between classes{}", what,
                                     cls.empty() ? "" : " of class " + cls, seen, cl >= 0 ? settleHint(cl) : ""));
-    const ExactFit f = fitExact(o, vars_, target_.scale(), probes_);
+    const ExactFit f = fitExact(o, vars_, target_.scale(), probes_, true);
     if (!f.model)
       throw error(last, fmt::format("{}{}: no model fits its values ({}); tried {}", what,
                                     cls.empty() ? "" : " of class " + cls, seen, fmt::join(f.tried, ", ")));
@@ -651,7 +651,7 @@ class Extrapolator {
     if (obs.size() < 2) return false;
     std::vector<Observation<std::int64_t>> o;
     for (auto [i, v] : obs) o.push_back({grids_[i].scale(), v});
-    const ExactFit f = fitExact(o, vars_, target_.scale(), probes_);
+    const ExactFit f = fitExact(o, vars_, target_.scale(), probes_, true);
     if (!f.model || !f.rivals.empty()) return false;
     const auto v = f.model->at(target_.scale());
     return v && v->isInteger();

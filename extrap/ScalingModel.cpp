@@ -54,6 +54,11 @@ std::string coefficientTimes(const Rational& c, const std::string& what) {
 
 // "c1*term", written as a quotient where the term is an inverse power ("4096/P").
 std::string termWithCoefficient(const Rational& c1, const Term& t) {
+  if (t.num2 != 0) {
+    if (t.num < 0 && t.num2 < 0 && c1.isInteger())
+      return fmt::format("{}/({}*{})", c1.num, scaleVarName(t.var), scaleVarName(t.var2));
+    return coefficientTimes(c1, t.str());
+  }
   if (t.num < 0 && t.logPower == 0 && c1.isInteger()) {
     Term pos = t;
     pos.num = -t.num;
@@ -140,6 +145,21 @@ double Term::real(double x) const {
   return std::pow(x, static_cast<double>(num) / den) * std::pow(std::log2(x), logPower);
 }
 
+std::optional<Rational> Term::at(const Scale& s) const {
+  auto v = exact(s.value(var));
+  if (!v || num2 == 0) return v;
+  const std::int64_t y = s.value(var2);
+  if (y < 1) return std::nullopt;
+  return num2 > 0 ? mul(*v, Rational{y, 1}) : div(*v, Rational{y, 1});
+}
+
+double Term::realAt(const Scale& s) const {
+  const double v = real(static_cast<double>(s.value(var)));
+  if (num2 == 0) return v;
+  const auto y = static_cast<double>(s.value(var2));
+  return num2 > 0 ? v * y : v / y;
+}
+
 std::string Term::domain() const {
   std::vector<std::string> parts;
   if (num != 0 && den == 2) parts.push_back("a square number");
@@ -150,6 +170,12 @@ std::string Term::domain() const {
 
 std::string Term::str() const {
   const std::string x(scaleVarName(var));
+  if (num2 != 0) {  // num is 1 or -1 (candidateTerms)
+    const std::string y(scaleVarName(var2));
+    if (num > 0 && num2 > 0) return x + "*" + y;
+    if (num < 0 && num2 < 0) return "1/(" + x + "*" + y + ")";
+    return num > 0 ? x + "/" + y : y + "/" + x;
+  }
   std::string p;
   const int n = num < 0 ? -num : num;
   if (n == 0) p = "";
@@ -164,7 +190,7 @@ std::string Term::str() const {
   return num < 0 ? "1/" + (l.empty() ? s : "(" + s + ")") : s;
 }
 
-std::vector<Term> candidateTerms(std::span<const ScaleVar> vars) {
+std::vector<Term> candidateTerms(std::span<const ScaleVar> vars, bool pairs) {
   // (exponent numerator, denominator, log power), simplest first.
   static constexpr std::array<std::array<int, 3>, 14> kShapes{{
       {1, 1, 0}, {-1, 1, 0}, {1, 2, 0}, {-1, 2, 0}, {0, 1, 1}, {1, 3, 0}, {-1, 3, 0},
@@ -173,12 +199,19 @@ std::vector<Term> candidateTerms(std::span<const ScaleVar> vars) {
   std::vector<Term> terms;
   for (const auto& s : kShapes)
     for (ScaleVar v : vars) terms.push_back(Term{v, s[0], s[1], s[2]});
+  std::vector<ScaleVar> extents;
+  for (ScaleVar v : vars)
+    if (v != ScaleVar::P) extents.push_back(v);
+  if (pairs && extents.size() == 3)
+    for (auto [e1, e2] : {std::pair{-1, -1}, {1, -1}, {-1, 1}, {1, 1}})
+      for (std::size_t a = 0; a < 3; ++a)
+        for (std::size_t b = a + 1; b < 3; ++b) terms.push_back(Term{extents[a], e1, 1, 0, extents[b], e2});
   return terms;
 }
 
 std::optional<Rational> ExactModel::at(const Scale& s) const {
   if (term.isOne() || c1.num == 0) return c0;
-  auto t = term.exact(s.value(term.var));
+  auto t = term.at(s);
   if (!t) return std::nullopt;
   auto m = mul(c1, *t);
   if (!m) return std::nullopt;
@@ -194,7 +227,7 @@ std::string ExactModel::str() const {
 
 double RealModel::at(const Scale& s) const {
   if (term.isOne()) return c0;
-  return c0 + c1 * term.real(static_cast<double>(s.value(term.var)));
+  return c0 + c1 * term.realAt(s);
 }
 
 std::string RealModel::str() const {
@@ -210,7 +243,7 @@ namespace {
 std::optional<ExactModel> solveCoefficients(std::span<const Observation<std::int64_t>> in, const Term& term, int parameters) {
   std::vector<Rational> t;
   for (const auto& o : in) {
-    auto v = term.exact(o.scale.value(term.var));
+    auto v = term.at(o.scale);
     if (!v) return std::nullopt;
     t.push_back(*v);
   }
@@ -254,6 +287,11 @@ bool reproduces(const ExactModel& m, std::span<const Observation<std::int64_t>> 
 
 // Whether a term takes one value at every input: it then explains nothing a constant does not.
 bool constantOver(std::span<const Observation<std::int64_t>> in, const Term& term) {
+  if (term.num2 != 0) {
+    for (const auto& o : in)
+      if (term.at(o.scale) != term.at(in.front().scale)) return false;
+    return true;
+  }
   for (const auto& o : in)
     if (o.scale.value(term.var) != in.front().scale.value(term.var)) return false;
   return true;
@@ -262,11 +300,11 @@ bool constantOver(std::span<const Observation<std::int64_t>> in, const Term& ter
 }  // namespace
 
 ExactFit fitExact(std::span<const Observation<std::int64_t>> in, std::span<const ScaleVar> vars, const Scale& target,
-                  std::span<const Scale> probes) {
+                  std::span<const Scale> probes, bool pairs) {
   ExactFit fit;
   if (in.empty()) return fit;
   const int n = static_cast<int>(in.size());
-  const auto terms = candidateTerms(vars);
+  const auto terms = candidateTerms(vars, pairs);
   for (int parameters = 1; parameters <= 2 && parameters < n; ++parameters) {
     std::vector<ExactModel> fits;
     if (parameters == 1) {
@@ -321,7 +359,7 @@ std::optional<RealModel> solveReal(std::span<const Observation<double>> in, cons
     const auto& o = in[static_cast<std::size_t>(i)];
     y(i) = o.value;
     w(i) = 1.0 / std::max(std::abs(o.value), 1e-12);
-    t(i) = term.real(static_cast<double>(o.scale.value(term.var)));
+    t(i) = term.realAt(o.scale);
     if (!std::isfinite(t(i))) return std::nullopt;
   }
   if (term.isOne() || parameters == 1) {

@@ -53,24 +53,32 @@ std::optional<Rational> sub(Rational a, Rational b);
 std::optional<Rational> mul(Rational a, Rational b);
 std::optional<Rational> div(Rational a, Rational b);
 
-// x^(num/den) * log2(x)^logPower.
+// x^(num/den) * log2(x)^logPower, times y^num2 for a second grid extent y where num2 is 1 or
+// -1 (0: no second factor): the face of a 3-D block decomposition is N^2/(py*pz), the coarsest
+// level of a multigrid whose level count follows the longest side pz is 4*pz/py.
 struct Term {
   ScaleVar var = ScaleVar::P;
   int num = 0, den = 1;
   int logPower = 0;
-  bool isOne() const { return num == 0 && logPower == 0; }
-  // The exact value at x, or nullopt where it is irrational (sqrt of a non-square, log2 of a
-  // non-power of two) or out of range.
+  ScaleVar var2 = ScaleVar::P;
+  int num2 = 0;
+  bool isOne() const { return num == 0 && logPower == 0 && num2 == 0; }
+  // The exact value of the first factor at x, or nullopt where it is irrational (sqrt of a
+  // non-square, log2 of a non-power of two) or out of range.
   std::optional<Rational> exact(std::int64_t x) const;
+  // The exact value at a scale, both factors.
+  std::optional<Rational> at(const Scale& s) const;
   double real(double x) const;
+  double realAt(const Scale& s) const;
   // What x must be for exact() to have a value ("a square number", "a power of two"), or "".
   std::string domain() const;
   std::string str() const;  // "P", "sqrt(px)", "1/P", "log2(P)", "P*log2(P)"
   bool operator==(const Term&) const = default;
 };
 
-// Every term the fits try for the variables given, simplest first.
-std::vector<Term> candidateTerms(std::span<const ScaleVar> vars);
+// Every term the fits try for the variables given, simplest first; with `pairs` and three grid
+// extents among them, then the products and quotients of two extents (px*py, px/py, 1/(px*py)).
+std::vector<Term> candidateTerms(std::span<const ScaleVar> vars, bool pairs = false);
 
 // c0 + c1 * term. Parameters: 1 for a constant (c1 = 0, term 1) or for c1 * term alone (c0 =
 // 0), 2 for both.
@@ -115,8 +123,10 @@ struct ExactFit {
 
 // Fits integers exactly. `target` is the scale the value is wanted at (for the rivals check);
 // `probes` the scales that could be recorded further (for `settle`).
+// `pairs`: also the terms of two grid extents (candidateTerms), which only a fixed target can
+// take (a scale-free formula has one variable per term).
 ExactFit fitExact(std::span<const Observation<std::int64_t>> inputs, std::span<const ScaleVar> vars,
-                  const Scale& target, std::span<const Scale> probes = {});
+                  const Scale& target, std::span<const Scale> probes = {}, bool pairs = false);
 
 struct RealFit {
   std::optional<RealModel> model;

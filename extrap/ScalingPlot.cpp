@@ -12,7 +12,7 @@ double realValue(const ExactModel& m, const Scale& s) {
   const double c0 = static_cast<double>(m.c0.num) / static_cast<double>(m.c0.den);
   if (m.c1.num == 0 || m.term.isOne()) return c0;
   const double c1 = static_cast<double>(m.c1.num) / static_cast<double>(m.c1.den);
-  return c0 + c1 * m.term.real(static_cast<double>(s.value(m.term.var)));
+  return c0 + c1 * m.term.realAt(s);
 }
 
 std::vector<std::pair<ExactModel, std::string>> closestRejected(const ExactFit& f,
