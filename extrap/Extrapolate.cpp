@@ -110,7 +110,35 @@ class Extrapolator {
     target_ = opts.grid ? *opts.grid : topology_.layout(opts.ranks);
     vars_ = topology_.scaleVars();
     probes_ = topology_.candidateScales(128);
+    preferTheInputsFamily();
     fitCache_ = opts.fitCache;
+  }
+
+  // A code recorded at 8, 16 and 32 ranks runs at powers of two (bt_like at squares): where two
+  // models disagree, a scale of the inputs' family is named first, as one the code can run at
+  // (27 ranks would settle the models of a 3-D code, but it has no run at 27).
+  void preferTheInputsFamily() {
+    std::vector<Rank> sizes;
+    for (const Grid& g : grids_) sizes.push_back(g.size());
+    if (sizes.empty()) return;
+    const Rank lo = *std::min_element(sizes.begin(), sizes.end());
+    auto isPower = [](Rank p, int k) {
+      auto r = static_cast<Rank>(std::llround(std::pow(static_cast<double>(p), 1.0 / k)));
+      for (Rank c = std::max<Rank>(r - 1, 1); c <= r + 1; ++c) {
+        Rank q = 1;
+        for (int i = 0; i < k; ++i) q *= c;
+        if (q == p) return true;
+      }
+      return false;
+    };
+    std::vector<std::function<bool(Rank)>> families{
+        [lo](Rank p) { return p % lo == 0 && std::has_single_bit(static_cast<std::uint64_t>(p / lo)); },
+        [&](Rank p) { return isPower(p, 2); }, [&](Rank p) { return isPower(p, 3); }};
+    for (const auto& member : families)
+      if (std::all_of(sizes.begin(), sizes.end(), member)) {
+        std::stable_partition(probes_.begin(), probes_.end(), [&](const Scale& s) { return member(s.ranks); });
+        return;
+      }
   }
 
   bool valid(const Grid& g) const { return topology_.usable(g); }

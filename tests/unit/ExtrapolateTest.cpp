@@ -521,6 +521,9 @@ TEST(Extrapolate, UndecidedModelsNameTheScaleThatWouldSettleThem) {
   const std::string e = errorOf(in, 32);
   EXPECT_NE(e.find("do not decide between"), std::string::npos) << e;
   EXPECT_NE(e.find("a recording at P="), std::string::npos) << e;
+  // px and py agree on every square grid, so no scale of the inputs' family (squares) can
+  // settle them: the scale named is the first other one where they differ.
+  EXPECT_NE(e.find("a recording at P=6 (2x3) would"), std::string::npos) << e;
 }
 
 // Every rank makes the same events with the same loops and parameter values in both traces.
