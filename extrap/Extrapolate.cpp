@@ -97,6 +97,39 @@ bool mayFollowBlocks(Param p) {
   }
 }
 
+// The families of rank counts a code is run at: the smallest count times powers of two, the
+// squares, the cubes (the first that holds every count, in that order).
+enum class RankFamily { None, PowerOfTwo, Square, Cube };
+
+// The integer k-th root of p, or 0 where p is no k-th power.
+Rank integerRoot(Rank p, int k) {
+  const auto r = static_cast<Rank>(std::llround(std::pow(static_cast<double>(p), 1.0 / k)));
+  for (Rank c = std::max<Rank>(r - 1, 1); c <= r + 1; ++c) {
+    Rank q = 1;
+    for (int i = 0; i < k; ++i) q *= c;
+    if (q == p) return c;
+  }
+  return 0;
+}
+
+bool inFamily(RankFamily f, Rank lo, Rank p) {
+  switch (f) {
+    case RankFamily::PowerOfTwo: return p % lo == 0 && std::has_single_bit(static_cast<std::uint64_t>(p / lo));
+    case RankFamily::Square: return integerRoot(p, 2) > 0;
+    case RankFamily::Cube: return integerRoot(p, 3) > 0;
+    case RankFamily::None: break;
+  }
+  return false;
+}
+
+RankFamily familyOf(const std::vector<Rank>& sizes) {
+  if (sizes.empty()) return RankFamily::None;
+  const Rank lo = *std::min_element(sizes.begin(), sizes.end());
+  for (RankFamily f : {RankFamily::PowerOfTwo, RankFamily::Square, RankFamily::Cube})
+    if (std::all_of(sizes.begin(), sizes.end(), [&](Rank p) { return inFamily(f, lo, p); })) return f;
+  return RankFamily::None;
+}
+
 class Extrapolator {
  public:
   // blockValues: numeric parameters whose rank groups are no union of position classes are let
@@ -120,25 +153,10 @@ class Extrapolator {
   void preferTheInputsFamily() {
     std::vector<Rank> sizes;
     for (const Grid& g : grids_) sizes.push_back(g.size());
-    if (sizes.empty()) return;
+    const RankFamily family = familyOf(sizes);
+    if (family == RankFamily::None) return;
     const Rank lo = *std::min_element(sizes.begin(), sizes.end());
-    auto isPower = [](Rank p, int k) {
-      auto r = static_cast<Rank>(std::llround(std::pow(static_cast<double>(p), 1.0 / k)));
-      for (Rank c = std::max<Rank>(r - 1, 1); c <= r + 1; ++c) {
-        Rank q = 1;
-        for (int i = 0; i < k; ++i) q *= c;
-        if (q == p) return true;
-      }
-      return false;
-    };
-    std::vector<std::function<bool(Rank)>> families{
-        [lo](Rank p) { return p % lo == 0 && std::has_single_bit(static_cast<std::uint64_t>(p / lo)); },
-        [&](Rank p) { return isPower(p, 2); }, [&](Rank p) { return isPower(p, 3); }};
-    for (const auto& member : families)
-      if (std::all_of(sizes.begin(), sizes.end(), member)) {
-        std::stable_partition(probes_.begin(), probes_.end(), [&](const Scale& s) { return member(s.ranks); });
-        return;
-      }
+    std::stable_partition(probes_.begin(), probes_.end(), [&](const Scale& s) { return inFamily(family, lo, s.ranks); });
   }
 
   bool valid(const Grid& g) const { return topology_.usable(g); }
@@ -502,28 +520,24 @@ class Extrapolator {
     std::vector<Rank> known{target_.size()};
     for (const Grid& g : grids_) known.push_back(g.size());
     const Rank lo = *std::min_element(known.begin(), known.end()), hi = *std::max_element(known.begin(), known.end());
-    auto all = [&](const std::function<bool(Rank)>& in) {
-      return std::all_of(known.begin(), known.end(), in);
-    };
-    auto root = [](Rank p, int k) {
-      auto r = static_cast<Rank>(std::llround(std::pow(static_cast<double>(p), 1.0 / k)));
-      Rank q = 1;
-      for (int i = 0; i < k; ++i) q *= r;
-      return q == p ? r : Rank{0};
-    };
     std::vector<Rank> out;
     constexpr std::size_t kMaxFamily = 256;
-    if (all([&](Rank p) { return p % lo == 0 && std::has_single_bit(static_cast<std::uint64_t>(p / lo)); })) {
-      for (Rank p = lo; p <= hi && out.size() < kMaxFamily; p *= 2) out.push_back(p);
-    } else {
-      for (int k : {2, 3})
-        if (out.empty() && all([&](Rank p) { return root(p, k) > 0; }))
-          for (Rank r = root(lo, k); out.size() < kMaxFamily; ++r) {
-            Rank q = 1;
-            for (int i = 0; i < k; ++i) q *= r;
-            if (q > hi) break;
-            out.push_back(q);
-          }
+    switch (familyOf(known)) {
+      case RankFamily::PowerOfTwo:
+        for (Rank p = lo; p <= hi && out.size() < kMaxFamily; p *= 2) out.push_back(p);
+        break;
+      case RankFamily::Square:
+      case RankFamily::Cube: {
+        const int k = familyOf(known) == RankFamily::Square ? 2 : 3;
+        for (Rank r = integerRoot(lo, k); out.size() < kMaxFamily; ++r) {
+          Rank q = 1;
+          for (int i = 0; i < k; ++i) q *= r;
+          if (q > hi) break;
+          out.push_back(q);
+        }
+        break;
+      }
+      case RankFamily::None: break;
     }
     for (Rank p : known) out.push_back(p);
     std::sort(out.begin(), out.end());
@@ -765,7 +779,7 @@ class Extrapolator {
       const std::string what = slot.name, values = m == 1 ? "1 value" : fmt::format("{} values", m);
       const std::int64_t n = fitOne(blocks, fmt::format("{} (blocks of {})", what, values), cls, cl);
       if (n < 1 || n > (std::int64_t{1} << 22) / static_cast<std::int64_t>(m))
-        throw error(obs.back().first, fmt::format("{}: {} blocks of {} values at {}", what, n, m, atTarget()));
+        throw error(obs.back().first, fmt::format("{}: {} blocks of {} at {}", what, n, values, atTarget()));
       Values block;
       for (std::size_t a = 0; a < m; ++a)
         block.push_back(fitOne(largest[a], m == 1 ? what + " (largest block)" : fmt::format("{} value {} of the largest block", what, a + 1),
@@ -1985,7 +1999,8 @@ ExtrapolateResult extrapolate(const std::vector<ExtrapolateInput>& given, const 
       if (blockValues) continue;
       rejected.push_back(fmt::format("{}-D grid{} rejected: {}", d, descending ? " (x the longest side)" : "", e.message()));
       if (!classError || x.progress() > classError->progress) classError = Attempt{e, x.progress()};
-      if (x.progress() < 0 && e.message().ends_with("with an extent below 2") && !tooSmall)
+      // prepare() throws before any progress only for a grid with an extent below 2.
+      if (x.progress() < 0 && !tooSmall)
         tooSmall = fmt::format("{}: {}", e.file(), e.message());
       continue;
     }
@@ -2029,7 +2044,7 @@ ExtrapolateResult extrapolate(const std::vector<ExtrapolateInput>& given, const 
                                       fmt::format("taking its values as block distributions: {}:{}: {}", b.file(),
                                                   b.line(), b.message())));
   }
-  if (tooSmall) {
+  if (tooSmall && classError->progress >= 0) {  // the error reported is another grid's
     const InputError& c = classError->error;
     throw withSetAside(InputError(c.file(), c.line(), c.message(), c.text(),
                                   (c.hint().empty() ? "" : c.hint() + "; ") +
