@@ -140,7 +140,7 @@ class RankCursor {
   OutermostLoop outermostLoop() const;
 
   // Periodicity (resolve-wildcards' simulation skips the repeats of a periodic stretch of its
-  // run, see ResolveWildcards.cpp). A cursor's state splits into what decides its future calls
+  // run, see sim/Repeats.cpp). A cursor's state splits into what decides its future calls
   // and its absolute counters: the stream index of the next call (which request keys are) and
   // the iterations left of its outermost loop. positionKey appends the first part, with request
   // keys relative to the next index; equal keys mean the same calls follow, as long as the

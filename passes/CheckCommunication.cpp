@@ -8,7 +8,7 @@
 //    loop: channels that pair iteration by iteration, collective sequences that agree, and an
 //    acyclic wait-for graph prove the program complete at any rank count, for the cost of the
 //    compressed trace. Messages that nobody receives are warnings.
-// 3. Otherwise the program is simulated (the simulator of resolve-wildcards), up to the call
+// 3. Otherwise the program is simulated (the communication simulator, sim/), up to the call
 //    budget. When the analysis found the channels aligned, every loop is first folded to two
 //    iterations: a cycle of waits then lies within one iteration, and every iteration waits
 //    the same way, so the folded program completes exactly when the whole one does (two, not
@@ -29,7 +29,7 @@
 
 #include "ir/RankCursor.h"
 #include "passes/CommunicationAnalysis.h"
-#include "passes/ResolveWildcards.h"
+#include "sim/SimulateCommunication.h"
 
 namespace tracegen {
 

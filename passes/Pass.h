@@ -90,7 +90,7 @@ struct PassOptions {
   // gives up as it does at the end of its budget. 4,194,304 options are 64 MiB.
   std::int64_t wildcardStoredOptions = 4'194'304;
   // Whether resolve-wildcards' simulation skips the repeats of the periodic stretches of its
-  // run (ResolveWildcards.cpp, "Repeats"); off only to compare with the run simulated whole.
+  // run (sim/Repeats.cpp); off only to compare with the run simulated whole.
   bool skipRepeats = true;
 };
 

@@ -16,6 +16,7 @@
 #include "passes/ResolveComms.h"
 #include "passes/ResolveWildcards.h"
 #include "passes/SummarizeTiming.h"
+#include "sim/LoopFolding.h"
 
 namespace tracegen {
 

@@ -14,7 +14,8 @@
 #include "io/Readers.h"
 #include "passes/CommunicationAnalysis.h"
 #include "passes/PassManager.h"
-#include "passes/ResolveWildcards.h"
+#include "sim/Deadlock.h"
+#include "sim/SimulateCommunication.h"
 #include "tests/unit/SanitizerScale.h"
 #include "tests/unit/TraceTestHelpers.h"
 

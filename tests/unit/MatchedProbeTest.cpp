@@ -23,7 +23,7 @@
 #include "ir/Summary.h"
 #include "passes/PassManager.h"
 #include "passes/PointToPointCheck.h"
-#include "passes/ResolveWildcards.h"
+#include "sim/Deadlock.h"
 
 using namespace tracegen;
 

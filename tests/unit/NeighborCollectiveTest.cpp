@@ -19,7 +19,7 @@
 #include "io/Readers.h"
 #include "ncptl/Checker.h"
 #include "passes/PassManager.h"
-#include "passes/ResolveWildcards.h"
+#include "sim/Deadlock.h"
 #include "tests/unit/CompileC.h"
 #include "tests/unit/TraceTestHelpers.h"
 

@@ -17,7 +17,7 @@
 #include "ncptl/Checker.h"
 #include "passes/AlignCollectives.h"
 #include "passes/PassManager.h"
-#include "passes/ResolveWildcards.h"
+#include "sim/Deadlock.h"
 #include "tests/unit/TraceTestHelpers.h"
 
 namespace tracegen {

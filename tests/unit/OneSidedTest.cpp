@@ -16,7 +16,7 @@
 #include "ir/Summary.h"
 #include "ncptl/Checker.h"
 #include "passes/PassManager.h"
-#include "passes/ResolveWildcards.h"
+#include "sim/Deadlock.h"
 #include "tests/unit/TraceTestHelpers.h"
 
 using namespace tracegen;

@@ -20,6 +20,7 @@
 #include "passes/CheckCommunication.h"
 #include "passes/PassManager.h"
 #include "passes/ResolveWildcards.h"
+#include "sim/Deadlock.h"
 
 namespace tracegen {
 namespace {
@@ -789,7 +790,7 @@ TEST(ResolveWildcards, CancelledWildcardReceiveMatchesNothing) {
 }
 
 
-// Folding (foldableLoops in ResolveWildcards.cpp). Ranks 1 and 2 send to rank 0 in a time-step
+// Folding (foldableLoops in sim/LoopFolding.cpp). Ranks 1 and 2 send to rank 0 in a time-step
 // loop of N iterations (head: their Send), rank 0 receives twice from MPI_ANY_SOURCE in its
 // own loop of N (head: its Recv, with an inner loop of 2), every iteration ends in a barrier;
 // after the loops each sender sends once more and rank 0 takes both from anyone. With
@@ -919,7 +920,7 @@ TEST(ResolveWildcardsFolding, RecordingWithMoreCallsThanTheBudget) {
 namespace tracegen {
 namespace {
 
-// Repeats (ResolveWildcards.cpp): the whole program's first run applies the repeats of a
+// Repeats (sim/Repeats.cpp): the whole program's first run applies the repeats of a
 // stretch between two equal states instead of simulating them. The result must be the run's
 // simulated whole, call for call.
 PassContext resolveBothWays(Trace& t, const std::string& fileName, std::int64_t callBudget = 10'000'000) {
