@@ -6,6 +6,7 @@
 #include <cmath>
 #include <set>
 
+#include "ir/Diagnostics.h"
 #include "ir/RankCursor.h"
 #include "ir/Verify.h"
 #include "passes/AlignCollectives.h"
