@@ -92,6 +92,10 @@ struct PassOptions {
   // Whether resolve-wildcards' simulation skips the repeats of the periodic stretches of its
   // run (sim/Repeats.cpp); off only to compare with the run simulated whole.
   bool skipRepeats = true;
+  // Which matching of the wildcard receives the benchmark takes where the recording saw one
+  // (`matched`): the recorded senders (true), or the earliest-arrival matching the simulation
+  // finds, as for traces without them (false).
+  bool recordedSenders = true;
 };
 
 struct PassContext {

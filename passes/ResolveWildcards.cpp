@@ -49,6 +49,7 @@
 #include <stdexcept>
 
 #include "ir/Periodic.h"
+#include "ir/Summary.h"
 #include "passes/CommunicationAnalysis.h"
 #include "sim/Deadlock.h"
 #include "sim/LoopFolding.h"
@@ -304,6 +305,47 @@ std::unique_ptr<Simulation> followRecordedOrder(const Trace& trace, PassContext&
   return sim;
 }
 
+// The run that follows the senders the recording saw (`matched`), where it saw any; nullopt
+// where it saw none, or where that run does not complete in the simulation (a warning says
+// why, and the search decides as for a trace without them). A wildcard receive the recording
+// names no sender for takes the earliest-arrived message. The whole program is simulated:
+// the recording names receives by stream index, which a folded or skipped run would not
+// number alike.
+std::unique_ptr<Simulation> runRecordedSenders(const Trace& trace, PassContext& ctx, const std::vector<char>& resolvableEvent,
+                                               std::int64_t& callsSimulated) {
+  bool any = false;
+  for (const Event& e : trace.events) any = any || e.param(Param::Matched);
+  if (!any) return nullptr;
+  // A program of more calls than the budget is not expanded (nor are its recorded senders
+  // listed): the folded and skipped runs below decide it at the cost of a few iterations.
+  const std::int64_t callBudget = ctx.options.callBudget;
+  std::int64_t calls = -1;
+  try {
+    calls = summarizeTrace(trace, ctx.fileName, false).calls;
+  } catch (const InputError&) {  // beyond what a summary expands: beyond any budget here
+  }
+  if (calls < 0 || (callBudget >= 0 && calls > callBudget)) {
+    ctx.counter("recorded-senders-over-budget") = calls;
+    return nullptr;
+  }
+  auto recorded = std::make_shared<RecordedMatches>(recordedMatches(trace, ctx.fileName));
+  if (std::none_of(recorded->begin(), recorded->end(), [](const auto& m) { return m.second >= 0; })) return nullptr;
+  auto sim = std::make_unique<Simulation>(trace, ctx.fileName, resolvableEvent, callBudget);
+  sim->useRecording(recorded.get(), true);
+  sim->keepAlive(recorded);
+  const auto outcome = sim->run();
+  callsSimulated += sim->callsSimulated();
+  // A wildcard receive the recording names no sender for took the earliest-arrived message.
+  if (outcome == Simulation::Outcome::Completed) return sim;
+  const std::string why = outcome == Simulation::Outcome::OutOfBudget
+                              ? fmt::format("takes more than {} calls (--call-budget)", callBudget)
+                              : "does not complete in the simulation: " + sim->failure().message;
+  ctx.warn(fmt::format("resolve-wildcards: following the senders the recording saw {}; the benchmark takes the "
+                       "earliest-arrival matching instead",
+                       why));
+  return nullptr;
+}
+
 // Whether the recording changes what a run does (cancelled receives, the senders of matched
 // probes): its entries are by stream index, which a skipped repeat of the run would not say
 // alike in each repeat.
@@ -425,18 +467,31 @@ void ResolveWildcardsPass::run(Trace& trace, PassContext& ctx) {
   std::vector<char> resolvableEvent(trace.events.size(), 0);
   for (std::size_t i = 0; i < trace.events.size(); ++i) resolvableEvent[i] = resolvable(trace.events[i]) ? 1 : 0;
 
-  // First the program with its long outermost loops folded (see foldableLoops); if that run
-  // does not stand for the whole program, the whole program.
   std::int64_t callsSimulated = 0;
   std::optional<SearchResult> found;
   bool folded = false;
   Trace foldedTrace;  // the simulation refers to its events
+  // A recording that says which sender each wildcard receive took is followed: that matching
+  // happened under the real library's buffering and timing. The earliest-arrival matching
+  // below assumes every send buffered (eager); a benchmark that polls its sends to completion
+  // can then wait for ever under a rendezvous protocol where the application did not (hpcc's
+  // RandomAccess at 4 ranks under Open MPI, whose messages of 4-6 KB go by rendezvous).
+  // Its calls are not held against the runs that follow when it does not complete.
+  std::int64_t recordedCalls = 0;
+  if (ctx.options.recordedSenders)
+    if (auto sim = runRecordedSenders(trace, ctx, resolvableEvent, recordedCalls)) {
+      found.emplace();
+      found->sim = std::move(sim);
+      ctx.counter("wildcards-as-recorded") = found->sim->wildcardsResolved();
+    }
+  // Else first the program with its long outermost loops folded (see foldableLoops); if that
+  // run does not stand for the whole program, the whole program.
   // A loop whose exchanges cross its iterations (or reach into another folded loop, as a
   // rank's receive loop fed by other ranks' send loop does) is dropped and the rest tried
   // again; each attempt drops at least one loop, and the attempts cost folded runs only.
-  std::vector<LoopFold> folds = foldableLoops(trace, ctx.fileName);
+  std::vector<LoopFold> folds = found ? std::vector<LoopFold>{} : foldableLoops(trace, ctx.fileName);
   std::int64_t attempts = 0;
-  found = foldWhileClosed<SearchResult>(folds, attempts, [&](const std::vector<LoopFold>& fs) {
+  if (!found) found = foldWhileClosed<SearchResult>(folds, attempts, [&](const std::vector<LoopFold>& fs) {
     foldedTrace = foldTrace(trace, fs);  // the previous attempt's run is gone by now
     const std::vector<LoopFold> heads = foldsByHead(fs, trace.events.size());
     std::optional<std::pair<SearchResult, std::set<std::int64_t>>> out;
@@ -447,7 +502,7 @@ void ResolveWildcardsPass::run(Trace& trace, PassContext& ctx) {
     return out;
   });
   if (attempts > 0) ctx.counter("fold-attempts") = attempts;
-  if (found) {
+  if (found && !folds.empty()) {
     std::int64_t skipped = 0;
     for (const auto& f : folds) skipped += f.iterations - f.folded;
     ctx.counter("loops-folded") = static_cast<std::int64_t>(folds.size());
@@ -462,6 +517,7 @@ void ResolveWildcardsPass::run(Trace& trace, PassContext& ctx) {
     found = searchMatching(trace, ctx, resolvableEvent, nullptr, wholeCalls);
     ctx.counter("calls-simulated") = callsSimulated + wholeCalls;
   }
+  if (recordedCalls > 0) ctx.counter("calls-simulated") += recordedCalls;
   auto& [sim, path, restarts, first] = *found;
   std::int64_t notKept = 0;
   for (const Node& n : path) notKept += static_cast<std::int64_t>(n.unstored);

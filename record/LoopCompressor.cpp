@@ -369,6 +369,32 @@ bool LoopCompressor::foldCall(const CallRecord& call, const Probe& p) {
   return false;
 }
 
+// Rules (a) and (b) run when an event is appended, so a window that ends with a loop (a
+// multigrid level's three halo exchanges, each a loop over the axes) would never fold: when the
+// loop is complete nothing is appended after it. A loop at the top level is complete once a call
+// arrives that does not begin another iteration of it (its node is not the body's first), and
+// the tail is matched then, with the loop as its last node. A loop around one event (a run) is
+// left out: it already matches as its event does.
+bool LoopCompressor::tailLoopEndsBefore(const Node* next, const CallRecord* call, const Probe* p) const {
+  if (seq_.empty() || !seq_.back().loop) return false;
+  const Node& loop = seq_.back();
+  if (loop.body.size() == 1 && !loop.body[0].loop) return false;
+  return next ? !sameShape(loop.body[0], *next) : !matchesCall(loop.body[0], *call, *p);
+}
+
+void LoopCompressor::closeTailLoop() {
+  const std::size_t before = seq_.size();
+  compressTail();
+  if (seq_.size() != before) ++topVersion_;
+}
+
+// The call as the next node: after the tail loop it completes is matched (above), rules (a) and
+// (b) with the call as the tail's last node, else a node of its own.
+void LoopCompressor::appendProbed(const CallRecord& call, const Probe& p) {
+  if (tailLoopEndsBefore(nullptr, &call, &p)) closeTailLoop();
+  if (!foldCall(call, p)) pushEvent(call);
+}
+
 void LoopCompressor::append(const CallRecord& call) {
   ++calls_;
   Probe p;
@@ -379,10 +405,13 @@ void LoopCompressor::append(const CallRecord& call) {
   }
   if (!p.direct) {
     ++topVersion_;
-    pushEvent(call);
+    Node n = eventNode(call);
+    if (tailLoopEndsBefore(&n, nullptr, nullptr)) closeTailLoop();
+    seq_.push_back(std::move(n));
     compressTail();
     return;
   }
+  if (tailLoopEndsBefore(nullptr, &call, &p)) closeTailLoop();
   if (foldCall(call, p)) {
     ++topVersion_;
     return;
@@ -398,8 +427,7 @@ void LoopCompressor::flush() {
   ++topVersion_;
   const std::size_t n = nStaged_;
   nStaged_ = 0;
-  for (std::size_t i = 0; i < n; ++i)
-    if (!foldCall(staged_[i].call, staged_[i].probe)) pushEvent(staged_[i].call);
+  for (std::size_t i = 0; i < n; ++i) appendProbed(staged_[i].call, staged_[i].probe);
 }
 
 bool LoopCompressor::stageable() {

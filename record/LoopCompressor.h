@@ -23,9 +23,12 @@
 // made from a call holds exactly its values once, so folding it equals pushing those values);
 // in a loop only the first call of each body position, and the first of a run of calls from one
 // site, makes a node, and loop nodes whose iterations were folded are kept for reuse as event
-// nodes are, so a repeating program makes no allocation per call. Matching only runs when an event is
-// appended, so every loop body ends with an event; inner loops are complete before an enclosing
-// window can match, which keeps nesting (PRSDs) well formed.
+// nodes are, so a repeating program makes no allocation per call. Matching runs when an event
+// is appended, and once more when a loop of several nodes that ends the top level is complete
+// (the next call does not begin another iteration of it), with that loop as the tail's last
+// node: so a window may end with a loop (a multigrid level: three halo exchanges, each a loop
+// over the axes), and inner loops are complete before an enclosing window can match, which
+// keeps nesting (PRSDs) well formed.
 //
 // Inside a loop that repeats, the tail matching above is not even run: once the top level ends
 // with a loop L whose body is events and runs of one event (a loop around one event), a call that
@@ -185,6 +188,11 @@ class LoopCompressor {
   static void mergeInto(Node& into, Node& from);
   static void addStat(std::vector<Stat>& stats, Phase phase, std::int64_t after, double us);
   void compressTail();
+  // Whether the top level ends with a loop of several nodes that the next node (given as a node,
+  // or as a probed call) cannot continue; closeTailLoop() then matches the tail with it last.
+  bool tailLoopEndsBefore(const Node* next, const CallRecord* call, const Probe* p) const;
+  void closeTailLoop();
+  void appendProbed(const CallRecord& call, const Probe& p);
   static std::size_t countNodes(const std::vector<Node>& seq);
   void flatten(const std::vector<Node>& seq, Trace& out, Rank rank, Rank numRanks,
                const std::vector<std::string>& siteNames) const;

@@ -213,6 +213,50 @@ TEST(RecordLoopCompressor, VaryingInnerTripCountsBecomeElastic) {
   EXPECT_TRUE(elastic) << "the per-entry trip counts should form a value list";
 }
 
+TEST(RecordLoopCompressor, AWindowThatEndsWithALoopFolds) {
+  // A multigrid V-cycle's way up: per level, three halo exchanges, each a loop over the three
+  // axes (Irecv, Send, Waitall), their counts a quarter of the level above's; the last level
+  // is peeled (another call site), as compilers do. The levels' window ends with a loop, so it
+  // folds only once that loop is complete: into a loop of `levels - 1` trips around the three
+  // exchange loops, its counts one list per exchange.
+  auto record = [](SimRank& s, int levels) {
+    s.call(Op::Init, "init");
+    for (int it = 0; it < 3; ++it) {
+      for (int l = levels - 1; l >= 0; --l)
+        for (const char* exchange : {"up_u", "up_r", l == 0 ? "last_tmp" : "up_tmp"})
+          for (int axis = 0; axis < 3; ++axis) {
+            const std::int64_t count = (axis == 2 ? 32 : 16) << (2 * (levels - 1 - l));
+            s.p2p(Op::Irecv, std::string(exchange) + ":irecv", 1, count, axis);
+            s.p2p(Op::Send, std::string(exchange) + ":send", 1, count, axis);
+            s.call(Op::Waitall, std::string(exchange) + ":wait", {{Param::Count, 1}}, {{Param::Requests, {9999}}});
+          }
+      s.call(Op::Allreduce, "norm", {{Param::Comm, kCommWorld}, {Param::Count, 1}, {Param::Datatype, 10}, {Param::ReduceOp, 3}});
+    }
+    s.call(Op::Finalize, "fin");
+  };
+  for (int levels : {2, 3, 4}) {
+    SimRank r(0, 2), fast(0, 2, 256, true), slow(0, 2, 256, false), ref(0, 2, 0);
+    for (SimRank* s : {&r, &fast, &slow, &ref}) record(*s, levels);
+    const Trace t = r.trace();
+    ASSERT_EQ(expand(t, 0), expand(ref.trace(), 0)) << levels << " levels";
+    ASSERT_EQ(tracegenText(fast.trace()), tracegenText(slow.trace())) << levels << " levels";
+    // init, 3 exchanges of the folded levels, 3 of the peeled one (3 events each), norm, fin
+    ASSERT_EQ(t.events.size(), 2u + 2u * 3u * 3u + 1u) << levels << " levels";
+    const Event& head = t.events[1];
+    if (levels == 2) {  // one level before the peeled one: no loop of levels
+      ASSERT_EQ(head.loops.size(), 2u);
+      continue;
+    }
+    ASSERT_EQ(head.loops.size(), 3u) << levels << " levels";  // iterations, levels, axes
+    EXPECT_EQ(head.loops[1].iter[0].values, (std::vector<std::int64_t>{levels - 1}));
+    EXPECT_EQ(head.loops[1].mem[0].values, (std::vector<std::int64_t>{9}));
+    std::vector<std::int64_t> counts;
+    for (int l = levels - 1; l >= 1; --l)
+      for (int axis = 0; axis < 3; ++axis) counts.push_back((axis == 2 ? 32 : 16) << (2 * (levels - 1 - l)));
+    EXPECT_EQ(head.param(Param::Count)->groups[0].values, counts);
+  }
+}
+
 TEST(RecordLoopCompressor, RandomProgramsExpandToWhatWasRecorded) {
   // Random nested loop programs with random per-iteration parameters: whatever the compressor
   // folds, the cursor must give back exactly the recorded calls, i.e. what a compressor with a

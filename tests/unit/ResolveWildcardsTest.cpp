@@ -121,11 +121,12 @@ void finish(Trace& t) {
   verifyStructure(t, "unit");  // the builders above must make well-formed traces
 }
 
-PassContext runPass(Trace& t, std::int64_t budget = 100000) {
+PassContext runPass(Trace& t, std::int64_t budget = 100000, bool recordedSenders = true) {
   PassContext ctx;
   ctx.fileName = "unit";
   ctx.currentPass = "resolve-wildcards";
   ctx.options.wildcardSearchBudget = budget;
+  ctx.options.recordedSenders = recordedSenders;
   createResolveWildcardsPass()->run(t, ctx);
   // Wildcards whose sender is forced are resolved on the compressed form without simulating;
   // whether the program then completes is check-communication's to say.
@@ -720,11 +721,12 @@ TEST(ResolveWildcards, SuccessfulTestOnAReceiveThatNeverMatchesDeadlocks) {
 // ---- An exhausted search is no deadlock.
 
 TEST(ResolveWildcards, ExhaustedBudgetWarnsAndFollowsTheRecordedMatches) {
-  // The program of TakesTheOnlyCompletingSenderAndWarns with no budget for a search: the
-  // recording saw rank 1's wildcard receive match rank 2, which the pass follows.
+  // The program of TakesTheOnlyCompletingSenderAndWarns with no budget for a search, and the
+  // earliest-arrival matching asked for (--wildcard-senders earliest): the recording saw rank
+  // 1's wildcard receive match rank 2, which the pass follows when the search gives up.
   Trace t = onlyLaterMessageCompletes();
   t.events[2].setParam(Param::Matched, {ValueGroup{RankList::fromSorted({1}), {1}}}, false);  // (2 - 1 + 3) mod 3
-  PassContext ctx = runPass(t, 0);
+  PassContext ctx = runPass(t, 0, false);
   EXPECT_EQ(sources(t, 1, 2), std::vector<Rank>{2});
   EXPECT_EQ(sources(t, 1, 3), std::vector<Rank>{0});
   ASSERT_EQ(ctx.warnings.size(), 1u);
@@ -736,6 +738,53 @@ TEST(ResolveWildcards, ExhaustedBudgetWarnsAndFollowsTheRecordedMatches) {
   EXPECT_EQ(w.find("potential deadlock"), std::string::npos) << w;
   EXPECT_FALSE(anyWildcardLeft(t));
   EXPECT_NO_THROW(verifyPointToPoint(t, "unit"));
+}
+
+// ---- The senders the recording saw.
+
+// Ranks 1 and 2 send to rank 0, which receives twice from MPI_ANY_SOURCE; rank 1's message is
+// sent first, so the earliest-arrival matching takes it first. The recording (`matched` on the
+// wildcard receive, offsets (sender - 0 + 3) mod 3) saw rank 2's first.
+Trace twoSendersRecordedInReverse() {
+  Trace t = newTrace(3);
+  addEvent(t, Op::Send, onRanks({1}, sendTo({0})));                                 // 1
+  addEvent(t, Op::Send, onRanks({2}, sendTo({0})));                                 // 2
+  Event& r = addEvent(t, Op::Recv, onRanks({0}, recvFrom({kAnySource})));           // 3
+  r.loops.push_back(LoopLevel{{ValueGroup{RankList::fromSorted({0}), {2}}}, {ValueGroup{RankList::fromSorted({0}), {1}}}});
+  r.setParam(Param::Matched, {ValueGroup{RankList::fromSorted({0}), {2, 1}}}, false);
+  finish(t);
+  return t;
+}
+
+TEST(ResolveWildcards, FollowsTheSendersTheRecordingSaw) {
+  Trace t = twoSendersRecordedInReverse();
+  PassContext ctx = runPass(t);
+  EXPECT_EQ(sources(t, 0, 3), (std::vector<Rank>{2, 1}));
+  EXPECT_EQ(counter(ctx, "wildcards-as-recorded"), 2);
+  EXPECT_EQ(counter(ctx, "loops-folded"), -1);
+  EXPECT_TRUE(ctx.warnings.empty());
+  EXPECT_FALSE(anyWildcardLeft(t));
+}
+
+TEST(ResolveWildcards, EarliestArrivalWhenAskedDespiteTheRecording) {
+  Trace t = twoSendersRecordedInReverse();
+  PassContext ctx = runPass(t, 100000, false);
+  EXPECT_EQ(sources(t, 0, 3), (std::vector<Rank>{1, 2}));
+  EXPECT_EQ(counter(ctx, "wildcards-as-recorded"), -1);
+  EXPECT_TRUE(ctx.warnings.empty());
+}
+
+TEST(ResolveWildcards, RecordedSendersThatCannotCompleteGiveWayToTheSearch) {
+  // A recording that names rank 1 twice (an edited trace): the second receive would wait for a
+  // message rank 1 never sends. The pass says so and takes the matching the search finds.
+  Trace t = twoSendersRecordedInReverse();
+  t.events[3].setParam(Param::Matched, {ValueGroup{RankList::fromSorted({0}), {1, 1}}}, false);
+  PassContext ctx = runPass(t);
+  EXPECT_EQ(sources(t, 0, 3), (std::vector<Rank>{1, 2}));
+  ASSERT_EQ(ctx.warnings.size(), 1u);
+  EXPECT_NE(ctx.warnings[0].find("following the senders the recording saw does not complete"), std::string::npos)
+      << ctx.warnings[0];
+  EXPECT_NE(ctx.warnings[0].find("earliest-arrival matching instead"), std::string::npos) << ctx.warnings[0];
 }
 
 TEST(ResolveWildcards, ExhaustedBudgetWithoutRecordedMatchesIsNoDeadlock) {

@@ -24,6 +24,7 @@ struct PipelineOptions {
   std::int64_t searchBudget = 100000;
   std::int64_t searchOptions = 4'194'304;  // PassOptions::wildcardStoredOptions
   std::int64_t callBudget = 10'000'000;
+  std::string wildcardSenders = "recorded";  // PassOptions::recordedSenders
 };
 void addPipelineOptions(CLI::App& cmd, PipelineOptions& opts);
 // Prints what the reader completed or guessed (e.g. MPI_Init added before a fragment) to

@@ -30,6 +30,11 @@ void addPipelineOptions(CLI::App& cmd, PipelineOptions& opts) {
                  "options (receive, message) the wildcard matcher keeps to revisit its decisions (16 bytes each)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  cmd.add_option("--wildcard-senders", opts.wildcardSenders,
+                 "the sender each MPI_ANY_SOURCE receive takes: the one the recording saw (where it says, `matched`), "
+                 "or the earliest-arrival matching a simulated run finds")
+      ->check(CLI::IsMember({"recorded", "earliest"}))
+      ->capture_default_str();
   cmd.add_option("--call-budget", opts.callBudget,
                  "calls a simulation, or the matching of receive sizes with their sends, may expand where the compressed-form checks cannot decide (over all ranks)")
       ->check(CLI::NonNegativeNumber)
@@ -70,6 +75,7 @@ Trace readAndLower(const std::string& input, const PipelineOptions& opts, PassCo
   ctx.options.wildcardSearchBudget = opts.searchBudget;
   ctx.options.wildcardStoredOptions = opts.searchOptions;
   ctx.options.callBudget = opts.callBudget;
+  ctx.options.recordedSenders = opts.wildcardSenders == "recorded";
   PassManager pm(names);
   pm.setVerify(opts.verify);
   pm.setPrintAfter(opts.printAfter, &std::cerr);
