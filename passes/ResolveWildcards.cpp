@@ -542,7 +542,6 @@ void ResolveWildcardsPass::run(Trace& trace, PassContext& ctx) {
       break;
     }
   }
-  for (const auto& note : sim->notes()) ctx.warn("resolve-wildcards: " + note);
 
   std::int64_t rewritten = 0;
   for (std::size_t i = 0; i < trace.events.size(); ++i)

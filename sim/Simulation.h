@@ -179,7 +179,6 @@ class Simulation {
   // Receives matched with a message of another size than they post (gen::matchReceivedBytes
   // need not walk the trace when there are none).
   std::int64_t sizeMismatches() const { return sizeMismatches_; }
-  const std::vector<std::string>& notes() const { return notes_; }
   Rank sender(const Option& o) const { return msgs_[o.msg].sender; }
   std::size_t receiveCount() const { return recvs_.size(); }
   int receiveLine(std::size_t id) const { return recvs_[id].event->line; }
@@ -318,7 +317,6 @@ class Simulation {
   std::int64_t wildcardsResolved_ = 0;
   std::int64_t sizeMismatches_ = 0;
   ResolutionMap resolutions_;
-  std::vector<std::string> notes_;
   Failure failure_;
   std::int64_t callBudget_ = -1;
   std::int64_t calls_ = 0;
