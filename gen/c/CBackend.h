@@ -141,6 +141,7 @@ struct Scope {
 // render() assembles MPI_Init, that region, MPI_Finalize and the skeleton.
 class CWriter : public ProgramWalker {
  public:
+  // (defined in gen/c/Program.cpp)
   CWriter(const Program& p, const GenOptions& o);
   using ProgramWalker::render;  // templates; render() below writes the program
 
@@ -207,16 +208,12 @@ class CWriter : public ProgramWalker {
   };
   std::vector<Frame> frames_;
 
+  // (defined in gen/c/Statements.cpp)
   std::string walked(const std::vector<Stmt>& stmts, std::size_t from, std::size_t to, const RankList& outer);
-
   void beginGuard(const RankList&, const RankList&, bool firstRun) override;
-
   void endGuard(const RankList& ranks, const RankList& outer) override;
-
   void emit(const std::string& text, bool isLoop);
-
   std::string guarded(const RankList& ranks, const RankList& outer, const std::string& text);
-
   std::string rankCondition(const RankList& ranks);
 
   std::string loopVar(int id) const { return fmt::format("i{}", id); }
@@ -224,11 +221,8 @@ class CWriter : public ProgramWalker {
   void beginLoop(const Stmt&, const RankList&) override { frames_.emplace_back(); }
 
   void endLoop(const Stmt& s, const RankList&) override;
-
   std::string eventName(const Event& e) const;
-
   std::string label(const CallStmt& c) const;
-
   std::string renderInit(const std::vector<Stmt>& body, std::size_t count);
 
   // --- calls -------------------------------------------------------------------------------
@@ -259,11 +253,8 @@ class CWriter : public ProgramWalker {
   std::unique_ptr<Current> cur_;
   CallCtx ctx(const CallStmt& c) { return CallCtx{c, cur_->counter, &cur_->tables}; }
   void setCall(const std::string& text);
-
   void noteRecvSlice(const std::string& text);
-
   void beginCall(const CallStmt& c, const RankList& ranks) override;
-
   void compute(const CallStmt& c, const RankList&) override;
 
   // Calls that send what the rank's receives wrote (`fromrecv`) swap send_buf and recv_buf
@@ -273,15 +264,10 @@ class CWriter : public ProgramWalker {
   bool buffersMaySwap_ = false;
   static bool hasPendingSends(const std::vector<Stmt>& body);
   void swapBuffers(const CallCtx& x);
-
   void sendsMessage(bool blocks = false);
-
   void setComputeCall();
-
   double pollsPerExecution(const CallStmt& c) const;
-
   void endCall(const CallStmt& c, const RankList&) override;
-
   std::string declarations(const std::vector<Table>& tables);
 
   // --- local request arrays -----------------------------------------------------------------
@@ -313,32 +299,26 @@ class CWriter : public ProgramWalker {
   std::map<const void*, LocalArray> localArrays_;  // by the run's first CallStmt or loop Stmt
   std::size_t localReceives_ = 0;  // nonblocking receives of the largest run (recv_slices)
 
+  // (defined in gen/c/Requests.cpp)
   static bool makesLocalRequest(const CallStmt& c);
   static bool involvesRequests(const CallStmt& c);
   static bool involvesRequests(const Stmt& s);
   static bool makesLocalRequestsOnly(const Stmt& s);
   static std::optional<std::size_t> localIndex(const Expr* offset, std::size_t made);
-
   void findLocalRequests();
-
   bool findLocalRequests(const std::vector<Stmt>& body, int& arrays);
-
   const LocalRequest* localRequest(const CallStmt& c) const;
   static std::string localName(const LocalRequest& r);
   static std::string localSlot(const LocalRequest& r, std::size_t index);
-
   std::string localRequestMade(const CallStmt& c, std::string text);
-
   void declareLocalArray(const void* first);
-
   void loop(const Stmt& s, const RankList& ranks) override;
-
   void call(const CallStmt& c, const RankList& ranks) override;
-
   std::string localCompletion(const CallStmt& c);
 
   // --- operation families: each sets the call's text --------------------------------------
 
+  // (defined in gen/c/Statements.cpp)
   void lifecycle(const CallStmt& c, const RankList&) override;
   void pointToPoint(const CallStmt& c, const RankList&) override;
   void completion(const CallStmt& c, const RankList&) override;
@@ -350,68 +330,50 @@ class CWriter : public ProgramWalker {
   void oneSided(const CallStmt& c, const RankList&) override;
   void fileIo(const CallStmt& c, const RankList&) override;
   void opaque(const CallStmt& c, const RankList&) override;
-
   static mus::data callData(const CallStmt& c);
 
+  // (defined in gen/c/PointToPoint.cpp)
   std::string pointToPointText(const CallCtx& x, mus::data& d);
-
   void message(const CallCtx& x, mus::data& d);
-
   void receiveSide(const CallCtx& x, mus::data& d);
-
   void pollUntil(const CallCtx& x, mus::data& d, const char* condition);
-
   std::string waitOne(const CallCtx& x, mus::data& d);
-
   std::string persistentCall(const CallCtx& x, mus::data& d);
-
   std::string matchedCall(const CallCtx& x, mus::data& d);
-
   std::string waitMany(const CallCtx& x, mus::data& d);
 
+  // (defined in gen/c/Collectives.cpp)
   std::string collectiveText(const CallCtx& x, mus::data& d);
-
   std::string nonblockingCollectiveText(const CallCtx& x, mus::data& d);
-
   std::string neighborCollective(const CallCtx& x, mus::data& d);
-
   void alltoallwArrays(const CallCtx& x, mus::data& d);
-
   std::size_t vectorLength(const CallStmt& c, std::initializer_list<Param> ps) const;
-
   std::string countVector(const CallCtx& x, Param p, std::size_t n, const Expr* fallback);
 
   void countArray(const CallCtx& x, mus::data& d, const std::string& key, Param p, std::size_t n,
                   const Expr* fallback);
 
   bool packedDispls(const CallCtx& x, Param displs, Param counts, const Expr* countsFallback, std::size_t n) const;
-
   std::optional<std::string> countRows(const CallCtx& x, Param p, std::size_t n, const Expr* fallback);
 
+  // (defined in gen/c/Communicators.cpp)
   std::string commCall(const CallCtx& x, mus::data& d);
-
   std::string intList(const CallCtx& x, Param p, std::size_t minimum = 1);
-
   std::string ones(const CallCtx& x, Param p);
-
   std::string scalar(const CallCtx& x, Param p, const char* fallback);
-
   std::string topologyCall(const CallCtx& x, mus::data& d);
-
   std::string groupCall(const CallCtx& x, mus::data& d);
 
+  // (defined in gen/c/OneSidedIO.cpp)
   std::string window(const CallCtx& x);
-
   std::string assertion(const CallCtx& x);
-
   void buffer(const CallCtx& x, mus::data& d);
-
   std::string oneSidedText(const CallCtx& x, mus::data& d);
-
   std::string fileIoText(const CallCtx& x, mus::data& d);
 
   // --- values ------------------------------------------------------------------------------
 
+  // (defined in gen/c/Values.cpp)
   Style intStyle() const;
   Style colorStyle() const;
   Style computeStyle() const;
@@ -423,44 +385,27 @@ class CWriter : public ProgramWalker {
   class CExprPrinter;  // gen/c/Values.cpp
 
   std::string expr(const Expr& e, const Style& style, const Scope& scope);
-
   static std::string tableName(const std::vector<Table>& tables, const std::string& base);
-
   std::optional<std::string> rankTable(const Expr& e, const Style& style, const Scope& scope);
-
   std::optional<std::string> rankByCallTable(const Expr& e, const Style& style, const Scope& scope);
-
   std::int64_t normalOffset(std::int64_t off) const;
-
   std::string rankOffset(const PeerOffset& peer);
-
   std::string rankOffsetTable(const std::string& table, bool wrap);
-
   std::string count(const CallCtx& x, const Expr* e, const std::string& name);
-
   const Datatype& datatypeById(std::int64_t id, const CallStmt& c) const;
-
   std::string typeName(const Datatype& d);
-
   std::string datatype(const CallCtx& x, const Expr& e, const std::string& name);
 
   static constexpr std::int64_t kMaxUserOps = 1000;
   // The comment a call with a user-defined operator gets above it (withUserOpComment).
   std::string userOpComment_, builtinTypeName_;
   std::string withUserOpComment(std::string call);
-
   std::string builtinForUserOp(const CallCtx& x);
-
   std::string reduceOp(const CallCtx& x, const Expr& e);
-
   std::string comm(const CallCtx& x);
-
   std::string group(const CallCtx& x, const Expr& e, const std::string& name);
-
   std::string peer(const CallCtx& x, const Expr& e, const std::string& name);
-
   std::string tag(const CallCtx& x, Param p, bool receive);
-
   void noteMessage(const CallStmt& c);
 
   // --- scale-free programs (Program::scaleFree, extrap/ScaleFree.h) --------------------------
@@ -469,43 +414,31 @@ class CWriter : public ProgramWalker {
   // formula also says when it is whole (`240 / px` needs px dividing 240), which
   // scale_problem() checks before the benchmark communicates.
 
+  // (defined in gen/c/ScaleFree.cpp)
   static std::string_view scaleVarName(ScaleFormula::Var v);
   static std::string scaleVarWords(ScaleFormula::Var v);
-
   std::string integerTerm(const ScaleFormula& f);
-
   void noteScaleCondition(const std::string& cond, const std::string& words);
-
   std::string formulaText(const ScaleFormula& f);
-
   std::string realFormulaText(const ScaleFormula& f);
-
   std::string classCondition(const RankList& classes);
-
   std::string gridPeerText(const GridStep& g);
-
   std::string relationPeerText(GridRelation rel, const std::string& counter);
-
   std::string blockText(const BlockTerm& t);
   std::string blockLargestText(const BlockTerm& t);
-
   static void formulaLeaves(const Expr& e, std::vector<Expr>& out);
-
   void noteScaleFreeMessage(const CallStmt& c);
 
   // --- the file ----------------------------------------------------------------------------
 
+  // (defined in gen/c/Program.cpp)
   std::string skeleton(const std::string& init, const std::string& measured, const std::string& finalize,
                        const std::string& parts);
 
   std::string gridOrderText() const;
-
   std::string scaleBlock();
-
   static std::string collapseBlankLines(const std::string& text);
-
   std::string sourceName() const;
-
   std::vector<std::string> runtimeHelpers() const;
 
   std::map<std::int64_t, const Datatype*> datatypes_;
