@@ -11,7 +11,7 @@
 
 namespace tracegen::gen {
 
-std::unique_ptr<Backend> createCBackend();      // gen/CBackend.cpp: C+MPI (".c")
+std::unique_ptr<Backend> createCBackend();      // gen/c/ (Program.cpp): C+MPI (".c")
 std::unique_ptr<Backend> createNcptlBackend();  // gen/NcptlBackend.cpp: coNCePTuaL (".ncptl")
 
 }  // namespace tracegen::gen
