@@ -305,7 +305,7 @@ std::unique_ptr<Simulation> followRecordedOrder(const Trace& trace, PassContext&
   return sim;
 }
 
-// The run that follows the senders the recording saw (`matched`), where it saw any; nullopt
+// The run that follows the senders the recording saw (`matched`), where it saw any; null
 // where it saw none, or where that run does not complete in the simulation (a warning says
 // why, and the search decides as for a trace without them). A wildcard receive the recording
 // names no sender for takes the earliest-arrived message. The whole program is simulated:
@@ -317,15 +317,16 @@ std::unique_ptr<Simulation> runRecordedSenders(const Trace& trace, PassContext& 
   for (const Event& e : trace.events) any = any || e.param(Param::Matched);
   if (!any) return nullptr;
   // A program of more calls than the budget is not expanded (nor are its recorded senders
-  // listed): the folded and skipped runs below decide it at the cost of a few iterations.
+  // listed): the folded and skipped runs below decide it at the cost of a few iterations. So
+  // is one too long for the summary to count (kExpansionBudget steps of a rank class).
   const std::int64_t callBudget = ctx.options.callBudget;
   std::int64_t calls = -1;
   try {
     calls = summarizeTrace(trace, ctx.fileName, false).calls;
-  } catch (const InputError&) {  // beyond what a summary expands: beyond any budget here
+  } catch (const InputError&) {
   }
   if (calls < 0 || (callBudget >= 0 && calls > callBudget)) {
-    ctx.counter("recorded-senders-over-budget") = calls;
+    if (calls >= 0) ctx.counter("recorded-senders-over-budget") = calls;
     return nullptr;
   }
   auto recorded = std::make_shared<RecordedMatches>(recordedMatches(trace, ctx.fileName));
