@@ -107,6 +107,7 @@ class Scanner {
   explicit Scanner(std::string_view src) : src_(src) {}
 
   LexResult run() {
+    out_.tokens.reserve(src_.size() / 6 + 16);  // a generated program has a token per 5-6 bytes
     while (true) {
       skipSpaceAndComments();
       if (pos_ >= src_.size()) break;
@@ -362,9 +363,9 @@ class Scanner {
   // §1.7: a '-' immediately before a keyword is deleted. It is meant for `64-BYTE` and
   // `PAGE-ALIGNED`; before a function name or NOT it silently changes arithmetic.
   void applyHyphenRule() {
-    std::vector<Token> kept;
-    kept.reserve(out_.tokens.size());
+    // Compacts in place: the tokens kept move down over the deleted ones.
     auto& toks = out_.tokens;
+    std::size_t kept = 0;
     for (std::size_t i = 0; i < toks.size(); ++i) {
       if (toks[i].kind == Tok::Minus && i + 1 < toks.size() && toks[i + 1].kind == Tok::Keyword) {
         const Token& kw = toks[i + 1];
@@ -377,9 +378,10 @@ class Scanner {
                     std::string(keywordName(kw.kw)) + "(...))'");
         continue;
       }
-      kept.push_back(std::move(toks[i]));
+      if (kept != i) toks[kept] = std::move(toks[i]);
+      ++kept;
     }
-    toks = std::move(kept);
+    toks.resize(kept);
   }
 
   std::string_view src_;

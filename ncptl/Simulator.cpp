@@ -20,6 +20,8 @@
 #include <tuple>
 #include <unordered_map>
 
+#include <boost/container/small_vector.hpp>
+
 #include "ir/Checked.h"
 
 namespace tracegen::ncptl {
@@ -56,7 +58,7 @@ class Simulator {
   // Parameter defaults, evaluated without variables (§3.1 rule 5).
   void bindParameters() {
     for (const auto& h : prog_.headers)
-      if (h.kind == Header::Kind::Param) env_.push_back({h.param.var, eval(*h.param.defaultValue)});
+      if (h.kind == Header::Kind::Param) env_.push_back({&h.param.var, eval(*h.param.defaultValue)});
     parameters_ = env_.size();
   }
 
@@ -101,26 +103,30 @@ class Simulator {
 
  private:
   // ------------------------------------------------------------------ bindings
+  // A name bound to a value: the name is the program's own (a loop, LET or task variable, a
+  // parameter), which outlives the simulation, so it is pointed to rather than copied (a task set
+  // binds its variable once per task at every execution of its statement).
   struct Bound {
-    std::string name;
+    const std::string* name;
     std::int64_t value;
   };
   void bind(const std::string& name, std::int64_t v) {
     // A parameter shadowed by a loop or LET variable: what was memoised as constant may not be.
     if (memoOn_ && env_.size() >= parameters_ &&
         std::any_of(env_.begin(), env_.begin() + static_cast<std::ptrdiff_t>(parameters_),
-                    [&](const Bound& b) { return b.name == name; })) {
+                    [&](const Bound& b) { return *b.name == name; })) {
       memoOn_ = false;
       taskMemo_.clear();
       rangeMemo_.clear();
     }
-    env_.push_back({name, v});
+    env_.push_back({&name, v});
   }
   void unbind() { env_.pop_back(); }
   std::int64_t lookup(const std::string& name) const {
-    if (name == "num_tasks") return n_;
+    static const std::string numTasks = "num_tasks";
+    if (name == numTasks) return n_;
     for (auto it = env_.rbegin(); it != env_.rend(); ++it)
-      if (it->name == name) return it->value;
+      if (*it->name == name) return it->value;
     // Counters read 0 at start-up (§4.1); anything else was rejected by the static checks.
     throw Unevaluable{};
   }
@@ -223,7 +229,7 @@ class Simulator {
 
   std::int64_t call(const Expr& e) {
     if (e.func == Kw::REAL) return static_cast<std::int64_t>(std::llround(evalReal(*e.args[0])));
-    std::vector<std::int64_t> a;
+    boost::container::small_vector<std::int64_t, 4> a;  // no allocation for the usual 1-3 arguments
     for (const auto& x : e.args) a.push_back(eval(*x));
     switch (e.func) {
       case Kw::ABS: return a[0] < 0 ? -a[0] : a[0];
@@ -517,7 +523,7 @@ class Simulator {
   bool constantName(const std::string& name, const std::vector<std::string>& scope) const {
     if (name == "num_tasks" || std::find(scope.begin(), scope.end(), name) != scope.end()) return true;
     return std::any_of(env_.begin(), env_.begin() + static_cast<std::ptrdiff_t>(std::min(parameters_, env_.size())),
-                       [&](const Bound& b) { return b.name == name; });
+                       [&](const Bound& b) { return *b.name == name; });
   }
   bool constantExpr(const Expr& e, std::vector<std::string>& scope) const {
     if (e.kind == Expr::Kind::MyTask || e.kind == Expr::Kind::FileData) return false;
@@ -562,6 +568,20 @@ class Simulator {
     std::vector<std::string> scope{t.var};
     const bool c = t.kind == TaskSpec::Kind::SuchThat ? constantRel(*t.cond, scope) : constantRangeList(t.ranges, scope);
     return constant_[&t] = c;
+  }
+
+  // tasks(t, other) for the target of a message, in a buffer reused from one execution to the
+  // next: a peer named by an expression, the commonest target, then costs no allocation. Valid
+  // until the next call.
+  const std::vector<std::int64_t>& targets(const TaskSpec& t, std::int64_t other) {
+    if (t.kind == TaskSpec::Kind::Expr) {
+      targets_.clear();
+      const std::int64_t v = eval(*t.expr);
+      if (v >= 0 && v < n_) targets_.push_back(v);
+    } else {
+      targets_ = tasks(t, other);
+    }
+    return targets_;
   }
 
   std::vector<std::int64_t> evalTasks(const TaskSpec& t, std::int64_t other) {
@@ -1007,20 +1027,27 @@ class Simulator {
     const bool async = s.mode == Kw::ASYNCHRONOUSLY;
     const bool recvAsync = s.override_.mode ? *s.override_.mode == Kw::ASYNCHRONOUSLY : async;
     const std::string tag = tagKey(s.msg.tag);
+    const std::int32_t tagNumber = tagId(tag);
     const std::string* var = actingVar(s.tasks);
-    std::vector<std::pair<std::int64_t, std::int64_t>> edges;
+    // Buffers kept from one send statement to the next (a loop body's run as often as the
+    // trace's calls): send() does not nest.
+    std::vector<std::pair<std::int64_t, std::int64_t>>& edges = sendEdges_;
+    std::vector<std::pair<std::int64_t, OrderEvent>>& sendEvents = sendEvents_;
+    std::vector<std::pair<std::int64_t, OrderEvent>>& recvEvents = recvEvents_;
+    edges.clear();
+    sendEvents.clear();
+    recvEvents.clear();
     bool selfReported = false;
     const std::uint32_t loc = location(s.where);
-    std::vector<std::pair<std::int64_t, OrderEvent>> sendEvents, recvEvents;
     for (std::int64_t src : tasks(s.tasks)) {
       if (var) bind(*var, src);
-      std::vector<std::int64_t> dsts = tasks(s.target, src);
+      const std::vector<std::int64_t>& dsts = targets(s.target, src);
       if (var) unbind();
       for (std::int64_t dst : dsts) {
         tick();
         if (async && perInstance > 0) post(src, s.where);
         if (perInstance > 0) {
-          const std::int32_t ch = channel(src, dst, tag);
+          const std::int32_t ch = channel(src, dst, tagNumber);
           sendEvents.push_back({src, {async ? Ev::PostSend : Ev::Send, loc, ch, perInstance}});
           if (!s.unsuspecting) recvEvents.push_back({dst, {recvAsync ? Ev::PostRecv : Ev::Recv, loc, ch, perInstance}});
         }
@@ -1098,16 +1125,17 @@ class Simulator {
     const std::int64_t c = ok(checkedMul(count(s.msg), mult));
     const bool async = s.mode == Kw::ASYNCHRONOUSLY;
     const std::string tag = tagKey(s.msg.tag);
+    const std::int32_t tagNumber = tagId(tag);
     const std::string* var = actingVar(s.tasks);
     for (std::int64_t dst : tasks(s.tasks)) {
       if (var) bind(*var, dst);
-      std::vector<std::int64_t> srcs = tasks(s.target, dst);
+      const std::vector<std::int64_t>& srcs = targets(s.target, dst);
       if (var) unbind();
       for (std::int64_t src : srcs) {
         tick();
         if (async && count(s.msg) > 0) post(dst, s.where);
         if (count(s.msg) > 0)
-          record(dst, {async ? Ev::PostRecv : Ev::Recv, location(s.where), channel(src, dst, tag), count(s.msg)});
+          record(dst, {async ? Ev::PostRecv : Ev::Recv, location(s.where), channel(src, dst, tagNumber), count(s.msg)});
         auto& b = balance_[{src, dst, tag}];
         if (b.recvs == 0) b.firstRecv = s.where;
         b.recvs = ok(checkedAdd(b.recvs, c));
@@ -1231,7 +1259,11 @@ class Simulator {
     if (inserted) locs_.push_back(where);
     return it->second;
   }
-  std::int32_t channel(std::int64_t src, std::int64_t dst, const std::string& tag) {
+  // Tags as numbers, so that looking a channel up compares no strings.
+  std::int32_t tagId(const std::string& tag) {
+    return tagIds_.try_emplace(tag, static_cast<std::int32_t>(tagIds_.size())).first->second;
+  }
+  std::int32_t channel(std::int64_t src, std::int64_t dst, std::int32_t tag) {
     auto [it, inserted] = channels_.try_emplace({src, dst, tag}, static_cast<std::int32_t>(channelEnds_.size()));
     if (inserted) channelEnds_.push_back({src, dst});
     return it->second;
@@ -1430,6 +1462,7 @@ class Simulator {
     std::vector<std::int64_t> values;
     std::int64_t steps = 0;  // what evaluating them cost
   };
+
   std::unordered_map<const TaskSpec*, Memo> taskMemo_;
   std::unordered_map<const std::vector<Range>*, Memo> rangeMemo_;
   std::unordered_map<const Stmt*, std::optional<std::vector<std::pair<Tok, const Expr*>>>> loopComparisons_;
@@ -1443,7 +1476,11 @@ class Simulator {
   std::vector<std::map<std::int64_t, std::vector<OrderEvent>>> frames_;  // FOR … REPETITIONS bodies being walked
   std::vector<SourceRange> locs_;
   std::map<std::size_t, std::uint32_t> locIndex_;
-  std::map<std::tuple<std::int64_t, std::int64_t, std::string>, std::int32_t> channels_;
+  std::map<std::tuple<std::int64_t, std::int64_t, std::int32_t>, std::int32_t> channels_;
+  std::unordered_map<std::string, std::int32_t> tagIds_;
+  std::vector<std::int64_t> targets_;  // targets()'s buffer
+  std::vector<std::pair<std::int64_t, std::int64_t>> sendEdges_;  // send()'s
+  std::vector<std::pair<std::int64_t, OrderEvent>> sendEvents_, recvEvents_;
   std::vector<std::pair<std::int64_t, std::int64_t>> channelEnds_;  // channel -> (sender, receiver)
   std::vector<std::int64_t> barrierSize_;                            // collective instance -> members
   std::size_t orderEvents_ = 0;
