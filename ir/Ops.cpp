@@ -7,7 +7,8 @@ namespace tracegen {
 
 namespace {
 constexpr std::array<OpInfo, static_cast<std::size_t>(Op::Count_)> kOps = {{
-#define TRACEGEN_OP(name, mpi, code, kind) {Op::name, mpi, code, OpKind::kind},
+#define TRACEGEN_OP(name, mpi, code, kind, blocking, traits) \
+  {Op::name, mpi, code, OpKind::kind, Op::blocking, OpTraits::traits},
 #include "ir/Ops.def"
 #undef TRACEGEN_OP
 }};
@@ -48,61 +49,18 @@ std::optional<Op> opFromScalaTraceCode(int code) {
   return std::nullopt;
 }
 
-Op blockingForm(Op op) {
-  switch (op) {
-    case Op::Ibarrier: return Op::Barrier;
-    case Op::Ibcast: return Op::Bcast;
-    case Op::Ireduce: return Op::Reduce;
-    case Op::Iallreduce: return Op::Allreduce;
-    case Op::Igather: return Op::Gather;
-    case Op::Igatherv: return Op::Gatherv;
-    case Op::Iscatter: return Op::Scatter;
-    case Op::Iscatterv: return Op::Scatterv;
-    case Op::Iallgather: return Op::Allgather;
-    case Op::Iallgatherv: return Op::Allgatherv;
-    case Op::Ialltoall: return Op::Alltoall;
-    case Op::Ialltoallv: return Op::Alltoallv;
-    case Op::Ialltoallw: return Op::Alltoallw;
-    case Op::IreduceScatter: return Op::ReduceScatter;
-    case Op::IreduceScatterBlock: return Op::ReduceScatterBlock;
-    case Op::Iscan: return Op::Scan;
-    case Op::Iexscan: return Op::Exscan;
-    // neighbourhood collectives
-    case Op::IneighborAllgather: return Op::NeighborAllgather;
-    case Op::IneighborAllgatherv: return Op::NeighborAllgatherv;
-    case Op::IneighborAlltoall: return Op::NeighborAlltoall;
-    case Op::IneighborAlltoallv: return Op::NeighborAlltoallv;
-    case Op::IneighborAlltoallw: return Op::NeighborAlltoallw;
-    default: return op;
-  }
-}
+Op blockingForm(Op op) { return opInfo(op).blocking; }
 
-bool isRooted(Op op) {
-  op = blockingForm(op);  // nonblocking collectives: as their blocking forms
-  switch (op) {
-    case Op::Bcast: case Op::Reduce: case Op::Gather: case Op::Gatherv: case Op::Scatter:
-    case Op::Scatterv:
-      return true;
-    default:
-      return false;
-  }
+namespace {
+bool hasTrait(Op op, OpTraits t) {
+  const auto have = static_cast<std::uint8_t>(opInfo(blockingForm(op)).traits);  // nonblocking: the blocking form's
+  return (have & static_cast<std::uint8_t>(t)) != 0;
 }
+}  // namespace
 
-bool isReduction(Op op) {
-  op = blockingForm(op);
-  return op == Op::Reduce || op == Op::Allreduce || op == Op::ReduceScatter || op == Op::Scan || op == Op::Exscan ||
-         op == Op::ReduceScatterBlock;
-}
-
-bool isNeighborCollective(Op op) {
-  switch (blockingForm(op)) {
-    case Op::NeighborAllgather: case Op::NeighborAllgatherv: case Op::NeighborAlltoall:
-    case Op::NeighborAlltoallv: case Op::NeighborAlltoallw:
-      return true;
-    default:
-      return false;
-  }
-}
+bool isRooted(Op op) { return hasTrait(op, OpTraits::Rooted); }
+bool isReduction(Op op) { return hasTrait(op, OpTraits::Reduction); }
+bool isNeighborCollective(Op op) { return hasTrait(op, OpTraits::Neighbor); }
 
 bool neighborOutVector(Op op, Param p) {
   switch (blockingForm(op)) {

@@ -59,8 +59,12 @@ enum class OpKind {
   ICollective,
 };
 
+// What a collective carries (ir/Ops.def's last column): a root, a reduction operator, both, or
+// (a neighbourhood collective) blocks to and from the rank's topology neighbours.
+enum class OpTraits : std::uint8_t { None = 0, Rooted = 1, Reduction = 2, RootedReduction = 3, Neighbor = 4 };
+
 enum class Op : std::uint8_t {
-#define TRACEGEN_OP(name, mpi, code, kind) name,
+#define TRACEGEN_OP(name, mpi, code, kind, blocking, traits) name,
 #include "ir/Ops.def"
 #undef TRACEGEN_OP
   Count_
@@ -71,6 +75,8 @@ struct OpInfo {
   std::string_view mpiName;  // "MPI_Send"
   int scalaTraceCode;        // 0 if ScalaTrace 2 has no code for it
   OpKind kind;
+  Op blocking;      // the blocking collective a nonblocking one starts; op otherwise
+  OpTraits traits;  // a nonblocking collective's are its blocking form's (see isRooted)
 };
 
 const OpInfo& opInfo(Op op);

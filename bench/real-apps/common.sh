@@ -257,7 +257,7 @@ unmodelled_calls() {
   intercepted=$(nm -D --defined-only "$recorder" | awk '{ print $NF }' | grep '^MPI_' | sort -u)
   comm -23 <(echo "$called") <(echo "$intercepted") | grep -v -E "$local_mpi_calls" | paste -sd' ' | sed 's/^$/none/' | tr -d '\n'
   # Intercepted but recorded as opaque events (ir/Ops.def, OpKind Opaque or OpaqueRequest).
-  opaque=$(sed -n 's/^TRACEGEN_OP([A-Za-z_]*, "\(MPI_[A-Za-z_]*\)",.*Opaque[A-Za-z]*).*/\1/p' \
+  opaque=$(sed -n 's/^TRACEGEN_OP([A-Za-z_]*, "\(MPI_[A-Za-z_]*\)", [0-9]*, Opaque[A-Za-z]*,.*/\1/p' \
              "$(dirname "${BASH_SOURCE[0]}")/../../ir/Ops.def" | sort -u)
   echo "; intercepted but recorded as opaque events (not modelled):" \
        "$(comm -12 <(echo "$called") <(echo "$opaque") | paste -sd' ' | sed 's/^$/none/')"
