@@ -14,7 +14,7 @@
 set -uo pipefail
 old=$(realpath "$1") new=$(realpath "$2")
 cd "$(dirname "$0")/.."
-recordings=${3:-build/e2e-recordings}
+recordings=$(realpath "${3:-build/e2e-recordings}")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export TRACEGEN_QUIET=1
@@ -34,9 +34,10 @@ both() {
   done
   runs=$((runs + 1))
   local part
-  # Durations (the pass manager's per-pass times, "0.003 s" in summaries) vary from run to run.
+  # Durations (the pass manager's per-pass times, "0.003 s" in summaries) vary from run to run,
+    # and with their digits the padding before them.
   for part in stdout stderr; do
-    sed -E -i 's/[0-9]+\.[0-9]+ (ms|s)\b/T \1/g' "$work/old.$part" "$work/new.$part"
+    sed -E -i 's/ *[0-9]+\.[0-9]+ (ms|s)\b/ T \1/g' "$work/old.$part" "$work/new.$part"
   done
   for part in out stdout stderr rc; do
     if ! cmp -s "$work/old.$part" "$work/new.$part"; then
@@ -64,7 +65,7 @@ done
 if [ -d "$recordings" ]; then
   mapfile -t apps < <(find "$recordings" -name '*-*.tgt' -printf '%f\n' | sed 's/-.*//' | sort | uniq -c | awk '$1 >= 3 {print $2}')
   for app in "${apps[@]}"; do
-    mapfile -t inputs < <(find "$PWD/$recordings" -name "$app-*.tgt" | sort | head -3)
+    mapfile -t inputs < <(find "$recordings" -name "$app-*.tgt" | sort | head -3)
     for ext in c ncptl; do
       both "extrapolate $app scale-free .$ext" "x.$ext" extrapolate "${inputs[@]}" -o "x.$ext"
       both "extrapolate $app --ranks 32 .$ext" "x.$ext" extrapolate "${inputs[@]}" --ranks 32 -o "x.$ext"
