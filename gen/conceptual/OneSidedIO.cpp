@@ -1,6 +1,9 @@
-// The coNCePTuaL backend's one-sided communication and MPI-IO, which the language has neither of:
-// the nearest equivalents of transfers and fences, and comments for the other window calls and for
-// file I/O.
+// The coNCePTuaL backend's one-sided communication and MPI-IO. coNCePTuaL has no windows and no
+// one-sided transfers; the nearest equivalent: MPI_Put and MPI_Accumulate are a message from the
+// origin to the target, MPI_Get one from the target to the origin (each with the receive on the
+// other side that coNCePTuaL implies), MPI_Win_fence a barrier over the window's communicator;
+// window creation, free and the passive-target calls (lock, unlock, flush) leave only a comment.
+// Nor has it I/O: file calls leave only a comment, after the computation before them.
 #include "gen/conceptual/NcptlBackend.h"
 
 namespace tracegen::gen::conceptual {
@@ -18,11 +21,7 @@ void Renderer::fileIo(const CallStmt& c, const RankList&) {
        "computation before each stays; the time of the I/O itself is not reproduced).");
 }
 
-// ---- one-sided communication. coNCePTuaL has no windows and no one-sided transfers; the
-// nearest equivalent: MPI_Put and MPI_Accumulate are a message from the origin to the target,
-// MPI_Get one from the target to the origin (each with the receive on the other side that
-// coNCePTuaL implies), MPI_Win_fence a barrier over the window's communicator; window
-// creation, free and the passive-target calls (lock, unlock, flush) leave only a comment.
+// A one-sided call as its nearest equivalent (the top of this file says which).
 std::vector<std::string> Renderer::oneSidedStmts(const CallStmt& c, const RankList& ranks, const std::optional<ExecIndex>& idx,
                                                  std::string& detail) {
   note("coNCePTuaL cannot express one-sided communication: MPI_Put and MPI_Accumulate are messages from the origin "
