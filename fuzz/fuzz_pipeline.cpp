@@ -2,7 +2,7 @@
 // bench.c` and `-o bench.ncptl` run it: either reader (format detected from the first line),
 // the default lowering pipeline with the IR verifier after each pass (passes/), the shared
 // traversal (gen/Traversal.cpp), received-bytes matching, and both backends rendered to a
-// string (gen/c/; gen/NcptlBackend.cpp with its checker and simulator, ncptl/).
+// string (gen/c/; gen/conceptual/ with its checker and simulator, ncptl/).
 // Accepted outcomes are the command's own: InputError and std::invalid_argument (exit status
 // 2) and ProgramError (a potential deadlock, exit status 3). Seeds: fuzz/corpus/fuzz_pipeline/.
 #include <stdexcept>

@@ -12,6 +12,6 @@
 namespace tracegen::gen {
 
 std::unique_ptr<Backend> createCBackend();      // gen/c/ (Program.cpp): C+MPI (".c")
-std::unique_ptr<Backend> createNcptlBackend();  // gen/NcptlBackend.cpp: coNCePTuaL (".ncptl")
+std::unique_ptr<Backend> createNcptlBackend();  // gen/conceptual/ (Program.cpp): coNCePTuaL (".ncptl")
 
 }  // namespace tracegen::gen

@@ -1,4 +1,4 @@
-// Tests of the coNCePTuaL backend (gen/NcptlBackend.cpp): hand-built Programs of every kind of
+// Tests of the coNCePTuaL backend (gen/conceptual/): hand-built Programs of every kind of
 // statement are rendered and the output must pass the checker in generated-code mode,
 // including its per-task simulation (AWAIT placement, UNSUSPECTING sends matched by RECEIVEs,
 // no blocking cycles); the expected coNCePTuaL forms of §5 are checked in the text.

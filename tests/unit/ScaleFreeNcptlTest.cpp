@@ -1,10 +1,10 @@
-// Scale-free coNCePTuaL programs (gen/NcptlBackend.cpp on Program::scaleFree, extrap/ScaleFree.h):
-// built from hand-written rings and synthetic stencils, the program's rank sets must be written
-// as conditions on the task's grid coordinates, its values as arithmetic on num_tasks and the
-// grid's extents, and the one program must pass the checker in generated mode with its per-task
-// simulation at every task count its formulas fit, and fail its own ASSERTs (naming why) at a
-// count they do not fit. The grid it chooses is checked against the C runtime's (extrap/topology/Grid.h
-// defaultGrid) by asserting the extents inside the program.
+// Scale-free coNCePTuaL programs (gen/conceptual/ScaleFree.cpp on Program::scaleFree,
+// extrap/ScaleFree.h): built from hand-written rings and synthetic stencils, the program's rank
+// sets must be written as conditions on the task's grid coordinates, its values as arithmetic on
+// num_tasks and the grid's extents, and the one program must pass the checker in generated mode
+// with its per-task simulation at every task count its formulas fit, and fail its own ASSERTs
+// (naming why) at a count they do not fit. The grid it chooses is checked against the C runtime's
+// (extrap/topology/Grid.h defaultGrid) by asserting the extents inside the program.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
