@@ -1,20 +1,12 @@
-// The registry of backends: createBackend() and backendNames() of gen/Backend.h.
-//
-// The coNCePTuaL backend is written in parallel with this file; it is registered only once its
-// source (or a header of its own) exists, so that the build keeps linking until then
-// (gen/Backends.h declares its factory either way). Once it has landed the condition can go.
+// The registry of backends: createBackend() and backendNames() of gen/Backend.h. A new output
+// language is one row here and a folder beside gen/c/ and gen/conceptual/.
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "gen/Backends.h"
 
-#if __has_include("gen/NcptlBackend.h")
 #include "gen/NcptlBackend.h"
-#define TRACEGEN_HAVE_NCPTL_BACKEND 1
-#elif __has_include("gen/NcptlBackend.cpp")
-#define TRACEGEN_HAVE_NCPTL_BACKEND 1
-#endif
 
 namespace tracegen::gen {
 
@@ -26,9 +18,7 @@ using Factory = std::unique_ptr<Backend> (*)();
 const std::vector<std::pair<std::string, Factory>>& registry() {
   static const std::vector<std::pair<std::string, Factory>> kBackends = {
       {"c", &createCBackend},
-#ifdef TRACEGEN_HAVE_NCPTL_BACKEND
       {"ncptl", &createNcptlBackend},
-#endif
   };
   return kBackends;
 }
