@@ -129,12 +129,14 @@ constexpr std::size_t kMaxRankChoices = 4;
 // loop (one value for every element) or pack_displs (displacements laid out one after another).
 constexpr std::size_t kShortVector = 8;
 
-// Where an expression is rendered: the statement's execution counter, and the tables the
-// statement declares (none for loops: their cycles stay inline).
+// Where an expression is rendered: the statement's execution counter, the tables the
+// statement declares (none for loops: their cycles stay inline), and the ranks that execute
+// it, for which its peers are spelled (a choice by rank narrows them to each group's).
 struct Scope {
   std::string counter;
   std::string name;  // of the parameter, names its table
   std::vector<Table>* tables = nullptr;
+  RankList ranks;
 };
 
 // The C writer: the program walker's hooks (gen/ProgramWalker.h) write the measured region;
@@ -231,14 +233,16 @@ class CWriter : public ProgramWalker {
     const CallStmt& c;
     std::string counter;
     std::vector<Table>* tables;
+    const RankList& ranks;  // that execute the call
   };
-  static Scope at(const CallCtx& x, std::string name) { return Scope{x.counter, std::move(name), x.tables}; }
+  static Scope at(const CallCtx& x, std::string name) { return Scope{x.counter, std::move(name), x.tables, x.ranks}; }
 
   const Expr& need(const CallStmt& c, Param p) const;
 
   // The call statement being written: its execution counter (if a value cycles), the tables it
   // declares, and the statement template's data (computation, call).
   struct Current {
+    RankList ranks;  // that execute the call
     std::string counter;
     std::vector<Table> tables;
     mus::data inner;
@@ -251,7 +255,7 @@ class CWriter : public ProgramWalker {
     bool sendingBlocks = false;  // one message per member of the communicator (MPI_Alltoall)
   };
   std::unique_ptr<Current> cur_;
-  CallCtx ctx(const CallStmt& c) { return CallCtx{c, cur_->counter, &cur_->tables}; }
+  CallCtx ctx(const CallStmt& c) { return CallCtx{c, cur_->counter, &cur_->tables, cur_->ranks}; }
   void setCall(const std::string& text);
   void noteRecvSlice(const std::string& text);
   void beginCall(const CallStmt& c, const RankList& ranks) override;
@@ -447,7 +451,6 @@ class CWriter : public ProgramWalker {
   // counts of the messages, for scale_problem() and largest_message_bytes_now().
   std::vector<std::pair<std::string, std::string>> scaleConditions_;
   std::vector<std::string> byteFormulas_;
-  RankList peerRanks_ = RankList::all(program_.numRanks);  // the ranks the current peer is spelled for
   Uses uses_;
 };
 

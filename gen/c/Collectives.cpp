@@ -401,7 +401,7 @@ bool CWriter::packedDispls(const CallCtx& x, Param displs, Param counts, const E
     if (!plainPerRank((*d)[i]) || !count(i) || !plainPerRank(*count(i))) return false;
   bool any = false;
   for (Rank r = 0; r < program_.numRanks; ++r) {
-    if (!peerRanks_.contains(r)) continue;
+    if (!x.ranks.contains(r)) continue;
     any = true;
     double next = 0;
     for (std::size_t i = 0; i < n; ++i) {
@@ -437,7 +437,7 @@ std::optional<std::string> CWriter::countRows(const CallCtx& x, Param p, std::si
     for (std::size_t i = 0; i < n; ++i) {
       const Expr* e = element(i);
       double value = 0;
-      if (e && peerRanks_.contains(r)) {
+      if (e && x.ranks.contains(r)) {
         const std::optional<double> ofRank = valueOfRank(*e, r);
         if (!ofRank) throw std::logic_error(fmt::format("{}: rank {} in no group of {}", label(x.c), r, paramName(p)));
         value = *ofRank;

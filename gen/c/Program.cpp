@@ -197,8 +197,8 @@ std::string CWriter::render() {
       // MPI_Finalize runs once: a value that cycles over executions takes its first. Values
       // by rank among many groups are a table (kMaxRankChoices) declared in a block of its own.
       std::vector<Table> tables;
-      peerRanks_ = s.ranks;
-      d.set("compute", withoutParens(expr(s.call.computeUs, computeStyle(), Scope{"0", "compute_us", &tables})));
+      d.set("compute",
+            withoutParens(expr(s.call.computeUs, computeStyle(), Scope{"0", "compute_us", &tables, s.ranks})));
       d.set("declarations", declarations(tables));
       d.set("has_tables", flag(!tables.empty()));
       measured += indent(guarded(s.ranks, all(), ensureNewline(render("finalize_compute", d))), 2);
@@ -367,7 +367,7 @@ std::string CWriter::skeleton(const std::string& init, const std::string& measur
   if (program_.memoryKb) {
     d.set("memory_kb", withoutParens(expr(*program_.memoryKb,
                                           Style{"long long", [](double v) { return fmt::format("{:.0f}", v); }},
-                                          Scope{"0", "memory_kb", nullptr})));
+                                          Scope{"0", "memory_kb", nullptr, all()})));
     field("memory_kb", "memory_kb", "");
   }
   if (scaleFree) {

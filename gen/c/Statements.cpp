@@ -93,14 +93,14 @@ std::string CWriter::rankCondition(const RankList& ranks) {
   return pos->second;
 }
 
-void CWriter::endLoop(const Stmt& s, const RankList&) {
+void CWriter::endLoop(const Stmt& s, const RankList& ranks) {
   const std::string bodyText = std::move(frames_.back().text);
   frames_.pop_back();
   const LoopStmt& l = s.loop;
   mus::data d;
   const bool cycles = hasByExecution(l.iterations);
   const std::string counter = cycles ? "entries" : "";
-  std::string trips = expr(l.iterations, intStyle(), Scope{counter, "trips", nullptr});
+  std::string trips = expr(l.iterations, intStyle(), Scope{counter, "trips", nullptr, ranks});
   std::string what;
   if (l.iterations.isConst()) {
     what = fmt::format("{} iterations", asInt(l.iterations.value));
@@ -193,12 +193,12 @@ void CWriter::noteRecvSlice(const std::string& text) {
 }
 
 void CWriter::beginCall(const CallStmt& c, const RankList& ranks) {
-  peerRanks_ = ranks;  // peers are spelled for the ranks that execute the call
   bool cycles = hasByExecution(c.computeUs);
   for (const auto& [p, e] : c.params) cycles = cycles || hasByExecution(e);
   for (const auto& [p, v] : c.vectors)
     for (const auto& e : v) cycles = cycles || hasByExecution(e);
   cur_ = std::make_unique<Current>();
+  cur_->ranks = ranks;
   // Declared in the statement's own block: the executions of this statement by the rank.
   cur_->counter = cycles ? "calls" : "";
   noteMessage(c);

@@ -120,7 +120,7 @@ class CWriter::CExprPrinter : public ExprPrinter {
   std::string constant(double value) override { return style_.leaf(value); }
 
   std::string rankOffset(std::int64_t offset) override {
-    return w_.rankOffset(peerOffset(offset, w_.peerRanks_, w_.program_.numRanks));
+    return w_.rankOffset(peerOffset(offset, scope_.ranks, w_.program_.numRanks));
   }
 
   std::string byRank(const Expr& e) override {
@@ -137,20 +137,16 @@ class CWriter::CExprPrinter : public ExprPrinter {
     for (std::size_t i = 0; i < e.children.size(); ++i) conds.push_back({w_.rankCondition(e.groups[i]), i});
     std::stable_sort(conds.begin(), conds.end(),
                      [](const auto& a, const auto& b) { return a.first.size() < b.first.size(); });
-    const RankList statementRanks = w_.peerRanks_;  // each group's peers are spelled for its ranks
     mus::data choices{mus::data::type::list};
     for (std::size_t k = 0; k + 1 < conds.size(); ++k) {
       mus::data c;
       c.set("cond", conds[k].first);
-      w_.peerRanks_ = RankList::intersect(statementRanks, e.groups[conds[k].second]);
-      c.set("value", print(e.children[conds[k].second]));
+      c.set("value", ofGroup(e, conds[k].second));
       choices << c;
     }
     mus::data d;
     d.set("choices", choices);
-    w_.peerRanks_ = RankList::intersect(statementRanks, e.groups[conds.back().second]);
-    d.set("otherwise", print(e.children[conds.back().second]));
-    w_.peerRanks_ = statementRanks;
+    d.set("otherwise", ofGroup(e, conds.back().second));
     return w_.render("expr/by_rank", d);
   }
 
@@ -166,12 +162,12 @@ class CWriter::CExprPrinter : public ExprPrinter {
     // for the statement's ranks, else taken modulo P and wrapped.
     bool wrap = false;
     for (const auto& c : e.children)
-      wrap = wrap || (offsets && peerOffset(c.offset, w_.peerRanks_, w_.program_.numRanks).wrap);
+      wrap = wrap || (offsets && peerOffset(c.offset, scope.ranks, w_.program_.numRanks).wrap);
     std::vector<std::string> values;
     for (const auto& c : e.children)
       values.push_back(!offsets ? print(c)
                        : wrap   ? std::to_string(w_.normalOffset(c.offset))
-                                : std::to_string(peerOffset(c.offset, w_.peerRanks_, w_.program_.numRanks).offset));
+                                : std::to_string(peerOffset(c.offset, scope.ranks, w_.program_.numRanks).offset));
     const std::string type = offsets ? "int" : style_.tableType;
     const std::string joined = fmt::format("{}", fmt::join(values, ", "));
     mus::data d;
@@ -261,6 +257,13 @@ class CWriter::CExprPrinter : public ExprPrinter {
   }
 
  private:
+  // The value of group k of a choice by rank, its peers spelled for the group's ranks.
+  std::string ofGroup(const Expr& e, std::size_t k) {
+    Scope group = scope_;
+    group.ranks = RankList::intersect(scope_.ranks, e.groups[k]);
+    return CExprPrinter(w_, style_, group).print(e.children[k]);
+  }
+
   CWriter& w_;
   const Style& style_;
   const Scope& scope_;
@@ -287,7 +290,7 @@ std::optional<std::string> CWriter::rankTable(const Expr& e, const Style& style,
   std::vector<std::optional<double>> byRank(static_cast<std::size_t>(program_.numRanks));
   std::optional<double> first;
   for (Rank r = 0; r < program_.numRanks; ++r) {
-    if (!peerRanks_.contains(r)) continue;
+    if (!scope.ranks.contains(r)) continue;
     byRank[static_cast<std::size_t>(r)] = valueOfRank(e, r);
     if (!first) first = byRank[static_cast<std::size_t>(r)];
   }
@@ -310,7 +313,7 @@ std::optional<std::string> CWriter::rankByCallTable(const Expr& e, const Style& 
   const Expr* first = nullptr;
   std::size_t width = 1;
   for (Rank r = 0; r < program_.numRanks; ++r) {
-    if (!peerRanks_.contains(r)) continue;
+    if (!scope.ranks.contains(r)) continue;
     const Expr* leaf = leafOfRank(e, r);
     leaves[static_cast<std::size_t>(r)] = leaf;
     if (!leaf) continue;
