@@ -19,8 +19,8 @@
 // The helpers (compute, msg_count, the request ring, the tables of communicators, ...) are the
 // runtime, real C in templates/c/runtime/ (gen/CRuntime.h), the same for every trace: the
 // benchmark starts with its text, or includes its header (--runtime=separate), and tells it the
-// sizes of its tables in a struct tracegen_trace; the uses_ flags say which helpers the calls
-// use, for the comment above that struct.
+// sizes of its tables in a struct tracegen_trace; what the calls need (Needs, below) says
+// which helpers they use, for the comment above that struct.
 //
 // This header is the C backend's own (gen/Backends.h has its factory, createCBackend): the
 // writer class and the helpers more than one of its files use. The writer's methods are
@@ -98,10 +98,80 @@ void forEachConst(const Expr& e, F&& f) {
   for (const auto& c : e.children) forEachConst(c, f);
 }
 
+// What a piece of generated C needs from the runtime and from the file's declarations: the
+// helpers it calls (for the comment above struct tracegen_trace), the sizes of the runtime's
+// tables, the status variables it names (`&status`, `statuses`), the derived datatypes, and
+// for a scale-free program the conditions its formulas need and its message sizes.
+//
+// The rule of this backend: every lowering (a value, a call, a statement, a body) returns its
+// text together with what that text needs (Lowered), and whoever places the text merges the
+// needs with it (`|=`, Needs::take), up to the program, whose skeleton declares from the merged
+// needs alone. No printer writes the writer's state, and nothing reads the generated text back
+// to decide what to declare. (The writer's own state is what analyses computed before the walk,
+// local request arrays, buffer swaps, and the statement being assembled, cur_.)
+struct Lowered;
+
+struct Needs {
+  bool compute = false, counts = false, displs = false;
+  bool status = false;  // names `&status`
+  bool computeSending = false, computeSendingBlocks = false;  // compute_sending(), _blocks()
+  bool swapBuffers = false;  // calls that send what receives wrote (swap_buffers)
+  std::int64_t statuses = 0;  // the longest `statuses` array it names
+  bool newRequest = false, recentRequest = false, requestLists = false;
+  bool persistent = false;  // MPI_Start, MPI_Startall
+  bool messages = false;    // matched probes
+  bool requestArrays = false;  // count arrays of nonblocking vector collectives (request_ints)
+  bool byteDispls = false;     // MPI_Alltoallw's displacements in bytes (pack_byte_displs)
+  bool recvSlices = false;     // nonblocking receives write recv_slice(), one slice each
+  bool boundSlices = false;    // MPI_Irecv's slices are bound to its request (recv_slice_bound)
+  bool aintDispls = false;     // MPI_(I)neighbor_alltoallw's MPI_Aint displacements (pack_aint_displs)
+  bool requestAints = false;   // MPI_Ineighbor_alltoallw's, kept with the request (request_aints)
+  std::int64_t ring = 1;  // the farthest back a request is named (recent_request(k))
+  bool newComm = false, newCommAt = false, commSlot = false, commOf = false, commRank = false;
+  std::int64_t maxCommId = 999;
+  std::int64_t maxUserOp = 999;  // highest user-defined reduction operator used
+  bool newGroup = false, groupSlot = false, groupOf = false;
+  std::int64_t maxGroupId = 999;
+  bool bsend = false;
+  bool pollIdle = false;         // polling tests make the application's failed polls (poll_idle)
+  bool windows = false;          // one-sided communication
+  bool winCreate = false, winAllocate = false, winFree = false;
+  std::int64_t maxWinId = 999;
+  bool files = false;  // MPI-IO
+  std::int64_t maxFileId = 999;
+  std::int64_t largestBytes = 0;
+  std::map<std::int64_t, const Datatype*> derived{};  // by id
+  bool scaleHelpers = false;  // scale-free: iroot, ipow, ilog2, pow_real, log2_real
+  bool gridRank = false;      // scale-free: grid_rank() for peers across a periodic edge
+  // Scale-free: the conditions under which the formulas are whole (C condition, in words), in
+  // the order first needed, and the byte counts of the messages (scale_problem(),
+  // largest_message_bytes_now()).
+  std::vector<std::pair<std::string, std::string>> scaleConditions{};
+  std::vector<std::string> byteFormulas{};
+
+  // Flags or, sizes take the larger, the datatypes and the scale-free lists join (first first).
+  Needs& operator|=(const Needs& o);
+  void scaleCondition(const std::string& cond, const std::string& words);
+  // The text of `part`, whose needs join these: `d.set("comm", needs.take(comm(x)))`.
+  std::string take(Lowered part);
+};
+
+// Generated text and what it needs. A text that needs nothing converts from its string.
+struct Lowered {
+  std::string text;
+  Needs needs;
+  Lowered(std::string t = {}, Needs n = {}) : text(std::move(t)), needs(std::move(n)) {}  // NOLINT: implicit
+};
+
+inline std::string Needs::take(Lowered part) {
+  *this |= part.needs;
+  return std::move(part.text);
+}
+
 // How constants of one kind of value are written, and the element type of a table of them.
 struct Style {
   std::string tableType;
-  std::function<std::string(double)> leaf;
+  std::function<Lowered(double)> leaf;
   bool constant = true;  // leaves are constant expressions (a table of them can be static)
 };
 
@@ -129,12 +199,14 @@ constexpr std::size_t kMaxRankChoices = 4;
 // loop (one value for every element) or pack_displs (displacements laid out one after another).
 constexpr std::size_t kShortVector = 8;
 
-// Where an expression is rendered: the statement's execution counter, and the tables the
-// statement declares (none for loops: their cycles stay inline).
+// Where an expression is rendered: the statement's execution counter, the tables the
+// statement declares (none for loops: their cycles stay inline), and the ranks that execute
+// it, for which its peers are spelled (a choice by rank narrows them to each group's).
 struct Scope {
   std::string counter;
   std::string name;  // of the parameter, names its table
   std::vector<Table>* tables = nullptr;
+  RankList ranks;
 };
 
 // The C writer: the program walker's hooks (gen/ProgramWalker.h) write the measured region;
@@ -159,39 +231,6 @@ class CWriter : public ProgramWalker {
   std::vector<std::size_t> partCuts(const std::vector<Stmt>& body, std::size_t first, std::size_t last) const;
   static std::pair<std::int64_t, std::int64_t> eventIds(const std::vector<Stmt>& body, std::size_t from, std::size_t to);
 
-  struct Uses {
-    bool compute = false, counts = false, displs = false, status = false;
-    bool computeSending = false, computeSendingBlocks = false;  // compute_sending(), _blocks()
-    bool swapBuffers = false;  // calls that send what receives wrote (swap_buffers)
-    std::int64_t statuses = 0;
-    bool newRequest = false, recentRequest = false, requestLists = false;
-    bool persistent = false;  // MPI_Start, MPI_Startall
-    bool messages = false;    // matched probes
-    bool requestArrays = false;  // count arrays of nonblocking vector collectives (request_ints)
-    bool byteDispls = false;     // MPI_Alltoallw's displacements in bytes (pack_byte_displs)
-    bool recvSlices = false;     // nonblocking receives write recv_slice(), one slice each
-    bool boundSlices = false;    // MPI_Irecv's slices are bound to its request (recv_slice_bound)
-    bool aintDispls = false;     // MPI_(I)neighbor_alltoallw's MPI_Aint displacements (pack_aint_displs)
-    bool requestAints = false;   // MPI_Ineighbor_alltoallw's, kept with the request (request_aints)
-    std::int64_t ring = 1;
-    bool newComm = false, newCommAt = false, commSlot = false, commOf = false, commRank = false;
-    std::int64_t maxCommId = 999;
-    std::int64_t maxUserOp = 999;  // highest user-defined reduction operator used
-    bool newGroup = false, groupSlot = false, groupOf = false;
-    std::int64_t maxGroupId = 999;
-    bool bsend = false;
-    bool pollIdle = false;         // polling tests make the application's failed polls (poll_idle)
-    bool windows = false;          // one-sided communication
-    bool winCreate = false, winAllocate = false, winFree = false;
-    std::int64_t maxWinId = 999;
-    bool files = false;  // MPI-IO
-    std::int64_t maxFileId = 999;
-    std::int64_t largestBytes = 0;
-    std::map<std::int64_t, const Datatype*> derived;  // by id
-    bool scaleHelpers = false;  // scale-free: iroot, ipow, ilog2, pow_real, log2_real
-    bool gridRank = false;      // scale-free: grid_rank() for peers across a periodic edge
-  };
-
   static bool isCall(const Stmt& s, OpKind k) { return s.kind == Stmt::Kind::Call && opInfo(s.call.op).kind == k; }
   RankList all() const { return RankList::all(program_.numRanks); }
 
@@ -200,19 +239,21 @@ class CWriter : public ProgramWalker {
   std::string_view backendName() const override { return "C"; }
 
   // The text of statements, per body being walked (the measured region, each loop body): the
-  // runs done, the run being written (statements with the same ranks share one condition).
+  // runs done, the run being written (statements with the same ranks share one condition),
+  // and what the statements emitted so far need.
   struct Frame {
     std::string text, run;
+    Needs needs;
     bool firstRun = true, lastLoop = false;
     std::size_t statements = 0;
   };
   std::vector<Frame> frames_;
 
   // (defined in gen/c/Statements.cpp)
-  std::string walked(const std::vector<Stmt>& stmts, std::size_t from, std::size_t to, const RankList& outer);
+  Lowered walked(const std::vector<Stmt>& stmts, std::size_t from, std::size_t to, const RankList& outer);
   void beginGuard(const RankList&, const RankList&, bool firstRun) override;
   void endGuard(const RankList& ranks, const RankList& outer) override;
-  void emit(const std::string& text, bool isLoop);
+  void emit(const Lowered& statement, bool isLoop);
   std::string guarded(const RankList& ranks, const RankList& outer, const std::string& text);
   std::string rankCondition(const RankList& ranks);
 
@@ -231,17 +272,20 @@ class CWriter : public ProgramWalker {
     const CallStmt& c;
     std::string counter;
     std::vector<Table>* tables;
+    const RankList& ranks;  // that execute the call
   };
-  static Scope at(const CallCtx& x, std::string name) { return Scope{x.counter, std::move(name), x.tables}; }
+  static Scope at(const CallCtx& x, std::string name) { return Scope{x.counter, std::move(name), x.tables, x.ranks}; }
 
   const Expr& need(const CallStmt& c, Param p) const;
 
   // The call statement being written: its execution counter (if a value cycles), the tables it
   // declares, and the statement template's data (computation, call).
   struct Current {
+    RankList ranks;  // that execute the call
     std::string counter;
     std::vector<Table> tables;
     mus::data inner;
+    Needs needs;              // of everything the statement's text holds
     std::string pollCompute;  // a polling test's computation per poll (see pollsPerExecution)
     std::string compute;      // the computation before the call (compute()'s argument)
     // The count and datatype of the call's message (message()), and, for a call that sends them
@@ -251,9 +295,8 @@ class CWriter : public ProgramWalker {
     bool sendingBlocks = false;  // one message per member of the communicator (MPI_Alltoall)
   };
   std::unique_ptr<Current> cur_;
-  CallCtx ctx(const CallStmt& c) { return CallCtx{c, cur_->counter, &cur_->tables}; }
-  void setCall(const std::string& text);
-  void noteRecvSlice(const std::string& text);
+  CallCtx ctx(const CallStmt& c) { return CallCtx{c, cur_->counter, &cur_->tables, cur_->ranks}; }
+  void setCall(Lowered call);
   void beginCall(const CallStmt& c, const RankList& ranks) override;
   void compute(const CallStmt& c, const RankList&) override;
 
@@ -310,11 +353,11 @@ class CWriter : public ProgramWalker {
   const LocalRequest* localRequest(const CallStmt& c) const;
   static std::string localName(const LocalRequest& r);
   static std::string localSlot(const LocalRequest& r, std::size_t index);
-  std::string localRequestMade(const CallStmt& c, std::string text);
+  Lowered localRequestMade(const CallStmt& c, Lowered call);
   void declareLocalArray(const void* first);
   void loop(const Stmt& s, const RankList& ranks) override;
   void call(const CallStmt& c, const RankList& ranks) override;
-  std::string localCompletion(const CallStmt& c);
+  Lowered localCompletion(const CallStmt& c);
 
   // --- operation families: each sets the call's text --------------------------------------
 
@@ -333,43 +376,44 @@ class CWriter : public ProgramWalker {
   static mus::data callData(const CallStmt& c);
 
   // (defined in gen/c/PointToPoint.cpp)
-  std::string pointToPointText(const CallCtx& x, mus::data& d);
-  void message(const CallCtx& x, mus::data& d);
-  void receiveSide(const CallCtx& x, mus::data& d);
-  void pollUntil(const CallCtx& x, mus::data& d, const char* condition);
-  std::string waitOne(const CallCtx& x, mus::data& d);
-  std::string persistentCall(const CallCtx& x, mus::data& d);
-  std::string matchedCall(const CallCtx& x, mus::data& d);
-  std::string waitMany(const CallCtx& x, mus::data& d);
+  Lowered pointToPointText(const CallCtx& x, mus::data& d);
+  Needs message(const CallCtx& x, mus::data& d);
+  Needs receiveSide(const CallCtx& x, mus::data& d);
+  Needs pollUntil(const CallCtx& x, mus::data& d, const char* condition);
+  Lowered waitOne(const CallCtx& x, mus::data& d);
+  Lowered persistentCall(const CallCtx& x, mus::data& d);
+  Lowered matchedCall(const CallCtx& x, mus::data& d);
+  Lowered waitMany(const CallCtx& x, mus::data& d);
 
   // (defined in gen/c/Collectives.cpp)
-  std::string collectiveText(const CallCtx& x, mus::data& d);
-  std::string nonblockingCollectiveText(const CallCtx& x, mus::data& d);
-  std::string neighborCollective(const CallCtx& x, mus::data& d);
-  void alltoallwArrays(const CallCtx& x, mus::data& d);
+  Lowered collectiveText(const CallCtx& x, mus::data& d);
+  Lowered nonblockingCollectiveText(const CallCtx& x, mus::data& d);
+  std::string setReduceOp(const CallCtx& x, mus::data& d, Needs& needs);
+  Lowered neighborCollective(const CallCtx& x, mus::data& d);
+  Needs alltoallwArrays(const CallCtx& x, mus::data& d);
   std::size_t vectorLength(const CallStmt& c, std::initializer_list<Param> ps) const;
-  std::string countVector(const CallCtx& x, Param p, std::size_t n, const Expr* fallback);
+  Lowered countVector(const CallCtx& x, Param p, std::size_t n, const Expr* fallback);
 
-  void countArray(const CallCtx& x, mus::data& d, const std::string& key, Param p, std::size_t n,
-                  const Expr* fallback);
+  Needs countArray(const CallCtx& x, mus::data& d, const std::string& key, Param p, std::size_t n,
+                   const Expr* fallback);
 
   bool packedDispls(const CallCtx& x, Param displs, Param counts, const Expr* countsFallback, std::size_t n) const;
   std::optional<std::string> countRows(const CallCtx& x, Param p, std::size_t n, const Expr* fallback);
 
   // (defined in gen/c/Communicators.cpp)
-  std::string commCall(const CallCtx& x, mus::data& d);
-  std::string intList(const CallCtx& x, Param p, std::size_t minimum = 1);
+  Lowered commCall(const CallCtx& x, mus::data& d);
+  Lowered intList(const CallCtx& x, Param p, std::size_t minimum = 1);
   std::string ones(const CallCtx& x, Param p);
-  std::string scalar(const CallCtx& x, Param p, const char* fallback);
-  std::string topologyCall(const CallCtx& x, mus::data& d);
-  std::string groupCall(const CallCtx& x, mus::data& d);
+  Lowered scalar(const CallCtx& x, Param p, const char* fallback);
+  Lowered topologyCall(const CallCtx& x, mus::data& d);
+  Lowered groupCall(const CallCtx& x, mus::data& d);
 
   // (defined in gen/c/OneSidedIO.cpp)
-  std::string window(const CallCtx& x);
-  std::string assertion(const CallCtx& x);
-  void buffer(const CallCtx& x, mus::data& d);
-  std::string oneSidedText(const CallCtx& x, mus::data& d);
-  std::string fileIoText(const CallCtx& x, mus::data& d);
+  Lowered window(const CallCtx& x);
+  Lowered assertion(const CallCtx& x);
+  Needs buffer(const CallCtx& x, mus::data& d);
+  Lowered oneSidedText(const CallCtx& x, mus::data& d);
+  Lowered fileIoText(const CallCtx& x, mus::data& d);
 
   // --- values ------------------------------------------------------------------------------
 
@@ -377,36 +421,39 @@ class CWriter : public ProgramWalker {
   Style intStyle() const;
   Style colorStyle() const;
   Style computeStyle() const;
-  Style recencyStyle();
+  Style recencyStyle() const;
 
   // C's expression printer (gen/ProgramWalker.h's ExprPrinter): constants in the style of the
   // value, peers relative to the rank, `?:` chains over rank conditions, tables indexed by the
   // statement's execution counter, tests of a loop variable.
   class CExprPrinter;  // gen/c/Values.cpp
 
-  std::string expr(const Expr& e, const Style& style, const Scope& scope);
+  Lowered expr(const Expr& e, const Style& style, const Scope& scope);
   static std::string tableName(const std::vector<Table>& tables, const std::string& base);
-  std::optional<std::string> rankTable(const Expr& e, const Style& style, const Scope& scope);
-  std::optional<std::string> rankByCallTable(const Expr& e, const Style& style, const Scope& scope);
+  std::optional<Lowered> rankTable(const Expr& e, const Style& style, const Scope& scope);
+  std::optional<Lowered> rankByCallTable(const Expr& e, const Style& style, const Scope& scope);
   std::int64_t normalOffset(std::int64_t off) const;
   std::string rankOffset(const PeerOffset& peer);
   std::string rankOffsetTable(const std::string& table, bool wrap);
-  std::string count(const CallCtx& x, const Expr* e, const std::string& name);
+  Lowered count(const CallCtx& x, const Expr* e, const std::string& name);
   const Datatype& datatypeById(std::int64_t id, const CallStmt& c) const;
-  std::string typeName(const Datatype& d);
-  std::string datatype(const CallCtx& x, const Expr& e, const std::string& name);
+  static Lowered typeName(const Datatype& d);
+  Lowered datatype(const CallCtx& x, const Expr& e, const std::string& name);
 
   static constexpr std::int64_t kMaxUserOps = 1000;
-  // The comment a call with a user-defined operator gets above it (withUserOpComment).
-  std::string userOpComment_, builtinTypeName_;
-  std::string withUserOpComment(std::string call);
-  std::string builtinForUserOp(const CallCtx& x);
-  std::string reduceOp(const CallCtx& x, const Expr& e);
-  std::string comm(const CallCtx& x);
-  std::string group(const CallCtx& x, const Expr& e, const std::string& name);
-  std::string peer(const CallCtx& x, const Expr& e, const std::string& name);
-  std::string tag(const CallCtx& x, Param p, bool receive);
-  void noteMessage(const CallStmt& c);
+  // A reduction operator, and for a user-defined one the comment its call gets above it.
+  struct ReduceOp {
+    Lowered op;
+    std::string comment;
+  };
+  static std::string withUserOpComment(const std::string& comment, std::string call);
+  std::pair<std::string, std::string> builtinForUserOp(const CallCtx& x) const;
+  ReduceOp reduceOp(const CallCtx& x, const Expr& e);
+  Lowered comm(const CallCtx& x);
+  Lowered group(const CallCtx& x, const Expr& e, const std::string& name);
+  Lowered peer(const CallCtx& x, const Expr& e, const std::string& name);
+  Lowered tag(const CallCtx& x, Param p, bool receive);
+  Needs bufferNeeds(const CallStmt& c);
 
   // --- scale-free programs (Program::scaleFree, extrap/ScaleFree.h) --------------------------
   // Ranks are position classes of the process grid, values formulas of the scale. The text of
@@ -417,38 +464,31 @@ class CWriter : public ProgramWalker {
   // (defined in gen/c/ScaleFree.cpp)
   static std::string_view scaleVarName(ScaleFormula::Var v);
   static std::string scaleVarWords(ScaleFormula::Var v);
-  std::string integerTerm(const ScaleFormula& f);
-  void noteScaleCondition(const std::string& cond, const std::string& words);
-  std::string formulaText(const ScaleFormula& f);
-  std::string realFormulaText(const ScaleFormula& f);
+  Lowered integerTerm(const ScaleFormula& f);
+  Lowered formulaText(const ScaleFormula& f);
+  Lowered realFormulaText(const ScaleFormula& f);
   std::string classCondition(const RankList& classes);
-  std::string gridPeerText(const GridStep& g);
-  std::string relationPeerText(GridRelation rel, const std::string& counter);
-  std::string blockText(const BlockTerm& t);
+  Lowered gridPeerText(const GridStep& g);
+  Lowered relationPeerText(GridRelation rel, const std::string& counter);
+  Lowered blockText(const BlockTerm& t);
   std::string blockLargestText(const BlockTerm& t);
   static void formulaLeaves(const Expr& e, std::vector<Expr>& out);
-  void noteScaleFreeMessage(const CallStmt& c);
+  Needs scaleFreeBufferNeeds(const CallStmt& c);
 
   // --- the file ----------------------------------------------------------------------------
 
   // (defined in gen/c/Program.cpp)
   std::string skeleton(const std::string& init, const std::string& measured, const std::string& finalize,
-                       const std::string& parts);
+                       const std::string& parts, Needs needs);
 
   std::string gridOrderText() const;
-  std::string scaleBlock();
+  std::string scaleBlock(const Needs& needs);
   static std::string collapseBlankLines(const std::string& text);
   std::string sourceName() const;
-  std::vector<std::string> runtimeHelpers() const;
+  static std::vector<std::string> runtimeHelpers(const Needs& needs);
 
   std::map<std::int64_t, const Datatype*> datatypes_;
   std::map<std::string, std::string> rankConditions_;  // RankList::str() -> cRankCondition
-  // Scale-free programs: when the formulas are whole (C condition, in words), and the byte
-  // counts of the messages, for scale_problem() and largest_message_bytes_now().
-  std::vector<std::pair<std::string, std::string>> scaleConditions_;
-  std::vector<std::string> byteFormulas_;
-  RankList peerRanks_ = RankList::all(program_.numRanks);  // the ranks the current peer is spelled for
-  Uses uses_;
 };
 
 }  // namespace tracegen::gen::cgen

@@ -4,119 +4,122 @@
 
 namespace tracegen::gen::cgen {
 
-std::string CWriter::collectiveText(const CallCtx& x, mus::data& d) {
+Lowered CWriter::collectiveText(const CallCtx& x, mus::data& d) {
   const CallStmt& c = x.c;
   if (isNeighborCollective(c.op)) return neighborCollective(x, d);
-  d.set("comm", comm(x));
-  auto reduction = [&] { d.set("op", reduceOp(x, need(c, Param::ReduceOp))); };
-  auto root = [&] { d.set("root", peer(x, need(c, Param::Root), "root")); };
+  Needs needs;
+  std::string comment;  // above the call, for a user-defined reduction operator
+  d.set("comm", needs.take(comm(x)));
+  auto reduction = [&] { comment = setReduceOp(x, d, needs); };
+  auto root = [&] { d.set("root", needs.take(peer(x, need(c, Param::Root), "root"))); };
+  auto lowered = [&](const std::string& name) { return Lowered{withUserOpComment(comment, render(name, d)), needs}; };
   switch (c.op) {
     case Op::Barrier:
-      return render("call/barrier", d);
+      return lowered("call/barrier");
     case Op::Bcast:
-      message(x, d);
+      needs |= message(x, d);
       root();
-      return render("call/bcast", d);
+      return lowered("call/bcast");
     case Op::Reduce:
-      message(x, d);
+      needs |= message(x, d);
       sendsMessage();
       reduction();
       root();
-      return render("call/reduce", d);
+      return lowered("call/reduce");
     case Op::Allreduce:
-      message(x, d);
+      needs |= message(x, d);
       sendsMessage();
       reduction();
-      return render("call/allreduce", d);
+      return lowered("call/allreduce");
     case Op::Scan:
-      message(x, d);
+      needs |= message(x, d);
       sendsMessage();
       reduction();
-      return render("call/scan", d);
+      return lowered("call/scan");
     case Op::Exscan:
     case Op::ReduceScatterBlock:  // count: the block each member receives
-      message(x, d);
+      needs |= message(x, d);
       if (c.op == Op::Exscan) sendsMessage();
       else sendsMessage(/*blocks=*/true);
       reduction();
-      return render(c.op == Op::Exscan ? "call/exscan" : "call/reduce_scatter_block", d);
+      return lowered(c.op == Op::Exscan ? "call/exscan" : "call/reduce_scatter_block");
     case Op::Gather:
     case Op::Scatter:
-      message(x, d);
+      needs |= message(x, d);
       if (c.op == Op::Gather) sendsMessage();  // a scatter's root sends; its time is the root's
-      receiveSide(x, d);
+      needs |= receiveSide(x, d);
       root();
-      return render("call/gather", d);
+      return lowered("call/gather");
     case Op::Allgather:
     case Op::Alltoall:
-      message(x, d);
+      needs |= message(x, d);
       sendsMessage(/*blocks=*/c.op == Op::Alltoall);
-      receiveSide(x, d);
-      return render("call/allgather", d);
+      needs |= receiveSide(x, d);
+      return lowered("call/allgather");
     case Op::Gatherv:
     case Op::Allgatherv: {
-      message(x, d);
-      receiveSide(x, d);
+      needs |= message(x, d);
+      needs |= receiveSide(x, d);
       const std::size_t n = vectorLength(c, {Param::RecvCounts, Param::Displs});
       d.set("n", std::to_string(n));
-      countArray(x, d, "recvcounts", Param::RecvCounts, n, param(c, Param::RecvCount));
+      needs |= countArray(x, d, "recvcounts", Param::RecvCounts, n, param(c, Param::RecvCount));
       // ScalaTrace stores MPI_Allgatherv's receive counts where its displacements belong,
       // so they are laid out one after the other instead (see pack_displs).
       if (c.op == Op::Gatherv && !packedDispls(x, Param::Displs, Param::RecvCounts, param(c, Param::RecvCount), n))
-        countArray(x, d, "displs", Param::Displs, n, nullptr);
-      else uses_.displs = true;
+        needs |= countArray(x, d, "displs", Param::Displs, n, nullptr);
+      else needs.displs = true;
       if (c.op == Op::Gatherv) root();
-      return render(c.op == Op::Gatherv ? "call/gatherv" : "call/allgatherv", d);
+      return lowered(c.op == Op::Gatherv ? "call/gatherv" : "call/allgatherv");
     }
     case Op::Scatterv: {
-      message(x, d);
-      receiveSide(x, d);
+      needs |= message(x, d);
+      needs |= receiveSide(x, d);
       const std::size_t n = vectorLength(c, {Param::SendCounts, Param::Displs});
       d.set("n", std::to_string(n));
-      countArray(x, d, "sendcounts", Param::SendCounts, n, param(c, Param::Count));
+      needs |= countArray(x, d, "sendcounts", Param::SendCounts, n, param(c, Param::Count));
       if (!packedDispls(x, Param::Displs, Param::SendCounts, param(c, Param::Count), n))
-        countArray(x, d, "displs", Param::Displs, n, nullptr);
-      else uses_.displs = true;
+        needs |= countArray(x, d, "displs", Param::Displs, n, nullptr);
+      else needs.displs = true;
       root();
-      return render("call/scatterv", d);
+      return lowered("call/scatterv");
     }
     case Op::Alltoallv: {
-      message(x, d);
-      receiveSide(x, d);
+      needs |= message(x, d);
+      needs |= receiveSide(x, d);
       if (!c.evenVectors.empty()) {  // a scale-free benchmark's even split (gen/Program.h)
         const auto side = [&](Param p) {
           auto it = c.evenVectors.find(p);
           if (it == c.evenVectors.end())
             throw std::logic_error(fmt::format("{}: an even split of {} only", label(c), paramName(p)));
-          return count(x, &it->second, std::string(paramName(p)));
+          return needs.take(count(x, &it->second, std::string(paramName(p))));
         };
         d.set("sendcount", side(Param::SendCounts));
         d.set("recvcount", side(Param::RecvCounts));
-        return render("call/alltoallv_even", d);
+        return lowered("call/alltoallv_even");
       }
       const std::size_t n =
           vectorLength(c, {Param::SendCounts, Param::Displs, Param::RecvCounts, Param::RecvDispls});
       d.set("n", std::to_string(n));
-      countArray(x, d, "sendcounts", Param::SendCounts, n, param(c, Param::Count));
+      needs |= countArray(x, d, "sendcounts", Param::SendCounts, n, param(c, Param::Count));
       if (!packedDispls(x, Param::Displs, Param::SendCounts, param(c, Param::Count), n))
-        countArray(x, d, "sdispls", Param::Displs, n, nullptr);
-      else uses_.displs = true;
-      countArray(x, d, "recvcounts", Param::RecvCounts, n, param(c, Param::RecvCount));
+        needs |= countArray(x, d, "sdispls", Param::Displs, n, nullptr);
+      else needs.displs = true;
+      needs |= countArray(x, d, "recvcounts", Param::RecvCounts, n, param(c, Param::RecvCount));
       if (!packedDispls(x, Param::RecvDispls, Param::RecvCounts, param(c, Param::RecvCount), n))
-        countArray(x, d, "rdispls", Param::RecvDispls, n, nullptr);
-      else uses_.displs = true;
-      return render("call/alltoallv", d);
+        needs |= countArray(x, d, "rdispls", Param::RecvDispls, n, nullptr);
+      else needs.displs = true;
+      return lowered("call/alltoallv");
     }
     case Op::Alltoallw:
-      alltoallwArrays(x, d);
-      return render("call/alltoallw", d);
+      needs |= alltoallwArrays(x, d);
+      return lowered("call/alltoallw");
     case Op::ReduceScatter: {
-      d.set("datatype", datatype(x, need(c, Param::Datatype), "datatype"));
+      d.set("datatype", needs.take(datatype(x, need(c, Param::Datatype), "datatype")));
       reduction();
       const std::size_t n = vectorLength(c, {Param::RecvCounts});
       d.set("n", std::to_string(n));
-      countArray(x, d, "recvcounts", Param::RecvCounts, n, param(c, Param::Count));
-      return render("call/reduce_scatter", d);
+      needs |= countArray(x, d, "recvcounts", Param::RecvCounts, n, param(c, Param::Count));
+      return lowered("call/reduce_scatter");
     }
     default:
       break;
@@ -124,95 +127,106 @@ std::string CWriter::collectiveText(const CallCtx& x, mus::data& d) {
   throw std::logic_error(fmt::format("unhandled collective {}", opName(c.op)));
 }
 
+// The reduction operator of a collective (`op`), its needs added to `needs`; the comment above
+// the call for a user-defined one (reduceOp).
+std::string CWriter::setReduceOp(const CallCtx& x, mus::data& d, Needs& needs) {
+  ReduceOp op = reduceOp(x, need(x.c, Param::ReduceOp));
+  d.set("op", needs.take(std::move(op.op)));
+  return std::move(op.comment);
+}
+
 // A nonblocking collective (MPI_Ibcast, ...): the blocking form's arguments and a new request
 // in the ring, completed by the waits the trace recorded. The count and displacement arrays
 // of the vector forms must stay as they are until the request completes, so they live with
 // the request's slot (request_ints), not on the stack.
-std::string CWriter::nonblockingCollectiveText(const CallCtx& x, mus::data& d) {
+Lowered CWriter::nonblockingCollectiveText(const CallCtx& x, mus::data& d) {
   const CallStmt& c = x.c;
   if (isNeighborCollective(c.op)) return neighborCollective(x, d);
-  d.set("comm", comm(x));
-  uses_.newRequest = true;
-  auto reduction = [&] { d.set("op", reduceOp(x, need(c, Param::ReduceOp))); };
-  auto root = [&] { d.set("root", peer(x, need(c, Param::Root), "root")); };
+  // Every one but MPI_Ibarrier receives into a slice of recv_buf of its own, as MPI_Irecv.
+  Needs needs{.newRequest = true, .recvSlices = c.op != Op::Ibarrier};
+  std::string comment;  // above the call, for a user-defined reduction operator
+  d.set("comm", needs.take(comm(x)));
+  auto reduction = [&] { comment = setReduceOp(x, d, needs); };
+  auto root = [&] { d.set("root", needs.take(peer(x, need(c, Param::Root), "root"))); };
+  auto lowered = [&](const std::string& name) { return Lowered{withUserOpComment(comment, render(name, d)), needs}; };
   auto arrays = [&](std::initializer_list<std::pair<Param, const char*>> ps, std::initializer_list<Param> lengths) {
     const std::size_t n = vectorLength(c, lengths);
     d.set("n", std::to_string(n));
-    uses_.requestArrays = true;
+    needs.requestArrays = true;
     Param counts = Param::RecvCounts;  // the counts of the displacements that follow them in `ps`
     const Expr* countsFallback = nullptr;
     for (auto [p, name] : ps) {
       const bool isDispls = p == Param::Displs || p == Param::RecvDispls;
       if (isDispls && packedDispls(x, p, counts, countsFallback, n)) {
-        uses_.displs = true;
+        needs.displs = true;
         continue;
       }
       const Expr* fallback = nullptr;
       if (p == Param::SendCounts) fallback = param(c, Param::Count);
       if (p == Param::RecvCounts) fallback = param(c, c.op == Op::IreduceScatter ? Param::Count : Param::RecvCount);
       if (!isDispls) counts = p, countsFallback = fallback;
-      countArray(x, d, name, p, n, fallback);
+      needs |= countArray(x, d, name, p, n, fallback);
     }
   };
   switch (c.op) {
     case Op::Ibarrier:
-      return render("call/ibarrier", d);
+      return lowered("call/ibarrier");
     case Op::Ibcast:
-      message(x, d);
+      needs |= message(x, d);
       root();
-      return render("call/ibcast", d);
+      return lowered("call/ibcast");
     case Op::Ireduce:
-      message(x, d);
+      needs |= message(x, d);
       reduction();
       root();
-      return render("call/ireduce", d);
+      return lowered("call/ireduce");
     case Op::Iallreduce:
     case Op::Iscan:
     case Op::Iexscan:
     case Op::IreduceScatterBlock:  // count: the block each member receives
-      message(x, d);
+      needs |= message(x, d);
       reduction();
-      return render("call/ireduction", d);
+      return lowered("call/ireduction");
     case Op::Igather:
     case Op::Iscatter:
-      message(x, d);
-      receiveSide(x, d);
+      needs |= message(x, d);
+      needs |= receiveSide(x, d);
       root();
-      return render("call/igather", d);
+      return lowered("call/igather");
     case Op::Iallgather:
     case Op::Ialltoall:
-      message(x, d);
-      receiveSide(x, d);
-      return render("call/iallgather", d);
+      needs |= message(x, d);
+      needs |= receiveSide(x, d);
+      return lowered("call/iallgather");
     case Op::Igatherv:
     case Op::Iallgatherv:
-      message(x, d);
-      receiveSide(x, d);
+      needs |= message(x, d);
+      needs |= receiveSide(x, d);
       arrays({{Param::RecvCounts, "recvcounts"}, {Param::Displs, "displs"}}, {Param::RecvCounts, Param::Displs});
       if (c.op == Op::Igatherv) root();
-      return render(c.op == Op::Igatherv ? "call/igatherv" : "call/iallgatherv", d);
+      return lowered(c.op == Op::Igatherv ? "call/igatherv" : "call/iallgatherv");
     case Op::Iscatterv:
-      message(x, d);
-      receiveSide(x, d);
+      needs |= message(x, d);
+      needs |= receiveSide(x, d);
       arrays({{Param::SendCounts, "sendcounts"}, {Param::Displs, "displs"}}, {Param::SendCounts, Param::Displs});
       root();
-      return render("call/iscatterv", d);
+      return lowered("call/iscatterv");
     case Op::Ialltoallv:
-      message(x, d);
-      receiveSide(x, d);
+      needs |= message(x, d);
+      needs |= receiveSide(x, d);
       arrays({{Param::SendCounts, "sendcounts"}, {Param::Displs, "sdispls"}, {Param::RecvCounts, "recvcounts"},
               {Param::RecvDispls, "rdispls"}},
              {Param::SendCounts, Param::Displs, Param::RecvCounts, Param::RecvDispls});
-      return render("call/ialltoallv", d);
+      return lowered("call/ialltoallv");
     case Op::Ialltoallw:
-      alltoallwArrays(x, d);
-      uses_.requestArrays = true;
-      return render("call/ialltoallw", d);
+      needs |= alltoallwArrays(x, d);
+      needs.requestArrays = true;
+      return lowered("call/ialltoallw");
     case Op::IreduceScatter:
-      d.set("datatype", datatype(x, need(c, Param::Datatype), "datatype"));
+      d.set("datatype", needs.take(datatype(x, need(c, Param::Datatype), "datatype")));
       reduction();
       arrays({{Param::RecvCounts, "recvcounts"}}, {Param::RecvCounts});
-      return render("call/ireduce_scatter", d);
+      return lowered("call/ireduce_scatter");
     default:
       break;
   }
@@ -224,15 +238,16 @@ std::string CWriter::nonblockingCollectiveText(const CallCtx& x, mus::data& d) {
 // datatype) vectors, one entry per source (receive side) or destination (send side of the v
 // and w forms); displacements lay the blocks out one after the other. The nonblocking forms
 // keep their arrays with the request (request_ints, request_types, request_aints).
-std::string CWriter::neighborCollective(const CallCtx& x, mus::data& d) {
+Lowered CWriter::neighborCollective(const CallCtx& x, mus::data& d) {
   const CallStmt& c = x.c;
   const Op blocking = blockingForm(c.op);
   const bool nonblocking = blocking != c.op;
-  d.set("comm", comm(x));
+  Needs needs;
+  d.set("comm", needs.take(comm(x)));
   if (nonblocking) {
-    uses_.newRequest = true;
+    needs.newRequest = true;
     // The v and w forms keep their arrays with the request (request_ints, ...).
-    if (blocking != Op::NeighborAllgather && blocking != Op::NeighborAlltoall) uses_.requestArrays = true;
+    if (blocking != Op::NeighborAllgather && blocking != Op::NeighborAlltoall) needs.requestArrays = true;
   }
   d.set("nonblocking", flag(nonblocking));
   auto typesOf = [&](Param p, std::size_t n) {
@@ -240,7 +255,7 @@ std::string CWriter::neighborCollective(const CallCtx& x, mus::data& d) {
     if (!v || v->empty()) throw std::invalid_argument(fmt::format("{}: no '{}' parameter", label(c), paramName(p)));
     std::vector<std::string> items;
     for (std::size_t i = 0; i < n; ++i)
-      items.push_back(datatype(x, (*v)[std::min(i, v->size() - 1)], fmt::format("{}{}", paramName(p), i)));
+      items.push_back(needs.take(datatype(x, (*v)[std::min(i, v->size() - 1)], fmt::format("{}{}", paramName(p), i))));
     return fmt::format("{}", fmt::join(items, ", "));
   };
   auto length = [&](Param p) {
@@ -254,43 +269,43 @@ std::string CWriter::neighborCollective(const CallCtx& x, mus::data& d) {
   switch (blocking) {
     case Op::NeighborAllgather:
     case Op::NeighborAlltoall:
-      message(x, d);
-      receiveSide(x, d);
-      d.set("comm", comm(x));
-      return render("call/neighbor_allgather", d);
+      needs |= message(x, d);
+      needs |= receiveSide(x, d);
+      d.set("comm", needs.take(comm(x)));
+      return {render("call/neighbor_allgather", d), needs};
     case Op::NeighborAllgatherv: {
-      message(x, d);
-      receiveSide(x, d);
-      d.set("comm", comm(x));
+      needs |= message(x, d);
+      needs |= receiveSide(x, d);
+      d.set("comm", needs.take(comm(x)));
       const std::size_t nin = length(Param::RecvCounts);
       d.set("nin", std::to_string(nin));
-      d.set("recvcounts", countVector(x, Param::RecvCounts, nin, nullptr));
-      uses_.displs = true;
-      return render(nonblocking ? "call/ineighbor_allgatherv" : "call/neighbor_allgatherv", d);
+      d.set("recvcounts", needs.take(countVector(x, Param::RecvCounts, nin, nullptr)));
+      needs.displs = true;
+      return {render(nonblocking ? "call/ineighbor_allgatherv" : "call/neighbor_allgatherv", d), needs};
     }
     case Op::NeighborAlltoallv: {
-      message(x, d);
-      receiveSide(x, d);
-      d.set("comm", comm(x));
+      needs |= message(x, d);
+      needs |= receiveSide(x, d);
+      d.set("comm", needs.take(comm(x)));
       const std::size_t nout = length(Param::SendCounts), nin = length(Param::RecvCounts);
       d.set("nout", std::to_string(nout));
       d.set("nin", std::to_string(nin));
-      d.set("sendcounts", countVector(x, Param::SendCounts, nout, nullptr));
-      d.set("recvcounts", countVector(x, Param::RecvCounts, nin, nullptr));
-      uses_.displs = true;
-      return render(nonblocking ? "call/ineighbor_alltoallv" : "call/neighbor_alltoallv", d);
+      d.set("sendcounts", needs.take(countVector(x, Param::SendCounts, nout, nullptr)));
+      d.set("recvcounts", needs.take(countVector(x, Param::RecvCounts, nin, nullptr)));
+      needs.displs = true;
+      return {render(nonblocking ? "call/ineighbor_alltoallv" : "call/neighbor_alltoallv", d), needs};
     }
     case Op::NeighborAlltoallw: {
       const std::size_t nout = length(Param::SendCounts), nin = length(Param::RecvCounts);
       d.set("nout", std::to_string(nout));
       d.set("nin", std::to_string(nin));
-      d.set("sendcounts", countVector(x, Param::SendCounts, nout, nullptr));
-      d.set("recvcounts", countVector(x, Param::RecvCounts, nin, nullptr));
+      d.set("sendcounts", needs.take(countVector(x, Param::SendCounts, nout, nullptr)));
+      d.set("recvcounts", needs.take(countVector(x, Param::RecvCounts, nin, nullptr)));
       d.set("sendtypes", typesOf(Param::SendTypes, nout));
       d.set("recvtypes", typesOf(Param::RecvTypes, nin));
-      uses_.aintDispls = true;
-      if (nonblocking) uses_.requestAints = true;
-      return render(nonblocking ? "call/ineighbor_alltoallw" : "call/neighbor_alltoallw", d);
+      needs.aintDispls = true;
+      if (nonblocking) needs.requestAints = true;
+      return {render(nonblocking ? "call/ineighbor_alltoallw" : "call/neighbor_alltoallw", d), needs};
     }
     default:
       break;
@@ -301,26 +316,27 @@ std::string CWriter::neighborCollective(const CallCtx& x, mus::data& d) {
 // MPI_Alltoallw's per-peer counts and datatypes. A send side the trace does not describe
 // (MPI_IN_PLACE) sends what the receive side receives; the displacements, in bytes, lay the
 // blocks out one after the other (pack_byte_displs).
-void CWriter::alltoallwArrays(const CallCtx& x, mus::data& d) {
+Needs CWriter::alltoallwArrays(const CallCtx& x, mus::data& d) {
   const CallStmt& c = x.c;
   const std::size_t n = vectorLength(c, {Param::SendCounts, Param::SendTypes, Param::RecvCounts, Param::RecvTypes});
   d.set("n", std::to_string(n));
-  d.set("comm", comm(x));
+  Needs needs{.byteDispls = true};
+  d.set("comm", needs.take(comm(x)));
   const Param sc = vec(c, Param::SendCounts) ? Param::SendCounts : Param::RecvCounts;
   const Param st = vec(c, Param::SendTypes) ? Param::SendTypes : Param::RecvTypes;
-  d.set("sendcounts", countVector(x, sc, n, nullptr));
-  d.set("recvcounts", countVector(x, Param::RecvCounts, n, nullptr));
+  d.set("sendcounts", needs.take(countVector(x, sc, n, nullptr)));
+  d.set("recvcounts", needs.take(countVector(x, Param::RecvCounts, n, nullptr)));
   auto types = [&](Param p) {
     const std::vector<Expr>* v = vec(c, p);
     if (!v || v->empty()) throw std::invalid_argument(fmt::format("{}: no '{}' parameter", label(c), paramName(p)));
     std::vector<std::string> items;
     for (std::size_t i = 0; i < n; ++i)
-      items.push_back(datatype(x, (*v)[std::min(i, v->size() - 1)], fmt::format("{}{}", paramName(p), i)));
+      items.push_back(needs.take(datatype(x, (*v)[std::min(i, v->size() - 1)], fmt::format("{}{}", paramName(p), i))));
     return fmt::format("{}", fmt::join(items, ", "));
   };
   d.set("sendtypes", types(st));
   d.set("recvtypes", types(Param::RecvTypes));
-  uses_.byteDispls = true;
+  return needs;
 }
 
 // Vector parameters have one element per communicator member; a missing one is filled
@@ -334,33 +350,32 @@ std::size_t CWriter::vectorLength(const CallStmt& c, std::initializer_list<Param
 
 // The elements of a vector of counts (or displacements) for an initializer, each through
 // msg_count(): `msg_count(4), msg_count(8)`, or entries of its table by rank (countRows).
-std::string CWriter::countVector(const CallCtx& x, Param p, std::size_t n, const Expr* fallback) {
+Lowered CWriter::countVector(const CallCtx& x, Param p, std::size_t n, const Expr* fallback) {
   std::vector<std::string> items;
+  Needs needs{.counts = true};
   if (std::optional<std::string> table = countRows(x, p, n, fallback)) {
-    uses_.counts = true;
     for (std::size_t i = 0; i < n; ++i) {
       mus::data d;
       d.set("count", fmt::format("{}[rank][{}]", *table, i));
       items.push_back(render("expr/msg_count", d));
     }
-    return fmt::format("{}", fmt::join(items, ", "));
+    return {fmt::format("{}", fmt::join(items, ", ")), needs};
   }
   const std::vector<Expr>* v = vec(x.c, p);
   for (std::size_t i = 0; i < n; ++i)
-    items.push_back(count(x, v && i < v->size() ? &(*v)[i] : fallback, fmt::format("{}{}", paramName(p), i)));
-  return fmt::format("{}", fmt::join(items, ", "));
+    items.push_back(needs.take(count(x, v && i < v->size() ? &(*v)[i] : fallback, fmt::format("{}{}", paramName(p), i))));
+  return {fmt::format("{}", fmt::join(items, ", ")), needs};
 }
 
 // A vector of counts (or displacements) for the templates of the vector collectives: `key`,
 // its elements for an initializer (countVector), or where it is a table by rank `key_row`,
 // the rank's row (`sendcounts_by_rank[rank]`), which the template copies through msg_count()
 // in a loop: a line for the vector, where the initializer takes one per element.
-void CWriter::countArray(const CallCtx& x, mus::data& d, const std::string& key, Param p, std::size_t n,
-                         const Expr* fallback) {
+Needs CWriter::countArray(const CallCtx& x, mus::data& d, const std::string& key, Param p, std::size_t n,
+                          const Expr* fallback) {
   if (std::optional<std::string> table = countRows(x, p, n, fallback)) {
-    uses_.counts = true;
     d.set(key + "_row", *table + "[rank]");
-    return;
+    return Needs{.counts = true};
   }
   // One value for every rank (an extrapolated sort's even split, `msg_count(256)` 64 times):
   // a loop, where the template has one (`key_each`).
@@ -373,11 +388,14 @@ void CWriter::countArray(const CallCtx& x, mus::data& d, const std::string& key,
       same = e && e->isConst() && e0->isConst() && e->value == e0->value;
     }
     if (same) {
-      d.set(key + "_each", count(x, e0, fmt::format("{}0", paramName(p))));
-      return;
+      Lowered each = count(x, e0, fmt::format("{}0", paramName(p)));
+      d.set(key + "_each", each.text);
+      return each.needs;
     }
   }
-  d.set(key, countVector(x, p, n, fallback));
+  Lowered vector = countVector(x, p, n, fallback);
+  d.set(key, vector.text);
+  return vector.needs;
 }
 
 // Whether a vector collective's displacements are laid out by the runtime's pack_displs (the
@@ -401,7 +419,7 @@ bool CWriter::packedDispls(const CallCtx& x, Param displs, Param counts, const E
     if (!plainPerRank((*d)[i]) || !count(i) || !plainPerRank(*count(i))) return false;
   bool any = false;
   for (Rank r = 0; r < program_.numRanks; ++r) {
-    if (!peerRanks_.contains(r)) continue;
+    if (!x.ranks.contains(r)) continue;
     any = true;
     double next = 0;
     for (std::size_t i = 0; i < n; ++i) {
@@ -437,12 +455,12 @@ std::optional<std::string> CWriter::countRows(const CallCtx& x, Param p, std::si
     for (std::size_t i = 0; i < n; ++i) {
       const Expr* e = element(i);
       double value = 0;
-      if (e && peerRanks_.contains(r)) {
+      if (e && x.ranks.contains(r)) {
         const std::optional<double> ofRank = valueOfRank(*e, r);
         if (!ofRank) throw std::logic_error(fmt::format("{}: rank {} in no group of {}", label(x.c), r, paramName(p)));
         value = *ofRank;
       }
-      row.push_back(style.leaf(value));
+      row.push_back(style.leaf(value).text);  // integers: they need nothing
     }
     rows.push_back(fmt::format("{}", fmt::join(row, ", ")));
   }

@@ -4,54 +4,56 @@
 
 namespace tracegen::gen::cgen {
 
-std::string CWriter::commCall(const CallCtx& x, mus::data& d) {
+Lowered CWriter::commCall(const CallCtx& x, mus::data& d) {
   const CallStmt& c = x.c;
+  Needs needs;
   if (c.op == Op::CommFree) {
     const Expr& id = need(c, Param::Comm);
-    d.set("id", expr(id, intStyle(), at(x, "comm")));
-    forEachConst(id, [&](double v) { uses_.maxCommId = std::max(uses_.maxCommId, asInt(v)); });
-    uses_.commSlot = true;
-    return render("call/comm_free", d);
+    d.set("id", needs.take(expr(id, intStyle(), at(x, "comm"))));
+    forEachConst(id, [&](double v) { needs.maxCommId = std::max(needs.maxCommId, asInt(v)); });
+    needs.commSlot = true;
+    return {render("call/comm_free", d), needs};
   }
-  d.set("comm", comm(x));
+  d.set("comm", needs.take(comm(x)));
   if (const Expr* id = param(c, Param::NewComm)) {
-    forEachConst(*id, [&](double v) { uses_.maxCommId = std::max(uses_.maxCommId, asInt(v)); });
-    d.set("newcomm", fmt::format("new_comm_at({})", expr(*id, intStyle(), at(x, "newcomm"))));
-    uses_.newCommAt = true;
+    forEachConst(*id, [&](double v) { needs.maxCommId = std::max(needs.maxCommId, asInt(v)); });
+    d.set("newcomm", fmt::format("new_comm_at({})", needs.take(expr(*id, intStyle(), at(x, "newcomm")))));
+    needs.newCommAt = true;
   } else {
     // The tracer numbers a rank's communicators in creation order; so does new_comm().
     d.set("newcomm", "new_comm()");
-    uses_.newComm = uses_.newCommAt = true;
-    uses_.maxCommId = std::max<std::int64_t>(uses_.maxCommId, 1999);
+    needs.newComm = needs.newCommAt = true;
+    needs.maxCommId = std::max<std::int64_t>(needs.maxCommId, 1999);
   }
   switch (c.op) {
     case Op::CommSplit: {
       const Expr* color = param(c, Param::Color);
       const Expr* key = param(c, Param::Key);
-      d.set("color", color ? expr(*color, colorStyle(), at(x, "color")) : "0");
-      d.set("key", key ? expr(*key, intStyle(), at(x, "key")) : "0");
-      return render("call/comm_split", d);
+      d.set("color", color ? needs.take(expr(*color, colorStyle(), at(x, "color"))) : "0");
+      d.set("key", key ? needs.take(expr(*key, intStyle(), at(x, "key"))) : "0");
+      return {render("call/comm_split", d), needs};
     }
     case Op::CommDup:
-      return render("call/comm_dup", d);
+      return {render("call/comm_dup", d), needs};
     case Op::CommCreate:
-      d.set("group", group(x, need(c, Param::Group), "group"));
-      return render("call/comm_create", d);
+      d.set("group", needs.take(group(x, need(c, Param::Group), "group")));
+      return {render("call/comm_create", d), needs};
     default:
-      return topologyCall(x, d);
+      return {needs.take(topologyCall(x, d)), needs};  // braces: the call's needs are taken first
   }
 }
 
 // ---- topology constructors: the application's call with the recorded topology. The library
 // may renumber the ranks (reorder); peers are translated through the communicator it returns
 // (comm_rank), so the benchmark talks to the processes the application talked to.
-std::string CWriter::intList(const CallCtx& x, Param p, std::size_t minimum) {
+Lowered CWriter::intList(const CallCtx& x, Param p, std::size_t minimum) {
   const std::vector<Expr>* v = vec(x.c, p);
   std::vector<std::string> items;
+  Needs needs;
   for (std::size_t i = 0; v && i < v->size(); ++i)
-    items.push_back(expr((*v)[i], intStyle(), at(x, fmt::format("{}{}", paramName(p), i))));
+    items.push_back(needs.take(expr((*v)[i], intStyle(), at(x, fmt::format("{}{}", paramName(p), i)))));
   while (items.size() < minimum) items.push_back("0");  // C has no empty array
-  return fmt::format("{}", fmt::join(items, ", "));
+  return {fmt::format("{}", fmt::join(items, ", ")), needs};
 }
 
 // Weights of 1, one per element of vector p: the trace does not keep weights, and equal
@@ -63,72 +65,74 @@ std::string CWriter::ones(const CallCtx& x, Param p) {
   return fmt::format("{}", fmt::join(items, ", "));
 }
 
-std::string CWriter::scalar(const CallCtx& x, Param p, const char* fallback) {
+Lowered CWriter::scalar(const CallCtx& x, Param p, const char* fallback) {
   const Expr* e = param(x.c, p);
-  return e ? expr(*e, intStyle(), at(x, std::string(paramName(p)))) : fallback;
+  return e ? expr(*e, intStyle(), at(x, std::string(paramName(p)))) : Lowered(fallback);
 }
 
-std::string CWriter::topologyCall(const CallCtx& x, mus::data& d) {
+Lowered CWriter::topologyCall(const CallCtx& x, mus::data& d) {
   const CallStmt& c = x.c;
-  d.set("reorder", scalar(x, Param::Reorder, "0"));
-  d.set("count", scalar(x, Param::Count, "0"));
-  d.set("recvcount", scalar(x, Param::RecvCount, "0"));
+  Needs needs;
+  d.set("reorder", needs.take(scalar(x, Param::Reorder, "0")));
+  d.set("count", needs.take(scalar(x, Param::Count, "0")));
+  d.set("recvcount", needs.take(scalar(x, Param::RecvCount, "0")));
   switch (c.op) {
     case Op::CartCreate:
-      d.set("dims", intList(x, Param::Dims));
-      d.set("periods", intList(x, Param::Periods));
-      return render("call/cart_create", d);
+      d.set("dims", needs.take(intList(x, Param::Dims)));
+      d.set("periods", needs.take(intList(x, Param::Periods)));
+      return {render("call/cart_create", d), needs};
     case Op::CartSub:
-      d.set("remain", intList(x, Param::RemainDims));
-      return render("call/cart_sub", d);
+      d.set("remain", needs.take(intList(x, Param::RemainDims)));
+      return {render("call/cart_sub", d), needs};
     case Op::GraphCreate:
-      d.set("index", intList(x, Param::Index));
-      d.set("edges", intList(x, Param::Edges));
-      return render("call/graph_create", d);
+      d.set("index", needs.take(intList(x, Param::Index)));
+      d.set("edges", needs.take(intList(x, Param::Edges)));
+      return {render("call/graph_create", d), needs};
     case Op::DistGraphCreateAdjacent:
-      d.set("sources", intList(x, Param::Sources));
-      d.set("destinations", intList(x, Param::Destinations));
+      d.set("sources", needs.take(intList(x, Param::Sources)));
+      d.set("destinations", needs.take(intList(x, Param::Destinations)));
       d.set("source_weights", ones(x, Param::Sources));
       d.set("destination_weights", ones(x, Param::Destinations));
-      return render("call/dist_graph_create_adjacent", d);
+      return {render("call/dist_graph_create_adjacent", d), needs};
     case Op::DistGraphCreate:
-      d.set("sources", intList(x, Param::Sources));
-      d.set("degrees", intList(x, Param::Degrees));
-      d.set("destinations", intList(x, Param::Destinations));
+      d.set("sources", needs.take(intList(x, Param::Sources)));
+      d.set("degrees", needs.take(intList(x, Param::Degrees)));
+      d.set("destinations", needs.take(intList(x, Param::Destinations)));
       d.set("weights", ones(x, Param::Destinations));
-      return render("call/dist_graph_create", d);
+      return {render("call/dist_graph_create", d), needs};
     case Op::CommSplitType: {
       const Expr* type = param(c, Param::Color);
       const Expr* key = param(c, Param::Key);
       // 1: MPI_COMM_TYPE_SHARED; a library's own type (2) has no portable spelling: shared.
-      d.set("type", type ? expr(*type, {"int", [](double v) {
-                                           return v < 0 ? std::string("MPI_UNDEFINED")
-                                                        : std::string("MPI_COMM_TYPE_SHARED");
-                                         }},
-                                at(x, "type"))
+      d.set("type", type ? needs.take(expr(*type, {"int", [](double v) {
+                                                      return v < 0 ? std::string("MPI_UNDEFINED")
+                                                                   : std::string("MPI_COMM_TYPE_SHARED");
+                                                    }},
+                                           at(x, "type")))
                          : "MPI_COMM_TYPE_SHARED");
-      d.set("key", key ? expr(*key, intStyle(), at(x, "key")) : "0");
-      return render("call/comm_split_type", d);
+      d.set("key", key ? needs.take(expr(*key, intStyle(), at(x, "key"))) : "0");
+      return {render("call/comm_split_type", d), needs};
     }
     case Op::CommCreateGroup:
-      d.set("group", group(x, need(c, Param::Group), "group"));
-      d.set("tag", scalar(x, Param::Tag, "0"));
-      return render("call/comm_create_group", d);
+      d.set("group", needs.take(group(x, need(c, Param::Group), "group")));
+      d.set("tag", needs.take(scalar(x, Param::Tag, "0")));
+      return {render("call/comm_create_group", d), needs};
     case Op::CommIdup:
-      return render("call/comm_idup", d);
+      return {render("call/comm_idup", d), needs};
     default:
       break;
   }
   throw std::logic_error(fmt::format("unhandled communicator constructor {}", opName(c.op)));
 }
 
-std::string CWriter::groupCall(const CallCtx& x, mus::data& d) {
+Lowered CWriter::groupCall(const CallCtx& x, mus::data& d) {
   const CallStmt& c = x.c;
+  Needs needs;
   switch (c.op) {
     case Op::CommGroup:
-      d.set("comm", comm(x));
-      uses_.newGroup = true;
-      return render("call/comm_group", d);
+      d.set("comm", needs.take(comm(x)));
+      needs.newGroup = true;
+      return {render("call/comm_group", d), needs};
     case Op::GroupIncl:
     case Op::GroupExcl:
     case Op::GroupRangeIncl:
@@ -142,31 +146,33 @@ std::string CWriter::groupCall(const CallCtx& x, mus::data& d) {
         std::vector<std::string> row;
         for (std::size_t k = 0; k < width; ++k) {
           const std::size_t i = r * width + k;
-          row.push_back(v && i < v->size() ? expr((*v)[i], intStyle(), at(x, fmt::format("element{}", i))) : "0");
+          row.push_back(v && i < v->size() ? needs.take(expr((*v)[i], intStyle(), at(x, fmt::format("element{}", i))))
+                                           : "0");
         }
         items.push_back(ranges ? fmt::format("{{{}}}", fmt::join(row, ", ")) : row.front());
       }
       const Expr* count = param(c, Param::Count);
       d.set("n", std::to_string(rows));
       d.set(ranges ? "ranges" : "ranks", fmt::format("{}", fmt::join(items, ", ")));
-      d.set("count", count ? expr(*count, intStyle(), at(x, "count")) : std::to_string(v ? v->size() / width : 0));
-      d.set("group", group(x, need(c, Param::Group), "group"));
-      uses_.newGroup = true;
-      return render(ranges ? "call/group_range" : "call/group_incl", d);
+      d.set("count", count ? needs.take(expr(*count, intStyle(), at(x, "count")))
+                           : std::to_string(v ? v->size() / width : 0));
+      d.set("group", needs.take(group(x, need(c, Param::Group), "group")));
+      needs.newGroup = true;
+      return {render(ranges ? "call/group_range" : "call/group_incl", d), needs};
     }
     case Op::GroupUnion:
     case Op::GroupIntersection:
     case Op::GroupDifference:
-      d.set("group1", group(x, need(c, Param::Group1), "group1"));
-      d.set("group2", group(x, need(c, Param::Group2), "group2"));
-      uses_.newGroup = true;
-      return render("call/group_combine", d);
+      d.set("group1", needs.take(group(x, need(c, Param::Group1), "group1")));
+      d.set("group2", needs.take(group(x, need(c, Param::Group2), "group2")));
+      needs.newGroup = true;
+      return {render("call/group_combine", d), needs};
     case Op::GroupFree: {
       const Expr& id = need(c, Param::Group);
-      forEachConst(id, [&](double v) { uses_.maxGroupId = std::max(uses_.maxGroupId, asInt(v)); });
-      d.set("id", expr(id, intStyle(), at(x, "group")));
-      uses_.groupSlot = true;
-      return render("call/group_free", d);
+      forEachConst(id, [&](double v) { needs.maxGroupId = std::max(needs.maxGroupId, asInt(v)); });
+      d.set("id", needs.take(expr(id, intStyle(), at(x, "group"))));
+      needs.groupSlot = true;
+      return {render("call/group_free", d), needs};
     }
     default:
       break;

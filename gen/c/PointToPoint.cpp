@@ -23,54 +23,64 @@ Expr longCyclesAsMeans(Expr e, std::size_t shortCycle) {
 
 }  // namespace
 
-std::string CWriter::pointToPointText(const CallCtx& x, mus::data& d) {
+Lowered CWriter::pointToPointText(const CallCtx& x, mus::data& d) {
   const CallStmt& c = x.c;
   const OpKind kind = opInfo(c.op).kind;
+  Needs needs;
   switch (kind) {
     case OpKind::Send:
     case OpKind::Isend:
     case OpKind::SendInit:
-      message(x, d);
+      needs |= message(x, d);
       if (kind != OpKind::SendInit) sendsMessage();  // a persistent send sends at MPI_Start
-      d.set("dest", peer(x, need(c, Param::Dest), "dest"));
-      d.set("tag", tag(x, Param::Tag, false));
-      if (c.op == Op::Bsend || c.op == Op::Ibsend) uses_.bsend = true;
-      if (kind == OpKind::Send) return render("call/send", d);
-      uses_.newRequest = true;
-      return render("call/isend", d);
+      d.set("dest", needs.take(peer(x, need(c, Param::Dest), "dest")));
+      d.set("tag", needs.take(tag(x, Param::Tag, false)));
+      if (c.op == Op::Bsend || c.op == Op::Ibsend) needs.bsend = true;
+      if (kind == OpKind::Send) return {render("call/send", d), needs};
+      needs.newRequest = true;
+      return {render("call/isend", d), needs};
     case OpKind::Recv:
     case OpKind::Irecv:
-    case OpKind::RecvInit:
-      message(x, d);
-      d.set("source", peer(x, need(c, Param::Source), "source"));
-      d.set("tag", tag(x, Param::Tag, true));
+    case OpKind::RecvInit: {
+      needs |= message(x, d);
+      d.set("source", needs.take(peer(x, need(c, Param::Source), "source")));
+      d.set("tag", needs.take(tag(x, Param::Tag, true)));
       if (kind == OpKind::Recv) {
-        uses_.status = true;
-        return render("call/recv", d);
+        needs.status = true;
+        return {render("call/recv", d), needs};
       }
-      uses_.newRequest = true;
+      needs.newRequest = true;
       // Bound to its request in the ring (recv_slice_bound(), templates/c/runtime), but for a
       // persistent receive, whose request moves between ring slots as it is started, and one
       // in a local array, whose run completes it before the array's slices come round again.
-      d.set("bound", flag(kind == OpKind::Irecv && !localRequest(x.c)));
-      return render("call/irecv", d);
+      // Receives pending at once must not share memory (MPI forbids a receive buffer
+      // overlapping another pending operation's): the nonblocking ones (MPI_Irecv, MPI_Imrecv,
+      // MPI_Recv_init, the nonblocking collectives) write recv_slice(), which cycles over
+      // `recv_slices` slices. A nonblocking receive is pending only while its request is in the
+      // ring, so as many slices as the ring has slots keep every pending receive apart.
+      const bool bound = kind == OpKind::Irecv && !localRequest(x.c);
+      d.set("bound", flag(bound));
+      needs.recvSlices = true;
+      needs.boundSlices = bound;
+      return {render("call/irecv", d), needs};
+    }
     case OpKind::Sendrecv:
-      message(x, d);
-      d.set("dest", peer(x, need(c, Param::Dest), "dest"));
-      d.set("source", peer(x, need(c, Param::Source), "source"));
-      d.set("tag", tag(x, Param::Tag, false));
-      d.set("recvtag", tag(x, param(c, Param::RecvTag) ? Param::RecvTag : Param::Tag, true));
-      uses_.status = true;
-      if (c.op == Op::SendrecvReplace) return render("call/sendrecv_replace", d);
+      needs |= message(x, d);
+      d.set("dest", needs.take(peer(x, need(c, Param::Dest), "dest")));
+      d.set("source", needs.take(peer(x, need(c, Param::Source), "source")));
+      d.set("tag", needs.take(tag(x, Param::Tag, false)));
+      d.set("recvtag", needs.take(tag(x, param(c, Param::RecvTag) ? Param::RecvTag : Param::Tag, true)));
+      needs.status = true;
+      if (c.op == Op::SendrecvReplace) return {render("call/sendrecv_replace", d), needs};
       sendsMessage();
-      receiveSide(x, d);
-      return render("call/sendrecv", d);
+      needs |= receiveSide(x, d);
+      return {render("call/sendrecv", d), needs};
     case OpKind::Probe:
-      d.set("comm", comm(x));
-      d.set("source", peer(x, need(c, Param::Source), "source"));
-      d.set("tag", tag(x, Param::Tag, true));
-      uses_.status = true;
-      return render(c.op == Op::Probe ? "call/probe" : "call/iprobe", d);
+      d.set("comm", needs.take(comm(x)));
+      d.set("source", needs.take(peer(x, need(c, Param::Source), "source")));
+      d.set("tag", needs.take(tag(x, Param::Tag, true)));
+      needs.status = true;
+      return {render(c.op == Op::Probe ? "call/probe" : "call/iprobe", d), needs};
     default:
       break;
   }
@@ -79,22 +89,26 @@ std::string CWriter::pointToPointText(const CallCtx& x, mus::data& d) {
 
 // count, datatype, comm of a call that moves one message. A recorder leaves out what MPI
 // ignores (a scatter's send type on the ranks that only receive): the other side's stands in.
-void CWriter::message(const CallCtx& x, mus::data& d) {
+Needs CWriter::message(const CallCtx& x, mus::data& d) {
   const Expr* recvType = param(x.c, Param::RecvType);
-  cur_->count = count(x, param(x.c, Param::Count), "count");
-  cur_->datatype = datatype(x, recvType && !param(x.c, Param::Datatype) ? *recvType : need(x.c, Param::Datatype),
-                            "datatype");
-  cur_->comm = comm(x);
+  Needs needs;
+  cur_->count = needs.take(count(x, param(x.c, Param::Count), "count"));
+  cur_->datatype = needs.take(
+      datatype(x, recvType && !param(x.c, Param::Datatype) ? *recvType : need(x.c, Param::Datatype), "datatype"));
+  cur_->comm = needs.take(comm(x));
   d.set("count", cur_->count);
   d.set("datatype", cur_->datatype);
   d.set("comm", cur_->comm);
+  return needs;
 }
 
-void CWriter::receiveSide(const CallCtx& x, mus::data& d) {
+Needs CWriter::receiveSide(const CallCtx& x, mus::data& d) {
   const Expr* rc = param(x.c, Param::RecvCount);
   const Expr* rt = param(x.c, Param::RecvType);
-  d.set("recvcount", count(x, rc ? rc : param(x.c, Param::Count), "recvcount"));
-  d.set("recvtype", datatype(x, rt ? *rt : need(x.c, Param::Datatype), "recvtype"));
+  Needs needs;
+  d.set("recvcount", needs.take(count(x, rc ? rc : param(x.c, Param::Count), "recvcount")));
+  d.set("recvtype", needs.take(datatype(x, rt ? *rt : need(x.c, Param::Datatype), "recvtype")));
+  return needs;
 }
 
 // A test the trace says completed requests is polled until it completes them here too (the
@@ -112,112 +126,117 @@ void CWriter::receiveSide(const CallCtx& x, mus::data& d) {
 // update it makes, whether or not a message is due), a benchmark whose message came sooner
 // would otherwise skip them, and their time with them; where they were waiting (the default),
 // the extra polls would add time the application did not spend.
-void CWriter::pollUntil(const CallCtx& x, mus::data& d, const char* condition) {
+Needs CWriter::pollUntil(const CallCtx& x, mus::data& d, const char* condition) {
   const bool once = program_.origin.rfind("scalatrace", 0) == 0;
   d.set("until", once ? std::string("0") : std::string(condition));
   d.set("poll", flag(!once));
-  if (!cur_ || cur_->pollCompute.empty()) return;
+  if (!cur_ || cur_->pollCompute.empty()) return {};
   d.set("poll_compute", cur_->pollCompute);
-  if (const Expr* failed = param(x.c, Param::Failed)) {
-    // Parenthesised: it is followed by " - failed".
-    d.set("app_failed", expr(longCyclesAsMeans(*failed, kShortVector), intStyle(), at(x, "failed")));
-    uses_.pollIdle = true;
-  }
+  const Expr* failed = param(x.c, Param::Failed);
+  if (!failed) return {};
+  // Parenthesised: it is followed by " - failed".
+  Needs needs{.pollIdle = true};
+  d.set("app_failed", needs.take(expr(longCyclesAsMeans(*failed, kShortVector), intStyle(), at(x, "failed"))));
+  return needs;
 }
 
-std::string CWriter::waitOne(const CallCtx& x, mus::data& d) {
+Lowered CWriter::waitOne(const CallCtx& x, mus::data& d) {
   const Expr* r = param(x.c, Param::Request);
-  d.set("recency", r ? expr(*r, recencyStyle(), at(x, "request")) : "0");
-  uses_.recentRequest = true;
-  uses_.status = true;
-  if (x.c.op != Op::Wait) pollUntil(x, d, "!flag");
-  return render(x.c.op == Op::Wait ? "call/wait" : "call/test", d);
+  Needs needs{.status = true, .recentRequest = true};
+  d.set("recency", r ? needs.take(expr(*r, recencyStyle(), at(x, "request"))) : "0");
+  if (x.c.op != Op::Wait) needs |= pollUntil(x, d, "!flag");
+  return {render(x.c.op == Op::Wait ? "call/wait" : "call/test", d), needs};
 }
 
 // Persistent requests (docs/c-backend.md, "Persistent requests"): a start takes the request
 // out of the ring slot the trace names and puts it, started, in a new slot, as the trace
 // counts each activation as a request; MPI_Request_free frees the one the trace names.
-std::string CWriter::persistentCall(const CallCtx& x, mus::data& d) {
-  uses_.recentRequest = true;
+Lowered CWriter::persistentCall(const CallCtx& x, mus::data& d) {
+  Needs needs{.recentRequest = true};
   if (x.c.op == Op::RequestFree) {
-    d.set("recency", expr(need(x.c, Param::Request), recencyStyle(), at(x, "request")));
-    return render("call/request_free", d);
+    d.set("recency", needs.take(expr(need(x.c, Param::Request), recencyStyle(), at(x, "request"))));
+    return {render("call/request_free", d), needs};
   }
-  uses_.newRequest = uses_.persistent = true;
+  needs.newRequest = needs.persistent = true;
   if (x.c.op == Op::Start) {
-    d.set("recency", expr(need(x.c, Param::Request), recencyStyle(), at(x, "request")));
-    return render("call/start", d);
+    d.set("recency", needs.take(expr(need(x.c, Param::Request), recencyStyle(), at(x, "request"))));
+    return {render("call/start", d), needs};
   }
   const std::vector<Expr>* reqs = vec(x.c, Param::Requests);
   if (!reqs || reqs->empty())
     throw std::invalid_argument(fmt::format("{}: no 'requests' to start", label(x.c)));
   std::vector<std::string> recency;
   for (std::size_t i = 0; i < reqs->size(); ++i)
-    recency.push_back(expr((*reqs)[i], recencyStyle(), at(x, fmt::format("request{}", i))));
+    recency.push_back(needs.take(expr((*reqs)[i], recencyStyle(), at(x, fmt::format("request{}", i)))));
   d.set("n", std::to_string(reqs->size()));
   d.set("recency", fmt::format("{}", fmt::join(recency, ", ")));
-  return render("call/startall", d);
+  return {render("call/startall", d), needs};
 }
 
 // Matched probes (docs/c-backend.md, "Matched probes"): the messages the probes find go into
 // a ring in the order found; MPI_Mrecv/MPI_Imrecv receive the oldest not received yet.
-std::string CWriter::matchedCall(const CallCtx& x, mus::data& d) {
+Lowered CWriter::matchedCall(const CallCtx& x, mus::data& d) {
   const CallStmt& c = x.c;
-  uses_.messages = uses_.status = true;
+  Needs needs{.messages = true};
   if (c.op == Op::Mrecv || c.op == Op::Imrecv) {
-    d.set("count", count(x, param(c, Param::Count), "count"));
-    d.set("datatype", datatype(x, need(c, Param::Datatype), "datatype"));
-    if (c.op == Op::Mrecv) return render("call/mrecv", d);
-    uses_.newRequest = true;
-    return render("call/imrecv", d);
+    d.set("count", needs.take(count(x, param(c, Param::Count), "count")));
+    d.set("datatype", needs.take(datatype(x, need(c, Param::Datatype), "datatype")));
+    if (c.op == Op::Mrecv) {
+      needs.status = true;
+      return {render("call/mrecv", d), needs};
+    }
+    needs.newRequest = needs.recvSlices = true;  // into a slice of its own, as MPI_Irecv
+    return {render("call/imrecv", d), needs};
   }
-  d.set("comm", comm(x));
-  d.set("source", peer(x, need(c, Param::Source), "source"));
-  d.set("tag", tag(x, Param::Tag, true));
-  if (c.op == Op::Mprobe) return render("call/mprobe", d);
+  d.set("comm", needs.take(comm(x)));
+  d.set("source", needs.take(peer(x, need(c, Param::Source), "source")));
+  d.set("tag", needs.take(tag(x, Param::Tag, true)));
+  if (c.op == Op::Mprobe) {
+    needs.status = true;
+    return {render("call/mprobe", d), needs};
+  }
   // MPI_Improbe: a recorded success (`count` 1) polls until it finds its message, as the
   // tests do; the polls that found nothing are timing and are not made.
   const Expr* found = param(c, Param::Count);
-  if (found && found->isConst() && found->value == 0) return render("call/improbe_none", d);
-  if (!found || found->isConst()) return render("call/improbe", d);
-  d.set("found", expr(*found, intStyle(), at(x, "found")));  // found a message at this execution
-  return render("call/improbe_sometimes", d);
+  if (found && found->isConst() && found->value == 0) return {render("call/improbe_none", d), needs};
+  needs.status = true;
+  if (!found || found->isConst()) return {render("call/improbe", d), needs};
+  d.set("found", needs.take(expr(*found, intStyle(), at(x, "found"))));  // found a message at this execution
+  return {render("call/improbe_sometimes", d), needs};
 }
 
-std::string CWriter::waitMany(const CallCtx& x, mus::data& d) {
+Lowered CWriter::waitMany(const CallCtx& x, mus::data& d) {
   const std::vector<Expr>* reqs = vec(x.c, Param::Requests);
   const std::size_t n = std::max<std::size_t>(reqs ? reqs->size() : 0, 1);
+  Needs needs{.recentRequest = true, .requestLists = true};
   std::vector<std::string> recency;
   for (std::size_t i = 0; i < n; ++i)
-    recency.push_back(reqs && i < reqs->size() ? expr((*reqs)[i], recencyStyle(), at(x, fmt::format("request{}", i)))
-                                               : "0");
+    recency.push_back(reqs && i < reqs->size()
+                          ? needs.take(expr((*reqs)[i], recencyStyle(), at(x, fmt::format("request{}", i))))
+                          : "0");
   const Expr* count = param(x.c, Param::Count);
   d.set("n", std::to_string(n));
   d.set("recency", fmt::format("{}", fmt::join(recency, ", ")));
-  d.set("count", count ? expr(*count, intStyle(), at(x, "count")) : std::to_string(reqs ? reqs->size() : 0));
-  uses_.recentRequest = uses_.requestLists = true;
+  d.set("count", count ? needs.take(expr(*count, intStyle(), at(x, "count"))) : std::to_string(reqs ? reqs->size() : 0));
+  // MPI_Waitany and MPI_Testany name `&status`, the others an array of `statuses`.
+  if (x.c.op == Op::Waitany || x.c.op == Op::Testany) needs.status = true;
+  else needs.statuses = static_cast<std::int64_t>(n);
   switch (x.c.op) {
     case Op::Waitall:
-      uses_.statuses = std::max(uses_.statuses, static_cast<std::int64_t>(n));
-      return render("call/waitall", d);
+      return {render("call/waitall", d), needs};
     case Op::Testall:
-      uses_.statuses = std::max(uses_.statuses, static_cast<std::int64_t>(n));
-      pollUntil(x, d, "!flag");
-      return render("call/testall", d);
+      needs |= pollUntil(x, d, "!flag");
+      return {render("call/testall", d), needs};
     case Op::Waitany:
-      uses_.status = true;
-      return render("call/waitany", d);
+      return {render("call/waitany", d), needs};
     case Op::Testany:
-      uses_.status = true;
-      pollUntil(x, d, "!flag");
-      return render("call/testany", d);
+      needs |= pollUntil(x, d, "!flag");
+      return {render("call/testany", d), needs};
     case Op::Testsome:
-      uses_.statuses = std::max(uses_.statuses, static_cast<std::int64_t>(n));
-      pollUntil(x, d, "0");
-      return render("call/testsome", d);
+      needs |= pollUntil(x, d, "0");
+      return {render("call/testsome", d), needs};
     default:  // Waitsome
-      uses_.statuses = std::max(uses_.statuses, static_cast<std::int64_t>(n));
-      return render("call/waitsome", d);
+      return {render("call/waitsome", d), needs};
   }
 }
 

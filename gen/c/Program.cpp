@@ -139,6 +139,39 @@ std::string commentSafe(std::string_view s) {
   return out;
 }
 
+Needs& Needs::operator|=(const Needs& o) {
+  compute |= o.compute; counts |= o.counts; displs |= o.displs; status |= o.status;
+  computeSending |= o.computeSending; computeSendingBlocks |= o.computeSendingBlocks; swapBuffers |= o.swapBuffers;
+  statuses = std::max(statuses, o.statuses);
+  newRequest |= o.newRequest; recentRequest |= o.recentRequest; requestLists |= o.requestLists;
+  persistent |= o.persistent; messages |= o.messages; requestArrays |= o.requestArrays; byteDispls |= o.byteDispls;
+  recvSlices |= o.recvSlices; boundSlices |= o.boundSlices; aintDispls |= o.aintDispls; requestAints |= o.requestAints;
+  ring = std::max(ring, o.ring);
+  newComm |= o.newComm; newCommAt |= o.newCommAt; commSlot |= o.commSlot; commOf |= o.commOf; commRank |= o.commRank;
+  maxCommId = std::max(maxCommId, o.maxCommId);
+  maxUserOp = std::max(maxUserOp, o.maxUserOp);
+  newGroup |= o.newGroup; groupSlot |= o.groupSlot; groupOf |= o.groupOf;
+  maxGroupId = std::max(maxGroupId, o.maxGroupId);
+  bsend |= o.bsend; pollIdle |= o.pollIdle;
+  windows |= o.windows; winCreate |= o.winCreate; winAllocate |= o.winAllocate; winFree |= o.winFree;
+  maxWinId = std::max(maxWinId, o.maxWinId);
+  files |= o.files;
+  maxFileId = std::max(maxFileId, o.maxFileId);
+  largestBytes = std::max(largestBytes, o.largestBytes);
+  derived.insert(o.derived.begin(), o.derived.end());
+  scaleHelpers |= o.scaleHelpers; gridRank |= o.gridRank;
+  for (const auto& [cond, words] : o.scaleConditions) scaleCondition(cond, words);
+  for (const auto& b : o.byteFormulas)
+    if (std::find(byteFormulas.begin(), byteFormulas.end(), b) == byteFormulas.end()) byteFormulas.push_back(b);
+  return *this;
+}
+
+void Needs::scaleCondition(const std::string& cond, const std::string& words) {
+  for (const auto& [c, w] : scaleConditions)
+    if (c == cond) return;
+  scaleConditions.emplace_back(cond, words);
+}
+
 CWriter::CWriter(const Program& p, const GenOptions& o) : ProgramWalker(p, o, "c", true) {
   for (const auto& d : p.datatypes) datatypes_[d.id] = &d;
   findLocalRequests();
@@ -169,16 +202,17 @@ std::string CWriter::render() {
   // compilers take far longer over one long function (hpcc with N=3000: 13,265 events, one
   // main() of 286,828 lines that gcc -O2 had not compiled after 12 minutes).
   std::string measured, parts;
+  Needs needs;  // of everything below
   const std::vector<std::size_t> cuts = partCuts(body, first, last);
   if (cuts.size() <= 2) {
-    measured = indent(walked(body, first, last, all()), 2);
+    measured = indent(needs.take(walked(body, first, last, all())), 2);
   } else {
     const std::size_t count = cuts.size() - 1;
     for (std::size_t k = 0; k < count; ++k) {
       const auto [from, to] = eventIds(body, cuts[k], cuts[k + 1]);
       parts += fmt::format("/* The measured region, part {} of {}: trace events E{} to E{}. */\n"
                            "static void measured_part_{}(void)\n{{\n{}}}\n\n",
-                           k + 1, count, from, to, k + 1, indent(walked(body, cuts[k], cuts[k + 1], all()), 2));
+                           k + 1, count, from, to, k + 1, indent(needs.take(walked(body, cuts[k], cuts[k + 1], all())), 2));
       measured += fmt::format("  measured_part_{}();\n", k + 1);
     }
   }
@@ -191,14 +225,14 @@ std::string CWriter::render() {
         requireEmittableTime(us, program_.source, s.call.event ? s.call.event->line : 0,
                              fmt::format("{}: compute time", label(s.call)));
       });
-      uses_.compute = true;
+      needs.compute = true;
       mus::data d;
       d.set("label", label(s.call));
       // MPI_Finalize runs once: a value that cycles over executions takes its first. Values
       // by rank among many groups are a table (kMaxRankChoices) declared in a block of its own.
       std::vector<Table> tables;
-      peerRanks_ = s.ranks;
-      d.set("compute", withoutParens(expr(s.call.computeUs, computeStyle(), Scope{"0", "compute_us", &tables})));
+      d.set("compute", withoutParens(needs.take(
+                           expr(s.call.computeUs, computeStyle(), Scope{"0", "compute_us", &tables, s.ranks}))));
       d.set("declarations", declarations(tables));
       d.set("has_tables", flag(!tables.empty()));
       measured += indent(guarded(s.ranks, all(), ensureNewline(render("finalize_compute", d))), 2);
@@ -210,7 +244,7 @@ std::string CWriter::render() {
     d.set("inner", ensureNewline(render("statement", inner)));
     finalize += indent(guarded(s.ranks, all(), ensureNewline(render("call", d))), 2);
   }
-  return skeleton(init, measured, finalize, parts);
+  return skeleton(init, measured, finalize, parts, std::move(needs));
 }
 
 std::size_t CWriter::callCount(const Stmt& s) {
@@ -273,8 +307,10 @@ std::pair<std::int64_t, std::int64_t> CWriter::eventIds(const std::vector<Stmt>&
   return {lo, hi};
 }
 
+// The file around the statements, which need `needs`: its declarations and the runtime's table
+// sizes come from those alone.
 std::string CWriter::skeleton(const std::string& init, const std::string& measured, const std::string& finalize,
-                              const std::string& parts) {
+                              const std::string& parts, Needs needs) {
   mus::data d;
   const std::string output = options_.outputName.empty() || options_.outputName == "-"
                                  ? std::string("bench.c")
@@ -305,27 +341,19 @@ std::string CWriter::skeleton(const std::string& init, const std::string& measur
   d.set("notes", notes);
 
   // Only what a call passes: no status variable is declared that nothing reads.
-  bool statusRead = false;  // `&status` as a whole word (not `&statuses`)
-  for (const std::string* text : {&measured, &parts})
-    for (std::size_t at = text->find("&status"); at != std::string::npos && !statusRead; at = text->find("&status", at + 1)) {
-      const std::size_t end = at + std::string_view("&status").size();
-      statusRead = end == text->size() || !(std::isalnum(static_cast<unsigned char>((*text)[end])) || (*text)[end] == '_');
-    }
-  if (!statusRead) uses_.status = false;
-  if (measured.find("statuses") == std::string::npos && parts.find("statuses") == std::string::npos) uses_.statuses = 0;
-  d.set("status_vars", flag(uses_.status || uses_.statuses > 0));
-  d.set("uses_status", flag(uses_.status));
-  d.set("has_statuses", flag(uses_.statuses > 0));
-  d.set("statuses", std::to_string(uses_.statuses));
+  d.set("status_vars", flag(needs.status || needs.statuses > 0));
+  d.set("uses_status", flag(needs.status));
+  d.set("has_statuses", flag(needs.statuses > 0));
+  d.set("statuses", std::to_string(needs.statuses));
 
   // The runtime (gen/CRuntime.h) is the same C for every trace; the tables it keeps get
   // their sizes from struct tracegen_trace, zero for a table the calls do not use.
   d.set("separate", flag(options_.separateRuntime));
   d.set("runtime", options_.separateRuntime ? std::string(kCRuntimeInclude) + "\n" : embeddedCRuntime());
   d.set("source_name", commentSafe(sourceName()));
-  const bool requests = uses_.newRequest || uses_.recentRequest;
-  const bool comms = uses_.newComm || uses_.newCommAt || uses_.commSlot || uses_.commOf || uses_.commRank;
-  const bool groups = uses_.newGroup || uses_.groupSlot || uses_.groupOf;
+  const bool requests = needs.newRequest || needs.recentRequest;
+  const bool comms = needs.newComm || needs.newCommAt || needs.commSlot || needs.commOf || needs.commRank;
+  const bool groups = needs.newGroup || needs.groupSlot || needs.groupOf;
   std::vector<std::pair<std::string, std::string>> initializers;  // `.name = value,`, comment
   auto field = [&](const std::string& name, const std::string& value, const std::string& comment) {
     initializers.emplace_back(fmt::format(".{} = {},", name, value), comment);
@@ -333,25 +361,25 @@ std::string CWriter::skeleton(const std::string& init, const std::string& measur
   field("ranks", scaleFree ? "0" : std::to_string(program_.numRanks), scaleFree ? "any count that fits" : "");
   field("source", "\"" + cStringBody(program_.source) + "\"", "");
   if (!scaleFree)
-    field("largest_message_bytes", std::to_string(std::max(uses_.largestBytes, program_.maxMessageBytes)),
+    field("largest_message_bytes", std::to_string(std::max(needs.largestBytes, program_.maxMessageBytes)),
           "the largest traced message");
-  if (requests) field("request_ring", std::to_string(uses_.ring), "the calls name requests up to this far back");
-  if (uses_.recvSlices)
+  if (requests) field("request_ring", std::to_string(needs.ring), "the calls name requests up to this far back");
+  if (needs.recvSlices)
     field("recv_slices",
-          std::to_string(localRequests_.empty() ? uses_.ring : std::max<std::int64_t>(localReceives_, 1)),
+          std::to_string(localRequests_.empty() ? needs.ring : std::max<std::int64_t>(localReceives_, 1)),
           "receives pending at once: one slice of recv_buf each");
-  if (comms) field("comm_slots", std::to_string(std::max<std::int64_t>(uses_.maxCommId - 999, 1)), "");  // never % 0
+  if (comms) field("comm_slots", std::to_string(std::max<std::int64_t>(needs.maxCommId - 999, 1)), "");  // never % 0
   if (groups)
     field("group_slots",
-          std::to_string(uses_.newGroup ? std::max<std::int64_t>(uses_.maxGroupId, 1999) - 999 : uses_.maxGroupId - 999),
+          std::to_string(needs.newGroup ? std::max<std::int64_t>(needs.maxGroupId, 1999) - 999 : needs.maxGroupId - 999),
           "");
-  if (uses_.windows) field("win_slots", std::to_string(std::max<std::int64_t>(uses_.maxWinId - 999, 1)), "");
-  if (uses_.files) field("file_slots", std::to_string(std::max<std::int64_t>(uses_.maxFileId - 999, 1)), "");
-  if (uses_.maxUserOp >= 1000) field("user_op_slots", std::to_string(uses_.maxUserOp - 999), "");
-  if (uses_.bsend)
+  if (needs.windows) field("win_slots", std::to_string(std::max<std::int64_t>(needs.maxWinId - 999, 1)), "");
+  if (needs.files) field("file_slots", std::to_string(std::max<std::int64_t>(needs.maxFileId - 999, 1)), "");
+  if (needs.maxUserOp >= 1000) field("user_op_slots", std::to_string(needs.maxUserOp - 999), "");
+  if (needs.bsend)
     field("bsend_messages", "16", "MPI_Bsend: set_up() attaches room for 16 messages");
-  if (!uses_.derived.empty()) {
-    field("type_count", std::to_string(uses_.derived.size()), "");
+  if (!needs.derived.empty()) {
+    field("type_count", std::to_string(needs.derived.size()), "");
     field("types", "trace_types", "");
   }
   // The process footprint (gen/Program.h): the start-up before MPI_Init, the memory per rank.
@@ -365,9 +393,9 @@ std::string CWriter::skeleton(const std::string& init, const std::string& measur
   d.set("has_after_finalize", flag(afterFinalize));
   d.set("has_footprint", flag(program_.memoryKb.has_value()));
   if (program_.memoryKb) {
-    d.set("memory_kb", withoutParens(expr(*program_.memoryKb,
-                                          Style{"long long", [](double v) { return fmt::format("{:.0f}", v); }},
-                                          Scope{"0", "memory_kb", nullptr})));
+    d.set("memory_kb", withoutParens(needs.take(expr(*program_.memoryKb,
+                                                     Style{"long long", [](double v) { return fmt::format("{:.0f}", v); }},
+                                                     Scope{"0", "memory_kb", nullptr, all()}))));
     field("memory_kb", "memory_kb", "");
   }
   if (scaleFree) {
@@ -376,7 +404,7 @@ std::string CWriter::skeleton(const std::string& init, const std::string& measur
     field("scale_problem", "scale_problem", "");
     field("place", "place", "");
     field("largest_message_bytes_now", "largest_message_bytes_now", "");
-    d.set("scale_block", scaleBlock());
+    d.set("scale_block", scaleBlock(needs));
   }
   std::size_t column = 0;  // the comments line up after the longest commented initializer
   for (const auto& [text, comment] : initializers)
@@ -389,7 +417,7 @@ std::string CWriter::skeleton(const std::string& init, const std::string& measur
   }
   d.set("fields", fields);
   mus::data helperLines{mus::data::type::list};
-  if (const auto helpers = runtimeHelpers(); !helpers.empty())
+  if (const auto helpers = runtimeHelpers(needs); !helpers.empty())
     for (const auto& line : wrapWords(fmt::format("The calls below use these of its helpers: {}.", fmt::join(helpers, ", ")), 94)) {
       mus::data l;
       l.set("line", line);
@@ -398,14 +426,14 @@ std::string CWriter::skeleton(const std::string& init, const std::string& measur
   d.set("helper_lines", helperLines);
 
   mus::data types{mus::data::type::list};
-  for (const auto& [id, t] : uses_.derived) {
+  for (const auto& [id, t] : needs.derived) {
     mus::data ty;
     ty.set("var", fmt::format("type{}", id));
     ty.set("name", commentSafe(t->name));
     ty.set("size", std::to_string(t->size));
     types << ty;
   }
-  d.set("has_types", flag(!uses_.derived.empty()));
+  d.set("has_types", flag(!needs.derived.empty()));
   d.set("types", types);
 
   d.set("init", wrapLines(init, kWidth));
@@ -421,25 +449,26 @@ std::string CWriter::gridOrderText() const {
 }
 
 // The scale-free part: the grid's variables, the checks of the formulas, the buffers' size.
-std::string CWriter::scaleBlock() {
+std::string CWriter::scaleBlock(const Needs& needs) {
   const int dims = program_.scaleFree->dims;
   mus::data d;
   d.set("dims", std::to_string(dims));
   d.set("order", gridOrderText());
   d.set("dim2", flag(dims >= 2));
   d.set("dim3", flag(dims == 3));
-  d.set("helpers", flag(uses_.scaleHelpers));
-  d.set("grid_rank", flag(uses_.gridRank));
+  std::vector<std::pair<std::string, std::string>> scaleConditions = needs.scaleConditions;
+  d.set("helpers", flag(needs.scaleHelpers));
+  d.set("grid_rank", flag(needs.gridRank));
   if (program_.scaleFree->square && dims >= 2) {
     // First: the formulas were fitted on such grids only (gen/Program.h, ScaleFreeGrid).
     const std::string cond = dims == 3 ? "px == py && py == pz" : "px == py";
     const std::string words = dims == 3 ? "a cubic grid (px = py = pz: a cube rank count), as the traces'"
                                         : "a square grid (px = py: a square rank count), as the traces'";
-    std::erase_if(scaleConditions_, [&](const auto& c) { return c.first == cond; });
-    scaleConditions_.insert(scaleConditions_.begin(), {cond, words});
+    std::erase_if(scaleConditions, [&](const auto& c) { return c.first == cond; });
+    scaleConditions.insert(scaleConditions.begin(), {cond, words});
   }
   mus::data conditions{mus::data::type::list};
-  for (const auto& [cond, words] : scaleConditions_) {
+  for (const auto& [cond, words] : scaleConditions) {
     mus::data c;
     c.set("cond", cond);
     c.set("words", cStringBody(words));
@@ -447,7 +476,7 @@ std::string CWriter::scaleBlock() {
   }
   d.set("conditions", conditions);
   mus::data bytes{mus::data::type::list};
-  for (const auto& b : byteFormulas_) {
+  for (const auto& b : needs.byteFormulas) {
     mus::data x;
     x.set("bytes", b);
     bytes << x;
@@ -482,45 +511,45 @@ std::string CWriter::sourceName() const {
 }
 
 // The runtime's helpers the calls use, for the comment that points a reader to them.
-std::vector<std::string> CWriter::runtimeHelpers() const {
+std::vector<std::string> CWriter::runtimeHelpers(const Needs& needs) {
   std::vector<std::string> h;
   auto add = [&](bool used, std::initializer_list<const char*> names) {
     if (used)
       for (const char* n : names) h.push_back(n);
   };
-  add(uses_.compute, {"compute()"});
-  add(uses_.computeSending, {"compute_sending()"});
-  add(uses_.computeSendingBlocks, {"compute_sending_blocks()"});
-  add(uses_.swapBuffers, {"swap_buffers()"});
-  add(uses_.pollIdle, {"poll_idle()"});
-  add(uses_.counts, {"msg_count()"});
-  add(uses_.displs, {"pack_displs()"});
-  add(uses_.byteDispls, {"pack_byte_displs()"});
-  add(uses_.aintDispls, {"pack_aint_displs()"});
-  add(uses_.requestAints, {"request_aints()"});
-  add(uses_.newRequest, {"new_request()"});
-  add(uses_.recentRequest, {"recent_request()"});
-  add(uses_.requestLists, {"take_requests()", "put_back_requests()"});
-  add(uses_.recvSlices && !uses_.boundSlices, {"recv_slice()"});
-  add(uses_.boundSlices, {"recv_slice_bound()", "bind_slice()"});
-  add(uses_.requestArrays, {"request_ints()"});
-  add(uses_.persistent, {"start_request()", "take_persistent_requests()", "put_started_requests()"});
-  add(uses_.messages, {"new_message()", "next_message()", "message_found()", "oldest_message()"});
-  add(uses_.maxUserOp >= 1000, {"user_op()"});
-  add(uses_.newComm, {"new_comm()"});
-  add(uses_.newCommAt && !uses_.newComm, {"new_comm_at()"});
-  add(uses_.commSlot, {"comm_slot()"});
-  add(uses_.commOf, {"comm_of()"});
-  add(uses_.commRank, {"comm_rank()"});
-  add(uses_.newGroup, {"new_group()"});
-  add(uses_.groupSlot, {"group_slot()"});
-  add(uses_.groupOf, {"group_of()"});
-  add(uses_.windows, {"win_slot()"});
-  add(uses_.winCreate || uses_.winAllocate, {"win_bytes()"});
-  add(uses_.winAllocate, {"win_base"});
-  add(uses_.winCreate, {"win_memory_for()"});
-  add(uses_.winFree, {"win_memory_release()"});
-  add(uses_.files, {"file_slot()", "scratch_name()"});
+  add(needs.compute, {"compute()"});
+  add(needs.computeSending, {"compute_sending()"});
+  add(needs.computeSendingBlocks, {"compute_sending_blocks()"});
+  add(needs.swapBuffers, {"swap_buffers()"});
+  add(needs.pollIdle, {"poll_idle()"});
+  add(needs.counts, {"msg_count()"});
+  add(needs.displs, {"pack_displs()"});
+  add(needs.byteDispls, {"pack_byte_displs()"});
+  add(needs.aintDispls, {"pack_aint_displs()"});
+  add(needs.requestAints, {"request_aints()"});
+  add(needs.newRequest, {"new_request()"});
+  add(needs.recentRequest, {"recent_request()"});
+  add(needs.requestLists, {"take_requests()", "put_back_requests()"});
+  add(needs.recvSlices && !needs.boundSlices, {"recv_slice()"});
+  add(needs.boundSlices, {"recv_slice_bound()", "bind_slice()"});
+  add(needs.requestArrays, {"request_ints()"});
+  add(needs.persistent, {"start_request()", "take_persistent_requests()", "put_started_requests()"});
+  add(needs.messages, {"new_message()", "next_message()", "message_found()", "oldest_message()"});
+  add(needs.maxUserOp >= 1000, {"user_op()"});
+  add(needs.newComm, {"new_comm()"});
+  add(needs.newCommAt && !needs.newComm, {"new_comm_at()"});
+  add(needs.commSlot, {"comm_slot()"});
+  add(needs.commOf, {"comm_of()"});
+  add(needs.commRank, {"comm_rank()"});
+  add(needs.newGroup, {"new_group()"});
+  add(needs.groupSlot, {"group_slot()"});
+  add(needs.groupOf, {"group_of()"});
+  add(needs.windows, {"win_slot()"});
+  add(needs.winCreate || needs.winAllocate, {"win_bytes()"});
+  add(needs.winAllocate, {"win_base"});
+  add(needs.winCreate, {"win_memory_for()"});
+  add(needs.winFree, {"win_memory_release()"});
+  add(needs.files, {"file_slot()", "scratch_name()"});
   return h;
 }
 

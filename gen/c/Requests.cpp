@@ -156,14 +156,17 @@ std::string CWriter::localSlot(const LocalRequest& r, std::size_t index) {
 }
 
 // A request-making call of a run puts its request in its slot rather than the ring.
-std::string CWriter::localRequestMade(const CallStmt& c, std::string text) {
+// A call of a run makes its request in the run's array: its slot replaces new_request(), and
+// the call needs nothing of the ring.
+Lowered CWriter::localRequestMade(const CallStmt& c, Lowered call) {
   const LocalRequest* r = localRequest(c);
-  if (!r) return text;
+  if (!r) return call;
   const std::string slot = r->single || r->slot.empty() ? localSlot(*r, r->indices.front()) : r->slot;
-  const std::size_t at = text.rfind("new_request()");
+  const std::size_t at = call.text.rfind("new_request()");
   if (at == std::string::npos) throw std::logic_error(fmt::format("{}: no request to make", label(c)));
-  text.replace(at, std::string("new_request()").size(), slot);
-  return text;
+  call.text.replace(at, std::string("new_request()").size(), slot);
+  call.needs.newRequest = call.needs.recentRequest = call.needs.requestLists = false;
+  return call;
 }
 
 // The array of a run is declared before the run's first statement, outside that statement's
@@ -187,29 +190,20 @@ void CWriter::loop(const Stmt& s, const RankList& ranks) {
   ProgramWalker::loop(s, ranks);
 }
 
-// A call of a run does not use the ring: the ring's flags stay as they were.
 void CWriter::call(const CallStmt& c, const RankList& ranks) {
   declareLocalArray(&c);
-  if (!localRequest(c)) return ProgramWalker::call(c, ranks);
-  const Uses before = uses_;
   ProgramWalker::call(c, ranks);
-  uses_.newRequest = before.newRequest;
-  uses_.recentRequest = before.recentRequest;
-  uses_.requestLists = before.requestLists;
 }
 
-std::string CWriter::localCompletion(const CallStmt& c) {
+// A completion of a run names the run's array, not the ring.
+Lowered CWriter::localCompletion(const CallStmt& c) {
   const LocalRequest& r = localRequests_.at(&c);
   mus::data d = callData(c);
   d.set("count", std::to_string(r.indices.size()));
   d.set("requests", r.indices.front() == 0 && c.op == Op::Waitall && !r.single ? localName(r)
                                                                                : localSlot(r, r.indices.front()));
-  if (c.op == Op::Wait) {
-    uses_.status = true;
-    return render("call/wait_local", d);
-  }
-  uses_.statuses = std::max(uses_.statuses, static_cast<std::int64_t>(r.indices.size()));
-  return render("call/waitall_local", d);
+  if (c.op == Op::Wait) return {render("call/wait_local", d), Needs{.status = true}};
+  return {render("call/waitall_local", d), Needs{.statuses = static_cast<std::int64_t>(r.indices.size())}};
 }
 
 }  // namespace tracegen::gen::cgen

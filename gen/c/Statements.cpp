@@ -43,12 +43,12 @@ Expr scaledConsts(Expr e, double factor) {
 }  // namespace
 
 // Statements [from, to) of a body whose ranks are all within `outer`.
-std::string CWriter::walked(const std::vector<Stmt>& stmts, std::size_t from, std::size_t to, const RankList& outer) {
+Lowered CWriter::walked(const std::vector<Stmt>& stmts, std::size_t from, std::size_t to, const RankList& outer) {
   frames_.emplace_back();
   walk(stmts, from, to, outer);
-  std::string text = std::move(frames_.back().text);
+  Lowered body{std::move(frames_.back().text), std::move(frames_.back().needs)};
   frames_.pop_back();
-  return text;
+  return body;
 }
 
 void CWriter::beginGuard(const RankList&, const RankList&, bool firstRun) {
@@ -66,10 +66,11 @@ void CWriter::endGuard(const RankList& ranks, const RankList& outer) {
 }
 
 // A statement of the current run; loops are set off by blank lines.
-void CWriter::emit(const std::string& text, bool isLoop) {
+void CWriter::emit(const Lowered& statement, bool isLoop) {
   Frame& f = frames_.back();
   if (f.statements > 0 && (isLoop || f.lastLoop)) f.run += '\n';
-  f.run += text;
+  f.run += statement.text;
+  f.needs |= statement.needs;
   ++f.statements;
   f.lastLoop = isLoop;
 }
@@ -93,14 +94,15 @@ std::string CWriter::rankCondition(const RankList& ranks) {
   return pos->second;
 }
 
-void CWriter::endLoop(const Stmt& s, const RankList&) {
+void CWriter::endLoop(const Stmt& s, const RankList& ranks) {
   const std::string bodyText = std::move(frames_.back().text);
+  Needs needs = std::move(frames_.back().needs);
   frames_.pop_back();
   const LoopStmt& l = s.loop;
   mus::data d;
   const bool cycles = hasByExecution(l.iterations);
   const std::string counter = cycles ? "entries" : "";
-  std::string trips = expr(l.iterations, intStyle(), Scope{counter, "trips", nullptr});
+  std::string trips = needs.take(expr(l.iterations, intStyle(), Scope{counter, "trips", nullptr, ranks}));
   std::string what;
   if (l.iterations.isConst()) {
     what = fmt::format("{} iterations", asInt(l.iterations.value));
@@ -138,7 +140,7 @@ void CWriter::endLoop(const Stmt& s, const RankList&) {
   outer.set("label", loopLabel);
   if (cycles) outer.set("counter", counter);
   outer.set("loop", cycles ? indent(forLoop, 2) : forLoop);
-  emit(ensureNewline(render("loop", outer)), true);
+  emit({ensureNewline(render("loop", outer)), needs}, true);
 }
 
 std::string CWriter::eventName(const Event& e) const {
@@ -177,31 +179,22 @@ const Expr& CWriter::need(const CallStmt& c, Param p) const {
   throw std::invalid_argument(fmt::format("{}: no '{}' parameter", label(c), paramName(p)));
 }
 
-void CWriter::setCall(const std::string& text) {
-  cur_->inner.set("call", text);
-  noteRecvSlice(text);
-}
-
-// Receives pending at once must not share memory (MPI forbids a receive buffer overlapping
-// another pending operation's): the nonblocking receives' templates (MPI_Irecv, MPI_Imrecv,
-// MPI_Recv_init, the nonblocking collectives) write recv_slice(), which cycles over
-// `recv_slices` slices. A nonblocking receive is pending only while its request is in the
-// ring, so as many slices as the ring has slots keep every pending receive apart.
-void CWriter::noteRecvSlice(const std::string& text) {
-  if (text.find("recv_slice()") != std::string::npos) uses_.recvSlices = true;
-  if (text.find("recv_slice_bound()") != std::string::npos) uses_.recvSlices = uses_.boundSlices = true;
+// The call's text: the statement needs what the call needs.
+void CWriter::setCall(Lowered call) {
+  cur_->inner.set("call", call.text);
+  cur_->needs |= call.needs;
 }
 
 void CWriter::beginCall(const CallStmt& c, const RankList& ranks) {
-  peerRanks_ = ranks;  // peers are spelled for the ranks that execute the call
   bool cycles = hasByExecution(c.computeUs);
   for (const auto& [p, e] : c.params) cycles = cycles || hasByExecution(e);
   for (const auto& [p, v] : c.vectors)
     for (const auto& e : v) cycles = cycles || hasByExecution(e);
   cur_ = std::make_unique<Current>();
+  cur_->ranks = ranks;
   // Declared in the statement's own block: the executions of this statement by the rank.
   cur_->counter = cycles ? "calls" : "";
-  noteMessage(c);
+  cur_->needs = bufferNeeds(c);
 }
 
 void CWriter::compute(const CallStmt& c, const RankList&) {
@@ -210,7 +203,7 @@ void CWriter::compute(const CallStmt& c, const RankList&) {
     requireEmittableTime(us, program_.source, c.event ? c.event->line : 0,
                          fmt::format("{}: compute time", label(c)));
   });
-  uses_.compute = true;
+  cur_->needs.compute = true;
   const CallCtx x = ctx(c);
   // A test that polled: the recorded computation before it spans all its polls (the failed
   // ones are folded into the success, docs/recording.md "Failed polls"), and much of it is
@@ -221,11 +214,11 @@ void CWriter::compute(const CallStmt& c, const RankList&) {
   if (const double polls = pollsPerExecution(c); polls > 1) {
     // Its share is spent per poll, which a counter of calls would count: a time that drifts
     // over the calls takes its mean here.
-    cur_->pollCompute =
-        withoutParens(expr(scaledConsts(c.computeUs.withoutDrift(), 1 / polls), computeStyle(), at(x, "compute_us")));
+    cur_->pollCompute = withoutParens(cur_->needs.take(
+        expr(scaledConsts(c.computeUs.withoutDrift(), 1 / polls), computeStyle(), at(x, "compute_us"))));
     return;
   }
-  cur_->compute = withoutParens(expr(c.computeUs, computeStyle(), at(x, "compute_us")));
+  cur_->compute = withoutParens(cur_->needs.take(expr(c.computeUs, computeStyle(), at(x, "compute_us"))));
 }
 
 bool CWriter::hasPendingSends(const std::vector<Stmt>& body) {
@@ -250,11 +243,11 @@ void CWriter::swapBuffers(const CallCtx& x) {
   const Expr* fromReceived = param(x.c, Param::FromReceived);
   if (!fromReceived || !buffersMaySwap_) return;
   if (fromReceived->isConst() && fromReceived->value == 0) return;
-  uses_.swapBuffers = true;
+  cur_->needs.swapBuffers = true;
   cur_->inner.set("swap", fromReceived->isConst()
                               ? std::string("swap_buffers(); /* it sends what a receive wrote */")
                               : fmt::format("if ({}) swap_buffers(); /* it sends what a receive wrote */",
-                                            expr(*fromReceived, intStyle(), at(x, "fromrecv"))));
+                                            cur_->needs.take(expr(*fromReceived, intStyle(), at(x, "fromrecv")))));
 }
 
 // The call sends the message message() set from send_buf: the computation before it writes
@@ -268,12 +261,12 @@ void CWriter::sendsMessage(bool blocks) {
 // The statement's computation: compute(), or compute_sending() before a call that sends.
 void CWriter::setComputeCall() {
   if (cur_->compute.empty()) return;
-  uses_.compute = true;
+  cur_->needs.compute = true;
   if (cur_->sending.empty()) {
     cur_->inner.set("compute_call", fmt::format("compute({})", cur_->compute));
     return;
   }
-  (cur_->sendingBlocks ? uses_.computeSendingBlocks : uses_.computeSending) = true;
+  (cur_->sendingBlocks ? cur_->needs.computeSendingBlocks : cur_->needs.computeSending) = true;
   cur_->inner.set("compute_call",
                   cur_->sendingBlocks
                       ? fmt::format("compute_sending_blocks({}, {}, {})", cur_->compute, cur_->sending, cur_->comm)
@@ -315,7 +308,7 @@ void CWriter::endCall(const CallStmt& c, const RankList&) {
   if (!counter.empty()) d.set("counter", counter);
   d.set("declarations", declarations(tables));
   d.set("inner", tables.empty() && counter.empty() ? text : indent(text, 2));
-  emit(ensureNewline(render("call", d)), false);
+  emit({ensureNewline(render("call", d)), std::move(cur_->needs)}, false);
   cur_.reset();
 }
 
@@ -366,12 +359,12 @@ void CWriter::completion(const CallStmt& c, const RankList&) {
 
 void CWriter::collective(const CallStmt& c, const RankList&) {
   mus::data d = callData(c);
-  setCall(withUserOpComment(collectiveText(ctx(c), d)));
+  setCall(collectiveText(ctx(c), d));
 }
 
 void CWriter::nonblockingCollective(const CallStmt& c, const RankList&) {
   mus::data d = callData(c);
-  setCall(withUserOpComment(nonblockingCollectiveText(ctx(c), d)));
+  setCall(nonblockingCollectiveText(ctx(c), d));
 }
 
 void CWriter::communicator(const CallStmt& c, const RankList&) {
@@ -402,8 +395,7 @@ void CWriter::fileIo(const CallStmt& c, const RankList&) {
 void CWriter::opaque(const CallStmt& c, const RankList&) {
   mus::data d = callData(c);
   if (opInfo(c.op).kind == OpKind::Opaque) return setCall(render("call/opaque", d));
-  uses_.newRequest = true;
-  setCall(render("call/opaque_request", d));
+  setCall({render("call/opaque_request", d), Needs{.newRequest = true}});
 }
 
 // Every call template names the function.

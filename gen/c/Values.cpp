@@ -100,15 +100,14 @@ Style CWriter::computeStyle() const {
 }
 
 // Request offsets as recency: 9999 -> 1 (the most recent), -1 (MPI_REQUEST_NULL) -> 0.
-Style CWriter::recencyStyle() {
-  return {"int", [this](double v) {
+Style CWriter::recencyStyle() const {
+  return {"int", [](double v) -> Lowered {
             const std::int64_t off = asInt(v);
             if (off == kRequestNull) return std::string("0");
             const std::int64_t k = kRequestRing - off;
             if (k < 1 || k > kRequestRing)
               throw std::invalid_argument(fmt::format("request offset {} is out of range", off));
-            uses_.ring = std::max(uses_.ring, k);
-            return std::to_string(k);
+            return {std::to_string(k), Needs{.ring = k}};
           }};
 }
 
@@ -116,11 +115,13 @@ class CWriter::CExprPrinter : public ExprPrinter {
  public:
   CExprPrinter(CWriter& w, const Style& style, const Scope& scope) : w_(w), style_(style), scope_(scope) {}
 
+  Needs needs;  // of what it printed
+
  protected:
-  std::string constant(double value) override { return style_.leaf(value); }
+  std::string constant(double value) override { return needs.take(style_.leaf(value)); }
 
   std::string rankOffset(std::int64_t offset) override {
-    return w_.rankOffset(peerOffset(offset, w_.peerRanks_, w_.program_.numRanks));
+    return w_.rankOffset(peerOffset(offset, scope_.ranks, w_.program_.numRanks));
   }
 
   std::string byRank(const Expr& e) override {
@@ -128,29 +129,25 @@ class CWriter::CExprPrinter : public ExprPrinter {
     // only, where the ranks are the trace's (a scale-free program's groups are position
     // classes, whatever the number of ranks).
     if (scope_.tables && !w_.program_.scaleFree && tabulatedByRank(e))
-      if (std::optional<std::string> entry = w_.rankTable(e, style_, scope_)) return *entry;
+      if (std::optional<Lowered> entry = w_.rankTable(e, style_, scope_)) return needs.take(*entry);
     if (scope_.tables && !w_.program_.scaleFree && tabulatedByRankByCall(e))
-      if (std::optional<std::string> entry = w_.rankByCallTable(e, style_, scope_)) return *entry;
+      if (std::optional<Lowered> entry = w_.rankByCallTable(e, style_, scope_)) return needs.take(*entry);
     // The groups partition the statement's ranks, so the group with the longest condition
     // needs none: it is what remains.
     std::vector<std::pair<std::string, std::size_t>> conds;
     for (std::size_t i = 0; i < e.children.size(); ++i) conds.push_back({w_.rankCondition(e.groups[i]), i});
     std::stable_sort(conds.begin(), conds.end(),
                      [](const auto& a, const auto& b) { return a.first.size() < b.first.size(); });
-    const RankList statementRanks = w_.peerRanks_;  // each group's peers are spelled for its ranks
     mus::data choices{mus::data::type::list};
     for (std::size_t k = 0; k + 1 < conds.size(); ++k) {
       mus::data c;
       c.set("cond", conds[k].first);
-      w_.peerRanks_ = RankList::intersect(statementRanks, e.groups[conds[k].second]);
-      c.set("value", print(e.children[conds[k].second]));
+      c.set("value", ofGroup(e, conds[k].second));
       choices << c;
     }
     mus::data d;
     d.set("choices", choices);
-    w_.peerRanks_ = RankList::intersect(statementRanks, e.groups[conds.back().second]);
-    d.set("otherwise", print(e.children[conds.back().second]));
-    w_.peerRanks_ = statementRanks;
+    d.set("otherwise", ofGroup(e, conds.back().second));
     return w_.render("expr/by_rank", d);
   }
 
@@ -166,12 +163,12 @@ class CWriter::CExprPrinter : public ExprPrinter {
     // for the statement's ranks, else taken modulo P and wrapped.
     bool wrap = false;
     for (const auto& c : e.children)
-      wrap = wrap || (offsets && peerOffset(c.offset, w_.peerRanks_, w_.program_.numRanks).wrap);
+      wrap = wrap || (offsets && peerOffset(c.offset, scope.ranks, w_.program_.numRanks).wrap);
     std::vector<std::string> values;
     for (const auto& c : e.children)
       values.push_back(!offsets ? print(c)
                        : wrap   ? std::to_string(w_.normalOffset(c.offset))
-                                : std::to_string(peerOffset(c.offset, w_.peerRanks_, w_.program_.numRanks).offset));
+                                : std::to_string(peerOffset(c.offset, scope.ranks, w_.program_.numRanks).offset));
     const std::string type = offsets ? "int" : style_.tableType;
     const std::string joined = fmt::format("{}", fmt::join(values, ", "));
     mus::data d;
@@ -225,13 +222,13 @@ class CWriter::CExprPrinter : public ExprPrinter {
     return fmt::format("by_call(&{}, {}, {}, {})", counter, times.size(), from, values);
   }
 
-  std::string formula(const Expr& e) override { return w_.formulaText(e.formula); }
-  std::string gridPeer(const Expr& e) override { return w_.gridPeerText(e.grid); }
-  std::string block(const Expr& e) override { return w_.blockText(e.block); }
+  std::string formula(const Expr& e) override { return needs.take(w_.formulaText(e.formula)); }
+  std::string gridPeer(const Expr& e) override { return needs.take(w_.gridPeerText(e.grid)); }
+  std::string block(const Expr& e) override { return needs.take(w_.blockText(e.block)); }
   std::string relationPeer(const Expr& e) override {
     if (!e.perExecutionInvariant() && scope_.counter.empty())
       throw std::logic_error("Expr: a relation's peer per step outside a counted statement");
-    return w_.relationPeerText(e.relation, scope_.counter);
+    return needs.take(w_.relationPeerText(e.relation, scope_.counter));
   }
   std::string progression(const Expr& e) override {
     if (scope_.counter.empty()) throw std::logic_error("Expr: a progression outside a counted statement");
@@ -261,13 +258,25 @@ class CWriter::CExprPrinter : public ExprPrinter {
   }
 
  private:
+  // The value of group k of a choice by rank, its peers spelled for the group's ranks.
+  std::string ofGroup(const Expr& e, std::size_t k) {
+    Scope group = scope_;
+    group.ranks = RankList::intersect(scope_.ranks, e.groups[k]);
+    CExprPrinter printer(w_, style_, group);
+    std::string text = printer.print(e.children[k]);
+    needs |= printer.needs;
+    return text;
+  }
+
   CWriter& w_;
   const Style& style_;
   const Scope& scope_;
 };
 
-std::string CWriter::expr(const Expr& e, const Style& style, const Scope& scope) {
-  return CExprPrinter(*this, style, scope).print(e);
+Lowered CWriter::expr(const Expr& e, const Style& style, const Scope& scope) {
+  CExprPrinter printer(*this, style, scope);
+  std::string text = printer.print(e);
+  return {std::move(text), std::move(printer.needs)};
 }
 
 // The name of a new table of the statement being written: `base`, or `base_2`, ... where
@@ -283,21 +292,22 @@ std::string CWriter::tableName(const std::vector<Table>& tables, const std::stri
 // as a table of every rank's value, named after the parameter and declared before the call.
 // The entries of the ranks that do not make the call (never read) repeat the first value.
 // None when no rank of the call is in the choice's groups (the chain spells that).
-std::optional<std::string> CWriter::rankTable(const Expr& e, const Style& style, const Scope& scope) {
+std::optional<Lowered> CWriter::rankTable(const Expr& e, const Style& style, const Scope& scope) {
   std::vector<std::optional<double>> byRank(static_cast<std::size_t>(program_.numRanks));
   std::optional<double> first;
   for (Rank r = 0; r < program_.numRanks; ++r) {
-    if (!peerRanks_.contains(r)) continue;
+    if (!scope.ranks.contains(r)) continue;
     byRank[static_cast<std::size_t>(r)] = valueOfRank(e, r);
     if (!first) first = byRank[static_cast<std::size_t>(r)];
   }
   if (!first) return std::nullopt;
   std::vector<std::string> values;
-  for (const auto& v : byRank) values.push_back(style.leaf(v.value_or(*first)));
+  Needs needs;
+  for (const auto& v : byRank) values.push_back(needs.take(style.leaf(v.value_or(*first))));
   const std::string name = tableName(*scope.tables, scope.name + "_by_rank");
   scope.tables->push_back(Table{style.constant ? "static const " : "const ", style.tableType, name,
                                 fmt::format("{}", fmt::join(values, ", ")), values.size(), 0, {}});
-  return name + "[rank]";
+  return Lowered{name + "[rank]", needs};
 }
 
 // `by_call(&compute_calls, n, compute_calls_from_by_rank[rank], compute_us_by_call_by_rank[rank])`:
@@ -305,12 +315,12 @@ std::optional<std::string> CWriter::rankTable(const Expr& e, const Style& style,
 // rows by rank of each rank's ranges (tabulatedByRankByCall). Rows are padded to the longest
 // with the last range again (from 2147483647 on, the same time); the rows of ranks that do
 // not make the call repeat the first rank's. None when no rank of the call is in the groups.
-std::optional<std::string> CWriter::rankByCallTable(const Expr& e, const Style& style, const Scope& scope) {
+std::optional<Lowered> CWriter::rankByCallTable(const Expr& e, const Style& style, const Scope& scope) {
   std::vector<const Expr*> leaves(static_cast<std::size_t>(program_.numRanks), nullptr);
   const Expr* first = nullptr;
   std::size_t width = 1;
   for (Rank r = 0; r < program_.numRanks; ++r) {
-    if (!peerRanks_.contains(r)) continue;
+    if (!scope.ranks.contains(r)) continue;
     const Expr* leaf = leafOfRank(e, r);
     leaves[static_cast<std::size_t>(r)] = leaf;
     if (!leaf) continue;
@@ -319,18 +329,19 @@ std::optional<std::string> CWriter::rankByCallTable(const Expr& e, const Style& 
   }
   if (!first) return std::nullopt;
   std::vector<std::string> fromRows, usRows;
+  Needs needs;
   for (const Expr* leaf : leaves) {
     if (!leaf) leaf = first;
     std::vector<std::string> from, us;
     for (std::size_t i = 0; i < width; ++i) {
       if (leaf->kind != Expr::Kind::ByCall) {
         from.push_back(i == 0 ? "0" : "2147483647");
-        us.push_back(style.leaf(leaf->value));
+        us.push_back(needs.take(style.leaf(leaf->value)));
         continue;
       }
       const std::size_t k = std::min(i, leaf->children.size() - 1);
       from.push_back(i < leaf->children.size() ? std::to_string(leaf->firsts[i]) : "2147483647");
-      us.push_back(style.leaf(leaf->children[k].value));
+      us.push_back(needs.take(style.leaf(leaf->children[k].value)));
     }
     fromRows.push_back(fmt::format("{}", fmt::join(from, ", ")));
     usRows.push_back(fmt::format("{}", fmt::join(us, ", ")));
@@ -343,7 +354,7 @@ std::optional<std::string> CWriter::rankByCallTable(const Expr& e, const Style& 
   const std::string values = tableName(tables, scope.name + "_by_call_by_rank");
   tables.push_back(Table{style.constant ? "static const " : "const ", style.tableType, values, "", usRows.size(), width,
                          std::move(usRows), false});
-  return fmt::format("by_call(&{}, {}, {}[rank], {}[rank])", counter, width, from, values);
+  return Lowered{fmt::format("by_call(&{}, {}, {}[rank], {}[rank])", counter, width, from, values), needs};
 }
 
 std::int64_t CWriter::normalOffset(std::int64_t off) const {
@@ -369,11 +380,11 @@ std::string CWriter::rankOffsetTable(const std::string& table, bool wrap) {
   return render("expr/rank_offset", d);
 }
 
-std::string CWriter::count(const CallCtx& x, const Expr* e, const std::string& name) {
-  uses_.counts = true;
+Lowered CWriter::count(const CallCtx& x, const Expr* e, const std::string& name) {
+  Needs needs{.counts = true};
   mus::data d;
-  d.set("count", e ? withoutParens(expr(*e, intStyle(), at(x, name))) : "0");
-  return render("expr/msg_count", d);
+  d.set("count", e ? withoutParens(needs.take(expr(*e, intStyle(), at(x, name)))) : "0");
+  return {render("expr/msg_count", d), needs};
 }
 
 const Datatype& CWriter::datatypeById(std::int64_t id, const CallStmt& c) const {
@@ -383,36 +394,31 @@ const Datatype& CWriter::datatypeById(std::int64_t id, const CallStmt& c) const 
   return *it->second;
 }
 
-std::string CWriter::typeName(const Datatype& d) {
+Lowered CWriter::typeName(const Datatype& d) {
   if (predefinedTypes().count(d.name)) return d.name;
-  uses_.derived[d.id] = &d;
-  return fmt::format("type{}", d.id);
+  return {fmt::format("type{}", d.id), Needs{.derived = {{d.id, &d}}}};
 }
 
-std::string CWriter::datatype(const CallCtx& x, const Expr& e, const std::string& name) {
+Lowered CWriter::datatype(const CallCtx& x, const Expr& e, const std::string& name) {
   return expr(e, {"MPI_Datatype", [&](double v) { return typeName(datatypeById(asInt(v), x.c)); }, false},
               at(x, name));
 }
 
-std::string CWriter::withUserOpComment(std::string call) {
-  if (userOpComment_.empty()) return call;
-  std::string out = userOpComment_ + "\n" + call;
-  userOpComment_.clear();
-  return out;
+std::string CWriter::withUserOpComment(const std::string& comment, std::string call) {
+  return comment.empty() ? call : comment + "\n" + call;
 }
 
 // The built-in operator a user-defined one is replayed with, when the call's datatype is one
 // predefined datatype the whole program through: MPI_SUM on integers, floating-point and
 // complex types, MPI_BOR on MPI_BYTE, MPI_LOR on logicals, MPI_MAXLOC on the pair types.
 // Empty for derived datatypes (no predefined operator is valid on them) and for MPI_CHAR and
-// others no predefined operator takes: those keep a created operator.
-std::string CWriter::builtinForUserOp(const CallCtx& x) {
+// others no predefined operator takes: those keep a created operator. With the datatype's name.
+std::pair<std::string, std::string> CWriter::builtinForUserOp(const CallCtx& x) const {
   const Expr* e = param(x.c, Param::Datatype);
   if (!e || e->kind != Expr::Kind::Const) return {};
   auto it = datatypes_.find(asInt(e->value));
   if (it == datatypes_.end()) return {};
   const std::string& n = it->second->name;
-  builtinTypeName_ = n;
   static const std::set<std::string> sum = {
       "MPI_INT", "MPI_LONG", "MPI_SHORT", "MPI_UNSIGNED_SHORT", "MPI_UNSIGNED", "MPI_UNSIGNED_LONG",
       "MPI_LONG_LONG_INT", "MPI_LONG_LONG", "MPI_UNSIGNED_LONG_LONG", "MPI_SIGNED_CHAR", "MPI_UNSIGNED_CHAR",
@@ -424,101 +430,102 @@ std::string CWriter::builtinForUserOp(const CallCtx& x) {
   static const std::set<std::string> loc = {"MPI_FLOAT_INT", "MPI_DOUBLE_INT", "MPI_LONG_INT", "MPI_2INT",
                                             "MPI_SHORT_INT", "MPI_LONG_DOUBLE_INT", "MPI_2REAL",
                                             "MPI_2DOUBLE_PRECISION", "MPI_2INTEGER"};
-  if (sum.count(n)) return "MPI_SUM";
-  if (n == "MPI_BYTE") return "MPI_BOR";
-  if (n == "MPI_C_BOOL" || n == "MPI_LOGICAL" || n == "MPI_CXX_BOOL") return "MPI_LOR";
-  if (loc.count(n)) return "MPI_MAXLOC";
+  if (sum.count(n)) return {"MPI_SUM", n};
+  if (n == "MPI_BYTE") return {"MPI_BOR", n};
+  if (n == "MPI_C_BOOL" || n == "MPI_LOGICAL" || n == "MPI_CXX_BOOL") return {"MPI_LOR", n};
+  if (loc.count(n)) return {"MPI_MAXLOC", n};
   return {};
 }
 
-std::string CWriter::reduceOp(const CallCtx& x, const Expr& e) {
-  return expr(e,
-              {"MPI_Op",
-               [&](double v) {
-                 const std::int64_t op = asInt(v);
-                 if (op >= 1000 && op < 1000 + kMaxUserOps) {
-                   // A predefined datatype: a built-in operator valid on it (docs/c-backend.md,
-                   // "User-defined reduction operators").
-                   if (std::string builtin = builtinForUserOp(x); !builtin.empty()) {
-                     userOpComment_ = fmt::format(
-                         "/* The application's user-defined operator {} (MPI_Op_create), replayed with {}:\n"
-                         "   a built-in operator valid on {} moves the same bytes. */",
-                         op - 1000, builtin, builtinTypeName_);
-                     return builtin;
-                   }
-                   // tracegen's recorder numbers user-defined operators 1000 + first use; what
-                   // they compute is not recorded, so the benchmark makes operators of its own
-                   // (that leave the result as it is) in the same order: same calls, same bytes.
-                   uses_.maxUserOp = std::max(uses_.maxUserOp, op);
-                   userOpComment_ = fmt::format(
-                       "/* The application's user-defined operator {} (MPI_Op_create), on a derived datatype\n"
-                       "   where no built-in operator is valid: user_op({}) creates one, the same bytes. */",
-                       op - 1000, op - 1000);
-                   return fmt::format("user_op({})", op - 1000);
-                 }
-                 std::string_view name = op > 0 && op <= 13 ? reduceOpName(op) : std::string_view();
-                 if (name.substr(0, 4) != "MPI_")
-                   throw std::invalid_argument(fmt::format(
-                       "{}: reduction operator {} is not a predefined MPI operator (user-defined operators are not "
-                       "recorded, so they cannot be reproduced)",
-                       label(x.c), op));
-                 return std::string(name);
-               },
-               false},
-              at(x, "op"));
+// A reduction operator, and the comment of the last user-defined one the value names.
+CWriter::ReduceOp CWriter::reduceOp(const CallCtx& x, const Expr& e) {
+  std::string comment;
+  auto leaf = [&](double v) -> Lowered {
+    const std::int64_t op = asInt(v);
+    if (op >= 1000 && op < 1000 + kMaxUserOps) {
+      // A predefined datatype: a built-in operator valid on it (docs/c-backend.md,
+      // "User-defined reduction operators").
+      if (auto [builtin, type] = builtinForUserOp(x); !builtin.empty()) {
+        comment = fmt::format(
+            "/* The application's user-defined operator {} (MPI_Op_create), replayed with {}:\n"
+            "   a built-in operator valid on {} moves the same bytes. */",
+            op - 1000, builtin, type);
+        return builtin;
+      }
+      // tracegen's recorder numbers user-defined operators 1000 + first use; what
+      // they compute is not recorded, so the benchmark makes operators of its own
+      // (that leave the result as it is) in the same order: same calls, same bytes.
+      comment = fmt::format(
+          "/* The application's user-defined operator {} (MPI_Op_create), on a derived datatype\n"
+          "   where no built-in operator is valid: user_op({}) creates one, the same bytes. */",
+          op - 1000, op - 1000);
+      return {fmt::format("user_op({})", op - 1000), Needs{.maxUserOp = op}};
+    }
+    std::string_view name = op > 0 && op <= 13 ? reduceOpName(op) : std::string_view();
+    if (name.substr(0, 4) != "MPI_")
+      throw std::invalid_argument(fmt::format(
+          "{}: reduction operator {} is not a predefined MPI operator (user-defined operators are not "
+          "recorded, so they cannot be reproduced)",
+          label(x.c), op));
+    return std::string(name);
+  };
+  Lowered op = expr(e, Style{"MPI_Op", leaf, false}, at(x, "op"));
+  return {std::move(op), std::move(comment)};
 }
 
 // The communicator argument: the predefined ones by name, the application's by number.
-std::string CWriter::comm(const CallCtx& x) {
+Lowered CWriter::comm(const CallCtx& x) {
   const Expr* e = param(x.c, Param::Comm);
-  if (!e) return "MPI_COMM_WORLD";
+  if (!e) return std::string("MPI_COMM_WORLD");
+  Needs needs;
   forEachConst(*e, [&](double v) {
-    if (v >= 1000) uses_.maxCommId = std::max(uses_.maxCommId, asInt(v));
+    if (v >= 1000) needs.maxCommId = std::max(needs.maxCommId, asInt(v));
   });
   if (e->isConst()) {
     switch (asInt(e->value)) {
-      case kCommNull: return "MPI_COMM_NULL";
-      case kCommSelf: return "MPI_COMM_SELF";
-      case kCommWorld: return "MPI_COMM_WORLD";
+      case kCommNull: return {"MPI_COMM_NULL", needs};
+      case kCommSelf: return {"MPI_COMM_SELF", needs};
+      case kCommWorld: return {"MPI_COMM_WORLD", needs};
       default: break;
     }
   }
-  uses_.commOf = uses_.commSlot = true;
+  needs.commOf = needs.commSlot = true;
   mus::data d;
-  d.set("id", withoutParens(expr(*e, intStyle(), at(x, "comm"))));
-  return render("expr/comm_of", d);
+  d.set("id", withoutParens(needs.take(expr(*e, intStyle(), at(x, "comm")))));
+  return {render("expr/comm_of", d), needs};
 }
 
-std::string CWriter::group(const CallCtx& x, const Expr& e, const std::string& name) {
-  forEachConst(e, [&](double v) { uses_.maxGroupId = std::max(uses_.maxGroupId, asInt(v)); });
-  uses_.groupOf = uses_.groupSlot = true;
+Lowered CWriter::group(const CallCtx& x, const Expr& e, const std::string& name) {
+  Needs needs{.groupSlot = true, .groupOf = true};
+  forEachConst(e, [&](double v) { needs.maxGroupId = std::max(needs.maxGroupId, asInt(v)); });
   mus::data d;
-  d.set("id", withoutParens(expr(e, intStyle(), at(x, name))));
-  return render("expr/group_of", d);
+  d.set("id", withoutParens(needs.take(expr(e, intStyle(), at(x, name)))));
+  return {render("expr/group_of", d), needs};
 }
 
 // A peer or root: a world rank in the model, the call's communicator's rank in MPI. The
 // named peers are MPI's own constants, so the benchmark makes the traced call.
-std::string CWriter::peer(const CallCtx& x, const Expr& e, const std::string& name) {
+Lowered CWriter::peer(const CallCtx& x, const Expr& e, const std::string& name) {
   Style style{"int", [](double v) {
                 if (asInt(v) == kAnySource) return std::string("MPI_ANY_SOURCE");
                 if (asInt(v) == kProcNull) return std::string("MPI_PROC_NULL");
                 return std::to_string(asInt(v));
               }};
-  std::string world = expr(e, style, at(x, name));
+  Lowered world = expr(e, style, at(x, name));
   const Expr* c = param(x.c, Param::Comm);
   if (!c || (c->isConst() && asInt(c->value) == kCommWorld)) return world;
-  uses_.commRank = true;
+  Needs needs{.commRank = true};
+  const std::string rank = needs.take(std::move(world));
   mus::data d;
-  d.set("comm", expr(*c, intStyle(), at(x, "comm")));
-  d.set("rank", world);
-  return render("expr/comm_rank", d);
+  d.set("comm", needs.take(expr(*c, intStyle(), at(x, "comm"))));
+  d.set("rank", rank);
+  return {render("expr/comm_rank", d), needs};
 }
 
 // Receives may have been traced with MPI_ANY_TAG (negative).
-std::string CWriter::tag(const CallCtx& x, Param p, bool receive) {
+Lowered CWriter::tag(const CallCtx& x, Param p, bool receive) {
   const Expr* e = param(x.c, p);
-  if (!e) return "0";
+  if (!e) return std::string("0");
   Style style{"int", [receive](double v) { return receive && v < 0 ? std::string("MPI_ANY_TAG") : std::to_string(asInt(v)); }};
   return expr(*e, style, at(x, std::string(paramName(p))));
 }
@@ -526,8 +533,8 @@ std::string CWriter::tag(const CallCtx& x, Param p, bool receive) {
 // The buffers hold the largest message of any call: counts times the largest datatype
 // size, times the communicator size for collectives (gathers and all-to-alls), vectors as
 // their largest displacement plus all their counts.
-void CWriter::noteMessage(const CallStmt& c) {
-  if (program_.scaleFree) return noteScaleFreeMessage(c);
+Needs CWriter::bufferNeeds(const CallStmt& c) {
+  if (program_.scaleFree) return scaleFreeBufferNeeds(c);
   auto typeSize = [&](Param p) {
     std::int64_t m = 0;
     if (const Expr* e = param(c, p))
@@ -550,7 +557,7 @@ void CWriter::noteMessage(const CallStmt& c) {
   };
   const std::int64_t size = std::max({typeSize(Param::Datatype), typeSize(Param::RecvType),
                                       vectorTypeSize(Param::SendTypes), vectorTypeSize(Param::RecvTypes)});
-  if (size == 0) return;
+  if (size == 0) return {};
   auto countOf = [&](Param p) {
     const Expr* e = param(c, p);
     return e ? std::max<std::int64_t>(asInt(maxConst(*e)), 0) : 0;
@@ -566,7 +573,7 @@ void CWriter::noteMessage(const CallStmt& c) {
       for (const auto& e : *v) displ = std::max(displ, asInt(maxConst(e)));
     elements = std::max(elements, sum + displ);
   }
-  uses_.largestBytes = std::max(uses_.largestBytes, elements * size);
+  return Needs{.largestBytes = elements * size};
 }
 
 }  // namespace tracegen::gen::cgen
